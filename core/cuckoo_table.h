@@ -1,0 +1,125 @@
+// The bucket table of a cuckoo filter: num_buckets buckets of 4 slots, each slot an f-bit
+// fingerprint (4 <= f <= 32), bit-packed with no padding between slots, so a 12-bit fingerprint
+// costs 12 bits. The value 0 means "empty slot"; fingerprints are never 0.
+//
+// Byte layout: slot s of bucket i holds bits [(4i + s) f, (4i + s + 1) f) of the little-endian bit
+// string formed by the bytes (bit j is bit j & 7 of byte j >> 3). The table ends with
+// kPadBytes zero bytes so that an 8-byte load at the byte where any slot or bucket starts stays
+// inside the table: readers never touch a byte past it.
+//
+// This class only stores and matches fingerprints; which buckets a key uses and what its
+// fingerprint is belong to the filter (core/cuckoo.h).
+#pragma once
+
+#include <cstdint>
+
+#include "core/format.h"
+#include "core/sizing.h"
+
+namespace sstfilter {
+
+// Read-only access, for readers over bytes they do not own.
+class CuckooTableView {
+ public:
+  static constexpr uint64_t kPadBytes = 8;
+
+  // Bytes of a table: the packed slots rounded up to a byte, plus kPadBytes. The caller keeps
+  // num_buckets * 4 * fingerprint_bits below 2^63 (sizing and the trailer parser do).
+  static uint64_t BytesFor(uint64_t num_buckets, int fingerprint_bits) {
+    return (num_buckets * kCuckooSlotsPerBucket * fingerprint_bits + 7) / 8 + kPadBytes;
+  }
+
+  CuckooTableView() = default;
+  CuckooTableView(const uint8_t* data, uint64_t num_buckets, int fingerprint_bits)
+      : data_(data), num_buckets_(num_buckets), fingerprint_bits_(fingerprint_bits) {
+    const int f = fingerprint_bits;
+    slot_mask_ = f == 32 ? 0xffffffffu : (1u << f) - 1;
+    if (f <= 16) {  // the SWAR constants of Contains; wider buckets are matched slot by slot
+      lane_ones_ = 0;
+      for (int s = 0; s < kCuckooSlotsPerBucket; ++s) lane_ones_ |= uint64_t{1} << (s * f);
+      lane_highs_ = lane_ones_ << (f - 1);
+      bucket_mask_ = f == 16 ? ~uint64_t{0} : (uint64_t{1} << (4 * f)) - 1;
+    }
+  }
+
+  uint64_t num_buckets() const { return num_buckets_; }
+  int fingerprint_bits() const { return fingerprint_bits_; }
+  const uint8_t* data() const { return data_; }
+
+  // Address of the first byte of a bucket, for prefetching.
+  const uint8_t* BucketAddress(uint64_t bucket) const {
+    return data_ + ((bucket * kCuckooSlotsPerBucket * fingerprint_bits_) >> 3);
+  }
+
+  uint32_t Slot(uint64_t bucket, int slot) const {
+    const uint64_t bit = (bucket * kCuckooSlotsPerBucket + slot) * fingerprint_bits_;
+    return static_cast<uint32_t>(LoadLE64(data_ + (bit >> 3)) >> (bit & 7)) & slot_mask_;
+  }
+
+  // Whether any slot of the bucket holds `fp` (fp = 0 asks for an empty slot).
+  bool Contains(uint64_t bucket, uint32_t fp) const {
+    if (fingerprint_bits_ <= 16) {
+      // One load covers the bucket: 4f <= 64 bits starting at bit offset 0 or 4 (4f is a multiple
+      // of 4), and 4f + 4 <= 64 unless f = 16, whose buckets start on byte boundaries. SWAR "has
+      // a zero lane" (Mycroft's test) on bucket XOR broadcast(fp): exact for existence, since a
+      // borrow only enters a lane above a lane that is zero.
+      const uint64_t bit = bucket * kCuckooSlotsPerBucket * fingerprint_bits_;
+      const uint64_t bucket_bits = (LoadLE64(data_ + (bit >> 3)) >> (bit & 7)) & bucket_mask_;
+      const uint64_t x = bucket_bits ^ (fp * lane_ones_);
+      return ((x - lane_ones_) & ~x & lane_highs_) != 0;
+    }
+    for (int s = 0; s < kCuckooSlotsPerBucket; ++s) {
+      if (Slot(bucket, s) == fp) return true;
+    }
+    return false;
+  }
+
+  // The first slot of the bucket holding `fp`, or -1.
+  int FindSlot(uint64_t bucket, uint32_t fp) const {
+    for (int s = 0; s < kCuckooSlotsPerBucket; ++s) {
+      if (Slot(bucket, s) == fp) return s;
+    }
+    return -1;
+  }
+
+ private:
+  const uint8_t* data_ = nullptr;
+  uint64_t num_buckets_ = 0;
+  int fingerprint_bits_ = 0;
+  uint32_t slot_mask_ = 0;
+  uint64_t lane_ones_ = 0;   // the lowest bit of each of the 4 lanes
+  uint64_t lane_highs_ = 0;  // the highest bit of each lane
+  uint64_t bucket_mask_ = 0;
+};
+
+// Read-write access over a buffer of BytesFor(num_buckets, fingerprint_bits) bytes that the
+// caller owns and zeroed (all slots empty).
+class CuckooTable : public CuckooTableView {
+ public:
+  CuckooTable() = default;
+  CuckooTable(uint8_t* data, uint64_t num_buckets, int fingerprint_bits)
+      : CuckooTableView(data, num_buckets, fingerprint_bits), mutable_data_(data) {}
+
+  void SetSlot(uint64_t bucket, int slot, uint32_t fp) {
+    const int f = fingerprint_bits();
+    const uint64_t bit = (bucket * kCuckooSlotsPerBucket + slot) * f;
+    uint8_t* p = mutable_data_ + (bit >> 3);
+    const int shift = static_cast<int>(bit & 7);
+    const uint64_t mask = (f == 32 ? uint64_t{0xffffffff} : (uint64_t{1} << f) - 1) << shift;
+    const uint64_t word = (LoadLE64(p) & ~mask) | ((static_cast<uint64_t>(fp) << shift) & mask);
+    StoreLE64(p, word);
+  }
+
+  // Puts fp into an empty slot of the bucket; false if the bucket is full.
+  bool TryPut(uint64_t bucket, uint32_t fp) {
+    const int s = FindSlot(bucket, 0);
+    if (s < 0) return false;
+    SetSlot(bucket, s, fp);
+    return true;
+  }
+
+ private:
+  uint8_t* mutable_data_ = nullptr;
+};
+
+}  // namespace sstfilter

@@ -1,0 +1,117 @@
+// The byte format shared by every sstfilter filter: a body whose layout depends on the kind,
+// followed by a fixed 32-byte trailer that names the kind, its version and parameters.
+//
+//   +------------------------------+----------------------------+
+//   | body (body_bytes)            | trailer (32 bytes)         |
+//   +------------------------------+----------------------------+
+//
+// Trailer, all integers little-endian:
+//
+//   offset size field
+//        0    8 num_keys       distinct keys (key hashes) the filter holds
+//        8    8 num_units      kind-specific size of the body: 64-byte blocks (blocked Bloom),
+//                              64-bit words (standard Bloom), buckets (cuckoo)
+//       16    4 seed           cuckoo: the seed that placement succeeded with (0 = the key hash
+//                              itself); Bloom: 0
+//       20    1 param          Bloom: num_probes; cuckoo: fingerprint_bits
+//       21    1 kind           FilterKind
+//       22    1 version        format version of that kind; 1 for every kind today
+//       23    1 flags          0; reserved for later versions
+//       24    4 check          low 32 bits of XXH3-64(trailer bytes 0..23, seed kTrailerCheckSeed)
+//       28    4 magic          "SSTF" (0x46545353 as a little-endian u32)
+//
+// The check word exists because a flipped trailer byte could otherwise describe a *valid* filter
+// with other parameters (one more probe, a wider fingerprint) and turn every query into a false
+// negative. The body is not checksummed here: inside RocksDB, block checksums cover it.
+//
+// Reader rules, common to all kinds: bytes that are too short, have another magic, fail the check,
+// name an unknown kind or version, or whose length does not equal exactly body_bytes + 32 are not
+// understood, and a filter that is not understood answers "may match" for every key. A valid
+// filter with num_keys = 0 answers "no" for every key; its body is empty (num_units = 0), or, for
+// a serialised dynamic cuckoo filter that was never added to, an empty table. No reader ever
+// touches a byte outside the span it was given.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+namespace sstfilter {
+
+enum class FilterKind : uint8_t {
+  kBlockedBloom = 1,
+  kStandardBloom = 2,
+  kCuckoo = 3,
+};
+
+// A printable name for a kind ("blocked_bloom", "standard_bloom", "cuckoo", "unknown").
+const char* FilterKindName(FilterKind kind);
+
+inline constexpr size_t kTrailerBytes = 32;
+inline constexpr uint32_t kTrailerMagic = 0x46545353;  // "SSTF" in little-endian byte order
+inline constexpr uint8_t kFormatVersion = 1;
+inline constexpr uint64_t kTrailerCheckSeed = 0x7472'6169'6c65'7231ull;  // "trailer1"
+
+struct Trailer {
+  uint64_t num_keys = 0;
+  uint64_t num_units = 0;
+  uint32_t seed = 0;
+  uint8_t param = 0;
+  FilterKind kind = FilterKind::kBlockedBloom;
+  uint8_t version = kFormatVersion;
+  uint8_t flags = 0;
+};
+
+// Appends the 32-byte encoding of `t` to `out`.
+void AppendTrailer(const Trailer& t, std::string* out);
+// Writes the 32-byte encoding of `t` at `dst`.
+void EncodeTrailer(const Trailer& t, uint8_t* dst);
+
+// The body size in bytes implied by a kind and its parameters, or false if the combination is
+// invalid (unknown kind or version, parameters out of range, size overflow). The single source of
+// truth for "inconsistent lengths": builders size their output with it and readers check it.
+bool BodyBytes(const Trailer& t, uint64_t* body_bytes);
+
+// A filter the reader understood: its trailer and a pointer to its body inside the caller's span.
+struct ParsedFilter {
+  Trailer trailer;
+  const uint8_t* body = nullptr;
+  uint64_t body_bytes = 0;
+};
+
+// Parses [data, data + size). Returns false, leaving *out untouched, for anything not fully
+// understood (see the reader rules above).
+bool ParseFilter(const uint8_t* data, size_t size, ParsedFilter* out);
+
+// Little-endian loads and stores through memcpy: no alignment assumptions, no type punning.
+inline uint64_t LoadLE64(const uint8_t* p) {
+  uint64_t v;
+  std::memcpy(&v, p, sizeof(v));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  v = __builtin_bswap64(v);
+#endif
+  return v;
+}
+inline uint32_t LoadLE32(const uint8_t* p) {
+  uint32_t v;
+  std::memcpy(&v, p, sizeof(v));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  v = __builtin_bswap32(v);
+#endif
+  return v;
+}
+inline void StoreLE64(uint8_t* p, uint64_t v) {
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  v = __builtin_bswap64(v);
+#endif
+  std::memcpy(p, &v, sizeof(v));
+}
+inline void StoreLE32(uint8_t* p, uint32_t v) {
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  v = __builtin_bswap32(v);
+#endif
+  std::memcpy(p, &v, sizeof(v));
+}
+
+}  // namespace sstfilter

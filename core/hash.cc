@@ -1,0 +1,11 @@
+#include "core/hash.h"
+
+#include <xxhash.h>
+
+namespace sstfilter {
+
+uint64_t KeyHash(const void* data, size_t size) {
+  return XXH3_64bits_withSeed(data, size, kKeyHashSeed);
+}
+
+}  // namespace sstfilter

@@ -1,0 +1,140 @@
+// Sizing math for every sstfilter filter: from a key count and a target false-positive rate (or a
+// bits-per-key budget) to bits, probes and fingerprint widths, and back to the rate to expect.
+//
+// This is the one place where these formulas live; builders, the RocksDB plugin, the benchmarks
+// and the tests all call these functions. Every function validates its input and returns an
+// error message for n = 0 where that is meaningless, rates outside (0, 1), NaN, infinities,
+// budgets outside (0, kMaxBitsPerKey], and sizes that would overflow 64 bits.
+//
+// Units: rates are probabilities (0.01 means 1%), sizes are bits unless a name says bytes.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "core/result.h"
+
+namespace sstfilter {
+
+// The largest space budget accepted anywhere. 100 bits/key already buys a rate near 1e-21, far
+// below the 64-bit hash collision floor (n / 2^64); larger values are a mistake, not a wish.
+inline constexpr double kMaxBitsPerKey = 100.0;
+// The most probes any Bloom filter uses or accepts (the format stores it in one byte).
+inline constexpr int kMaxNumProbes = 128;
+// Bits in one block of the blocked ("cache-local") Bloom layout: one 64-byte cache line.
+inline constexpr int kBloomBlockBits = 512;
+
+// ---------------------------------------------------------------------------------------------
+// Standard Bloom filter (Bloom 1970): k independent probes over the whole m-bit array.
+// ---------------------------------------------------------------------------------------------
+
+// Optimal bits for n keys at rate p: m = -n ln p / (ln 2)^2, truncated as Guava's
+// BloomFilter.optimalNumOfBits does (1000 keys at 1e-16 -> 76680 bits).
+Result<uint64_t> StandardBloomBits(uint64_t num_keys, double fp_rate);
+
+// Probes for m bits holding n keys: k = round(m / n * ln 2), at least 1, at most kMaxNumProbes.
+Result<int> StandardBloomProbes(uint64_t num_keys, uint64_t num_bits);
+
+// Probes for a budget of b bits per key: round(b ln 2), at least 1, at most kMaxNumProbes.
+Result<int> StandardBloomProbesForBitsPerKey(double bits_per_key);
+
+// Expected false-positive rate of n keys in m bits with k probes: (1 - e^{-kn/m})^k.
+Result<double> StandardBloomFpRate(uint64_t num_keys, uint64_t num_bits, int num_probes);
+
+// Bits per key to reach rate p with the optimal probe count: -ln p / (ln 2)^2.
+Result<double> StandardBloomBitsPerKey(double fp_rate);
+
+// The inverse: the rate reached by a budget of b bits per key with k = round(b ln 2) probes.
+Result<double> StandardBloomFpRateForBitsPerKey(double bits_per_key);
+
+// ---------------------------------------------------------------------------------------------
+// Blocked ("cache-local") Bloom filter (Putze, Sanders, Singler, "Cache-, Hash- and
+// Space-Efficient Bloom Filters", 2007): every probe of a key lands in one 512-bit block chosen by
+// the key's hash, so a query touches one cache line. Blocks receive a Poisson-distributed number of
+// keys (mean 512 / bits_per_key), and crowded blocks cost more than sparse ones save, so the rate
+// is worse than the standard layout's at the same budget and the best probe count is lower than
+// b ln 2 above about 10 bits/key.
+// ---------------------------------------------------------------------------------------------
+
+// The rate estimate used by RocksDB's BloomMath::CacheLocalFpRate: the standard rate of one block
+// averaged at occupancy mean + sd and mean - sd (sd = sqrt(mean), Poisson), combined with the
+// chance that an absent key's 64-bit hash equals a present key's (num_keys / 2^64).
+Result<double> BlockedBloomFpRate(double bits_per_key, int num_probes, uint64_t num_keys);
+
+// The same rate without the +/- one standard deviation shortcut: the exact expectation over the
+// Poisson occupancy of a block, sum_x P(x) (1 - (1 - 1/512)^{k x})^k, plus the collision term.
+// The shortcut is within 1% of it up to 11 bits/key and 5% up to 16, but underestimates above
+// (by 11% at 20 bits/key, 24% at 24), because the rate is far from linear in the occupancy there.
+// This one chooses probes and is what the tests measure filters against: it leaves no model error
+// for a statistical bound to absorb.
+Result<double> BlockedBloomFpRateExact(double bits_per_key, int num_probes, uint64_t num_keys);
+
+// The probe count that minimises BlockedBloomFpRateExact for this budget.
+Result<int> BlockedBloomProbes(double bits_per_key);
+
+// The smallest budget (to 0.01 bits/key) whose best blocked rate is at most p.
+Result<double> BlockedBloomBitsPerKey(double fp_rate);
+
+// Blocks for n keys at b bits per key: ceil(n b / 512), at least 1.
+Result<uint64_t> BlockedBloomBlocks(uint64_t num_keys, double bits_per_key);
+
+// 64-bit words for the standard layout: ceil(n b / 64), at least 1.
+Result<uint64_t> StandardBloomWords(uint64_t num_keys, double bits_per_key);
+
+// ---------------------------------------------------------------------------------------------
+// Cuckoo filter (Fan, Andersen, Kaminsky, Mitzenmacher, "Cuckoo Filter: Practically Better Than
+// Bloom", CoNEXT 2014), with b = 4 slots per bucket. A query compares its f-bit fingerprint with
+// the up to 2b occupied slots of its two buckets; at load a the rate is
+// p = 1 - (1 - 1/(2^f - 1))^{2ba}, about 2ba / 2^f (section 5.1, eq. 5; sstfilter reserves the
+// fingerprint 0 for "empty", so 2^f - 1 values remain).
+// ---------------------------------------------------------------------------------------------
+
+inline constexpr int kCuckooSlotsPerBucket = 4;
+inline constexpr int kCuckooMinFingerprintBits = 4;
+inline constexpr int kCuckooMaxFingerprintBits = 32;
+// The load static builds aim for. The paper measures 95.5% as the reachable load of 4-slot
+// buckets (section 5.2); 95% leaves a margin so that placement rarely needs a retry.
+inline constexpr double kCuckooTargetLoad = 0.95;
+
+// Fingerprint bits for rate p: the paper's f >= log2(2b / p) (section 5.1), which holds at any
+// load up to 1; at least kCuckooMinFingerprintBits, error if it needs more than 32.
+Result<int> CuckooFingerprintBits(double fp_rate);
+
+// Fingerprint bits that fit a budget of b bits per key at load `load`: floor(b * load). Error if
+// that is below kCuckooMinFingerprintBits; clamped to 32.
+Result<int> CuckooFingerprintBitsForBitsPerKey(double bits_per_key, double load);
+
+// Expected rate at fingerprint width f and load a in (0, 1]: 1 - (1 - 1/(2^f - 1))^{2ba}.
+Result<double> CuckooFpRate(int fingerprint_bits, double load);
+
+// Bits per key at width f and load a: f / a.
+Result<double> CuckooBitsPerKey(int fingerprint_bits, double load);
+
+// Buckets for n keys at load a: ceil(n / (b a)), rounded up to even (the alternate-bucket function
+// needs an even count), at least 2.
+Result<uint64_t> CuckooBuckets(uint64_t num_keys, double load);
+
+// The largest n with bytes_for(n) <= bytes, for a size function bytes_for(n) -> Result<uint64_t>
+// that is non-decreasing in n: the exact inverse that RocksDB's ApproximateNumEntries asks for.
+// `guess` is a floating-point estimate of the answer; the search steps from it to the boundary.
+template <typename BytesFor>
+uint64_t MaxKeysFitting(uint64_t bytes, double guess, BytesFor&& bytes_for) {
+  auto fits = [&](uint64_t n) {
+    const auto b = bytes_for(n);
+    return b.ok() && b.value() <= bytes;
+  };
+  uint64_t n = guess <= 0        ? 0
+               : guess >= 9.0e18 ? uint64_t{9'000'000'000'000'000'000u}
+                                 : static_cast<uint64_t>(guess);
+  // Coarse steps first (the guess is within a fraction of a percent), then unit steps.
+  while (n > 0 && !fits(n)) n -= std::max<uint64_t>(1, n / 1024);
+  while (fits(n + n / 1024 + 1)) n += n / 1024 + 1;
+  while (fits(n + 1)) ++n;
+  while (n > 0 && !fits(n)) --n;
+  return n;
+}
+
+// Information-theoretic minimum bits per key for rate p: log2(1/p) (6.64 at 1%).
+Result<double> InformationLimitBitsPerKey(double fp_rate);
+
+}  // namespace sstfilter

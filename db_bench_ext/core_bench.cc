@@ -1,0 +1,347 @@
+// core_bench: Google Benchmark micro benchmarks of the filters alone (no database), sstfilter's
+// beside RocksDB's own, on the same keys in the same process.
+//
+// For every filter: build cost per key (hashing included), single queries for present keys (hit)
+// and absent keys (miss), batched absent-key queries, bits per key and the measured
+// false-positive rate. RocksDB's filters are built and queried through the same FilterBitsBuilder
+// and FilterBitsReader interface that RocksDB itself uses, so both sides pay the same virtual
+// calls. After the Google Benchmark output it prints one table with every figure and ratios
+// against RocksDB's bloomfilter:10.
+//
+//   core_bench [--keys=N] [--filters=NAME,...] [--list] [Google Benchmark flags]
+#include <benchmark/benchmark.h>
+#include <rocksdb/convenience.h>
+#include <rocksdb/filter_policy.h>
+#include <rocksdb/table.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/bloom.h"
+#include "core/cuckoo.h"
+#include "core/filter_reader.h"
+#include "core/hash.h"
+#include "plugin/filter_bits_interface.h"
+
+namespace {
+
+using sstfilter::BloomLayout;
+
+constexpr size_t kKeyBytes = 24;
+constexpr size_t kBatch = 32;  // keys per batched query, as in a MultiGet of 32
+
+// Key i of set s: 24 bytes, "s" + 23 decimal digits of a mixed i, like db_bench's fixed-width keys.
+std::string MakeKey(uint64_t set, uint64_t i) {
+  char buf[kKeyBytes + 1];
+  snprintf(buf, sizeof(buf), "%c%023" PRIu64, static_cast<char>('a' + set), sstfilter::Mix64(i));
+  return std::string(buf, kKeyBytes);
+}
+
+// A filter under test: built from keys, queried by key.
+class Filter {
+ public:
+  virtual ~Filter() = default;
+  virtual void Build(const std::vector<std::string>& keys) = 0;  // replaces the previous filter
+  virtual size_t Bytes() const = 0;
+  virtual bool MayMatch(const std::string& key) = 0;
+  // may_match[i] for keys[i], i < count <= kBatch.
+  virtual void MayMatchBatch(const std::string* keys, size_t count, bool* may_match) = 0;
+};
+
+class SstFilter : public Filter {
+ public:
+  explicit SstFilter(std::function<void(const std::vector<uint64_t>&, std::string*)> build)
+      : build_(std::move(build)) {}
+  void Build(const std::vector<std::string>& keys) override {
+    hashes_.clear();
+    hashes_.reserve(keys.size());
+    for (const std::string& k : keys) hashes_.push_back(sstfilter::KeyHash(k.data(), k.size()));
+    build_(hashes_, &bytes_);
+    reader_ = sstfilter::FilterReader::Open(reinterpret_cast<const uint8_t*>(bytes_.data()),
+                                            bytes_.size());
+  }
+  size_t Bytes() const override { return bytes_.size(); }
+  bool MayMatch(const std::string& key) override {
+    return reader_.MayContain(sstfilter::KeyHash(key.data(), key.size()));
+  }
+  void MayMatchBatch(const std::string* keys, size_t count, bool* may_match) override {
+    uint64_t hashes[kBatch];
+    for (size_t i = 0; i < count; ++i)
+      hashes[i] = sstfilter::KeyHash(keys[i].data(), keys[i].size());
+    reader_.MayContainBatch(hashes, count, may_match);
+  }
+
+ private:
+  std::function<void(const std::vector<uint64_t>&, std::string*)> build_;
+  std::vector<uint64_t> hashes_;
+  std::string bytes_;
+  sstfilter::FilterReader reader_;
+};
+
+class RocksDbFilter : public Filter {
+ public:
+  explicit RocksDbFilter(const std::string& uri) {
+    rocksdb::ConfigOptions config;
+    config.ignore_unsupported_options = false;
+    const rocksdb::Status s = rocksdb::FilterPolicy::CreateFromString(config, uri, &policy_);
+    if (!s.ok() || policy_ == nullptr) {
+      fprintf(stderr, "core_bench: cannot create RocksDB filter %s: %s\n", uri.c_str(),
+              s.ToString().c_str());
+      std::exit(1);
+    }
+    table_options_.filter_policy = policy_;
+    table_options_.format_version = 5;
+  }
+  void Build(const std::vector<std::string>& keys) override {
+    const rocksdb::FilterBuildingContext context(table_options_);
+    std::unique_ptr<rocksdb::FilterBitsBuilder> builder(policy_->GetBuilderWithContext(context));
+    for (const std::string& k : keys) builder->AddKey(k);
+    rocksdb::Status status;
+    reader_.reset();
+    const rocksdb::Slice bytes = builder->Finish(&buf_, &status);
+    size_ = bytes.size();
+    reader_.reset(policy_->GetFilterBitsReader(bytes));
+  }
+  size_t Bytes() const override { return size_; }
+  bool MayMatch(const std::string& key) override { return reader_->MayMatch(key); }
+  void MayMatchBatch(const std::string* keys, size_t count, bool* may_match) override {
+    rocksdb::Slice slices[kBatch];
+    rocksdb::Slice* ptrs[kBatch];
+    for (size_t i = 0; i < count; ++i) {
+      slices[i] = keys[i];
+      ptrs[i] = &slices[i];
+    }
+    reader_->MayMatch(static_cast<int>(count), ptrs, may_match);
+  }
+
+ private:
+  std::shared_ptr<const rocksdb::FilterPolicy> policy_;
+  rocksdb::BlockBasedTableOptions table_options_;
+  std::unique_ptr<const char[]> buf_;
+  size_t size_ = 0;
+  std::unique_ptr<rocksdb::FilterBitsReader> reader_;
+};
+
+std::unique_ptr<Filter> MakeBloom(BloomLayout layout, double bits_per_key) {
+  const sstfilter::BloomParams params =
+      sstfilter::BloomParamsForBitsPerKey(layout, bits_per_key).value();
+  return std::make_unique<SstFilter>([params](const std::vector<uint64_t>& h, std::string* out) {
+    *out = sstfilter::BuildBloomFilter(params, h.data(), h.size()).value();
+  });
+}
+
+std::unique_ptr<Filter> MakeBloomForRate(BloomLayout layout, double fp_rate) {
+  const sstfilter::BloomParams params = sstfilter::BloomParamsForFpRate(layout, fp_rate).value();
+  return MakeBloom(layout, params.bits_per_key);
+}
+
+std::unique_ptr<Filter> MakeCuckoo(double fp_rate) {
+  const sstfilter::CuckooParams params = sstfilter::CuckooParamsForFpRate(fp_rate).value();
+  return std::make_unique<SstFilter>([params](const std::vector<uint64_t>& h, std::string* out) {
+    (void)sstfilter::BuildCuckooFilter(params, h.data(), h.size(), out).value();
+  });
+}
+
+// Counter flags that turn "keys per second" into "seconds per key".
+const benchmark::Counter::Flags kPerKey = static_cast<benchmark::Counter::Flags>(
+    benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+
+struct Candidate {
+  const char* name;
+  std::function<std::unique_ptr<Filter>()> make;
+};
+
+const std::vector<Candidate>& Candidates() {
+  static const std::vector<Candidate> all = {
+      {"rocksdb.bloomfilter:10", [] { return std::make_unique<RocksDbFilter>("bloomfilter:10"); }},
+      {"rocksdb.ribbonfilter:10",
+       [] { return std::make_unique<RocksDbFilter>("ribbonfilter:10"); }},
+      {"rocksdb.bloomfilter:16", [] { return std::make_unique<RocksDbFilter>("bloomfilter:16"); }},
+      {"sstfilter.blocked:10", [] { return MakeBloom(BloomLayout::kBlocked, 10); }},
+      {"sstfilter.standard:10", [] { return MakeBloom(BloomLayout::kStandard, 10); }},
+      {"sstfilter.blocked:16", [] { return MakeBloom(BloomLayout::kBlocked, 16); }},
+      {"sstfilter.standard:16", [] { return MakeBloom(BloomLayout::kStandard, 16); }},
+      {"sstfilter.blocked@1%", [] { return MakeBloomForRate(BloomLayout::kBlocked, 0.01); }},
+      {"sstfilter.cuckoo@1%", [] { return MakeCuckoo(0.01); }},
+      {"sstfilter.blocked@0.1%", [] { return MakeBloomForRate(BloomLayout::kBlocked, 0.001); }},
+      {"sstfilter.cuckoo@0.1%", [] { return MakeCuckoo(0.001); }},
+      {"sstfilter.blocked@0.01%", [] { return MakeBloomForRate(BloomLayout::kBlocked, 0.0001); }},
+      {"sstfilter.cuckoo@0.01%", [] { return MakeCuckoo(0.0001); }},
+  };
+  return all;
+}
+
+struct Data {
+  std::vector<std::string> present;
+  std::vector<std::string> absent;
+};
+
+struct Row {
+  double bits_per_key = 0, fp_rate = 0;
+  std::map<std::string, double> ns;  // op -> ns per key
+};
+std::map<std::string, Row>& Rows() {
+  static std::map<std::string, Row> rows;
+  return rows;
+}
+std::vector<std::string>& Order() {
+  static std::vector<std::string> order;
+  return order;
+}
+
+// Collects each run's time per key for the closing table, and prints the usual console output.
+class TableReporter : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    ConsoleReporter::ReportRuns(runs);
+    for (const Run& run : runs) {
+      if (run.error_occurred || run.run_type != Run::RT_Iteration) continue;
+      const std::string name = run.benchmark_name();  // "<filter>/<op>"
+      const size_t slash = name.find('/');
+      const auto it = run.counters.find("ns_per_key");
+      if (slash == std::string::npos || it == run.counters.end()) continue;
+      Rows()[name.substr(0, slash)].ns[name.substr(slash + 1)] = it->second.value;
+    }
+  }
+};
+
+void PrintTable() {
+  const Row* base =
+      Rows().count("rocksdb.bloomfilter:10") ? &Rows()["rocksdb.bloomfilter:10"] : nullptr;
+  printf("\n%-24s %9s %9s %11s %9s %9s %11s %11s\n", "filter", "bits/key", "FP %", "build ns/k",
+         "hit ns", "miss ns", "batch miss", "miss/bf:10");
+  for (const std::string& name : Order()) {
+    Row& r = Rows()[name];
+    const double miss = r.ns["miss"];
+    printf("%-24s %9.2f %9.4f %11.1f %9.1f %9.1f %11.1f", name.c_str(), r.bits_per_key,
+           100 * r.fp_rate, r.ns["build"], r.ns["hit"], miss, r.ns["batched_miss"]);
+    if (base != nullptr && base->ns.count("miss") && base->ns.at("miss") > 0) {
+      printf(" %10.2fx", miss / base->ns.at("miss"));
+    }
+    printf("\n");
+  }
+}
+
+void RegisterFilter(const Candidate& c, std::shared_ptr<const Data> data) {
+  // Build once for the query benchmarks and the rate.
+  std::shared_ptr<Filter> filter = c.make();
+  filter->Build(data->present);
+  uint64_t fp = 0;
+  for (const std::string& k : data->absent) fp += filter->MayMatch(k);
+  uint64_t fn = 0;
+  for (const std::string& k : data->present) fn += !filter->MayMatch(k);
+  if (fn != 0) {
+    fprintf(stderr, "core_bench: %s has %" PRIu64 " false negatives\n", c.name, fn);
+    std::exit(1);
+  }
+  Row& row = Rows()[c.name];
+  row.bits_per_key = 8.0 * filter->Bytes() / data->present.size();
+  row.fp_rate = static_cast<double>(fp) / data->absent.size();
+  Order().push_back(c.name);
+  const std::string prefix = std::string(c.name) + "/";
+  const double n = static_cast<double>(data->present.size());
+  using benchmark::Counter;
+
+  benchmark::RegisterBenchmark((prefix + "build").c_str(), [c, data, n](benchmark::State& st) {
+    std::unique_ptr<Filter> f = c.make();
+    for (auto _ : st) f->Build(data->present);
+    st.counters["ns_per_key"] = Counter(n * st.iterations() / 1e9, kPerKey);
+  })->Unit(benchmark::kMillisecond);
+  for (const char* op : {"hit", "miss"}) {
+    const bool hit = std::strcmp(op, "hit") == 0;
+    benchmark::RegisterBenchmark((prefix + op).c_str(), [filter, data, hit](benchmark::State& st) {
+      const std::vector<std::string>& keys = hit ? data->present : data->absent;
+      size_t i = 0;
+      uint64_t matches = 0;
+      for (auto _ : st) {
+        matches += filter->MayMatch(keys[i]);
+        if (++i == keys.size()) i = 0;
+      }
+      benchmark::DoNotOptimize(matches);
+      st.counters["ns_per_key"] = Counter(st.iterations() / 1e9, kPerKey);
+    });
+  }
+  benchmark::RegisterBenchmark(
+      (prefix + "batched_miss").c_str(), [filter, data](benchmark::State& st) {
+        const std::vector<std::string>& keys = data->absent;
+        bool out[kBatch];
+        size_t i = 0;
+        for (auto _ : st) {
+          if (i + kBatch > keys.size()) i = 0;
+          filter->MayMatchBatch(&keys[i], kBatch, out);
+          benchmark::DoNotOptimize(out);
+          i += kBatch;
+        }
+        st.counters["ns_per_key"] = Counter(kBatch * st.iterations() / 1e9, kPerKey);
+      });
+}
+
+bool StartsWith(const char* arg, const char* prefix) {
+  return std::strncmp(arg, prefix, std::strlen(prefix)) == 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  uint64_t num_keys = 1'000'000;
+  std::vector<std::string> wanted;
+  std::vector<char*> rest = {argv[0]};
+  for (int i = 1; i < argc; ++i) {
+    if (StartsWith(argv[i], "--keys=")) {
+      char* end = nullptr;
+      const long long v = std::strtoll(argv[i] + 7, &end, 10);
+      if (*end != '\0' || v <= 0 || v > 100'000'000) {
+        fprintf(stderr, "core_bench: --keys must be an integer in [1, 100000000], got %s\n",
+                argv[i] + 7);
+        return 2;
+      }
+      num_keys = static_cast<uint64_t>(v);
+    } else if (StartsWith(argv[i], "--filters=")) {
+      std::string list = argv[i] + 10;
+      for (size_t pos = 0; pos <= list.size();) {
+        const size_t comma = std::min(list.find(',', pos), list.size());
+        if (comma > pos) wanted.push_back(list.substr(pos, comma - pos));
+        pos = comma + 1;
+      }
+    } else if (std::strcmp(argv[i], "--list") == 0) {
+      for (const Candidate& c : Candidates()) printf("%s\n", c.name);
+      return 0;
+    } else {
+      rest.push_back(argv[i]);
+    }
+  }
+  for (const std::string& w : wanted) {
+    bool known = false;
+    for (const Candidate& c : Candidates()) known |= (w == c.name);
+    if (!known) {
+      fprintf(stderr, "core_bench: unknown filter '%s' (--list shows them)\n", w.c_str());
+      return 2;
+    }
+  }
+  int rest_argc = static_cast<int>(rest.size());
+  benchmark::Initialize(&rest_argc, rest.data());
+  if (benchmark::ReportUnrecognizedArguments(rest_argc, rest.data())) return 2;
+
+  auto data = std::make_shared<Data>();
+  for (uint64_t i = 0; i < num_keys; ++i) data->present.push_back(MakeKey(0, i));
+  for (uint64_t i = 0; i < num_keys; ++i) data->absent.push_back(MakeKey(1, i));
+  printf("core_bench: %" PRIu64 " keys of %zu bytes, %" PRIu64 " absent keys\n", num_keys,
+         kKeyBytes, num_keys);
+  for (const Candidate& c : Candidates()) {
+    bool selected = wanted.empty();
+    for (const std::string& w : wanted) selected |= (w == c.name);
+    if (selected) RegisterFilter(c, data);
+  }
+  TableReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  PrintTable();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Installs what sstfilter needs on Debian bookworm (as root) if it is missing, then configures and
+# builds one build tree.
+#
+#   scripts/setup.sh [--sanitize] [--build-dir DIR]
+#
+# Prints the build directory on its last line. Used by scripts/bench.sh, scripts/test.sh and CI.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+sanitize=OFF
+build_dir=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --sanitize) sanitize=ON ;;
+    --build-dir) build_dir="$2"; shift ;;
+    *) echo "setup.sh: unknown argument '$1' (expected --sanitize or --build-dir DIR)" >&2; exit 2 ;;
+  esac
+  shift
+done
+if [ -z "$build_dir" ]; then
+  build_dir="$root/build"
+  [ "$sanitize" = ON ] && build_dir="$root/build-sanitize"
+fi
+
+packages=(cmake g++ make pkg-config librocksdb-dev rocksdb-tools libgflags-dev libgtest-dev
+          libxxhash-dev libbenchmark-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup.sh: installing ${missing[*]}" >&2
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "setup.sh: missing packages and not root: run as root, or apt-get install ${missing[*]}" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >&2
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+
+build_type=Release
+[ "$sanitize" = ON ] && build_type=RelWithDebInfo
+cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE="$build_type" \
+  -DSSTFILTER_SANITIZE="$sanitize" >&2
+cmake --build "$build_dir" -j "$(nproc)" >&2
+echo "$build_dir"

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The README's test command: sets the machine up if needed, builds, and runs every test through
+# ctest. With --sanitize it does the same in an ASan+UBSan build (build-sanitize/).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build_dir=$("$root/scripts/setup.sh" "$@" | tail -n 1)
+cd "$build_dir"
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+ctest --output-on-failure -j "$(nproc)"

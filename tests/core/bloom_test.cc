@@ -1,0 +1,182 @@
+#include "core/bloom.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/filter_reader.h"
+#include "core/sizing.h"
+#include "tests/test_util.h"
+
+namespace sstfilter {
+namespace {
+
+using testing::BinomialTolerance;
+using testing::KeyHashes;
+
+FilterReader ReaderFor(const std::string& bytes) {
+  return FilterReader::Open(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+}
+
+struct LayoutCase {
+  BloomLayout layout;
+  const char* name;
+};
+const LayoutCase kLayouts[] = {{BloomLayout::kBlocked, "blocked"},
+                               {BloomLayout::kStandard, "standard"}};
+
+std::string Build(const BloomParams& params, const std::vector<uint64_t>& hashes) {
+  Result<std::string> r = BuildBloomFilter(params, hashes.data(), hashes.size());
+  EXPECT_TRUE(r.ok()) << r.error();
+  return r.ok() ? r.value() : std::string();
+}
+
+TEST(Bloom, NoFalseNegativesAtAnySize) {
+  for (const LayoutCase& lc : kLayouts) {
+    for (double bits_per_key : {1.0, 4.5, 10.0, 16.0, 23.0}) {
+      const BloomParams params = BloomParamsForBitsPerKey(lc.layout, bits_per_key).value();
+      for (uint64_t n : {1u, 2u, 3u, 7u, 64u, 100u, 1000u, 10'000u, 100'000u}) {
+        for (uint64_t set = 1; set <= (n <= 1000 ? 20u : 3u); ++set) {
+          const std::vector<uint64_t> keys = KeyHashes(set * 1000 + n, n);
+          const std::string bytes = Build(params, keys);
+          const FilterReader reader = ReaderFor(bytes);
+          ASSERT_TRUE(reader.valid()) << lc.name;
+          std::unique_ptr<bool[]> batch(new bool[n]);
+          reader.MayContainBatch(keys.data(), n, batch.get());
+          for (uint64_t i = 0; i < n; ++i) {
+            ASSERT_TRUE(reader.MayContain(keys[i]))
+                << lc.name << " b=" << bits_per_key << " n=" << n << " key " << i;
+            ASSERT_TRUE(batch[i]) << lc.name << " batched, n=" << n << " key " << i;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(Bloom, NoFalseNegativesAtOneMillionKeys) {
+  for (const LayoutCase& lc : kLayouts) {
+    for (double bits_per_key : {6.0, 10.0, 16.0}) {
+      const BloomParams params = BloomParamsForBitsPerKey(lc.layout, bits_per_key).value();
+      const std::vector<uint64_t> keys = KeyHashes(77, 1'000'000);
+      const std::string bytes = Build(params, keys);
+      const FilterReader reader = ReaderFor(bytes);
+      std::vector<uint8_t> batch(keys.size());
+      reader.MayContainBatch(keys.data(), keys.size(), reinterpret_cast<bool*>(batch.data()));
+      uint64_t missed = 0;
+      for (size_t i = 0; i < keys.size(); ++i) {
+        missed += !reader.MayContain(keys[i]) + !batch[i];
+      }
+      EXPECT_EQ(missed, 0u) << lc.name << " " << bits_per_key;
+    }
+  }
+}
+
+// The measured false-positive rate of absent keys must match the estimate that sizing gives for
+// this exact filter (the exact Poisson expectation for blocked, the standard formula for standard)
+// within a 5-sigma binomial bound.
+TEST(Bloom, MeasuredFalsePositiveRateMatchesTheEstimate) {
+  constexpr uint64_t kKeys = 1'000'000;
+  constexpr uint64_t kQueries = 2'000'000;
+  const std::vector<uint64_t> keys = KeyHashes(5, kKeys);
+  const std::vector<uint64_t> absent = KeyHashes(6, kQueries);
+  for (const LayoutCase& lc : kLayouts) {
+    for (double bits_per_key : {6.0, 10.0, 16.0, 20.0}) {
+      const BloomParams params = BloomParamsForBitsPerKey(lc.layout, bits_per_key).value();
+      const std::string bytes = Build(params, keys);
+      const FilterReader reader = ReaderFor(bytes);
+      uint64_t hits = 0;
+      for (uint64_t h : absent) hits += reader.MayContain(h);
+      const double expected_rate = BloomEstimatedFpRate(params, kKeys).value();
+      const double expected = expected_rate * kQueries;
+      EXPECT_NEAR(static_cast<double>(hits), expected, BinomialTolerance(kQueries, expected_rate))
+          << lc.name << " at " << bits_per_key << " bits/key: measured "
+          << static_cast<double>(hits) / kQueries << ", estimate " << expected_rate;
+    }
+  }
+}
+
+TEST(Bloom, BlockedLayoutMeetsTheOnePercentTargetAtTenBitsPerKey) {
+  const BloomParams params = BloomParamsForBitsPerKey(BloomLayout::kBlocked, 10).value();
+  const std::vector<uint64_t> keys = KeyHashes(11, 1'000'000);
+  const std::vector<uint64_t> absent = KeyHashes(12, 1'000'000);
+  const std::string bytes = Build(params, keys);
+  const FilterReader reader = ReaderFor(bytes);
+  uint64_t hits = 0;
+  for (uint64_t h : absent) hits += reader.MayContain(h);
+  EXPECT_LT(static_cast<double>(hits) / absent.size(), 0.0100);
+}
+
+TEST(Bloom, ParamsForARateReachIt) {
+  const std::vector<uint64_t> keys = KeyHashes(21, 200'000);
+  const std::vector<uint64_t> absent = KeyHashes(22, 2'000'000);
+  for (const LayoutCase& lc : kLayouts) {
+    for (double target : {0.05, 0.01, 0.001}) {
+      const BloomParams params = BloomParamsForFpRate(lc.layout, target).value();
+      const std::string bytes = Build(params, keys);
+      const FilterReader reader = ReaderFor(bytes);
+      uint64_t hits = 0;
+      for (uint64_t h : absent) hits += reader.MayContain(h);
+      EXPECT_LE(static_cast<double>(hits),
+                target * absent.size() + BinomialTolerance(absent.size(), target))
+          << lc.name << " target " << target;
+    }
+  }
+}
+
+TEST(Bloom, ZeroKeysAnswerNo) {
+  for (const LayoutCase& lc : kLayouts) {
+    const BloomParams params = BloomParamsForBitsPerKey(lc.layout, 10).value();
+    const std::string bytes = Build(params, {});
+    EXPECT_EQ(bytes.size(), kTrailerBytes);
+    const FilterReader reader = ReaderFor(bytes);
+    EXPECT_EQ(reader.mode(), FilterReader::Mode::kMatchNone);
+    for (uint64_t h : KeyHashes(3, 1000)) EXPECT_FALSE(reader.MayContain(h));
+  }
+}
+
+TEST(Bloom, ConsecutiveDuplicatesAreSkipped) {
+  const std::vector<uint64_t> keys = KeyHashes(8, 100);
+  std::vector<uint64_t> repeated;
+  for (uint64_t h : keys) repeated.insert(repeated.end(), 3, h);
+  for (const LayoutCase& lc : kLayouts) {
+    const BloomParams params = BloomParamsForBitsPerKey(lc.layout, 10).value();
+    const std::string once = Build(params, keys);
+    EXPECT_EQ(Build(params, repeated), once);
+    EXPECT_EQ(ReaderFor(once).trailer().num_keys, 100u);
+  }
+}
+
+TEST(Bloom, SizeAndItsInverse) {
+  for (const LayoutCase& lc : kLayouts) {
+    for (double bits_per_key : {1.0, 7.3, 10.0, 16.0}) {
+      const BloomParams params = BloomParamsForBitsPerKey(lc.layout, bits_per_key).value();
+      EXPECT_EQ(BloomFilterBytes(params, 0).value(), kTrailerBytes);
+      for (uint64_t bytes : {0u, 31u, 32u, 33u, 96u, 97u, 4096u, 1u << 20}) {
+        const uint64_t n = BloomMaxKeysForBytes(params, bytes);
+        if (bytes >= kTrailerBytes) {
+          EXPECT_LE(BloomFilterBytes(params, n).value(), bytes);
+        }
+        EXPECT_GT(BloomFilterBytes(params, n + 1).value(), bytes) << bytes;
+      }
+      // The built filter has exactly the announced size.
+      const std::vector<uint64_t> keys = KeyHashes(9, 12345);
+      EXPECT_EQ(Build(params, keys).size(), BloomFilterBytes(params, keys.size()).value());
+    }
+  }
+}
+
+TEST(Bloom, RejectsBadParameters) {
+  EXPECT_FALSE(BloomParamsForBitsPerKey(BloomLayout::kBlocked, 0).ok());
+  EXPECT_FALSE(BloomParamsForBitsPerKey(BloomLayout::kStandard, -3).ok());
+  EXPECT_FALSE(BloomParamsForFpRate(BloomLayout::kBlocked, 1.0).ok());
+  EXPECT_FALSE(BloomParamsForFpRate(BloomLayout::kStandard, 0).ok());
+  BloomParams absurd = BloomParamsForBitsPerKey(BloomLayout::kBlocked, 10).value();
+  absurd.bits_per_key = 1e9;
+  EXPECT_FALSE(BloomFilterBytes(absurd, 10).ok());
+}
+
+}  // namespace
+}  // namespace sstfilter

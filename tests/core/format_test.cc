@@ -1,0 +1,229 @@
+// The byte format: golden bytes that pin it, the trailer round trip, and the reader rules on
+// hostile input (every truncation, every trailer bit flip, random bytes, crafted trailers).
+#include "core/format.h"
+
+#include <gtest/gtest.h>
+#include <xxhash.h>
+
+#include <cstdio>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/bloom.h"
+#include "core/cuckoo.h"
+#include "core/filter_reader.h"
+#include "tests/test_util.h"
+
+namespace sstfilter {
+namespace {
+
+using testing::KeyHashes;
+
+// Copies bytes into a heap block of exactly that size, so that the sanitizer build reports any
+// read past the end.
+std::unique_ptr<uint8_t[]> Exact(const std::string& bytes) {
+  std::unique_ptr<uint8_t[]> p(new uint8_t[bytes.size() + (bytes.empty() ? 1 : 0)]);
+  if (!bytes.empty()) std::memcpy(p.get(), bytes.data(), bytes.size());
+  return p;
+}
+
+// The keys of the golden filters: "key0" ... "key999".
+std::vector<uint64_t> GoldenKeys() {
+  std::vector<uint64_t> out;
+  for (int i = 0; i < 1000; ++i) {
+    const std::string key = "key" + std::to_string(i);
+    out.push_back(KeyHash(key.data(), key.size()));
+  }
+  return out;
+}
+
+std::string BloomBytes(BloomLayout layout, double bits_per_key, const std::vector<uint64_t>& k) {
+  return BuildBloomFilter(BloomParamsForBitsPerKey(layout, bits_per_key).value(), k.data(),
+                          k.size())
+      .value();
+}
+
+std::string CuckooBytes(int fingerprint_bits, const std::vector<uint64_t>& keys) {
+  CuckooParams params;
+  params.fingerprint_bits = fingerprint_bits;
+  std::string out;
+  EXPECT_TRUE(BuildCuckooFilter(params, keys.data(), keys.size(), &out).ok());
+  return out;
+}
+
+uint64_t Digest(const std::string& bytes) { return XXH3_64bits(bytes.data(), bytes.size()); }
+
+// An accidental change of the byte format (hashing, probe derivation, layout, trailer) changes
+// these digests. A deliberate change needs a new format version, not new constants.
+TEST(Format, GoldenBytes) {
+  const std::vector<uint64_t> keys = GoldenKeys();
+  EXPECT_EQ(KeyHash("key0", 4), 0x25fe91c0b51f0819u);  // XXH3-64, seed kKeyHashSeed
+  const std::string blocked = BloomBytes(BloomLayout::kBlocked, 10, keys);
+  const std::string standard = BloomBytes(BloomLayout::kStandard, 10, keys);
+  const std::string cuckoo = CuckooBytes(12, keys);
+  EXPECT_EQ(blocked.size(), 1280u + kTrailerBytes);   // 20 blocks
+  EXPECT_EQ(standard.size(), 1256u + kTrailerBytes);  // 157 words
+  EXPECT_EQ(cuckoo.size(), 1592u + kTrailerBytes);    // 264 buckets of 48 bits, + 8 pad bytes
+  EXPECT_EQ(Digest(blocked), 0x2c7c803a25341b87u);
+  EXPECT_EQ(Digest(standard), 0x6217237745fe071eu);
+  EXPECT_EQ(Digest(cuckoo), 0xe615f607a42c8c87u);
+  // The trailer of the blocked filter, byte for byte.
+  const std::string tail = blocked.substr(blocked.size() - kTrailerBytes);
+  const unsigned char expected_prefix[24] = {0xe8, 0x03, 0, 0, 0, 0, 0, 0,  // num_keys 1000
+                                             20,   0,    0, 0, 0, 0, 0, 0,  // num_units 20
+                                             0,    0,    0, 0,              // seed 0
+                                             7,    1,    1, 0};             // probes, kind, v1
+  EXPECT_EQ(std::memcmp(tail.data(), expected_prefix, sizeof(expected_prefix)), 0);
+  EXPECT_EQ(tail.substr(28), "SSTF");
+}
+
+TEST(Format, TrailerRoundTrips) {
+  Trailer t;
+  t.num_keys = 0x0102030405060708ull;
+  t.num_units = 1000;
+  t.seed = 0xdeadbeef;
+  t.param = 13;
+  t.kind = FilterKind::kCuckoo;
+  std::string bytes(CuckooTableView::BytesFor(1000, 13), '\0');
+  t.num_keys = 3999;
+  AppendTrailer(t, &bytes);
+  ParsedFilter parsed;
+  ASSERT_TRUE(ParseFilter(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &parsed));
+  EXPECT_EQ(parsed.trailer.num_keys, 3999u);
+  EXPECT_EQ(parsed.trailer.num_units, 1000u);
+  EXPECT_EQ(parsed.trailer.seed, 0xdeadbeefu);
+  EXPECT_EQ(parsed.trailer.param, 13);
+  EXPECT_EQ(parsed.trailer.kind, FilterKind::kCuckoo);
+  EXPECT_EQ(parsed.body_bytes, bytes.size() - kTrailerBytes);
+}
+
+// Real filters of every kind, small enough to try every truncation.
+std::vector<std::string> SampleFilters() {
+  const std::vector<uint64_t> keys = KeyHashes(31, 150);
+  return {BloomBytes(BloomLayout::kBlocked, 10, keys),
+          BloomBytes(BloomLayout::kStandard, 10, keys),
+          CuckooBytes(12, keys),
+          CuckooBytes(7, keys),
+          CuckooBytes(23, keys),
+          BloomBytes(BloomLayout::kBlocked, 10, {})};
+}
+
+// The reader of bytes that are not a filter matches every key.
+void ExpectMatchesAll(const uint8_t* data, size_t size, const std::string& what) {
+  const FilterReader reader = FilterReader::Open(data, size);
+  ASSERT_FALSE(reader.valid()) << what;
+  for (uint64_t h : KeyHashes(99, 50)) ASSERT_TRUE(reader.MayContain(h)) << what;
+  bool batch[50];
+  const std::vector<uint64_t> probe = KeyHashes(98, 50);
+  reader.MayContainBatch(probe.data(), probe.size(), batch);
+  for (bool b : batch) ASSERT_TRUE(b) << what;
+}
+
+TEST(Format, EveryTruncationMatchesAll) {
+  for (const std::string& filter : SampleFilters()) {
+    for (size_t len = 0; len < filter.size(); ++len) {
+      // Keep the first len bytes, or drop the first (size - len) bytes.
+      const std::string head = filter.substr(0, len);
+      const std::string tail = filter.substr(filter.size() - len);
+      ExpectMatchesAll(Exact(head).get(), head.size(), "head " + std::to_string(len));
+      if (len >= kTrailerBytes) {
+        ExpectMatchesAll(Exact(tail).get(), tail.size(), "tail " + std::to_string(len));
+      }
+    }
+  }
+}
+
+TEST(Format, EveryTrailerBitFlipMatchesAll) {
+  for (const std::string& filter : SampleFilters()) {
+    for (size_t byte = filter.size() - kTrailerBytes; byte < filter.size(); ++byte) {
+      for (int bit = 0; bit < 8; ++bit) {
+        std::string bad = filter;
+        bad[byte] = static_cast<char>(bad[byte] ^ (1 << bit));
+        ExpectMatchesAll(Exact(bad).get(), bad.size(),
+                         "byte " + std::to_string(byte) + " bit " + std::to_string(bit));
+      }
+    }
+  }
+}
+
+TEST(Format, BodyCorruptionNeverCrashes) {
+  // Flipped body bits are RocksDB's block checksums' business; here they only must not crash.
+  std::mt19937_64 rng(7);
+  for (const std::string& filter : SampleFilters()) {
+    if (filter.size() == kTrailerBytes) continue;
+    for (int round = 0; round < 200; ++round) {
+      std::string bad = filter;
+      bad[rng() % (filter.size() - kTrailerBytes)] ^= static_cast<char>(1 + rng() % 255);
+      const auto exact = Exact(bad);
+      const FilterReader reader = FilterReader::Open(exact.get(), bad.size());
+      EXPECT_TRUE(reader.valid());
+      for (uint64_t h : KeyHashes(round, 64)) (void)reader.MayContain(h);
+    }
+  }
+}
+
+TEST(Format, RandomBytesMatchAll) {
+  std::mt19937_64 rng(11);
+  for (int round = 0; round < 20000; ++round) {
+    std::string bytes(rng() % 300, '\0');
+    for (char& c : bytes) c = static_cast<char>(rng());
+    if (round % 2 == 0 && bytes.size() >= 4) bytes.replace(bytes.size() - 4, 4, "SSTF");
+    ExpectMatchesAll(Exact(bytes).get(), bytes.size(), "random " + std::to_string(round));
+  }
+  ExpectMatchesAll(nullptr, 0, "null");
+}
+
+// Trailers with a correct check word but fields that do not describe a filter of these bytes.
+TEST(Format, InconsistentTrailersMatchAll) {
+  const std::string valid = BloomBytes(BloomLayout::kBlocked, 10, KeyHashes(41, 100));
+  ParsedFilter parsed;
+  ASSERT_TRUE(ParseFilter(reinterpret_cast<const uint8_t*>(valid.data()), valid.size(), &parsed));
+  const std::string body = valid.substr(0, valid.size() - kTrailerBytes);
+  auto with = [&](auto edit) {
+    Trailer t = parsed.trailer;
+    edit(t);
+    std::string out = body;
+    AppendTrailer(t, &out);
+    return out;
+  };
+  const std::vector<std::string> bad = {
+      with([](Trailer& t) { t.num_units += 1; }),  // longer than the body
+      with([](Trailer& t) { t.num_units -= 1; }),  // shorter
+      with([](Trailer& t) { t.num_units = ~uint64_t{0}; }),
+      with([](Trailer& t) { t.num_units = 0; }),  // keys but no units
+      with([](Trailer& t) { t.param = 0; }),      // no probes
+      with([](Trailer& t) { t.param = kMaxNumProbes + 1; }),
+      with([](Trailer& t) { t.version = 2; }),
+      with([](Trailer& t) { t.version = 0; }),
+      with([](Trailer& t) { t.flags = 1; }),
+      with([](Trailer& t) { t.seed = 1; }),  // Bloom filters have no seed
+      with([](Trailer& t) { t.kind = static_cast<FilterKind>(0); }),
+      with([](Trailer& t) { t.kind = static_cast<FilterKind>(4); }),
+      with([](Trailer& t) { t.kind = static_cast<FilterKind>(255); }),
+      with([](Trailer& t) {  // cuckoo with an odd bucket count
+        t.kind = FilterKind::kCuckoo;
+        t.param = 8;
+        t.num_units = 39;
+      }),
+      with([](Trailer& t) {  // cuckoo with more keys than slots
+        t.kind = FilterKind::kCuckoo;
+        t.param = 16;
+        t.num_units = (1280 - CuckooTableView::kPadBytes) / 8;
+        t.num_keys = t.num_units * 4 + 1;
+      }),
+      with([](Trailer& t) {  // cuckoo with a fingerprint width out of range
+        t.kind = FilterKind::kCuckoo;
+        t.param = 40;
+      }),
+  };
+  for (size_t i = 0; i < bad.size(); ++i) {
+    ExpectMatchesAll(Exact(bad[i]).get(), bad[i].size(), "case " + std::to_string(i));
+  }
+  // And the unedited trailer is fine.
+  EXPECT_TRUE(FilterReader::Open(Exact(with([](Trailer&) {})).get(), valid.size()).valid());
+}
+
+}  // namespace
+}  // namespace sstfilter

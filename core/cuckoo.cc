@@ -77,6 +77,7 @@ Result<bool> CheckParams(const CuckooParams& p) {
 
 void CuckooReader::MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match) const {
   uint64_t buckets[kBatch];
+  uint64_t alts[kBatch];
   uint32_t fps[kBatch];
   for (size_t start = 0; start < count; start += kBatch) {
     const size_t n = std::min(kBatch, count - start);
@@ -84,12 +85,12 @@ void CuckooReader::MayContainBatch(const uint64_t* hashes, size_t count, bool* m
       const uint64_t h = hashing_.Remix(hashes[start + i]);
       buckets[i] = hashing_.Bucket(h);
       fps[i] = hashing_.Fingerprint(h);
+      alts[i] = hashing_.Alt(buckets[i], fps[i]);
       __builtin_prefetch(table_.BucketAddress(buckets[i]));
-      __builtin_prefetch(table_.BucketAddress(hashing_.Alt(buckets[i], fps[i])));
+      __builtin_prefetch(table_.BucketAddress(alts[i]));
     }
     for (size_t i = 0; i < n; ++i) {
-      may_match[start + i] = table_.Contains(buckets[i], fps[i]) ||
-                             table_.Contains(hashing_.Alt(buckets[i], fps[i]), fps[i]);
+      may_match[start + i] = table_.Contains(buckets[i], fps[i]) | table_.Contains(alts[i], fps[i]);
     }
   }
 }

@@ -22,6 +22,8 @@ namespace sstfilter {
 class CuckooTableView {
  public:
   static constexpr uint64_t kPadBytes = 8;
+  // The widest fingerprint whose half bucket (2 slots) fits one 64-bit load at any bit offset.
+  static constexpr int kMaxHalfBucketBits = 28;
 
   // Bytes of a table: the packed slots rounded up to a byte, plus kPadBytes. The caller keeps
   // num_buckets * 4 * fingerprint_bits below 2^63 (sizing and the trailer parser do).
@@ -34,11 +36,14 @@ class CuckooTableView {
       : data_(data), num_buckets_(num_buckets), fingerprint_bits_(fingerprint_bits) {
     const int f = fingerprint_bits;
     slot_mask_ = f == 32 ? 0xffffffffu : (1u << f) - 1;
-    if (f <= 16) {  // the SWAR constants of Contains; wider buckets are matched slot by slot
+    // The SWAR constants of Contains: 4 lanes over a whole bucket up to f = 16, 2 lanes over
+    // half a bucket up to f = 28; wider fingerprints are matched slot by slot.
+    const int lanes = f <= 16 ? 4 : 2;
+    if (f <= kMaxHalfBucketBits) {
       lane_ones_ = 0;
-      for (int s = 0; s < kCuckooSlotsPerBucket; ++s) lane_ones_ |= uint64_t{1} << (s * f);
+      for (int s = 0; s < lanes; ++s) lane_ones_ |= uint64_t{1} << (s * f);
       lane_highs_ = lane_ones_ << (f - 1);
-      bucket_mask_ = f == 16 ? ~uint64_t{0} : (uint64_t{1} << (4 * f)) - 1;
+      bucket_mask_ = lanes * f == 64 ? ~uint64_t{0} : (uint64_t{1} << (lanes * f)) - 1;
     }
   }
 
@@ -57,17 +62,18 @@ class CuckooTableView {
   }
 
   // Whether any slot of the bucket holds `fp` (fp = 0 asks for an empty slot).
+  //
+  // SWAR: "has a zero lane" (Mycroft's test) on the loaded slots XOR broadcast(fp), exact for
+  // existence, since a borrow only enters a lane above a lane that is zero.
+  //  - f <= 16: one load covers the bucket: 4f <= 64 bits starting at bit offset 0 or 4 (4f is a
+  //    multiple of 4), and 4f + 4 <= 64 unless f = 16, whose buckets start on byte boundaries.
+  //  - f <= 28: two loads, one per half bucket of 2 slots: 2f bits at a bit offset up to 7, and
+  //    2f + 7 <= 63.
   bool Contains(uint64_t bucket, uint32_t fp) const {
-    if (fingerprint_bits_ <= 16) {
-      // One load covers the bucket: 4f <= 64 bits starting at bit offset 0 or 4 (4f is a multiple
-      // of 4), and 4f + 4 <= 64 unless f = 16, whose buckets start on byte boundaries. SWAR "has
-      // a zero lane" (Mycroft's test) on bucket XOR broadcast(fp): exact for existence, since a
-      // borrow only enters a lane above a lane that is zero.
-      const uint64_t bit = bucket * kCuckooSlotsPerBucket * fingerprint_bits_;
-      const uint64_t bucket_bits = (LoadLE64(data_ + (bit >> 3)) >> (bit & 7)) & bucket_mask_;
-      const uint64_t x = bucket_bits ^ (fp * lane_ones_);
-      return ((x - lane_ones_) & ~x & lane_highs_) != 0;
-    }
+    const int f = fingerprint_bits_;
+    const uint64_t bit = bucket * kCuckooSlotsPerBucket * f;
+    if (f <= 16) return LanesHold(bit, fp);
+    if (f <= kMaxHalfBucketBits) return LanesHold(bit, fp) | LanesHold(bit + 2 * f, fp);
     for (int s = 0; s < kCuckooSlotsPerBucket; ++s) {
       if (Slot(bucket, s) == fp) return true;
     }
@@ -83,13 +89,20 @@ class CuckooTableView {
   }
 
  private:
+  // Whether the lanes (4 or 2 slots, see Contains) that start at `bit` hold fp.
+  bool LanesHold(uint64_t bit, uint32_t fp) const {
+    const uint64_t slots = (LoadLE64(data_ + (bit >> 3)) >> (bit & 7)) & bucket_mask_;
+    const uint64_t x = slots ^ (fp * lane_ones_);
+    return ((x - lane_ones_) & ~x & lane_highs_) != 0;
+  }
+
   const uint8_t* data_ = nullptr;
   uint64_t num_buckets_ = 0;
   int fingerprint_bits_ = 0;
   uint32_t slot_mask_ = 0;
-  uint64_t lane_ones_ = 0;   // the lowest bit of each of the 4 lanes
-  uint64_t lane_highs_ = 0;  // the highest bit of each lane
-  uint64_t bucket_mask_ = 0;
+  uint64_t lane_ones_ = 0;    // the lowest bit of each lane
+  uint64_t lane_highs_ = 0;   // the highest bit of each lane
+  uint64_t bucket_mask_ = 0;  // the bits of all lanes of one load
 };
 
 // Read-write access over a buffer of BytesFor(num_buckets, fingerprint_bits) bytes that the

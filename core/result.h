@@ -25,10 +25,14 @@ class Result {
   }
 
   bool ok() const { return ok_; }
-  // Requires ok().
-  const T& value() const {
+  // Requires ok(). The rvalue form moves the value out (for move-only types).
+  const T& value() const& {
     assert(ok_);
     return value_;
+  }
+  T&& value() && {
+    assert(ok_);
+    return std::move(value_);
   }
   // Empty when ok().
   const std::string& error() const { return message_; }

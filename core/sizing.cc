@@ -220,8 +220,7 @@ Result<double> CuckooFpRate(int fingerprint_bits, double load) {
   }
   if (!LoadOk(load)) return Err(LoadError(load));
   const double nonzero_values = std::ldexp(1.0, fingerprint_bits) - 1;
-  const double compared = 2.0 * kCuckooSlotsPerBucket * load;
-  return -std::expm1(compared * std::log1p(-1.0 / nonzero_values));
+  return std::min(1.0, 2.0 * kCuckooSlotsPerBucket * load / nonzero_values);
 }
 
 Result<double> CuckooBitsPerKey(int fingerprint_bits, double load) {

@@ -21,6 +21,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -185,7 +186,8 @@ struct Data {
 
 struct Row {
   double bits_per_key = 0, fp_rate = 0;
-  std::map<std::string, double> ns;  // op -> ns per key
+  std::map<std::string, double> ns;   // op -> ns per key
+  std::set<std::string> from_median;  // ops whose figure is a median of repetitions
 };
 std::map<std::string, Row>& Rows() {
   static std::map<std::string, Row> rows;
@@ -196,18 +198,23 @@ std::vector<std::string>& Order() {
   return order;
 }
 
-// Collects each run's time per key for the closing table, and prints the usual console output.
+// Collects each run's time per key for the closing table (the median when --benchmark_repetitions
+// asks for several runs), and prints the usual console output.
 class TableReporter : public benchmark::ConsoleReporter {
  public:
   void ReportRuns(const std::vector<Run>& runs) override {
     ConsoleReporter::ReportRuns(runs);
     for (const Run& run : runs) {
-      if (run.error_occurred || run.run_type != Run::RT_Iteration) continue;
-      const std::string name = run.benchmark_name();  // "<filter>/<op>"
+      const bool median = run.run_type == Run::RT_Aggregate && run.aggregate_name == "median";
+      if (run.error_occurred || !(median || run.run_type == Run::RT_Iteration)) continue;
+      const std::string name = run.run_name.str();  // "<filter>/<op>"
       const size_t slash = name.find('/');
       const auto it = run.counters.find("ns_per_key");
       if (slash == std::string::npos || it == run.counters.end()) continue;
-      Rows()[name.substr(0, slash)].ns[name.substr(slash + 1)] = it->second.value;
+      const std::string key = name.substr(slash + 1);
+      Row& row = Rows()[name.substr(0, slash)];
+      if (median || !row.from_median.count(key)) row.ns[key] = it->second.value;
+      if (median) row.from_median.insert(key);
     }
   }
 };

@@ -121,7 +121,7 @@ TEST(CuckooSizing, PaperFormulas) {
   EXPECT_EQ(CuckooBuckets(7, 1.0).value(), 2u);
   EXPECT_EQ(CuckooBuckets(9, 1.0).value(), 4u);
   for (double p : {0.1, 0.01, 0.001, 1e-4, 1e-6}) {
-    EXPECT_LE(CuckooFpRate(CuckooFingerprintBits(p).value(), 1.0).value(), p) << p;
+    EXPECT_LE(CuckooFpRate(CuckooFingerprintBits(p).value(), kCuckooTargetLoad).value(), p) << p;
   }
   EXPECT_NEAR(InformationLimitBitsPerKey(0.01).value(), 6.6439, 1e-4);
 }

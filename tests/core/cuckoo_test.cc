@@ -1,0 +1,323 @@
+#include "core/cuckoo.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/filter_reader.h"
+#include "core/sizing.h"
+#include "tests/test_util.h"
+
+namespace sstfilter {
+namespace {
+
+using testing::BinomialTolerance;
+using testing::KeyHashes;
+
+struct Built {
+  std::string bytes;
+  CuckooBuildInfo info;
+  FilterReader reader() const {
+    return FilterReader::Open(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  }
+};
+
+Built Build(int fingerprint_bits, const std::vector<uint64_t>& hashes,
+            double load = kCuckooTargetLoad) {
+  CuckooParams params;
+  params.fingerprint_bits = fingerprint_bits;
+  params.load = load;
+  Built b;
+  const Result<CuckooBuildInfo> r =
+      BuildCuckooFilter(params, hashes.data(), hashes.size(), &b.bytes);
+  EXPECT_TRUE(r.ok()) << r.error();
+  if (r.ok()) b.info = r.value();
+  return b;
+}
+
+// Every key is found by the single and the batched query. Returns the number missed.
+uint64_t CountMissing(const FilterReader& reader, const std::vector<uint64_t>& keys) {
+  std::vector<uint8_t> batch(keys.size());
+  reader.MayContainBatch(keys.data(), keys.size(), reinterpret_cast<bool*>(batch.data()));
+  uint64_t missing = 0;
+  for (size_t i = 0; i < keys.size(); ++i) missing += !reader.MayContain(keys[i]) + !batch[i];
+  return missing;
+}
+
+TEST(CuckooHashing, AlternateBucketIsItsOwnInverseAndNeverTheSame) {
+  std::mt19937_64 rng(3);
+  for (uint64_t m : {2u, 4u, 6u, 10u, 1000u, 263158u, 1u << 20, 987654u}) {
+    for (int f : {4, 12, 32}) {
+      const CuckooHashing hashing(m, f, 0);
+      for (int i = 0; i < 20000; ++i) {
+        const uint64_t h = hashing.Remix(rng());
+        const uint64_t b = hashing.Bucket(h);
+        const uint32_t fp = hashing.Fingerprint(h);
+        ASSERT_LT(b, m);
+        ASSERT_GE(fp, 1u);
+        ASSERT_LE(fp, (uint64_t{1} << f) - 1);
+        const uint64_t alt = hashing.Alt(b, fp);
+        ASSERT_LT(alt, m);
+        ASSERT_NE(alt, b) << "m=" << m;
+        ASSERT_EQ(hashing.Alt(alt, fp), b) << "m=" << m;
+      }
+    }
+  }
+}
+
+TEST(Cuckoo, NoFalseNegativesForEveryFingerprintWidth) {
+  for (int f = kCuckooMinFingerprintBits; f <= kCuckooMaxFingerprintBits; ++f) {
+    for (uint64_t n : {1u, 2u, 3u, 5u, 8u, 9u, 100u, 1000u, 30'000u}) {
+      for (uint64_t set = 1; set <= (n <= 100 ? 10u : 2u); ++set) {
+        const std::vector<uint64_t> keys = KeyHashes(set * 7919 + n, n);
+        const Built b = Build(f, keys);
+        const FilterReader reader = b.reader();
+        ASSERT_EQ(reader.mode(), FilterReader::Mode::kCuckoo) << "f=" << f << " n=" << n;
+        ASSERT_EQ(CountMissing(reader, keys), 0u) << "f=" << f << " n=" << n << " set " << set;
+        ASSERT_LE(b.info.stored, n);
+      }
+    }
+  }
+}
+
+TEST(Cuckoo, NoFalseNegativesAtOneMillionKeys) {
+  for (int f : {8, 12, 13, 16, 17, 24}) {
+    const std::vector<uint64_t> keys = KeyHashes(100 + f, 1'000'000);
+    const Built b = Build(f, keys);
+    EXPECT_EQ(CountMissing(b.reader(), keys), 0u) << f;
+    // Sized for 95% load, not rounded up to a power of two, and placed at the first attempt.
+    EXPECT_EQ(b.info.num_buckets, CuckooBuckets(1'000'000, kCuckooTargetLoad).value());
+    EXPECT_EQ(b.info.attempts, 1) << f;
+    // Keys whose fingerprint is already in their bucket pair are not stored again: about half
+    // the final false-positive rate of them (the rate grows from 0 as the table fills).
+    const double represented = 1.0 - static_cast<double>(b.info.stored) / keys.size();
+    EXPECT_LT(represented, CuckooFpRate(f, kCuckooTargetLoad).value()) << f;
+    if (f >= 12) {
+      EXPECT_GT(b.info.load(), 0.945) << f;
+    }
+  }
+}
+
+TEST(Cuckoo, ZeroKeysAnswerNo) {
+  const Built b = Build(12, {});
+  EXPECT_EQ(b.bytes.size(), kTrailerBytes);
+  const FilterReader reader = b.reader();
+  EXPECT_EQ(reader.mode(), FilterReader::Mode::kMatchNone);
+  for (uint64_t h : KeyHashes(1, 100)) EXPECT_FALSE(reader.MayContain(h));
+}
+
+TEST(Cuckoo, IdenticalHashesAreStoredOnce) {
+  // A million copies of one hash, and a million copies of three hashes interleaved (so they are
+  // not consecutive duplicates).
+  const std::vector<uint64_t> one(1'000'000, 0x0123456789abcdefull);
+  const Built b1 = Build(12, one);
+  EXPECT_EQ(b1.info.stored, 1u);
+  EXPECT_EQ(b1.info.attempts, 1);
+  EXPECT_TRUE(b1.reader().MayContain(one[0]));
+
+  std::vector<uint64_t> three;
+  for (int i = 0; i < 1'000'000; ++i) three.push_back(KeyHashes(5, 3)[i % 3]);
+  const Built b3 = Build(12, three);
+  EXPECT_LE(b3.info.stored, 3u);
+  EXPECT_EQ(CountMissing(b3.reader(), KeyHashes(5, 3)), 0u);
+}
+
+TEST(Cuckoo, HashesCollidingInBucketAndFingerprintBuild) {
+  // With seed 0 the bucket comes from the high bits and the fingerprint from the low 32 bits, so
+  // hashes that differ only in bits 32..47 share both: the worst case for naive cuckoo hashing
+  // (more than 8 copies of one bucket pair can never be placed).
+  std::vector<uint64_t> colliding;
+  for (uint64_t j = 0; j < 200'000; ++j) colliding.push_back(0x7000'0000'dead'beefull | (j << 32));
+  // Plus ordinary keys around them, so the table is not trivially empty.
+  std::vector<uint64_t> keys = KeyHashes(9, 100'000);
+  keys.insert(keys.end(), colliding.begin(), colliding.end());
+  const Built b = Build(13, keys);
+  EXPECT_EQ(CountMissing(b.reader(), keys), 0u);
+  EXPECT_LT(b.info.stored, 110'000u);  // the colliding ones collapse into a few fingerprints
+
+  // Hashes sharing only the bucket (same high bits, different low bits).
+  std::vector<uint64_t> same_bucket;
+  for (uint64_t j = 0; j < 50'000; ++j) same_bucket.push_back(0x4000'0000'0000'0000ull | j * 977);
+  const Built sb = Build(10, same_bucket);
+  EXPECT_EQ(CountMissing(sb.reader(), same_bucket), 0u);
+}
+
+TEST(Cuckoo, FailedPlacementRetriesWithNewSeedsThenMoreBuckets) {
+  // At load 1.0 placement of 100k keys cannot succeed in 4-slot buckets with bounded walks: the
+  // build must retry (new seeds, then 3% more buckets each round) and still hold every key.
+  const std::vector<uint64_t> keys = KeyHashes(44, 100'000);
+  const Built b = Build(12, keys, 1.0);
+  EXPECT_GT(b.info.attempts, 1);
+  EXPECT_GT(b.info.num_buckets, CuckooBuckets(100'000, 1.0).value());
+  EXPECT_EQ(b.reader().trailer().seed, b.info.seed);
+  EXPECT_EQ(CountMissing(b.reader(), keys), 0u);
+  // Deterministic: the same keys give the same bytes, retries included.
+  EXPECT_EQ(Build(12, keys, 1.0).bytes, b.bytes);
+}
+
+TEST(Cuckoo, DeterministicBytes) {
+  const std::vector<uint64_t> keys = KeyHashes(45, 50'000);
+  EXPECT_EQ(Build(13, keys).bytes, Build(13, keys).bytes);
+}
+
+// The measured rate of absent keys matches the paper's 2 * 4 * load / (2^f - 1) at the load the
+// build reached, within a 5-sigma binomial bound.
+TEST(Cuckoo, MeasuredFalsePositiveRateMatchesThePaper) {
+  const std::vector<uint64_t> keys = KeyHashes(50, 1'000'000);
+  const std::vector<uint64_t> absent = KeyHashes(51, 2'000'000);
+  for (int f : {6, 8, 10, 12, 13, 16}) {
+    const Built b = Build(f, keys);
+    const FilterReader reader = b.reader();
+    uint64_t hits = 0;
+    for (uint64_t h : absent) hits += reader.MayContain(h);
+    const double rate = CuckooFpRate(f, b.info.load()).value();
+    EXPECT_NEAR(static_cast<double>(hits), rate * absent.size(),
+                BinomialTolerance(absent.size(), rate))
+        << "f=" << f << " measured " << static_cast<double>(hits) / absent.size() << " estimate "
+        << rate << " load " << b.info.load();
+  }
+}
+
+TEST(Cuckoo, ParamsForARateReachIt) {
+  const std::vector<uint64_t> keys = KeyHashes(60, 300'000);
+  const std::vector<uint64_t> absent = KeyHashes(61, 2'000'000);
+  for (double target : {0.01, 0.001}) {
+    const CuckooParams params = CuckooParamsForFpRate(target).value();
+    const Built b = Build(params.fingerprint_bits, keys);
+    const FilterReader reader = b.reader();
+    uint64_t hits = 0;
+    for (uint64_t h : absent) hits += reader.MayContain(h);
+    EXPECT_LE(static_cast<double>(hits),
+              target * absent.size() + BinomialTolerance(absent.size(), target))
+        << target;
+  }
+}
+
+TEST(Cuckoo, SizeAndItsInverse) {
+  for (int f : {4, 12, 13, 32}) {
+    CuckooParams params;
+    params.fingerprint_bits = f;
+    for (uint64_t bytes : {0u, 31u, 32u, 40u, 50u, 4096u, 1u << 20}) {
+      const uint64_t n = CuckooMaxKeysForBytes(params, bytes);
+      if (bytes >= kTrailerBytes) {
+        EXPECT_LE(CuckooFilterBytes(params, n).value(), bytes);
+      }
+      EXPECT_GT(CuckooFilterBytes(params, n + 1).value(), bytes) << f << " " << bytes;
+    }
+    const std::vector<uint64_t> keys = KeyHashes(62, 12345);
+    EXPECT_EQ(Build(f, keys).bytes.size(), CuckooFilterBytes(params, keys.size()).value());
+  }
+  // A 12-bit fingerprint costs 12 bits: 4 slots in 6 bytes.
+  EXPECT_EQ(CuckooTableView::BytesFor(1000, 12), 6000u + CuckooTableView::kPadBytes);
+}
+
+TEST(Cuckoo, RejectsBadParameters) {
+  std::string out;
+  for (int f : {0, 3, 33}) {
+    CuckooParams params;
+    params.fingerprint_bits = f;
+    EXPECT_FALSE(BuildCuckooFilter(params, nullptr, 0, &out).ok()) << f;
+    EXPECT_FALSE(CuckooFilterBytes(params, 10).ok()) << f;
+    EXPECT_FALSE(CuckooFilter::Create(100, f).ok()) << f;
+  }
+  EXPECT_FALSE(CuckooParamsForFpRate(0).ok());
+  EXPECT_FALSE(CuckooParamsForFpRate(1e-12).ok());
+  EXPECT_FALSE(CuckooParamsForBitsPerKey(3).ok());
+  EXPECT_FALSE(CuckooFilter::Create(0, 12).ok());
+}
+
+TEST(CuckooFilter, AddUntilFullThenEveryAddedKeyStillMatches) {
+  for (int f : {8, 12, 20}) {
+    CuckooFilter filter = CuckooFilter::Create(10'000, f).value();
+    const std::vector<uint64_t> keys = KeyHashes(70 + f, 20'000);
+    size_t added = 0;
+    while (added < keys.size() && filter.AddHash(keys[added])) ++added;
+    ASSERT_LT(added, keys.size()) << "a filter for 10k keys took 20k";
+    const uint64_t capacity = filter.num_buckets() * kCuckooSlotsPerBucket;
+    EXPECT_GT(added, capacity * 0.90) << f;  // the paper reaches ~95% with 4-slot buckets
+    EXPECT_EQ(filter.size(), added);
+    // The failed Add changed nothing, and every key added before it is still there.
+    for (size_t i = 0; i < added; ++i) ASSERT_TRUE(filter.MayContainHash(keys[i])) << i;
+    // Further adds may fail or succeed, but never lose a key.
+    size_t more = 0;
+    for (size_t i = added + 1; i < keys.size(); ++i) {
+      if (filter.AddHash(keys[i])) {
+        ++more;
+        ASSERT_TRUE(filter.MayContainHash(keys[i]));
+      }
+    }
+    EXPECT_EQ(filter.size(), added + more);
+  }
+}
+
+TEST(CuckooFilter, EraseRemovesOneCopy) {
+  CuckooFilter filter = CuckooFilter::Create(1000, 16).value();
+  const std::vector<uint64_t> keys = KeyHashes(80, 500);
+  for (uint64_t h : keys) ASSERT_TRUE(filter.AddHash(h));
+  ASSERT_TRUE(filter.AddHash(keys[0]));  // a second copy
+  EXPECT_EQ(filter.size(), 501u);
+  EXPECT_TRUE(filter.EraseHash(keys[0]));
+  EXPECT_TRUE(filter.MayContainHash(keys[0]));  // one copy left
+  EXPECT_TRUE(filter.EraseHash(keys[0]));
+  for (size_t i = 1; i < keys.size(); i += 2) ASSERT_TRUE(filter.EraseHash(keys[i]));
+  EXPECT_EQ(filter.size(), 500u - 1 - 250);
+  for (size_t i = 2; i < keys.size(); i += 2) ASSERT_TRUE(filter.MayContainHash(keys[i])) << i;
+  // With 16-bit fingerprints, erased keys answer "no" unless another key shares their slot pair.
+  size_t still = 0;
+  for (size_t i = 1; i < keys.size(); i += 2) still += filter.MayContainHash(keys[i]);
+  EXPECT_LE(still, 2u);
+  EXPECT_FALSE(filter.EraseHash(KeyHashes(81, 1)[0]) && filter.size() == 249u);
+}
+
+TEST(CuckooFilter, KeysAndSerialisationRoundTrip) {
+  CuckooFilter filter = CuckooFilter::Create(5000, 13).value();
+  EXPECT_FALSE(filter.MayContain("never added"));
+  for (int i = 0; i < 4000; ++i) ASSERT_TRUE(filter.Add("event-" + std::to_string(i)));
+  const std::string bytes = filter.Serialize();
+  // Readable by the generic reader, like a static build.
+  const FilterReader reader =
+      FilterReader::Open(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  ASSERT_EQ(reader.mode(), FilterReader::Mode::kCuckoo);
+  EXPECT_EQ(reader.trailer().num_keys, 4000u);
+  CuckooFilter back =
+      CuckooFilter::Deserialize(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size())
+          .value();
+  EXPECT_EQ(back.size(), 4000u);
+  for (int i = 0; i < 4000; ++i) {
+    const std::string key = "event-" + std::to_string(i);
+    ASSERT_TRUE(back.MayContain(key));
+    ASSERT_TRUE(reader.MayContain(KeyHash(key.data(), key.size())));
+  }
+  // The copy keeps working as a dynamic filter.
+  EXPECT_TRUE(back.Add("event-new"));
+  EXPECT_TRUE(back.Erase("event-0"));
+  EXPECT_EQ(back.Serialize().size(), bytes.size());
+  // An empty dynamic filter serialises to a valid filter answering "no", and keeps its capacity.
+  CuckooFilter empty = CuckooFilter::Create(100, 12).value();
+  const std::string empty_bytes = empty.Serialize();
+  const FilterReader empty_reader =
+      FilterReader::Open(reinterpret_cast<const uint8_t*>(empty_bytes.data()), empty_bytes.size());
+  EXPECT_EQ(empty_reader.mode(), FilterReader::Mode::kMatchNone);
+  CuckooFilter empty_back =
+      CuckooFilter::Deserialize(reinterpret_cast<const uint8_t*>(empty_bytes.data()),
+                                empty_bytes.size())
+          .value();
+  EXPECT_TRUE(empty_back.Add("first"));
+  EXPECT_TRUE(empty_back.MayContain("first"));
+  // Bloom bytes and garbage are refused.
+  EXPECT_FALSE(CuckooFilter::Deserialize(reinterpret_cast<const uint8_t*>("SSTF"), 4).ok());
+}
+
+TEST(CuckooFilter, StaticBuildsDeserialiseToo) {
+  const std::vector<uint64_t> keys = KeyHashes(90, 1000);
+  const Built b = Build(12, keys);
+  CuckooFilter filter =
+      CuckooFilter::Deserialize(reinterpret_cast<const uint8_t*>(b.bytes.data()), b.bytes.size())
+          .value();
+  for (uint64_t h : keys) ASSERT_TRUE(filter.MayContainHash(h));
+}
+
+}  // namespace
+}  // namespace sstfilter

@@ -118,15 +118,24 @@ void WriteBloomFilter(const BloomParams& params, const uint64_t* hashes, uint64_
 
 Result<std::string> BuildBloomFilter(const BloomParams& params, const uint64_t* hashes,
                                      size_t count) {
+  // Callers such as the RocksDB builder already skip consecutive duplicates: copy only if needed.
   std::vector<uint64_t> unique;
-  unique.reserve(count);
-  for (size_t i = 0; i < count; ++i) {
-    if (unique.empty() || unique.back() != hashes[i]) unique.push_back(hashes[i]);
+  for (size_t i = 1; i < count; ++i) {
+    if (hashes[i] == hashes[i - 1]) {
+      unique.reserve(count);
+      unique.push_back(hashes[0]);
+      for (size_t j = 1; j < count; ++j) {
+        if (hashes[j] != unique.back()) unique.push_back(hashes[j]);
+      }
+      hashes = unique.data();
+      count = unique.size();
+      break;
+    }
   }
-  const Result<uint64_t> bytes = BloomFilterBytes(params, unique.size());
+  const Result<uint64_t> bytes = BloomFilterBytes(params, count);
   if (!bytes.ok()) return Err(bytes.error());
   std::string out(bytes.value(), '\0');
-  WriteBloomFilter(params, unique.data(), unique.size(), reinterpret_cast<uint8_t*>(out.data()));
+  WriteBloomFilter(params, hashes, count, reinterpret_cast<uint8_t*>(out.data()));
   return out;
 }
 

@@ -1,2 +1,78 @@
-// The RocksDB plugin: filter policies registered in RocksDB's ObjectLibrary (its own issue).
-#include "plugin/filter_bits_interface.h"
+// Registration of sstfilter's policies in RocksDB's ObjectLibrary, at load time and on request.
+#include <rocksdb/convenience.h>
+#include <rocksdb/utilities/object_registry.h>
+
+#include <cstdlib>
+#include <exception>
+#include <memory>
+#include <new>
+
+#include "plugin/policies.h"
+#include "plugin/sstfilter.h"
+
+using ROCKSDB_NAMESPACE::FilterPolicy;
+using ROCKSDB_NAMESPACE::ObjectLibrary;
+
+namespace sstfilter {
+namespace {
+
+// A factory for "<Name>" and "<Name>:<bits_per_key>". RocksDB configures the options of the
+// "{id=...;...}" form afterwards and then calls PrepareOptions, which validates everything.
+template <typename Policy>
+void AddPolicyFactory(ObjectLibrary& library) {
+  library.AddFactory<const FilterPolicy>(
+      ObjectLibrary::PatternEntry(Policy::kClassName(), /*optional=*/true)
+          .AddNumber(":", /*is_int=*/false),
+      [](const std::string& uri, std::unique_ptr<const FilterPolicy>* guard,
+         std::string* errmsg) -> const FilterPolicy* {
+        std::unique_ptr<Policy> policy(new (std::nothrow) Policy());
+        if (policy == nullptr) {
+          *errmsg = "out of memory";
+          return nullptr;
+        }
+        const size_t colon = uri.find(':');
+        if (colon != std::string::npos) {
+          const std::string number = uri.substr(colon + 1);
+          char* end = nullptr;
+          const double bits_per_key = std::strtod(number.c_str(), &end);
+          if (number.empty() || *end != '\0') {
+            *errmsg = std::string(Policy::kClassName()) + ": '" + number +
+                      "' is not a number of bits per key";
+            return nullptr;
+          }
+          policy->set_bits_per_key(bits_per_key);
+        }
+        guard->reset(policy.release());
+        return guard->get();
+      });
+}
+
+// Runs when libsstfilter.so is loaded: preloading the library (LD_PRELOAD) is enough for stock
+// RocksDB tools to understand the names.
+const int kRegisteredAtLoad = [] {
+  try {
+    return sstfilter_register(*ObjectLibrary::Default(), "");
+  } catch (const std::exception&) {
+    return 0;  // out of memory while loading: nothing better to do than not register
+  }
+}();
+
+}  // namespace
+
+ROCKSDB_NAMESPACE::Status NewFilterPolicy(const std::string& uri,
+                                          std::shared_ptr<const FilterPolicy>* policy) {
+  ROCKSDB_NAMESPACE::ConfigOptions strict;
+  strict.ignore_unknown_options = false;
+  strict.ignore_unsupported_options = false;
+  strict.input_strings_escaped = false;
+  return FilterPolicy::CreateFromString(strict, uri, policy);
+}
+
+}  // namespace sstfilter
+
+extern "C" int sstfilter_register(ObjectLibrary& library, const std::string& /*arg*/) {
+  if (library.FindFactory<const FilterPolicy>(sstfilter::kBloomPolicyName) != nullptr) return 0;
+  sstfilter::AddPolicyFactory<sstfilter::BloomPolicy>(library);
+  sstfilter::AddPolicyFactory<sstfilter::CuckooPolicy>(library);
+  return 2;
+}

@@ -1,0 +1,196 @@
+#include "plugin/policies.h"
+
+#include <rocksdb/env.h>
+#include <rocksdb/utilities/options_type.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <new>
+#include <unordered_map>
+
+#include "core/sizing.h"
+#include "plugin/bits_adapters.h"
+#include "plugin/sstfilter.h"
+
+namespace sstfilter {
+
+using ROCKSDB_NAMESPACE::ConfigOptions;
+using ROCKSDB_NAMESPACE::OptionType;
+using ROCKSDB_NAMESPACE::OptionTypeFlags;
+using ROCKSDB_NAMESPACE::OptionTypeInfo;
+using ROCKSDB_NAMESPACE::OptionVerificationType;
+using ROCKSDB_NAMESPACE::Status;
+
+namespace {
+
+// A double option that may be absent (NaN). Parsing is strict (the whole value must be a finite
+// number); absent values serialise to "", which RocksDB then leaves out of OPTIONS files.
+Status ParseOptionalDouble(const ConfigOptions&, const std::string& name, const std::string& value,
+                           void* addr) {
+  double* out = static_cast<double*>(addr);
+  if (value.empty()) {
+    *out = std::nan("");
+    return Status::OK();
+  }
+  char* end = nullptr;
+  const double v = std::strtod(value.c_str(), &end);
+  if (end == value.c_str() || *end != '\0' || !std::isfinite(v)) {
+    return Status::InvalidArgument("sstfilter: " + name + " must be a number, got '" + value + "'");
+  }
+  *out = v;
+  return Status::OK();
+}
+
+Status SerializeOptionalDouble(const ConfigOptions&, const std::string&, const void* addr,
+                               std::string* value) {
+  const double v = *static_cast<const double*>(addr);
+  if (std::isnan(v)) {
+    value->clear();
+  } else {
+    char buf[32];
+    snprintf(buf, sizeof(buf), "%.17g", v);  // round-trips exactly
+    *value = buf;
+  }
+  return Status::OK();
+}
+
+bool OptionalDoublesEqual(const ConfigOptions&, const std::string& name, const void* a,
+                          const void* b, std::string* mismatch) {
+  const double x = *static_cast<const double*>(a);
+  const double y = *static_cast<const double*>(b);
+  const bool same = (std::isnan(x) && std::isnan(y)) || x == y;
+  if (!same && mismatch != nullptr) *mismatch = name;
+  return same;
+}
+
+OptionTypeInfo OptionalDouble(int offset) {
+  return OptionTypeInfo(offset, OptionType::kDouble, OptionVerificationType::kNormal,
+                        OptionTypeFlags::kNone, ParseOptionalDouble, SerializeOptionalDouble,
+                        OptionalDoublesEqual);
+}
+
+const std::unordered_map<std::string, OptionTypeInfo>& BudgetTypeInfo() {
+  static const std::unordered_map<std::string, OptionTypeInfo> info = {
+      {"bits_per_key", OptionalDouble(offsetof(BudgetOptions, bits_per_key))},
+      {"fp_rate", OptionalDouble(offsetof(BudgetOptions, fp_rate))},
+  };
+  return info;
+}
+
+Status ParseLayout(const ConfigOptions&, const std::string& name, const std::string& value,
+                   void* addr) {
+  BloomLayout* out = static_cast<BloomLayout*>(addr);
+  if (value == "blocked") {
+    *out = BloomLayout::kBlocked;
+  } else if (value == "standard") {
+    *out = BloomLayout::kStandard;
+  } else {
+    return Status::InvalidArgument("sstfilter.Bloom: " + name +
+                                   " must be blocked or standard, got '" + value + "'");
+  }
+  return Status::OK();
+}
+
+Status SerializeLayout(const ConfigOptions&, const std::string&, const void* addr,
+                       std::string* value) {
+  *value = *static_cast<const BloomLayout*>(addr) == BloomLayout::kBlocked ? "blocked" : "standard";
+  return Status::OK();
+}
+
+bool LayoutsEqual(const ConfigOptions&, const std::string& name, const void* a, const void* b,
+                  std::string* mismatch) {
+  const bool same = *static_cast<const BloomLayout*>(a) == *static_cast<const BloomLayout*>(b);
+  if (!same && mismatch != nullptr) *mismatch = name;
+  return same;
+}
+
+const std::unordered_map<std::string, OptionTypeInfo>& BloomTypeInfo() {
+  static const std::unordered_map<std::string, OptionTypeInfo> info = {
+      {"layout",
+       OptionTypeInfo(0, OptionType::kUnknown, OptionVerificationType::kNormal,
+                      OptionTypeFlags::kNone, ParseLayout, SerializeLayout, LayoutsEqual)},
+  };
+  return info;
+}
+
+}  // namespace
+
+SstFilterPolicy::SstFilterPolicy() { RegisterOptions("budget", &budget_, &BudgetTypeInfo()); }
+
+const char* SstFilterPolicy::CompatibilityName() const { return kCompatibilityName; }
+
+Result<bool> SstFilterPolicy::CheckBudget(const BudgetOptions& budget) const {
+  const bool has_bits = !std::isnan(budget.bits_per_key);
+  const bool has_rate = !std::isnan(budget.fp_rate);
+  if (has_bits && has_rate) {
+    return Err(
+        "give exactly one of bits_per_key (a space budget) or fp_rate (a target rate), "
+        "not both");
+  }
+  if (!has_bits && !has_rate) {
+    return Err(
+        "needs bits_per_key (a space budget, in (0, 100]) or fp_rate (a target rate, in "
+        "(0, 1)), for example " +
+        std::string(Name()) + ":10 or {id=" + Name() + ";fp_rate=0.01}");
+  }
+  return true;
+}
+
+Status SstFilterPolicy::PrepareOptions(const ConfigOptions& options) {
+  const Result<FilterSpec> spec = Spec();
+  if (!spec.ok()) return Status::InvalidArgument(std::string(Name()) + ": " + spec.error());
+  prepared_spec_ = spec.value();
+  prepared_ = true;
+  return FilterPolicy::PrepareOptions(options);
+}
+
+ROCKSDB_NAMESPACE::FilterBitsBuilder* SstFilterPolicy::GetBuilderWithContext(
+    const ROCKSDB_NAMESPACE::FilterBuildingContext& context) const {
+  const Result<FilterSpec> spec = prepared_ ? Result<FilterSpec>(prepared_spec_) : Spec();
+  if (!spec.ok()) {
+    if (context.info_log != nullptr) {
+      ROCKSDB_NAMESPACE::Log(ROCKSDB_NAMESPACE::InfoLogLevel::ERROR_LEVEL, context.info_log,
+                             "[sstfilter] %s: %s; this SST file gets no filter", Name(),
+                             spec.error().c_str());
+    }
+    return nullptr;
+  }
+  return new (std::nothrow) SstFilterBitsBuilder(
+      spec.value(), context.table_options.detect_filter_construct_corruption, context.info_log);
+}
+
+ROCKSDB_NAMESPACE::FilterBitsReader* SstFilterPolicy::GetFilterBitsReader(
+    const ROCKSDB_NAMESPACE::Slice& contents) const {
+  return NewSstFilterBitsReader(contents);
+}
+
+BloomPolicy::BloomPolicy() { RegisterOptions("bloom", &layout_, &BloomTypeInfo()); }
+
+const char* BloomPolicy::kClassName() { return kBloomPolicyName; }
+
+Result<FilterSpec> BloomPolicy::Spec() const {
+  const Result<bool> budget = CheckBudget(budget_);
+  if (!budget.ok()) return Err(budget.error());
+  const Result<BloomParams> params = std::isnan(budget_.fp_rate)
+                                         ? BloomParamsForBitsPerKey(layout_, budget_.bits_per_key)
+                                         : BloomParamsForFpRate(layout_, budget_.fp_rate);
+  if (!params.ok()) return Err(params.error());
+  return FilterSpec::Bloom(params.value());
+}
+
+CuckooPolicy::CuckooPolicy() = default;
+
+const char* CuckooPolicy::kClassName() { return kCuckooPolicyName; }
+
+Result<FilterSpec> CuckooPolicy::Spec() const {
+  const Result<bool> budget = CheckBudget(budget_);
+  if (!budget.ok()) return Err(budget.error());
+  const Result<CuckooParams> params = std::isnan(budget_.fp_rate)
+                                          ? CuckooParamsForBitsPerKey(budget_.bits_per_key)
+                                          : CuckooParamsForFpRate(budget_.fp_rate);
+  if (!params.ok()) return Err(params.error());
+  return FilterSpec::Cuckoo(params.value());
+}
+
+}  // namespace sstfilter

@@ -1,0 +1,76 @@
+// sstfilter's FilterPolicy classes. Their options are registered with RocksDB (RegisterOptions),
+// so RocksDB's own machinery parses, serialises (OPTIONS files) and compares them.
+#pragma once
+
+#include <rocksdb/filter_policy.h>
+
+#include <limits>
+#include <string>
+
+#include "core/bloom.h"
+#include "core/filter_spec.h"
+#include "core/result.h"
+#include "plugin/filter_bits_interface.h"
+
+namespace sstfilter {
+
+// The options every sstfilter policy takes: exactly one of the two must be set.
+struct BudgetOptions {
+  // NaN means "not given": such an option is not written to OPTIONS files, and the parser
+  // rejects NaN and infinities, so a user can never set it.
+  double bits_per_key = std::numeric_limits<double>::quiet_NaN();
+  double fp_rate = std::numeric_limits<double>::quiet_NaN();
+};
+
+// The base of every sstfilter policy: one compatibility family, one reader for all kinds.
+class SstFilterPolicy : public ROCKSDB_NAMESPACE::FilterPolicy {
+ public:
+  const char* CompatibilityName() const override;
+  ROCKSDB_NAMESPACE::FilterBitsBuilder* GetBuilderWithContext(
+      const ROCKSDB_NAMESPACE::FilterBuildingContext& context) const override;
+  ROCKSDB_NAMESPACE::FilterBitsReader* GetFilterBitsReader(
+      const ROCKSDB_NAMESPACE::Slice& contents) const override;
+  // Validates the options and computes the filter to build: InvalidArgument naming the policy,
+  // the option and its allowed range for anything wrong.
+  ROCKSDB_NAMESPACE::Status PrepareOptions(
+      const ROCKSDB_NAMESPACE::ConfigOptions& options) override;
+
+  // The filter the current options describe.
+  virtual Result<FilterSpec> Spec() const = 0;
+
+ protected:
+  SstFilterPolicy();
+  // "exactly one of bits_per_key or fp_rate", with the policy's name in the message.
+  Result<bool> CheckBudget(const BudgetOptions& budget) const;
+
+  BudgetOptions budget_;
+
+ private:
+  bool prepared_ = false;
+  FilterSpec prepared_spec_;  // valid when prepared_
+};
+
+class BloomPolicy : public SstFilterPolicy {
+ public:
+  BloomPolicy();
+  static const char* kClassName();
+  const char* Name() const override { return kClassName(); }
+  Result<FilterSpec> Spec() const override;
+
+  void set_bits_per_key(double b) { budget_.bits_per_key = b; }
+
+ private:
+  BloomLayout layout_ = BloomLayout::kBlocked;
+};
+
+class CuckooPolicy : public SstFilterPolicy {
+ public:
+  CuckooPolicy();
+  static const char* kClassName();
+  const char* Name() const override { return kClassName(); }
+  Result<FilterSpec> Spec() const override;
+
+  void set_bits_per_key(double b) { budget_.bits_per_key = b; }
+};
+
+}  // namespace sstfilter

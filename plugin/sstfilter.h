@@ -1,0 +1,48 @@
+// sstfilter's RocksDB plugin: filter policies selected by string.
+//
+//   sstfilter.Bloom:10                         blocked Bloom filter, 10 bits per key
+//   {id=sstfilter.Bloom;fp_rate=0.01;layout=standard}
+//   sstfilter.Cuckoo:12                        cuckoo filter, at most 12 bits per key
+//   {id=sstfilter.Cuckoo;fp_rate=0.001}        cuckoo filter for a 0.1% false-positive rate
+//
+// Each policy takes exactly one of bits_per_key (a space budget, in (0, 100]) or fp_rate (a
+// target rate, in (0, 1)); sstfilter.Bloom also takes layout=blocked (default) or standard. The
+// names work wherever RocksDB accepts a filter policy: FilterPolicy::CreateFromString,
+// GetBlockBasedTableOptionsFromString ("filter_policy=..."), OPTIONS files, and RocksDB's own
+// tools with libsstfilter.so preloaded.
+//
+// All sstfilter policies are one compatibility family ("sstfilter"): any of them reads the filters
+// any other wrote, so a database whose policy changes from Bloom to Cuckoo keeps using the filters
+// in its older files.
+//
+// Registration: loading libsstfilter.so registers the policies in ObjectLibrary::Default(). Code
+// that keeps its own ObjectLibrary calls sstfilter_register on it.
+#pragma once
+
+#include <rocksdb/filter_policy.h>
+#include <rocksdb/status.h>
+#include <rocksdb/utilities/object_registry.h>
+
+#include <memory>
+#include <string>
+
+// Registers sstfilter's policies in `library`; the registrar signature RocksDB plugins use.
+// Returns the number of factories added (0 if the library already had them).
+extern "C" int sstfilter_register(ROCKSDB_NAMESPACE::ObjectLibrary& library,
+                                  const std::string& arg);
+
+namespace sstfilter {
+
+inline constexpr const char* kBloomPolicyName = "sstfilter.Bloom";
+inline constexpr const char* kCuckooPolicyName = "sstfilter.Cuckoo";
+// The CompatibilityName of every sstfilter policy, and so the suffix of the SST metaindex entry
+// of its filters ("fullfilter.sstfilter", "partitionedfilter.sstfilter").
+inline constexpr const char* kCompatibilityName = "sstfilter";
+
+// Creates any filter policy RocksDB knows (sstfilter's or RocksDB's own) from a string, strictly:
+// an unknown name, an unknown option or a bad value is an error naming it, never a silent "no
+// filter". Prefer it to FilterPolicy::CreateFromString with default ConfigOptions.
+ROCKSDB_NAMESPACE::Status NewFilterPolicy(
+    const std::string& uri, std::shared_ptr<const ROCKSDB_NAMESPACE::FilterPolicy>* policy);
+
+}  // namespace sstfilter

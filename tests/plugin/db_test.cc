@@ -1,0 +1,512 @@
+// sstfilter policies in real RocksDB databases on disk: load, flush, compact across levels,
+// reopen from the OPTIONS file, and check through RocksDB's own statistics and table properties
+// that the filters RocksDB built and consulted are sstfilter's, lose no key, and reject absent keys
+// at the rate the math predicts.
+#include <gtest/gtest.h>
+#include <rocksdb/convenience.h>
+#include <rocksdb/db.h>
+#include <rocksdb/filter_policy.h>
+#include <rocksdb/options.h>
+#include <rocksdb/slice_transform.h>
+#include <rocksdb/sst_file_writer.h>
+#include <rocksdb/statistics.h>
+#include <rocksdb/table.h>
+#include <rocksdb/table_properties.h>
+#include <rocksdb/utilities/options_util.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/filter_spec.h"
+#include "plugin/policies.h"
+#include "plugin/sstfilter.h"
+#include "tests/test_util.h"
+
+namespace sstfilter {
+namespace {
+
+namespace fs = std::filesystem;
+using ROCKSDB_NAMESPACE::BlockBasedTableOptions;
+using ROCKSDB_NAMESPACE::ColumnFamilyDescriptor;
+using ROCKSDB_NAMESPACE::ConfigOptions;
+using ROCKSDB_NAMESPACE::DB;
+using ROCKSDB_NAMESPACE::DBOptions;
+using ROCKSDB_NAMESPACE::FilterPolicy;
+using ROCKSDB_NAMESPACE::Options;
+using ROCKSDB_NAMESPACE::PinnableSlice;
+using ROCKSDB_NAMESPACE::ReadOptions;
+using ROCKSDB_NAMESPACE::Slice;
+using ROCKSDB_NAMESPACE::Statistics;
+using ROCKSDB_NAMESPACE::Status;
+using ROCKSDB_NAMESPACE::WriteOptions;
+namespace tickers = ROCKSDB_NAMESPACE;
+
+// Present keys are the even numbers, absent keys the odd ones: absent keys fall inside every
+// file's key range, so each lookup really consults the filters.
+std::string Key(uint64_t i) {
+  char buf[32];
+  snprintf(buf, sizeof(buf), "key%010llu", static_cast<unsigned long long>(i));
+  return buf;
+}
+std::string PresentKey(uint64_t i) { return Key(2 * i); }
+std::string AbsentKey(uint64_t i) { return Key(2 * i + 1); }
+std::string ValueOf(const std::string& key) { return key + std::string(80, 'v'); }
+
+ConfigOptions StrictConfig() {
+  ConfigOptions config;
+  config.ignore_unknown_options = false;
+  config.ignore_unsupported_options = false;
+  config.input_strings_escaped = false;
+  return config;
+}
+
+std::shared_ptr<const FilterPolicy> Policy(const std::string& uri) {
+  std::shared_ptr<const FilterPolicy> policy;
+  const Status s = NewFilterPolicy(uri, &policy);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return policy;
+}
+
+const BlockBasedTableOptions* TableOptionsOf(const Options& options) {
+  return options.table_factory->GetOptions<BlockBasedTableOptions>();
+}
+
+struct FilterCounts {
+  uint64_t negatives = 0;  // the filter said "no" (BLOOM_FILTER_USEFUL)
+  uint64_t positives = 0;  // it said "may match" (BLOOM_FILTER_FULL_POSITIVE)
+  uint64_t true_positives = 0;
+  uint64_t checks() const { return negatives + positives; }
+};
+
+class DbTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::replace(name.begin(), name.end(), '/', '_');  // parameterised names contain '/'
+    dir_ = (fs::temp_directory_path() /
+            ("sstfilter_db_test_" + std::to_string(::getpid()) + "_" + name))
+               .string();
+    fs::remove_all(dir_);
+  }
+  void TearDown() override {
+    db_.reset();
+    fs::remove_all(dir_);
+  }
+
+  // Options for a small leveled database that spreads 100k keys over several levels.
+  Options MakeOptions(const std::string& filter_uri) {
+    Options options;
+    options.create_if_missing = true;
+    options.write_buffer_size = 1 << 20;
+    options.target_file_size_base = 1 << 20;
+    options.max_bytes_for_level_base = 2 << 20;
+    options.level0_file_num_compaction_trigger = 8;  // L0 files stay until CompactAll
+    options.statistics = ROCKSDB_NAMESPACE::CreateDBStatistics();
+    BlockBasedTableOptions table;
+    if (!filter_uri.empty()) table.filter_policy = Policy(filter_uri);
+    options.table_factory.reset(ROCKSDB_NAMESPACE::NewBlockBasedTableFactory(table));
+    return options;
+  }
+
+  void Open(const Options& options) {
+    db_.reset();
+    DB* db = nullptr;
+    const Status s = DB::Open(options, dir_, &db);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    db_.reset(db);
+    stats_ = options.statistics;
+  }
+
+  // Reopens from the newest OPTIONS file, strictly: a policy that cannot be loaded is an error
+  // here, never a silent "no filter".
+  Options ReopenFromOptionsFile() {
+    db_.reset();
+    DBOptions db_options;
+    std::vector<ColumnFamilyDescriptor> cfs;
+    const Status s = ROCKSDB_NAMESPACE::LoadLatestOptions(StrictConfig(), dir_, &db_options, &cfs);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    Options options(db_options, cfs.at(0).options);
+    options.statistics = ROCKSDB_NAMESPACE::CreateDBStatistics();
+    Open(options);
+    return options;
+  }
+
+  void Load(uint64_t first, uint64_t count) {
+    WriteOptions w;
+    w.disableWAL = true;
+    for (uint64_t i = first; i < first + count; ++i) {
+      const std::string k = PresentKey(i);
+      ASSERT_TRUE(db_->Put(w, k, ValueOf(k)).ok());
+    }
+    ASSERT_TRUE(db_->Flush({}).ok());
+  }
+
+  void CompactAll() { ASSERT_TRUE(db_->CompactRange({}, nullptr, nullptr).ok()); }
+
+  // Every present key in [first, first + count) is found, by Get and by MultiGet.
+  void ExpectAllPresent(uint64_t first, uint64_t count) {
+    PinnableSlice value;
+    for (uint64_t i = first; i < first + count; ++i) {
+      const std::string k = PresentKey(i);
+      const Status s = db_->Get(ReadOptions(), db_->DefaultColumnFamily(), k, &value);
+      ASSERT_TRUE(s.ok()) << k << ": " << s.ToString();
+      ASSERT_EQ(value.ToString(), ValueOf(k));
+    }
+    constexpr size_t kBatch = 32;
+    for (uint64_t start = first; start < first + count; start += kBatch) {
+      const size_t n = static_cast<size_t>(std::min<uint64_t>(kBatch, first + count - start));
+      std::vector<std::string> keys;
+      for (size_t j = 0; j < n; ++j) keys.push_back(PresentKey(start + j));
+      std::vector<Slice> slices(keys.begin(), keys.end());
+      std::vector<PinnableSlice> values(n);
+      std::vector<Status> statuses(n);
+      db_->MultiGet(ReadOptions(), db_->DefaultColumnFamily(), n, slices.data(), values.data(),
+                    statuses.data());
+      for (size_t j = 0; j < n; ++j) {
+        ASSERT_TRUE(statuses[j].ok()) << keys[j] << " (MultiGet): " << statuses[j].ToString();
+        ASSERT_EQ(values[j].ToString(), ValueOf(keys[j]));
+      }
+    }
+  }
+
+  // Looks up `count` absent keys (half with Get, half with MultiGet) and returns what the
+  // filters said, from RocksDB's statistics.
+  FilterCounts LookUpAbsent(uint64_t count) {
+    const FilterCounts before = Counts();
+    PinnableSlice value;
+    for (uint64_t i = 0; i < count / 2; ++i) {
+      const Status s = db_->Get(ReadOptions(), db_->DefaultColumnFamily(), AbsentKey(i), &value);
+      EXPECT_TRUE(s.IsNotFound()) << AbsentKey(i);
+    }
+    constexpr size_t kBatch = 32;
+    for (uint64_t start = count / 2; start < count; start += kBatch) {
+      const size_t n = static_cast<size_t>(std::min<uint64_t>(kBatch, count - start));
+      std::vector<std::string> keys;
+      for (size_t j = 0; j < n; ++j) keys.push_back(AbsentKey(start + j));
+      std::vector<Slice> slices(keys.begin(), keys.end());
+      std::vector<PinnableSlice> values(n);
+      std::vector<Status> statuses(n);
+      db_->MultiGet(ReadOptions(), db_->DefaultColumnFamily(), n, slices.data(), values.data(),
+                    statuses.data());
+      for (size_t j = 0; j < n; ++j) EXPECT_TRUE(statuses[j].IsNotFound()) << keys[j];
+    }
+    const FilterCounts after = Counts();
+    FilterCounts delta;
+    delta.negatives = after.negatives - before.negatives;
+    delta.positives = after.positives - before.positives;
+    delta.true_positives = after.true_positives - before.true_positives;
+    return delta;
+  }
+
+  FilterCounts Counts() const {
+    FilterCounts c;
+    c.negatives = stats_->getTickerCount(tickers::BLOOM_FILTER_USEFUL);
+    c.positives = stats_->getTickerCount(tickers::BLOOM_FILTER_FULL_POSITIVE);
+    c.true_positives = stats_->getTickerCount(tickers::BLOOM_FILTER_FULL_TRUE_POSITIVE);
+    return c;
+  }
+
+  ROCKSDB_NAMESPACE::TablePropertiesCollection Tables() {
+    ROCKSDB_NAMESPACE::TablePropertiesCollection props;
+    EXPECT_TRUE(db_->GetPropertiesOfAllTables(&props).ok());
+    return props;
+  }
+
+  int PopulatedLevels() {
+    int levels = 0;
+    for (int level = 0; level < db_->NumberLevels(); ++level) {
+      std::string files;
+      db_->GetProperty("rocksdb.num-files-at-level" + std::to_string(level), &files);
+      levels += std::stoi(files) > 0;
+    }
+    return levels;
+  }
+
+  std::string dir_;
+  std::unique_ptr<DB> db_;
+  std::shared_ptr<Statistics> stats_;
+};
+
+class DbPolicyTest : public DbTest, public ::testing::WithParamInterface<const char*> {};
+
+TEST_P(DbPolicyTest, LoadCompactReopenAndFilter) {
+  constexpr uint64_t kKeys = 100'000;
+  constexpr uint64_t kAbsent = 100'000;
+  Open(MakeOptions(GetParam()));
+  for (uint64_t part = 0; part < 4; ++part) Load(part * kKeys / 4, kKeys / 4);
+  CompactAll();
+  // Updates of every 10th key: a newer file over the whole key range, so that absent-key lookups
+  // consult filters on more than one level. And a file of new keys beyond the range.
+  {
+    WriteOptions w;
+    for (uint64_t i = 0; i < kKeys; i += 10) {
+      ASSERT_TRUE(db_->Put(w, PresentKey(i), ValueOf(PresentKey(i))).ok());
+    }
+    ASSERT_TRUE(db_->Flush({}).ok());
+  }
+  Load(kKeys, 5000);
+  EXPECT_GE(PopulatedLevels(), 2);
+
+  const Options reopened = ReopenFromOptionsFile();
+  const auto* table = TableOptionsOf(reopened);
+  ASSERT_NE(table->filter_policy, nullptr) << "the OPTIONS file lost the filter policy";
+  const auto expected_policy = Policy(GetParam());
+  EXPECT_STREQ(table->filter_policy->Name(), expected_policy->Name());
+  const FilterSpec spec = dynamic_cast<const SstFilterPolicy&>(*expected_policy).Spec().value();
+  EXPECT_EQ(dynamic_cast<const SstFilterPolicy&>(*table->filter_policy).Spec().value().ToString(),
+            spec.ToString());
+
+  ExpectAllPresent(0, kKeys + 5000);
+
+  // Every file's filter is sstfilter's, of exactly the size its builder computes.
+  std::map<std::string, uint64_t> keys_of_file;  // file name ("000012.sst") -> filter entries
+  for (const auto& [path, props] : Tables()) {
+    EXPECT_EQ(props->filter_policy_name, expected_policy->Name()) << path;
+    const uint64_t n = props->num_filter_entries;
+    ASSERT_GT(n, 0u) << path;
+    const uint64_t nominal = FilterBytes(spec, n).value();
+    if (spec.kind == FilterKind::kCuckoo) {
+      EXPECT_GE(props->filter_size, nominal) << path;  // a retry may add buckets
+      EXPECT_LE(props->filter_size, nominal * 1.1) << path;
+    } else {
+      EXPECT_EQ(props->filter_size, nominal) << path;
+    }
+    keys_of_file[fs::path(path).filename().string()] = n;
+  }
+
+  // Absent keys: every "may match" is a false positive. A lookup consults the filter of each file
+  // whose key range holds the key, so the false positives to expect are the sum over files of
+  // (absent keys in the file's range) x (the file's estimated rate). Bound: 5 binomial sigmas.
+  double expected_positives = 0;
+  uint64_t expected_checks = 0;
+  std::vector<ROCKSDB_NAMESPACE::LiveFileMetaData> files;
+  db_->GetLiveFilesMetaData(&files);
+  for (const auto& f : files) {
+    const uint64_t n = keys_of_file.at(fs::path(f.name).filename().string());
+    // Absent key i is Key(2i + 1): count the i with smallest <= Key(2i + 1) <= largest.
+    const uint64_t lo = std::stoull(f.smallestkey.substr(3)),
+                   hi = std::stoull(f.largestkey.substr(3));
+    const uint64_t first = lo / 2, last = std::min<uint64_t>(kAbsent, (hi + 1) / 2);
+    const uint64_t in_range = last > first ? last - first : 0;
+    expected_checks += in_range;
+    expected_positives += in_range * EstimatedFpRate(spec, n).value();
+  }
+  const FilterCounts counts = LookUpAbsent(kAbsent);
+  EXPECT_EQ(counts.true_positives, 0u);
+  EXPECT_EQ(counts.checks(), expected_checks);
+  EXPECT_GT(counts.checks(), kAbsent * 3 / 2);  // most lookups consult two levels or more
+  const double expected_rate = expected_positives / expected_checks;
+  const double measured = static_cast<double>(counts.positives) / counts.checks();
+  EXPECT_NEAR(static_cast<double>(counts.positives), expected_positives,
+              testing::BinomialTolerance(counts.checks(), expected_rate))
+      << GetParam() << ": measured " << measured << " over " << counts.checks()
+      << " filter checks, estimate " << expected_rate;
+  printf(
+      "[ figures  ] %s: %llu filter checks, false-positive rate %.4f%% (estimate %.4f%%), "
+      "%.2f filter bits/key\n",
+      GetParam(), static_cast<unsigned long long>(counts.checks()), 100 * measured,
+      100 * expected_rate, [&] {
+        uint64_t bytes = 0, n = 0;
+        for (const auto& [file, props] : Tables()) {
+          bytes += props->filter_size;
+          n += props->num_filter_entries;
+        }
+        return 8.0 * bytes / n;
+      }());
+}
+
+TEST_P(DbPolicyTest, OptionsFileNamesThePolicyWithItsOptions) {
+  Open(MakeOptions(GetParam()));
+  Load(0, 1000);
+  db_.reset();
+  std::string newest;
+  for (const auto& entry : fs::directory_iterator(dir_)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("OPTIONS-", 0) == 0 && name > newest) newest = name;
+  }
+  ASSERT_FALSE(newest.empty());
+  std::ifstream in(dir_ + "/" + newest);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string expected_id =
+      std::string("filter_policy={id=") + Policy(GetParam())->Name() + ";";
+  EXPECT_NE(text.str().find(expected_id), std::string::npos) << text.str();
+}
+
+INSTANTIATE_TEST_SUITE_P(Policies, DbPolicyTest,
+                         ::testing::Values("sstfilter.Bloom:10",
+                                           "{id=sstfilter.Bloom;bits_per_key=10;layout=standard}",
+                                           "{id=sstfilter.Cuckoo;fp_rate=0.001}",
+                                           "sstfilter.Cuckoo:12"));
+
+TEST_F(DbTest, ChangingThePolicyKeepsOldFiltersWorking) {
+  Open(MakeOptions("sstfilter.Bloom:10"));
+  Load(0, 20'000);
+  // Reopen with the other sstfilter policy: the Bloom filters of the old file are still read.
+  Open(MakeOptions("{id=sstfilter.Cuckoo;fp_rate=0.001}"));
+  const FilterCounts old_files = LookUpAbsent(20'000);
+  EXPECT_GT(old_files.negatives, 19'000u);
+  Load(20'000, 20'000);  // a new file, with a cuckoo filter
+  std::set<std::string> names;
+  for (const auto& [file, props] : Tables()) names.insert(props->filter_policy_name);
+  EXPECT_EQ(names, (std::set<std::string>{"sstfilter.Bloom", "sstfilter.Cuckoo"}));
+  ExpectAllPresent(0, 40'000);
+  // Each absent key lies in at most one file's key range (a few fall between or after the
+  // files): one check each, by a Bloom or a cuckoo filter.
+  const FilterCounts both = LookUpAbsent(40'000);
+  EXPECT_LE(both.checks(), 40'000u);
+  EXPECT_GE(both.checks(), 39'990u);
+  EXPECT_GT(both.negatives, 40'000u * 0.98);
+  CompactAll();
+  ExpectAllPresent(0, 40'000);
+}
+
+TEST_F(DbTest, OpeningWithoutAFilterPolicyReadsEveryKey) {
+  Open(MakeOptions("{id=sstfilter.Cuckoo;fp_rate=0.01}"));
+  Load(0, 30'000);
+  CompactAll();
+  Open(MakeOptions(""));  // no filter policy at all
+  ExpectAllPresent(0, 30'000);
+  const FilterCounts counts = LookUpAbsent(10'000);
+  EXPECT_EQ(counts.checks(), 0u);
+  // And RocksDB's own Bloom filter family cannot read sstfilter's filters: not used, no harm.
+  Open(MakeOptions("bloomfilter:10"));
+  ExpectAllPresent(0, 30'000);
+  EXPECT_EQ(LookUpAbsent(10'000).checks(), 0u);
+}
+
+TEST_F(DbTest, PrefixFiltering) {
+  // Prefix: the first 10 bytes of Key(i) ("key" and 7 digits), so a prefix holds 1000 numbers.
+  // Even groups of 1000 hold keys, odd groups none, so absent prefixes lie inside the file's range.
+  Options options = MakeOptions("sstfilter.Bloom:10");
+  options.prefix_extractor.reset(ROCKSDB_NAMESPACE::NewFixedPrefixTransform(10));
+  BlockBasedTableOptions table = *TableOptionsOf(options);
+  table.whole_key_filtering = false;
+  options.table_factory.reset(ROCKSDB_NAMESPACE::NewBlockBasedTableFactory(table));
+  Open(options);
+  auto in_group = [](uint64_t group, uint64_t j) { return Key(group * 1000 + j); };
+  WriteOptions w;
+  for (uint64_t group = 0; group < 100; group += 2) {
+    for (uint64_t j = 0; j < 1000; ++j) ASSERT_TRUE(db_->Put(w, in_group(group, j), "v").ok());
+  }
+  ASSERT_TRUE(db_->Flush({}).ok());
+  PinnableSlice value;
+  for (uint64_t group = 0; group < 100; group += 2) {
+    for (uint64_t j = 0; j < 1000; j += 7) {
+      ASSERT_TRUE(
+          db_->Get(ReadOptions(), db_->DefaultColumnFamily(), in_group(group, j), &value).ok());
+    }
+  }
+  const uint64_t useful_before = stats_->getTickerCount(tickers::BLOOM_FILTER_PREFIX_USEFUL) +
+                                 stats_->getTickerCount(tickers::BLOOM_FILTER_USEFUL);
+  int lookups = 0;
+  for (uint64_t group = 1; group < 100; group += 2) {
+    for (uint64_t j = 0; j < 1000; j += 25, ++lookups) {
+      EXPECT_TRUE(db_->Get(ReadOptions(), db_->DefaultColumnFamily(), in_group(group, j), &value)
+                      .IsNotFound());
+    }
+  }
+  const uint64_t useful = stats_->getTickerCount(tickers::BLOOM_FILTER_PREFIX_USEFUL) +
+                          stats_->getTickerCount(tickers::BLOOM_FILTER_USEFUL) - useful_before;
+  // 50 absent prefixes among 50 present ones at 10 bits per prefix: at most a few get through.
+  EXPECT_GT(useful, lookups * 0.9) << useful << " of " << lookups;
+  // Prefix iteration finds every key of a prefix.
+  ReadOptions ro;
+  ro.prefix_same_as_start = true;
+  std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> it(db_->NewIterator(ro));
+  int found = 0;
+  for (it->Seek(in_group(12, 0)); it->Valid(); it->Next()) ++found;
+  EXPECT_EQ(found, 1000);
+}
+
+TEST_F(DbTest, PartitionedFilters) {
+  for (const char* uri : {"sstfilter.Bloom:10", "{id=sstfilter.Cuckoo;fp_rate=0.001}"}) {
+    SCOPED_TRACE(uri);
+    Options options = MakeOptions(uri);
+    BlockBasedTableOptions table = *TableOptionsOf(options);
+    table.partition_filters = true;
+    table.index_type = BlockBasedTableOptions::kTwoLevelIndexSearch;
+    table.metadata_block_size = 1024;
+    options.table_factory.reset(ROCKSDB_NAMESPACE::NewBlockBasedTableFactory(table));
+    options.write_buffer_size = 16 << 20;  // one file of 50k keys, many partitions
+    Open(options);
+    Load(0, 50'000);
+    const FilterSpec spec =
+        dynamic_cast<const SstFilterPolicy&>(*table.filter_policy).Spec().value();
+    for (const auto& [file, props] : Tables()) {
+      // Many partitions, each a whole filter with its own trailer, plus their index: larger
+      // than one filter of all the keys.
+      EXPECT_GT(props->filter_size, FilterBytes(spec, props->num_filter_entries).value() + 1024)
+          << file;
+    }
+    ExpectAllPresent(0, 50'000);
+    const FilterCounts counts = LookUpAbsent(50'000);
+    EXPECT_GT(counts.negatives, 50'000u * 0.97);
+    db_.reset();
+    fs::remove_all(dir_);
+  }
+}
+
+TEST_F(DbTest, IngestedFilesCarryTheFilter) {
+  const Options options = MakeOptions("{id=sstfilter.Cuckoo;fp_rate=0.001}");
+  fs::create_directories(dir_);
+  const std::string sst = dir_ + "/../sstfilter_ingest_" + std::to_string(::getpid()) + ".sst";
+  {
+    ROCKSDB_NAMESPACE::SstFileWriter writer(ROCKSDB_NAMESPACE::EnvOptions(), options);
+    ASSERT_TRUE(writer.Open(sst).ok());
+    for (uint64_t i = 0; i < 20'000; ++i) {
+      ASSERT_TRUE(writer.Put(PresentKey(i), ValueOf(PresentKey(i))).ok());
+    }
+    ASSERT_TRUE(writer.Finish().ok());
+  }
+  Open(options);
+  ROCKSDB_NAMESPACE::IngestExternalFileOptions ingest;
+  ingest.move_files = true;
+  ASSERT_TRUE(db_->IngestExternalFile({sst}, ingest).ok());
+  for (const auto& [file, props] : Tables()) {
+    EXPECT_EQ(props->filter_policy_name, "sstfilter.Cuckoo");
+  }
+  ExpectAllPresent(0, 20'000);
+  EXPECT_GT(LookUpAbsent(20'000).negatives, 19'900u);
+  fs::remove(sst);
+}
+
+TEST_F(DbTest, OptimizeFiltersForHits) {
+  Options options = MakeOptions("sstfilter.Bloom:10");
+  options.optimize_filters_for_hits = true;
+  options.num_levels = 3;  // so that compaction reaches the last level, which gets no filters
+  Open(options);
+  for (uint64_t part = 0; part < 4; ++part) Load(part * 25'000, 25'000);
+  CompactAll();
+  Load(100'000, 5'000);
+  // RocksDB skips building or consulting filters where it deems a level bottommost; whichever
+  // files have them, every key is found and absent keys are still answered "not found".
+  ExpectAllPresent(0, 105'000);
+  const FilterCounts counts = LookUpAbsent(20'000);
+  EXPECT_EQ(counts.true_positives, 0u);
+}
+
+TEST_F(DbTest, DetectFilterConstructCorruptionRuns) {
+  Options options = MakeOptions("{id=sstfilter.Cuckoo;fp_rate=0.01}");
+  BlockBasedTableOptions table = *TableOptionsOf(options);
+  table.detect_filter_construct_corruption = true;
+  options.table_factory.reset(ROCKSDB_NAMESPACE::NewBlockBasedTableFactory(table));
+  Open(options);
+  Load(0, 30'000);  // MaybePostVerify checks every filter; a failure would fail the flush
+  CompactAll();
+  ExpectAllPresent(0, 30'000);
+}
+
+}  // namespace
+}  // namespace sstfilter

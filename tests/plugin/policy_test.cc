@@ -1,0 +1,277 @@
+// The policies through RocksDB's own configuration machinery, and their builders and readers
+// through the re-declared FilterBitsBuilder/FilterBitsReader interface.
+#include <gtest/gtest.h>
+#include <rocksdb/convenience.h>
+#include <rocksdb/filter_policy.h>
+#include <rocksdb/table.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/filter_reader.h"
+#include "core/filter_spec.h"
+#include "plugin/filter_bits_interface.h"
+#include "plugin/policies.h"
+#include "plugin/sstfilter.h"
+
+namespace sstfilter {
+namespace {
+
+using ROCKSDB_NAMESPACE::BlockBasedTableOptions;
+using ROCKSDB_NAMESPACE::ConfigOptions;
+using ROCKSDB_NAMESPACE::FilterBitsBuilder;
+using ROCKSDB_NAMESPACE::FilterBitsReader;
+using ROCKSDB_NAMESPACE::FilterBuildingContext;
+using ROCKSDB_NAMESPACE::FilterPolicy;
+using ROCKSDB_NAMESPACE::Slice;
+using ROCKSDB_NAMESPACE::Status;
+
+std::shared_ptr<const FilterPolicy> Create(const std::string& uri) {
+  std::shared_ptr<const FilterPolicy> policy;
+  const Status s = NewFilterPolicy(uri, &policy);
+  EXPECT_TRUE(s.ok()) << uri << ": " << s.ToString();
+  return policy;
+}
+
+const SstFilterPolicy& AsSst(const std::shared_ptr<const FilterPolicy>& p) {
+  return dynamic_cast<const SstFilterPolicy&>(*p);
+}
+
+std::string Key(int i) { return "key" + std::to_string(i); }
+
+TEST(Policy, AcceptedForms) {
+  struct Case {
+    const char* uri;
+    const char* name;
+    FilterKind kind;
+    double bits_per_key;  // of the resulting spec, 0 to skip
+    int param;            // probes or fingerprint bits
+  } cases[] = {
+      {"sstfilter.Bloom:10", "sstfilter.Bloom", FilterKind::kBlockedBloom, 10, 7},
+      {"sstfilter.Bloom:16.5", "sstfilter.Bloom", FilterKind::kBlockedBloom, 16.5, 10},
+      {"{id=sstfilter.Bloom;bits_per_key=10;layout=standard}", "sstfilter.Bloom",
+       FilterKind::kStandardBloom, 10, 7},
+      {"{id=sstfilter.Bloom;fp_rate=0.01}", "sstfilter.Bloom", FilterKind::kBlockedBloom, 9.9, 6},
+      {"sstfilter.Cuckoo:12", "sstfilter.Cuckoo", FilterKind::kCuckoo, 0, 11},
+      {"{id=sstfilter.Cuckoo;fp_rate=0.001}", "sstfilter.Cuckoo", FilterKind::kCuckoo, 0, 13},
+      {"{id=sstfilter.Cuckoo;bits_per_key=20}", "sstfilter.Cuckoo", FilterKind::kCuckoo, 0, 19},
+  };
+  for (const Case& c : cases) {
+    const auto policy = Create(c.uri);
+    ASSERT_NE(policy, nullptr) << c.uri;
+    EXPECT_STREQ(policy->Name(), c.name) << c.uri;
+    EXPECT_STREQ(policy->CompatibilityName(), "sstfilter") << c.uri;
+    const FilterSpec spec = AsSst(policy).Spec().value();
+    EXPECT_EQ(spec.kind, c.kind) << c.uri;
+    if (c.kind == FilterKind::kCuckoo) {
+      EXPECT_EQ(spec.cuckoo.fingerprint_bits, c.param) << c.uri;
+    } else {
+      EXPECT_NEAR(spec.bloom.bits_per_key, c.bits_per_key, 1e-9) << c.uri;
+      EXPECT_EQ(spec.bloom.num_probes, c.param) << c.uri;
+    }
+  }
+}
+
+TEST(Policy, WorksInTableOptionStrings) {
+  ConfigOptions strict;
+  strict.ignore_unknown_options = false;
+  strict.ignore_unsupported_options = false;
+  strict.input_strings_escaped = false;
+  BlockBasedTableOptions base, out;
+  ASSERT_TRUE(ROCKSDB_NAMESPACE::GetBlockBasedTableOptionsFromString(
+                  strict, base, "filter_policy={id=sstfilter.Cuckoo;fp_rate=0.001}", &out)
+                  .ok());
+  ASSERT_NE(out.filter_policy, nullptr);
+  EXPECT_STREQ(out.filter_policy->Name(), "sstfilter.Cuckoo");
+  ASSERT_TRUE(ROCKSDB_NAMESPACE::GetBlockBasedTableOptionsFromString(
+                  strict, base, "filter_policy=sstfilter.Bloom:12;block_size=8192", &out)
+                  .ok());
+  EXPECT_STREQ(out.filter_policy->Name(), "sstfilter.Bloom");
+}
+
+TEST(Policy, BadStringsAreClearErrors) {
+  struct Case {
+    const char* uri;
+    std::vector<std::string> message_parts;
+  } cases[] = {
+      {"{id=sstfilter.Bloom;bits_per_key=10;fp_rate=0.01}", {"exactly one", "bits_per_key"}},
+      {"sstfilter.Bloom", {"needs bits_per_key", "fp_rate"}},
+      {"{id=sstfilter.Cuckoo}", {"sstfilter.Cuckoo", "needs bits_per_key"}},
+      {"sstfilter.Bloom:0", {"bits_per_key must be in (0, 100]"}},
+      {"sstfilter.Bloom:101", {"bits_per_key must be in (0, 100]"}},
+      {"{id=sstfilter.Bloom;bits_per_key=-3}", {"bits_per_key must be in (0, 100]"}},
+      {"{id=sstfilter.Bloom;fp_rate=0}", {"fp_rate must be in (0, 1)"}},
+      {"{id=sstfilter.Bloom;fp_rate=1.5}", {"fp_rate must be in (0, 1)"}},
+      {"{id=sstfilter.Cuckoo;fp_rate=1e-12}", {"fingerprints wider than 32"}},
+      {"sstfilter.Cuckoo:4", {"below the cuckoo minimum"}},
+      {"{id=sstfilter.Bloom;bits_per_key=ten}", {"bits_per_key must be a number", "ten"}},
+      {"{id=sstfilter.Bloom;bits_per_key=nan}", {"bits_per_key must be a number"}},
+      {"{id=sstfilter.Bloom;bits_per_key=inf}", {"bits_per_key must be a number"}},
+      {"{id=sstfilter.Bloom;bits_per_key=10;layout=sideways}",
+       {"layout must be blocked or standard", "sideways"}},
+      {"{id=sstfilter.Bloom;bits_per_key=10;colour=blue}", {"colour"}},
+      {"sstfilter.Blom:10", {"sstfilter.Blom"}},
+      {"sstfilter.Bloom:ten", {"sstfilter.Bloom:ten"}},
+  };
+  for (const Case& c : cases) {
+    std::shared_ptr<const FilterPolicy> policy;
+    const Status s = NewFilterPolicy(c.uri, &policy);
+    EXPECT_FALSE(s.ok()) << c.uri;
+    // InvalidArgument for bad values; NotSupported for an unknown policy name; NotFound (RocksDB's
+    // own) for an unknown option.
+    EXPECT_TRUE(s.IsInvalidArgument() || s.IsNotSupported() || s.IsNotFound())
+        << c.uri << ": " << s.ToString();
+    for (const std::string& part : c.message_parts) {
+      EXPECT_NE(s.ToString().find(part), std::string::npos)
+          << c.uri << ": '" << s.ToString() << "' lacks '" << part << "'";
+    }
+  }
+}
+
+TEST(Policy, SerialisedOptionsRecreateAnEqualPolicy) {
+  for (const char* uri :
+       {"sstfilter.Bloom:10", "{id=sstfilter.Bloom;fp_rate=0.001;layout=standard}",
+        "{id=sstfilter.Cuckoo;fp_rate=0.001}", "sstfilter.Cuckoo:12.5"}) {
+    BlockBasedTableOptions options;
+    options.filter_policy = Create(uri);
+    ConfigOptions config;
+    std::string serialised;
+    std::unique_ptr<ROCKSDB_NAMESPACE::TableFactory> factory(
+        ROCKSDB_NAMESPACE::NewBlockBasedTableFactory(options));
+    ASSERT_TRUE(factory->GetOptionString(config, &serialised).ok());
+    const size_t at = serialised.find("filter_policy=");
+    ASSERT_NE(at, std::string::npos) << serialised;
+    // filter_policy={id=...;...}: the policy's own string, braces included.
+    const size_t open = at + std::string("filter_policy=").size();
+    ASSERT_EQ(serialised[open], '{') << serialised;
+    const std::string text = serialised.substr(open, serialised.find('}', open) - open + 1);
+    EXPECT_EQ(text.find("nan"), std::string::npos) << text;  // an unset option is left out
+    const auto again = Create(text);
+    ASSERT_NE(again, nullptr) << text;
+    EXPECT_STREQ(again->Name(), options.filter_policy->Name());
+    EXPECT_EQ(AsSst(again).Spec().value().ToString(),
+              AsSst(options.filter_policy).Spec().value().ToString())
+        << uri << " -> " << text;
+    std::string mismatch;
+    EXPECT_TRUE(again->AreEquivalent(config, options.filter_policy.get(), &mismatch)) << mismatch;
+  }
+}
+
+TEST(Policy, RegistrationIsIdempotent) {
+  EXPECT_EQ(sstfilter_register(*ROCKSDB_NAMESPACE::ObjectLibrary::Default(), ""), 0);
+  auto library = std::make_shared<ROCKSDB_NAMESPACE::ObjectLibrary>("test");
+  EXPECT_EQ(sstfilter_register(*library, ""), 2);
+  EXPECT_EQ(sstfilter_register(*library, ""), 0);
+}
+
+struct BuilderCase {
+  const char* uri;
+};
+
+class BuilderTest : public ::testing::TestWithParam<const char*> {
+ protected:
+  std::unique_ptr<FilterBitsBuilder> NewBuilder(bool verify = false) {
+    options_.filter_policy = Create(GetParam());
+    options_.detect_filter_construct_corruption = verify;
+    const FilterBuildingContext context(options_);
+    return std::unique_ptr<FilterBitsBuilder>(
+        options_.filter_policy->GetBuilderWithContext(context));
+  }
+  BlockBasedTableOptions options_;
+};
+
+TEST_P(BuilderTest, FinishEmptiesTheBuilderForTheNextPartition) {
+  auto builder = NewBuilder();
+  ASSERT_NE(builder, nullptr);
+  for (int partition = 0; partition < 3; ++partition) {
+    const int first = partition * 10000;
+    for (int i = first; i < first + 10000; ++i) {
+      builder->AddKey(Key(i));
+      builder->AddKey(Key(i));  // a repeat of the previous key is skipped
+    }
+    EXPECT_EQ(builder->EstimateEntriesAdded(), 10000u);
+    std::unique_ptr<const char[]> buf;
+    Status status = Status::Incomplete();
+    const Slice filter = builder->Finish(&buf, &status);
+    ASSERT_TRUE(status.ok());
+    EXPECT_EQ(builder->EstimateEntriesAdded(), 0u);
+    EXPECT_EQ(filter.size(),
+              FilterBytes(AsSst(options_.filter_policy).Spec().value(), 10000).value());
+    std::unique_ptr<FilterBitsReader> reader(options_.filter_policy->GetFilterBitsReader(filter));
+    // This partition's keys all match, singly and batched; the trailer counts exactly them.
+    EXPECT_EQ(FilterReader::Open(reinterpret_cast<const uint8_t*>(filter.data()), filter.size())
+                      .trailer()
+                      .num_keys <= 10000u,
+              true);
+    std::vector<std::string> keys;
+    for (int i = first; i < first + 10000; ++i) keys.push_back(Key(i));
+    std::vector<Slice> slices(keys.begin(), keys.end());
+    std::vector<Slice*> ptrs;
+    for (Slice& s : slices) ptrs.push_back(&s);
+    std::unique_ptr<bool[]> may_match(new bool[keys.size()]);
+    reader->MayMatch(static_cast<int>(keys.size()), ptrs.data(), may_match.get());
+    for (size_t i = 0; i < keys.size(); ++i) {
+      ASSERT_TRUE(reader->MayMatch(keys[i])) << keys[i];
+      ASSERT_TRUE(may_match[i]) << keys[i];
+    }
+    // Keys of other partitions are (mostly) not in this one.
+    int others = 0;
+    for (int i = 100000; i < 110000; ++i) others += reader->MayMatch(Key(i));
+    EXPECT_LT(others, 300);
+  }
+}
+
+TEST_P(BuilderTest, ApproximateNumEntriesIsTheInverseOfTheSize) {
+  auto builder = NewBuilder();
+  const FilterSpec spec = AsSst(options_.filter_policy).Spec().value();
+  for (size_t bytes : {size_t{0}, size_t{31}, size_t{100}, size_t{4096}, size_t{1} << 20}) {
+    const size_t n = builder->ApproximateNumEntries(bytes);
+    if (n > 0) {
+      EXPECT_LE(FilterBytes(spec, n).value(), bytes);
+    }
+    EXPECT_GT(FilterBytes(spec, n + 1).value(), bytes);
+  }
+  // Huge budgets are clamped, not overflowed.
+  EXPECT_GT(builder->ApproximateNumEntries(SIZE_MAX), size_t{1} << 40);
+}
+
+TEST_P(BuilderTest, PostVerifyCatchesACorruptedFilter) {
+  auto builder = NewBuilder(/*verify=*/true);
+  for (int i = 0; i < 5000; ++i) builder->AddKey(Key(i));
+  std::unique_ptr<const char[]> buf;
+  Status status;
+  const Slice filter = builder->Finish(&buf, &status);
+  ASSERT_TRUE(status.ok());
+  EXPECT_TRUE(builder->MaybePostVerify(filter).ok());
+
+  for (int i = 0; i < 5000; ++i) builder->AddKey(Key(i));
+  const Slice second = builder->Finish(&buf, &status);
+  std::string zeroed(second.data(), second.size());
+  std::fill(zeroed.begin(), zeroed.end() - kTrailerBytes, '\0');  // every key now missing
+  EXPECT_TRUE(builder->MaybePostVerify(zeroed).IsCorruption());
+  // Without the option, nothing is checked.
+  auto plain = NewBuilder(/*verify=*/false);
+  EXPECT_TRUE(plain->MaybePostVerify(zeroed).ok());
+}
+
+TEST_P(BuilderTest, EmptyFilterAndGarbage) {
+  auto builder = NewBuilder();
+  std::unique_ptr<const char[]> buf;
+  const Slice empty = builder->Finish(&buf);
+  std::unique_ptr<FilterBitsReader> none(options_.filter_policy->GetFilterBitsReader(empty));
+  EXPECT_FALSE(none->MayMatch("anything"));
+  for (const std::string& garbage : {std::string(), std::string("x"), std::string(100, '\x07')}) {
+    std::unique_ptr<FilterBitsReader> all(options_.filter_policy->GetFilterBitsReader(garbage));
+    EXPECT_TRUE(all->MayMatch("anything"));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllPolicies, BuilderTest,
+                         ::testing::Values("sstfilter.Bloom:10",
+                                           "{id=sstfilter.Bloom;bits_per_key=10;layout=standard}",
+                                           "{id=sstfilter.Cuckoo;fp_rate=0.001}",
+                                           "sstfilter.Cuckoo:24"));
+
+}  // namespace
+}  // namespace sstfilter

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs sstfilter into a temporary prefix, then builds the README's example application
+# (tests/install/app) against it twice, with CMake's find_package and with pkg-config, and runs
+# both. The application never calls into libsstfilter.so, so this also proves that the package's
+# link settings keep the library (and its registration) despite --as-needed. A control link
+# without them shows what goes wrong otherwise.
+#
+#   install_test.sh BUILD_DIR SOURCE_DIR
+set -euo pipefail
+build=$(readlink -f "$1")
+src=$(readlink -f "$2")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+prefix="$work/prefix"
+
+cmake --install "$build" --prefix "$prefix" > "$work/install.log"
+libdir=$(dirname "$(find "$prefix" -name 'libsstfilter.so' | head -n 1)")
+export LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+
+echo "== find_package(sstfilter)"
+cmake -S "$src/tests/install/app" -B "$work/app" -DCMAKE_PREFIX_PATH="$prefix" > "$work/app.log"
+cmake --build "$work/app" > "$work/app-build.log"
+"$work/app/example_app" "$work/db1"
+
+echo "== pkg-config sstfilter"
+export PKG_CONFIG_PATH="$libdir/pkgconfig"
+# shellcheck disable=SC2046
+g++ -std=c++17 "$src/tests/install/app/main.cc" -o "$work/app_pc" $(pkg-config --cflags --libs sstfilter)
+"$work/app_pc" "$work/db2"
+
+echo "== control: a plain -lsstfilter under --as-needed"
+g++ -std=c++17 "$src/tests/install/app/main.cc" -o "$work/app_plain" -Wl,--as-needed \
+  -I"$prefix/include" -L"$libdir" -lsstfilter -lrocksdb
+if "$work/app_plain" "$work/db3" 2> "$work/plain.err"; then
+  echo "FAIL: the control run found the policy without the package's link settings" >&2
+  exit 1
+fi
+echo "as expected: $(cat "$work/plain.err")"
+echo "1 passed, 0 failed"

@@ -213,7 +213,17 @@ Result<CuckooFilter> CuckooFilter::Deserialize(const uint8_t* data, size_t size)
   filter.bytes_.assign(parsed.body, parsed.body + parsed.body_bytes);
   filter.table_ = CuckooTable(filter.bytes_.data(), t.num_units, t.param);
   filter.hashing_ = CuckooHashing(t.num_units, t.param, t.seed);
-  filter.size_ = t.num_keys;
+  // The table must hold exactly the fingerprints the trailer counts: a filter that disagrees
+  // with itself is corrupt, and adding to it would overrun its real capacity.
+  uint64_t occupied = 0;
+  for (uint64_t b = 0; b < t.num_units; ++b) {
+    for (int s = 0; s < kCuckooSlotsPerBucket; ++s) occupied += filter.table_.Slot(b, s) != 0;
+  }
+  if (occupied != t.num_keys) {
+    return Err("corrupt cuckoo filter: the trailer counts " + std::to_string(t.num_keys) +
+               " keys, the table holds " + std::to_string(occupied));
+  }
+  filter.size_ = occupied;
   return filter;
 }
 

@@ -87,7 +87,8 @@ class CuckooReader {
     const uint32_t fp = hashing_.Fingerprint(h);
     // Both buckets are tested without a branch between them: a hit found in the first bucket
     // is about as likely as one in the second, so a branch would be mispredicted.
-    return table_.Contains(i1, fp) | table_.Contains(hashing_.Alt(i1, fp), fp);
+    return (static_cast<int>(table_.Contains(i1, fp)) |
+            static_cast<int>(table_.Contains(hashing_.Alt(i1, fp), fp))) != 0;
   }
 
   // Prefetches both buckets of every key first, then tests them.

@@ -73,7 +73,10 @@ class CuckooTableView {
     const int f = fingerprint_bits_;
     const uint64_t bit = bucket * kCuckooSlotsPerBucket * f;
     if (f <= 16) return LanesHold(bit, fp);
-    if (f <= kMaxHalfBucketBits) return LanesHold(bit, fp) | LanesHold(bit + 2 * f, fp);
+    if (f <= kMaxHalfBucketBits) {
+      return (static_cast<int>(LanesHold(bit, fp)) |
+              static_cast<int>(LanesHold(bit + 2 * f, fp))) != 0;
+    }
     for (int s = 0; s < kCuckooSlotsPerBucket; ++s) {
       if (Slot(bucket, s) == fp) return true;
     }

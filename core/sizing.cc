@@ -23,12 +23,13 @@ std::string Num(double v) {
 }
 
 bool RateOk(double p) { return p > 0.0 && p < 1.0; }  // false for NaN
-bool BudgetOk(double b) { return b > 0.0 && b <= kMaxBitsPerKey; }
+bool BudgetOk(double b) { return b >= kMinBitsPerKey && b <= kMaxBitsPerKey; }
 bool LoadOk(double a) { return a > 0.0 && a <= 1.0; }
 
 std::string RateError(double p) { return "fp_rate must be in (0, 1), got " + Num(p); }
 std::string BudgetError(double b) {
-  return "bits_per_key must be in (0, " + Num(kMaxBitsPerKey) + "], got " + Num(b);
+  return "bits_per_key must be in [" + Num(kMinBitsPerKey) + ", " + Num(kMaxBitsPerKey) +
+         "], got " + Num(b);
 }
 std::string LoadError(double a) { return "load factor must be in (0, 1], got " + Num(a); }
 const char* kNoKeys = "num_keys must be > 0";

@@ -4,7 +4,7 @@
 // This is the one place where these formulas live; builders, the RocksDB plugin, the benchmarks
 // and the tests all call these functions. Every function validates its input and returns an
 // error message for n = 0 where that is meaningless, rates outside (0, 1), NaN, infinities,
-// budgets outside (0, kMaxBitsPerKey], and sizes that would overflow 64 bits.
+// budgets outside [kMinBitsPerKey, kMaxBitsPerKey], and sizes that would overflow 64 bits.
 //
 // Units: rates are probabilities (0.01 means 1%), sizes are bits unless a name says bytes.
 #pragma once
@@ -16,6 +16,10 @@
 
 namespace sstfilter {
 
+// The smallest space budget accepted anywhere. Below it every filter matches nearly every key,
+// and the blocked-Bloom estimate's Poisson mean (512 / bits_per_key keys per block) stops fitting
+// the arithmetic that evaluates it (found by the options fuzzer at 1e-55 bits/key).
+inline constexpr double kMinBitsPerKey = 0.01;
 // The largest space budget accepted anywhere. 100 bits/key already buys a rate near 1e-21, far
 // below the 64-bit hash collision floor (n / 2^64); larger values are a mistake, not a wish.
 inline constexpr double kMaxBitsPerKey = 100.0;

@@ -130,7 +130,7 @@ Result<bool> SstFilterPolicy::CheckBudget(const BudgetOptions& budget) const {
   }
   if (!has_bits && !has_rate) {
     return Err(
-        "needs bits_per_key (a space budget, in (0, 100]) or fp_rate (a target rate, in "
+        "needs bits_per_key (a space budget, in [0.01, 100]) or fp_rate (a target rate, in "
         "(0, 1)), for example " +
         std::string(Name()) + ":10 or {id=" + Name() + ";fp_rate=0.01}");
   }

@@ -5,7 +5,7 @@
 //   sstfilter.Cuckoo:12                        cuckoo filter, at most 12 bits per key
 //   {id=sstfilter.Cuckoo;fp_rate=0.001}        cuckoo filter for a 0.1% false-positive rate
 //
-// Each policy takes exactly one of bits_per_key (a space budget, in (0, 100]) or fp_rate (a
+// Each policy takes exactly one of bits_per_key (a space budget, in [0.01, 100]) or fp_rate (a
 // target rate, in (0, 1)); sstfilter.Bloom also takes layout=blocked (default) or standard. The
 // names work wherever RocksDB accepts a filter policy: FilterPolicy::CreateFromString,
 // GetBlockBasedTableOptionsFromString ("filter_policy=..."), OPTIONS files, and RocksDB's own

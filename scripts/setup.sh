@@ -2,29 +2,36 @@
 # Installs what sstfilter needs on Debian bookworm (as root) if it is missing, then configures and
 # builds one build tree.
 #
-#   scripts/setup.sh [--sanitize] [--build-dir DIR]
+#   scripts/setup.sh [--sanitize | --tsan] [--build-dir DIR]
+#
+# --sanitize: ASan+UBSan, everything (build-sanitize/). --tsan: ThreadSanitizer, core/ and its
+# tests only, since Debian's librocksdb is not instrumented (build-tsan/).
 #
 # Prints the build directory on its last line. Used by scripts/bench.sh, scripts/test.sh and CI.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 sanitize=OFF
+tsan=OFF
 build_dir=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --sanitize) sanitize=ON ;;
+    --tsan) tsan=ON ;;
     --build-dir) build_dir="$2"; shift ;;
-    *) echo "setup.sh: unknown argument '$1' (expected --sanitize or --build-dir DIR)" >&2; exit 2 ;;
+    *) echo "setup.sh: unknown argument '$1' (expected --sanitize, --tsan or --build-dir DIR)" >&2
+       exit 2 ;;
   esac
   shift
 done
 if [ -z "$build_dir" ]; then
   build_dir="$root/build"
   [ "$sanitize" = ON ] && build_dir="$root/build-sanitize"
+  [ "$tsan" = ON ] && build_dir="$root/build-tsan"
 fi
 
 packages=(cmake g++ make pkg-config librocksdb-dev rocksdb-tools libgflags-dev libgtest-dev
-          libxxhash-dev libbenchmark-dev)
+          libxxhash-dev libbenchmark-dev gnuplot-nox)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -41,8 +48,13 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 build_type=Release
+extra=()
 [ "$sanitize" = ON ] && build_type=RelWithDebInfo
+if [ "$tsan" = ON ]; then
+  build_type=RelWithDebInfo
+  extra=(-DSSTFILTER_WITH_ROCKSDB=OFF -DSSTFILTER_BENCHMARKS=OFF)
+fi
 cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE="$build_type" \
-  -DSSTFILTER_SANITIZE="$sanitize" >&2
+  -DSSTFILTER_SANITIZE="$sanitize" -DSSTFILTER_TSAN="$tsan" "${extra[@]}" >&2
 cmake --build "$build_dir" -j "$(nproc)" >&2
 echo "$build_dir"

@@ -310,6 +310,21 @@ TEST(CuckooFilter, KeysAndSerialisationRoundTrip) {
   EXPECT_FALSE(CuckooFilter::Deserialize(reinterpret_cast<const uint8_t*>("SSTF"), 4).ok());
 }
 
+TEST(CuckooFilter, DeserialiseRefusesATableThatDisagreesWithItsTrailer) {
+  // Found by the reader fuzzer: a body with fewer fingerprints than the trailer counts was
+  // adopted, and adds then overran the table's real capacity.
+  CuckooFilter filter = CuckooFilter::Create(100, 12).value();
+  for (uint64_t h : KeyHashes(95, 50)) ASSERT_TRUE(filter.AddHash(h));
+  std::string bytes = filter.Serialize();
+  // Clear every slot of the table, keep the trailer (whose check word stays valid).
+  std::fill(bytes.begin(), bytes.end() - kTrailerBytes, '\0');
+  const auto back =
+      CuckooFilter::Deserialize(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  ASSERT_FALSE(back.ok());
+  EXPECT_NE(back.error().find("trailer counts 50 keys, the table holds 0"), std::string::npos)
+      << back.error();
+}
+
 TEST(CuckooFilter, StaticBuildsDeserialiseToo) {
   const std::vector<uint64_t> keys = KeyHashes(90, 1000);
   const Built b = Build(12, keys);

@@ -42,7 +42,7 @@ TEST(StandardBloomSizing, Monotone) {
     prev_bits = bits;
   }
   double prev_rate = 1;
-  for (double b = 1; b <= kMaxBitsPerKey; b += 0.5) {
+  for (double b = 1; b <= kMaxBitsPerKey; b += 0.5) {  // below 1 the rate rounds to 1.0
     const double rate = StandardBloomFpRateForBitsPerKey(b).value();
     EXPECT_LT(rate, prev_rate) << b;
     prev_rate = rate;
@@ -135,7 +135,8 @@ TEST(Sizing, RejectsBadInput) {
     EXPECT_FALSE(InformationLimitBitsPerKey(p).ok()) << p;
     EXPECT_NE(StandardBloomBits(100, p).error().find("fp_rate"), std::string::npos);
   }
-  for (double b : {0.0, -1.0, kMaxBitsPerKey + 0.01, 1e300, kNaN, kInf}) {
+  for (double b :
+       {0.0, -1.0, 1e-55, kMinBitsPerKey / 2, kMaxBitsPerKey + 0.01, 1e300, kNaN, kInf}) {
     EXPECT_FALSE(StandardBloomFpRateForBitsPerKey(b).ok()) << b;
     EXPECT_FALSE(StandardBloomProbesForBitsPerKey(b).ok()) << b;
     EXPECT_FALSE(BlockedBloomProbes(b).ok()) << b;

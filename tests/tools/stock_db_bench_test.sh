@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Stock RocksDB tools with libsstfilter.so preloaded: Debian's /usr/bin/db_bench runs with an
-# OPTIONS file naming sstfilter.Cuckoo, and its statistics must show the filter answering "no"
-# for absent keys at about its rate; sst_dump names the policy. The same run without the preload
+# Stock RocksDB tools with libsstfilter.so preloaded: Debian's /usr/bin/db_bench runs, through
+# db_bench_ext/stock_db_bench.sh, with an OPTIONS file naming sstfilter.Cuckoo, and its
+# statistics must show the filter answering "no" for absent keys at about its rate; sst_dump
+# names the policy and ldb reads the database. The same run without the preload
 # is the control: RocksDB then silently drops the policy, and the filter is never consulted.
 #
 #   stock_db_bench_test.sh /path/to/libsstfilter.so
@@ -10,28 +11,19 @@ lib=$(readlink -f "$1")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-cat > "$work/options.ini" <<'INI'
-[Version]
-  rocksdb_version=7.8.3
-  options_file_version=1.1
-[DBOptions]
-  create_if_missing=true
-[CFOptions "default"]
-  write_buffer_size=1048576
-  target_file_size_base=1048576
-[TableOptions/BlockBasedTable "default"]
-  filter_policy={id=sstfilter.Cuckoo;fp_rate=0.001}
-INI
+src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+common=(--benchmarks=fillrandom,readrandom --num=100000 --reads=50000 --key_size=16
+        --value_size=100 --statistics --seed=1)
 
-run_db_bench() {  # $1: database dir; stdout: db_bench's output
-  db_bench --options_file="$work/options.ini" --db="$1" --benchmarks=fillrandom,readrandom \
-    --num=100000 --reads=50000 --key_size=16 --value_size=100 --statistics --seed=1
-}
 ticker() {  # $1: output file, $2: ticker name
   awk -v name="$2" '$1 == name && $2 == "COUNT" { print $4 }' "$1"
 }
 
-LD_PRELOAD="$lib" run_db_bench "$work/with" > "$work/with.out" 2> "$work/with.err"
+# Through db_bench_ext/stock_db_bench.sh, which preloads the library and writes the OPTIONS file.
+SSTFILTER_LIB="$lib" bash "$src/db_bench_ext/stock_db_bench.sh" \
+  --filter_uri='{id=sstfilter.Cuckoo;fp_rate=0.001}' --write_buffer_size=1048576 \
+  --options_out="$work/options.ini" --db="$work/with" "${common[@]}" \
+  > "$work/with.out" 2> "$work/with.err"
 useful=$(ticker "$work/with.out" rocksdb.bloom.filter.useful)
 positive=$(ticker "$work/with.out" rocksdb.bloom.filter.full.positive)
 true_positive=$(ticker "$work/with.out" rocksdb.bloom.filter.full.true.positive)
@@ -53,7 +45,8 @@ LD_PRELOAD="$lib" ldb --db="$work/with" --try_load_options scan --max_keys=3 > "
 [ "$(wc -l < "$work/ldb.out")" -eq 3 ] || { echo "FAIL: ldb could not scan" >&2; exit 1; }
 
 # The control: no preload, the policy is silently dropped.
-run_db_bench "$work/without" > "$work/without.out" 2> "$work/without.err"
+db_bench --options_file="$work/options.ini" --db="$work/without" "${common[@]}" \
+  > "$work/without.out" 2> "$work/without.err"
 useful=$(ticker "$work/without.out" rocksdb.bloom.filter.useful)
 echo "without the plugin: useful=$useful (RocksDB dropped the policy it could not load)"
 [ "${useful:-0}" -eq 0 ] || { echo "FAIL: control run used a filter" >&2; exit 1; }

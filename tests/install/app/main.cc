@@ -51,7 +51,8 @@ int main(int argc, char** argv) {
   const bool found = db->Get(rocksdb::ReadOptions(), "user:42", &value).ok();
   int absent_found = 0;
   for (int i = 0; i < 1000; ++i) {
-    absent_found += db->Get(rocksdb::ReadOptions(), "user:" + std::to_string(2 * i + 1), &value).ok();
+    absent_found +=
+        db->Get(rocksdb::ReadOptions(), "user:" + std::to_string(2 * i + 1), &value).ok();
   }
   const uint64_t skipped = options.statistics->getTickerCount(rocksdb::BLOOM_FILTER_USEFUL);
   printf("user:42 %s; %d of 1000 absent keys found; %llu reads skipped by the filter\n",

@@ -1,0 +1,110 @@
+#include "plugin/inspect.h"
+
+#include <rocksdb/convenience.h>
+#include <rocksdb/metadata.h>
+#include <rocksdb/table_properties.h>
+#include <rocksdb/utilities/options_util.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <map>
+#include <memory>
+
+#include "plugin/sstfilter.h"
+
+namespace sstfilter {
+
+using ROCKSDB_NAMESPACE::Status;
+
+namespace {
+
+std::string BaseName(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+}  // namespace
+
+bool SstFilterInfo::has_sstfilter_filter() const {
+  return filter_bytes > 0 && policy_name.rfind("sstfilter.", 0) == 0;
+}
+
+Status DescribeFilters(ROCKSDB_NAMESPACE::DB* db, std::vector<SstFilterInfo>* files) {
+  files->clear();
+  ROCKSDB_NAMESPACE::TablePropertiesCollection props;
+  Status s = db->GetPropertiesOfAllTables(&props);
+  if (!s.ok()) return s;
+  std::map<std::string, std::shared_ptr<const ROCKSDB_NAMESPACE::TableProperties>> by_name;
+  for (const auto& entry : props) by_name[BaseName(entry.first)] = entry.second;
+  std::vector<ROCKSDB_NAMESPACE::LiveFileMetaData> live;
+  db->GetLiveFilesMetaData(&live);
+  for (const auto& meta : live) {
+    SstFilterInfo info;
+    info.file = BaseName(meta.name);
+    info.level = meta.level;
+    const auto it = by_name.find(info.file);
+    if (it != by_name.end()) {
+      info.policy_name = it->second->filter_policy_name;
+      info.filter_bytes = it->second->filter_size;
+      info.filter_entries = it->second->num_filter_entries;
+      info.num_entries = it->second->num_entries;
+    }
+    files->push_back(info);
+  }
+  std::sort(files->begin(), files->end(), [](const SstFilterInfo& a, const SstFilterInfo& b) {
+    return a.level != b.level ? a.level < b.level : a.file < b.file;
+  });
+  return Status::OK();
+}
+
+Status DescribeFilters(const std::string& db_path, std::vector<SstFilterInfo>* files) {
+  ROCKSDB_NAMESPACE::ConfigOptions strict;
+  strict.ignore_unknown_options = false;
+  strict.ignore_unsupported_options = false;
+  strict.input_strings_escaped = false;
+  ROCKSDB_NAMESPACE::DBOptions db_options;
+  std::vector<ROCKSDB_NAMESPACE::ColumnFamilyDescriptor> cfs;
+  Status s = ROCKSDB_NAMESPACE::LoadLatestOptions(strict, db_path, &db_options, &cfs);
+  if (!s.ok()) {
+    return Status::InvalidArgument("sstfilter: cannot load the OPTIONS file of " + db_path +
+                                       " (is a filter policy library missing?)",
+                                   s.ToString());
+  }
+  std::vector<ROCKSDB_NAMESPACE::ColumnFamilyHandle*> handles;
+  ROCKSDB_NAMESPACE::DB* raw = nullptr;
+  s = ROCKSDB_NAMESPACE::DB::OpenForReadOnly(db_options, db_path, cfs, &handles, &raw);
+  if (!s.ok()) return s;
+  std::unique_ptr<ROCKSDB_NAMESPACE::DB> db(raw);
+  s = DescribeFilters(db.get(), files);
+  for (auto* h : handles) db->DestroyColumnFamilyHandle(h);
+  return s;
+}
+
+std::string FormatFilterReport(const std::vector<SstFilterInfo>& files) {
+  std::string out;
+  char line[256];
+  snprintf(line, sizeof(line), "%-14s %5s %-22s %12s %12s %9s\n", "file", "level", "filter policy",
+           "keys", "filter bytes", "bits/key");
+  out += line;
+  size_t without = 0;
+  std::string missing;
+  for (const SstFilterInfo& f : files) {
+    const double bits = f.filter_entries ? 8.0 * f.filter_bytes / f.filter_entries : 0;
+    snprintf(line, sizeof(line), "%-14s %5d %-22s %12" PRIu64 " %12" PRIu64 " %9.2f\n",
+             f.file.c_str(), f.level, f.policy_name.empty() ? "(none)" : f.policy_name.c_str(),
+             f.num_entries, f.filter_bytes, bits);
+    out += line;
+    if (!f.has_sstfilter_filter()) {
+      ++without;
+      missing += (missing.empty() ? "" : ", ") + f.file;
+    }
+  }
+  snprintf(line, sizeof(line), "%zu SST files, %zu without an sstfilter filter", files.size(),
+           without);
+  out += line;
+  out += without ? ": " + missing + "\n" : std::string("\n");
+  return out;
+}
+
+}  // namespace sstfilter

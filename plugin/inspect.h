@@ -1,0 +1,42 @@
+// Which SST files of a database carry an sstfilter filter.
+//
+// RocksDB silently drops a filter policy it cannot load (for example when libsstfilter.so was not
+// linked or preloaded), and a read-write open then rewrites the OPTIONS file without it: from then
+// on new files get no filter, and nothing fails. These functions report, for each live SST file,
+// the filter policy that built it, from the files' table properties, so the loss can be noticed.
+#pragma once
+
+#include <rocksdb/db.h>
+#include <rocksdb/status.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace sstfilter {
+
+struct SstFilterInfo {
+  std::string file;         // file name, e.g. "000012.sst"
+  int level = -1;           // LSM level
+  std::string policy_name;  // TableProperties::filter_policy_name; empty: no filter
+  uint64_t filter_bytes = 0;
+  uint64_t filter_entries = 0;
+  uint64_t num_entries = 0;  // keys (entries) in the file
+  // Whether the filter is one that sstfilter wrote (and so reads).
+  bool has_sstfilter_filter() const;
+};
+
+// The filters of every live SST file of an open database, ordered by level and file name.
+ROCKSDB_NAMESPACE::Status DescribeFilters(ROCKSDB_NAMESPACE::DB* db,
+                                          std::vector<SstFilterInfo>* files);
+
+// The same for a database on disk, opened read-only with its own OPTIONS file (a read-only open
+// never rewrites it). Loading the OPTIONS file strictly, it also fails if that file names a
+// policy that cannot be loaded here.
+ROCKSDB_NAMESPACE::Status DescribeFilters(const std::string& db_path,
+                                          std::vector<SstFilterInfo>* files);
+
+// A printable report: a line per file and a summary naming the files without an sstfilter filter.
+std::string FormatFilterReport(const std::vector<SstFilterInfo>& files);
+
+}  // namespace sstfilter

@@ -1,0 +1,51 @@
+// libFuzzer: the builders fed arbitrary key sequences, then every key queried. A false negative
+// traps. Input: byte 0 picks the filter kind, byte 1 its size parameter, the rest are keys, each
+// a length byte (0..63) followed by that many bytes.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/filter_reader.h"
+#include "core/filter_spec.h"
+#include "core/hash.h"
+
+using namespace sstfilter;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size < 2) return 0;
+  FilterSpec spec;
+  switch (data[0] % 3) {
+    case 0:
+    case 1: {
+      const BloomLayout layout = data[0] % 3 == 0 ? BloomLayout::kBlocked : BloomLayout::kStandard;
+      auto params = BloomParamsForBitsPerKey(layout, 0.5 + data[1] % 40);
+      if (!params.ok()) __builtin_trap();  // every budget in (0, 100] is valid
+      spec = FilterSpec::Bloom(params.value());
+      break;
+    }
+    default: {
+      CuckooParams params;
+      params.fingerprint_bits = 4 + data[1] % 29;
+      params.load = (data[0] & 0x80) ? 1.0 : kCuckooTargetLoad;  // 1.0 forces retries
+      spec = FilterSpec::Cuckoo(params);
+    }
+  }
+  std::vector<uint64_t> hashes;
+  for (size_t pos = 2; pos < size;) {
+    const size_t len = data[pos++] % 64;
+    const size_t take = len < size - pos ? len : size - pos;
+    hashes.push_back(KeyHash(data + pos, take));
+    pos += take;
+  }
+  const auto built = BuildFilter(spec, hashes.data(), hashes.size());
+  if (!built.ok()) __builtin_trap();
+  const std::string& bytes = built.value();
+  const FilterReader reader =
+      FilterReader::Open(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  if (!reader.valid()) __builtin_trap();
+  for (const uint64_t h : hashes) {
+    if (!reader.MayContain(h)) __builtin_trap();  // a false negative
+  }
+  return 0;
+}

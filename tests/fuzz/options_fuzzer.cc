@@ -1,0 +1,45 @@
+// libFuzzer: option strings through RocksDB's configuration machinery and sstfilter's policies.
+// Whatever the string, creating the policy either fails with a Status or yields a policy whose
+// filters hold their keys.
+#include <rocksdb/convenience.h>
+#include <rocksdb/filter_policy.h>
+#include <rocksdb/table.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "plugin/filter_bits_interface.h"
+#include "plugin/sstfilter.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size > 512) return 0;
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  for (const std::string& uri :
+       {text, "sstfilter.Bloom:" + text, "sstfilter.Cuckoo:" + text,
+        "{id=sstfilter.Cuckoo;" + text + "}", "{id=sstfilter.Bloom;" + text + "}"}) {
+    std::shared_ptr<const rocksdb::FilterPolicy> policy;
+    if (!sstfilter::NewFilterPolicy(uri, &policy).ok() || policy == nullptr) continue;
+    if (std::string(policy->Name()).rfind("sstfilter.", 0) != 0) continue;
+    rocksdb::BlockBasedTableOptions table;
+    table.filter_policy = policy;
+    const rocksdb::FilterBuildingContext context(table);
+    std::unique_ptr<rocksdb::FilterBitsBuilder> builder(policy->GetBuilderWithContext(context));
+    if (builder == nullptr) __builtin_trap();  // a policy that validated must build
+    (void)builder->ApproximateNumEntries(size * 1000);
+    for (int i = 0; i < 100; ++i) builder->AddKey(std::to_string(i));
+    std::unique_ptr<const char[]> buf;
+    rocksdb::Status status;
+    const rocksdb::Slice filter = builder->Finish(&buf, &status);
+    std::unique_ptr<rocksdb::FilterBitsReader> reader(policy->GetFilterBitsReader(filter));
+    for (int i = 0; i < 100; ++i) {
+      if (!reader->MayMatch(std::to_string(i))) __builtin_trap();
+    }
+  }
+  rocksdb::ConfigOptions strict;
+  strict.ignore_unsupported_options = false;
+  rocksdb::BlockBasedTableOptions base, out;
+  (void)rocksdb::GetBlockBasedTableOptionsFromString(strict, base, "filter_policy=" + text, &out);
+  return 0;
+}

@@ -1,0 +1,473 @@
+// What a production database throws at a filter: corrupt filter blocks in real SST files,
+// concurrent reads while filters are built, SIGKILL in the middle of synced writes, hostile keys
+// and configurations, and the silent loss of the filter policy.
+#include <gtest/gtest.h>
+#include <rocksdb/convenience.h>
+#include <rocksdb/db.h>
+#include <rocksdb/filter_policy.h>
+#include <rocksdb/options.h>
+#include <rocksdb/statistics.h>
+#include <rocksdb/table.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "plugin/filter_bits_interface.h"
+#include "plugin/inspect.h"
+#include "plugin/sstfilter.h"
+
+namespace sstfilter {
+namespace {
+
+namespace fs = std::filesystem;
+using ROCKSDB_NAMESPACE::BlockBasedTableOptions;
+using ROCKSDB_NAMESPACE::DB;
+using ROCKSDB_NAMESPACE::Options;
+using ROCKSDB_NAMESPACE::PinnableSlice;
+using ROCKSDB_NAMESPACE::ReadOptions;
+using ROCKSDB_NAMESPACE::Slice;
+using ROCKSDB_NAMESPACE::Status;
+using ROCKSDB_NAMESPACE::WriteOptions;
+
+std::string Key(uint64_t i) {
+  char buf[32];
+  snprintf(buf, sizeof(buf), "key%012llu", static_cast<unsigned long long>(i));
+  return buf;
+}
+
+std::shared_ptr<const ROCKSDB_NAMESPACE::FilterPolicy> Policy(const std::string& uri) {
+  std::shared_ptr<const ROCKSDB_NAMESPACE::FilterPolicy> p;
+  EXPECT_TRUE(NewFilterPolicy(uri, &p).ok()) << uri;
+  return p;
+}
+
+Options MakeOptions(const std::string& uri, bool cache_filters = false) {
+  Options options;
+  options.create_if_missing = true;
+  options.statistics = ROCKSDB_NAMESPACE::CreateDBStatistics();
+  BlockBasedTableOptions table;
+  if (!uri.empty()) table.filter_policy = Policy(uri);
+  // With the filter in the block cache it is read under each lookup's ReadOptions, so
+  // verify_checksums = false really lets unverified filter bytes reach the reader.
+  table.cache_index_and_filter_blocks = cache_filters;
+  options.table_factory.reset(ROCKSDB_NAMESPACE::NewBlockBasedTableFactory(table));
+  return options;
+}
+
+std::unique_ptr<DB> OpenDb(const Options& options, const std::string& dir, Status* status) {
+  DB* raw = nullptr;
+  *status = DB::Open(options, dir, &raw);
+  return std::unique_ptr<DB>(raw);
+}
+
+std::string TempDir(const std::string& what) {
+  const std::string dir =
+      (fs::temp_directory_path() / ("sstfilter_" + what + "_" + std::to_string(::getpid())))
+          .string();
+  fs::remove_all(dir);
+  return dir;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void WriteFile(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << bytes;
+}
+
+// ---- Locating the filter block of an SST file through its footer and metaindex --------------
+
+const char* GetVarint64(const char* p, const char* end, uint64_t* v) {
+  *v = 0;
+  for (int shift = 0; shift <= 63 && p < end; shift += 7) {
+    const uint64_t byte = static_cast<unsigned char>(*p++);
+    *v |= (byte & 0x7f) << shift;
+    if ((byte & 0x80) == 0) return p;
+  }
+  return nullptr;
+}
+
+struct BlockHandle {
+  uint64_t offset = 0, size = 0;
+};
+
+// The handle of metaindex entry `name` ("fullfilter.sstfilter"). The footer of format versions
+// 1 and later is 53 bytes: checksum type (1), metaindex and index handles (40, padded), format
+// version (4), magic (8). The metaindex block is a plain block with one key per restart point:
+// entries of varint shared (0), varint non_shared, varint value_length, key, value, then the
+// restart array and its length.
+bool FindMetaBlock(const std::string& sst, const std::string& name, BlockHandle* out) {
+  constexpr size_t kFooter = 53;
+  if (sst.size() < kFooter) return false;
+  const char* footer = sst.data() + sst.size() - kFooter;
+  BlockHandle meta;
+  const char* p = GetVarint64(footer + 1, footer + 41, &meta.offset);
+  if (p == nullptr || GetVarint64(p, footer + 41, &meta.size) == nullptr) return false;
+  if (meta.offset + meta.size > sst.size() || meta.size < 4) return false;
+  const char* block = sst.data() + meta.offset;
+  uint32_t restarts = 0;
+  memcpy(&restarts, block + meta.size - 4, 4);
+  restarts &= 0x7fffffff;
+  const char* end = block + meta.size - 4 * (restarts + 1);
+  for (p = block; p != nullptr && p < end;) {
+    uint64_t shared, non_shared, value_len;
+    p = GetVarint64(p, end, &shared);
+    if (p) p = GetVarint64(p, end, &non_shared);
+    if (p) p = GetVarint64(p, end, &value_len);
+    if (p == nullptr || shared != 0 || p + non_shared + value_len > end) return false;
+    const std::string key(p, non_shared);
+    const char* value = p + non_shared;
+    if (key == name) {
+      const char* v = GetVarint64(value, value + value_len, &out->offset);
+      return v != nullptr && GetVarint64(v, value + value_len, &out->size) != nullptr;
+    }
+    p = value + value_len;
+  }
+  return false;
+}
+
+// ---- Corrupt filter blocks --------------------------------------------------------------------
+
+class CorruptFilterTest : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(CorruptFilterTest, ChecksumsReportItLoseNoKeyAndUnverifiedReadsNeverCrash) {
+  const std::string dir = TempDir("corrupt");
+  constexpr int kKeys = 5000;
+  {
+    Status s;
+    auto db = OpenDb(MakeOptions(GetParam()), dir, &s);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    for (int i = 0; i < kKeys; ++i) ASSERT_TRUE(db->Put(WriteOptions(), Key(2 * i), "v").ok());
+    ASSERT_TRUE(db->Flush({}).ok());
+  }
+  std::string sst_path;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().extension() == ".sst") sst_path = e.path().string();
+  }
+  const std::string original = ReadFile(sst_path);
+  BlockHandle filter;
+  ASSERT_TRUE(FindMetaBlock(original, "fullfilter.sstfilter", &filter));
+  ASSERT_GT(filter.size, 32u);
+  ASSERT_EQ(original.substr(filter.offset + filter.size - 4, 4), "SSTF");  // our trailer's magic
+
+  std::mt19937_64 rng(5);
+  int reported = 0, trials = 0;
+  for (int trial = 0; trial < 60; ++trial, ++trials) {
+    std::string bad = original;
+    // Half the trials hit the trailer, half the body; 1 to 8 bytes each.
+    const uint64_t region_start = trial % 2 ? filter.offset + filter.size - 32 : filter.offset;
+    const uint64_t region_size = trial % 2 ? 32 : filter.size - 32;
+    for (int flips = 1 + static_cast<int>(rng() % 8); flips > 0; --flips) {
+      bad[region_start + rng() % region_size] ^= static_cast<char>(1 + rng() % 255);
+    }
+    WriteFile(sst_path, bad);
+    for (const bool verify : {true, false}) {
+      Status s;
+      auto db = OpenDb(MakeOptions(GetParam(), /*cache_filters=*/true), dir, &s);
+      ASSERT_TRUE(s.ok() || s.IsCorruption()) << s.ToString();
+      if (db == nullptr) continue;
+      ReadOptions ro;
+      ro.verify_checksums = verify;
+      PinnableSlice value;
+      int present_found = 0;
+      for (int i = 0; i < 400; ++i) {
+        const Status g = db->Get(ro, db->DefaultColumnFamily(), Key(i), &value);
+        ASSERT_TRUE(g.ok() || g.IsNotFound() || g.IsCorruption()) << g.ToString();
+        present_found += (i % 2 == 0) && g.ok();
+      }
+      if (verify) {
+        // RocksDB's checksums catch the damage; a filter block that fails them is not used, so
+        // every key is still found.
+        const Status v = db->VerifyChecksum();
+        EXPECT_TRUE(v.IsCorruption()) << "trial " << trial << ": " << v.ToString();
+        reported += v.IsCorruption();
+        EXPECT_EQ(present_found, 200) << "trial " << trial;
+      }
+      // Without verification, unverified bytes reach the reader: no crash (the sanitizer build
+      // checks every access); a flipped body bit can turn keys into false negatives there, which
+      // is why checksums must stay on.
+    }
+  }
+  WriteFile(sst_path, original);
+  printf("[ figures  ] %s: %d corrupt filter blocks, %d reported by checksums, no crash\n",
+         GetParam(), trials, reported);
+  fs::remove_all(dir);
+}
+
+INSTANTIATE_TEST_SUITE_P(Policies, CorruptFilterTest,
+                         ::testing::Values("sstfilter.Bloom:10",
+                                           "{id=sstfilter.Cuckoo;fp_rate=0.001}"));
+
+// ---- Concurrency ------------------------------------------------------------------------------
+
+TEST(Concurrency, ReadsDuringFlushesAndCompactionsFindEveryKey) {
+  const std::string dir = TempDir("concurrent");
+  Options options = MakeOptions("{id=sstfilter.Cuckoo;fp_rate=0.01}");
+  options.write_buffer_size = 256 << 10;
+  options.level0_file_num_compaction_trigger = 2;
+  options.max_background_jobs = 4;
+  Status s;
+  auto db = OpenDb(options, dir, &s);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  constexpr uint64_t kPreloaded = 20000, kWritten = 60000;
+  for (uint64_t i = 0; i < kPreloaded; ++i) {
+    ASSERT_TRUE(db->Put(WriteOptions(), Key(2 * i), "v").ok());
+  }
+  ASSERT_TRUE(db->Flush({}).ok());
+
+  std::atomic<uint64_t> acknowledged{kPreloaded};  // keys [0, acknowledged) are written
+  std::atomic<bool> done{false};
+  std::atomic<uint64_t> lost{0}, phantom{0}, lookups{0};
+  auto reader = [&](int seed, bool multi) {
+    std::mt19937_64 rng(seed);
+    PinnableSlice value;
+    while (!done) {
+      const uint64_t limit = acknowledged.load();
+      std::vector<std::string> keys;
+      for (int j = 0; j < 16; ++j) keys.push_back(Key(2 * (rng() % limit)));
+      keys.push_back(Key(2 * (rng() % limit) + 1));  // never written
+      if (multi) {
+        std::vector<Slice> slices(keys.begin(), keys.end());
+        std::vector<PinnableSlice> values(keys.size());
+        std::vector<Status> statuses(keys.size());
+        db->MultiGet(ReadOptions(), db->DefaultColumnFamily(), keys.size(), slices.data(),
+                     values.data(), statuses.data());
+        for (size_t j = 0; j + 1 < keys.size(); ++j) lost += !statuses[j].ok();
+        phantom += !statuses.back().IsNotFound();
+      } else {
+        for (size_t j = 0; j + 1 < keys.size(); ++j) {
+          lost += !db->Get(ReadOptions(), db->DefaultColumnFamily(), keys[j], &value).ok();
+        }
+        phantom +=
+            !db->Get(ReadOptions(), db->DefaultColumnFamily(), keys.back(), &value).IsNotFound();
+      }
+      lookups += keys.size();
+    }
+  };
+  std::vector<std::thread> readers;
+  for (int t = 0; t < 4; ++t) readers.emplace_back(reader, t, t % 2 == 1);
+  for (uint64_t i = kPreloaded; i < kPreloaded + kWritten; ++i) {
+    ASSERT_TRUE(db->Put(WriteOptions(), Key(2 * i), "v").ok());
+    acknowledged = i + 1;
+  }
+  ASSERT_TRUE(db->CompactRange({}, nullptr, nullptr).ok());
+  done = true;
+  for (std::thread& t : readers) t.join();
+  EXPECT_EQ(lost.load(), 0u);
+  EXPECT_EQ(phantom.load(), 0u);
+  EXPECT_GT(lookups.load(), 10000u);
+  printf("[ figures  ] %llu concurrent lookups during flushes and compactions, none lost\n",
+         static_cast<unsigned long long>(lookups.load()));
+  db.reset();
+  fs::remove_all(dir);
+}
+
+// ---- SIGKILL during synced writes -------------------------------------------------------------
+
+TEST(Crash, EveryAcknowledgedKeySurvivesSigkill) {
+  const std::string dir = TempDir("crash");
+  std::mt19937_64 rng(17);
+  uint64_t next = 0;  // the first key the next child writes
+  uint64_t total_acked = 0;
+  for (int round = 0; round < 5; ++round) {
+    int pipe_fds[2];
+    ASSERT_EQ(pipe(pipe_fds), 0);
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {  // only exec: no RocksDB state of this process is used in the child
+      dup2(pipe_fds[1], STDOUT_FILENO);
+      close(pipe_fds[0]);
+      close(pipe_fds[1]);
+      const std::string start = std::to_string(next);
+      execl(CRASH_WRITER, CRASH_WRITER, dir.c_str(), start.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    close(pipe_fds[1]);
+    std::this_thread::sleep_for(std::chrono::milliseconds(150 + rng() % 400));
+    kill(child, SIGKILL);
+    int status = 0;
+    waitpid(child, &status, 0);
+    ASSERT_TRUE(WIFSIGNALED(status)) << "the writer exited by itself: " << status;
+    // Everything the child printed was acknowledged; a partial last line was not.
+    std::string acks;
+    char buf[4096];
+    for (ssize_t n; (n = read(pipe_fds[0], buf, sizeof(buf))) > 0;) acks.append(buf, n);
+    close(pipe_fds[0]);
+    std::vector<uint64_t> acked;
+    std::istringstream lines(acks.substr(0, acks.rfind('\n') + 1));
+    for (uint64_t v; lines >> v;) acked.push_back(v);
+    ASSERT_FALSE(acked.empty()) << "round " << round << ": nothing written before the kill";
+
+    Options options = MakeOptions("sstfilter.Bloom:10");
+    Status s;
+    auto db = OpenDb(options, dir, &s);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    PinnableSlice value;
+    for (uint64_t k = 0; k <= acked.back(); ++k) {
+      ASSERT_TRUE(db->Get(ReadOptions(), db->DefaultColumnFamily(), Key(k), &value).ok())
+          << "round " << round << ": acknowledged key " << k << " lost";
+    }
+    // The filters agree: absent keys (sorting between written ones, so inside the files' key
+    // ranges) are rejected by them, present ones never.
+    ASSERT_TRUE(db->Flush({}).ok());
+    for (uint64_t k = 0; k < acked.back(); k += 1 + acked.back() / 2000) {
+      EXPECT_TRUE(
+          db->Get(ReadOptions(), db->DefaultColumnFamily(), Key(k) + "~", &value).IsNotFound());
+    }
+    EXPECT_GT(options.statistics->getTickerCount(ROCKSDB_NAMESPACE::BLOOM_FILTER_USEFUL), 0u);
+    std::vector<SstFilterInfo> files;
+    ASSERT_TRUE(DescribeFilters(db.get(), &files).ok());
+    for (const SstFilterInfo& f : files) EXPECT_TRUE(f.has_sstfilter_filter()) << f.file;
+    total_acked += acked.size();
+    next = acked.back() + 1;
+  }
+  printf("[ figures  ] 5 SIGKILLs during synced writes, %llu acknowledged keys, none lost\n",
+         static_cast<unsigned long long>(total_acked));
+  fs::remove_all(dir);
+}
+
+// ---- Hostile keys and configurations ----------------------------------------------------------
+
+TEST(HostileKeys, EmptyHugeBinaryAndDuplicateKeys) {
+  const std::string dir = TempDir("hostile_keys");
+  Status s;
+  auto db = OpenDb(MakeOptions("{id=sstfilter.Cuckoo;fp_rate=0.001}"), dir, &s);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  std::vector<std::string> keys = {"", std::string(1 << 20, 'k'), std::string(1 << 20, '\0'),
+                                   std::string("\0\0\0", 3), std::string("\xff\xfe", 2)};
+  for (int i = 0; i < 1000; ++i) {
+    std::string binary(8 + i % 50, '\0');
+    for (size_t j = 0; j < binary.size(); ++j)
+      binary[j] = static_cast<char>((i * 131 + j * 7) & 0xff);
+    keys.push_back(binary);
+  }
+  for (const std::string& k : keys) ASSERT_TRUE(db->Put(WriteOptions(), k, "v").ok());
+  for (int i = 0; i < 100000; ++i) ASSERT_TRUE(db->Put(WriteOptions(), "same", "v").ok());
+  ASSERT_TRUE(db->Flush({}).ok());
+  ASSERT_TRUE(db->CompactRange({}, nullptr, nullptr).ok());
+  {
+    PinnableSlice value;  // pins blocks of the database: must go before it
+    for (const std::string& k : keys) {
+      ASSERT_TRUE(db->Get(ReadOptions(), db->DefaultColumnFamily(), k, &value).ok()) << k.size();
+    }
+    ASSERT_TRUE(db->Get(ReadOptions(), db->DefaultColumnFamily(), "same", &value).ok());
+  }
+  db.reset();
+  fs::remove_all(dir);
+}
+
+TEST(HostileKeys, MillionsOfDuplicatesThroughTheBuilder) {
+  for (const char* uri : {"sstfilter.Bloom:10", "{id=sstfilter.Cuckoo;fp_rate=0.001}"}) {
+    BlockBasedTableOptions table;
+    table.filter_policy = Policy(uri);
+    const ROCKSDB_NAMESPACE::FilterBuildingContext context(table);
+    std::unique_ptr<ROCKSDB_NAMESPACE::FilterBitsBuilder> builder(
+        table.filter_policy->GetBuilderWithContext(context));
+    for (int i = 0; i < 2'000'000; ++i) builder->AddKey("the same key");
+    EXPECT_EQ(builder->EstimateEntriesAdded(), 1u) << uri;
+    std::unique_ptr<const char[]> buf;
+    Status status;
+    Slice filter = builder->Finish(&buf, &status);
+    ASSERT_TRUE(status.ok());
+    std::unique_ptr<ROCKSDB_NAMESPACE::FilterBitsReader> reader(
+        table.filter_policy->GetFilterBitsReader(filter));
+    EXPECT_TRUE(reader->MayMatch("the same key"));
+    // Alternating keys are not consecutive duplicates: the cuckoo build stores each once.
+    for (int i = 0; i < 2'000'000; ++i) builder->AddKey(i % 2 ? "a" : "b");
+    filter = builder->Finish(&buf, &status);
+    reader.reset(table.filter_policy->GetFilterBitsReader(filter));
+    EXPECT_TRUE(reader->MayMatch("a") && reader->MayMatch("b")) << uri;
+  }
+}
+
+TEST(HostileConfig, TinyAndHugeBudgetsWorkOrFailClearly) {
+  for (const char* uri : {"sstfilter.Bloom:0.01", "sstfilter.Bloom:100", "sstfilter.Cuckoo:4.3",
+                          "sstfilter.Cuckoo:100", "{id=sstfilter.Bloom;fp_rate=0.999999}",
+                          "{id=sstfilter.Bloom;fp_rate=1e-9}", "{id=sstfilter.Cuckoo;fp_rate=0.9}",
+                          "{id=sstfilter.Cuckoo;fp_rate=1e-8}"}) {
+    BlockBasedTableOptions table;
+    table.filter_policy = Policy(uri);
+    ASSERT_NE(table.filter_policy, nullptr) << uri;
+    const ROCKSDB_NAMESPACE::FilterBuildingContext context(table);
+    std::unique_ptr<ROCKSDB_NAMESPACE::FilterBitsBuilder> builder(
+        table.filter_policy->GetBuilderWithContext(context));
+    ASSERT_NE(builder, nullptr) << uri;
+    EXPECT_EQ(builder->ApproximateNumEntries(0), 0u) << uri;
+    EXPECT_GT(builder->ApproximateNumEntries(SIZE_MAX), 0u) << uri;
+    for (int i = 0; i < 1000; ++i) builder->AddKey(Key(i));
+    std::unique_ptr<const char[]> buf;
+    Status status;
+    const Slice filter = builder->Finish(&buf, &status);
+    ASSERT_TRUE(status.ok()) << uri;
+    std::unique_ptr<ROCKSDB_NAMESPACE::FilterBitsReader> reader(
+        table.filter_policy->GetFilterBitsReader(filter));
+    for (int i = 0; i < 1000; ++i) ASSERT_TRUE(reader->MayMatch(Key(i))) << uri;
+  }
+  // Beyond what 100 bits per key reach, or not numbers in range: clear errors.
+  for (const char* uri :
+       {"sstfilter.Bloom:1e300", "sstfilter.Bloom:-0",
+        "{id=sstfilter.Bloom;"
+        "fp_rate=1e-400}",
+        "{id=sstfilter.Bloom;fp_rate=1e-20}", "{id=sstfilter.Cuckoo;fp_rate=1e-9}",
+        "{id=sstfilter.Cuckoo;bits_per_key=1e-300}", "{id=sstfilter.Cuckoo;fp_rate=}",
+        "{id=sstfilter.Bloom;fp_rate=0x10}"}) {
+    std::shared_ptr<const ROCKSDB_NAMESPACE::FilterPolicy> p;
+    const Status s = NewFilterPolicy(uri, &p);
+    EXPECT_FALSE(s.ok()) << uri;
+  }
+}
+
+// ---- The silent loss of the filter policy -----------------------------------------------------
+
+TEST(PolicyLoss, DescribeFiltersShowsFilesWithoutAnSstfilterFilter) {
+  const std::string dir = TempDir("policy_loss");
+  {
+    Status s;
+    auto db = OpenDb(MakeOptions("sstfilter.Bloom:10"), dir, &s);
+    ASSERT_TRUE(s.ok());
+    for (int i = 0; i < 1000; ++i) ASSERT_TRUE(db->Put(WriteOptions(), Key(i), "v").ok());
+    ASSERT_TRUE(db->Flush({}).ok());
+  }
+  {
+    // What a process without the plugin does: the policy is gone, new files get no filter.
+    Status s;
+    auto db = OpenDb(MakeOptions(""), dir, &s);
+    ASSERT_TRUE(s.ok());
+    for (int i = 1000; i < 2000; ++i) ASSERT_TRUE(db->Put(WriteOptions(), Key(i), "v").ok());
+    ASSERT_TRUE(db->Flush({}).ok());
+  }
+  std::vector<SstFilterInfo> files;
+  const Status s = DescribeFilters(dir, &files);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_EQ(files.size(), 2u);
+  int with = 0;
+  for (const SstFilterInfo& f : files) with += f.has_sstfilter_filter();
+  EXPECT_EQ(with, 1);
+  const std::string report = FormatFilterReport(files);
+  EXPECT_NE(report.find("sstfilter.Bloom"), std::string::npos) << report;
+  EXPECT_NE(report.find("(none)"), std::string::npos) << report;
+  EXPECT_NE(report.find("2 SST files, 1 without an sstfilter filter"), std::string::npos) << report;
+  // A database whose OPTIONS file names a policy nobody registered fails clearly.
+  EXPECT_FALSE(DescribeFilters(dir + "/does-not-exist", &files).ok());
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace sstfilter

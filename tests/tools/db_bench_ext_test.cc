@@ -1,0 +1,176 @@
+// db_bench_ext as a user runs it: bad flags, the JSON output, and a small end-to-end run whose
+// measured false-positive rates agree with the filters' own estimates.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/filter_spec.h"
+#include "plugin/policies.h"
+#include "plugin/sstfilter.h"
+#include "tests/test_util.h"
+
+namespace sstfilter {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+std::string Quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+RunResult RunTool(const std::vector<std::string>& args) {
+  const std::string dir = fs::temp_directory_path() / ("dbx_out_" + std::to_string(::getpid()));
+  std::string cmd = Quote(DB_BENCH_EXT);
+  for (const std::string& a : args) cmd += " " + Quote(a);
+  cmd += " > " + dir + ".out 2> " + dir + ".err";
+  const int status = std::system(cmd.c_str());
+  RunResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  auto slurp = [](const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  r.out = slurp(dir + ".out");
+  r.err = slurp(dir + ".err");
+  fs::remove(dir + ".out");
+  fs::remove(dir + ".err");
+  return r;
+}
+
+class DbBenchExtTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    db_ = fs::temp_directory_path() / ("db_bench_ext_test_" + std::to_string(::getpid()));
+    fs::remove_all(db_);
+  }
+  void TearDown() override { fs::remove_all(db_); }
+  std::string db_;
+};
+
+TEST_F(DbBenchExtTest, BadFlagsFailBeforeAnyWorkWithOneLine) {
+  const struct {
+    std::string flag;
+    std::string mentions;
+  } cases[] = {
+      {"--filter_uri=none,nosuch.Filter:10", "nosuch.Filter"},
+      {"--filter_uri={id=sstfilter.Bloom;fp_rate=2}", "fp_rate must be in (0, 1)"},
+      {"--filter_uri={id=sstfilter.Cuckoo}", "needs bits_per_key"},
+      {"--num=-5", "--num"},
+      {"--num=0", "--num"},
+      {"--reads=-3", "--reads"},
+      {"--key_size=4", "--key_size"},
+      {"--value_size=-1", "--value_size"},
+      {"--threads=0", "--threads"},
+      {"--batch_size=0", "--batch_size"},
+      {"--cache_size=-1", "--cache_size"},
+      {"--write_buffer_size=10", "--write_buffer_size"},
+      {"--fp_rate=1.5", "--fp_rate"},
+      {"--benchmarks=fillrandom,nonsense", "nonsense"},
+      {"--compression_type=brotli", "brotli"},
+      {"--db=/proc/sstfilter_cannot_be_here/db", "--db"},
+      {"stray_argument", "stray_argument"},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> args = {"--num=1000", c.flag};
+    if (c.flag.rfind("--db=", 0) != 0) args.push_back("--db=" + db_);
+    const RunResult r = RunTool(args);
+    EXPECT_NE(r.exit_code, 0) << c.flag;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << c.flag << ": " << r.err;
+    EXPECT_EQ(r.err.rfind("db_bench_ext: ", 0), 0u) << c.flag << ": " << r.err;
+    EXPECT_NE(r.err.find(c.mentions), std::string::npos) << c.flag << ": " << r.err;
+    EXPECT_TRUE(r.out.empty()) << c.flag << " printed before failing: " << r.out;
+    EXPECT_FALSE(fs::exists(db_ + "/policy0")) << c.flag << " started work";
+  }
+}
+
+// The value of "name": <number> at or after `from` in the JSON text.
+double NumberAfter(const std::string& json, size_t from, const std::string& name) {
+  const size_t at = json.find("\"" + name + "\": ", from);
+  EXPECT_NE(at, std::string::npos) << name;
+  return at == std::string::npos ? -1 : std::stod(json.substr(at + name.size() + 4));
+}
+
+TEST_F(DbBenchExtTest, EndToEndRatesAgreeWithTheEstimatesAndJsonHasEveryField) {
+  constexpr int kNum = 20000;
+  const std::string json = db_ + ".json";
+  const std::vector<std::string> uris = {"sstfilter.Bloom:10", "{id=sstfilter.Cuckoo;fp_rate=0.01}",
+                                         "bloomfilter:10"};
+  const RunResult r =
+      RunTool({"--num=" + std::to_string(kNum), "--reads=-1", "--db=" + db_, "--json=" + json,
+               "--benchmarks=fillrandom,readrandom,readmissing,multireadmissing,filterbuild,"
+               "filterquery,sizing",
+               "--filter_uri=none," + uris[0] + "," + uris[1] + "," + uris[2]});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("readmissing  :"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("micros/op"), std::string::npos);
+  EXPECT_NE(r.out.find("sizing       :"), std::string::npos);
+  EXPECT_NE(r.out.find("filter policy"), std::string::npos);  // the closing table
+
+  std::ifstream in(json);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+  ASSERT_FALSE(text.empty());
+  for (const char* field :
+       {"\"config\"", "\"num\"", "\"policies\"", "\"filter_uri\"", "\"bits_per_key\"",
+        "\"filter_bytes\"", "\"sst_files\"", "\"micros_per_op\"", "\"ops_per_sec\"", "\"fp_rate\"",
+        "\"filter_checks\"", "\"data_blocks_per_op\"", "\"build_ns_per_key\"", "\"hit_ns\"",
+        "\"miss_ns\""}) {
+    EXPECT_NE(text.find(field), std::string::npos) << field;
+  }
+  for (size_t i = 0; i < 2; ++i) {  // sstfilter's two policies: estimates from core's math
+    const size_t policy = text.find("\"filter_uri\": \"" + uris[i] + "\"");
+    ASSERT_NE(policy, std::string::npos) << uris[i];
+    std::shared_ptr<const ROCKSDB_NAMESPACE::FilterPolicy> p;
+    ASSERT_TRUE(NewFilterPolicy(uris[i], &p).ok());
+    const FilterSpec spec = dynamic_cast<const SstFilterPolicy&>(*p).Spec().value();
+    // One SST file of kNum keys (they fit in one memtable): one filter per lookup.
+    EXPECT_EQ(NumberAfter(text, policy, "sst_files"), 1);
+    const double estimate = EstimatedFpRate(spec, kNum).value();
+    const size_t missing = text.find("\"readmissing\"", policy);
+    const double checks = NumberAfter(text, missing, "filter_checks");
+    EXPECT_EQ(checks, kNum);
+    EXPECT_EQ(NumberAfter(text, missing, "found"), 0);
+    EXPECT_NEAR(NumberAfter(text, missing, "fp_rate") * checks, estimate * checks,
+                testing::BinomialTolerance(checks, estimate))
+        << uris[i];
+    const size_t random = text.find("\"readrandom\"", policy);
+    EXPECT_EQ(NumberAfter(text, random, "found"), kNum);
+    EXPECT_NEAR(NumberAfter(text, policy, "bits_per_key"),
+                8.0 * FilterBytes(spec, kNum).value() / kNum, 1e-3);
+  }
+  fs::remove(json);
+}
+
+TEST_F(DbBenchExtTest, UseExistingDbSkipsTheFill) {
+  ASSERT_EQ(RunTool({"--num=5000", "--db=" + db_, "--benchmarks=fillrandom",
+                     "--filter_uri=sstfilter.Bloom:10"})
+                .exit_code,
+            0);
+  const RunResult r =
+      RunTool({"--num=5000", "--reads=-1", "--db=" + db_, "--use_existing_db",
+               "--benchmarks=fillrandom,readrandom", "--filter_uri=sstfilter.Bloom:10"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("fillrandom   : skipped"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(5000 of 5000 found)"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace sstfilter

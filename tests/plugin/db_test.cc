@@ -163,20 +163,28 @@ class DbTest : public ::testing::Test {
       ASSERT_TRUE(s.ok()) << k << ": " << s.ToString();
       ASSERT_EQ(value.ToString(), ValueOf(k));
     }
+    ForEachMultiGet(first, first + count, PresentKey,
+                    [](const std::string& key, const Status& s, const PinnableSlice& value) {
+                      ASSERT_TRUE(s.ok()) << key << " (MultiGet): " << s.ToString();
+                      ASSERT_EQ(value.ToString(), ValueOf(key));
+                    });
+  }
+
+  // MultiGet of key_of(i) for i in [begin, end), in batches of 32 as applications issue them;
+  // check(key, status, value) for each.
+  template <typename KeyOf, typename Check>
+  void ForEachMultiGet(uint64_t begin, uint64_t end, KeyOf key_of, Check check) {
     constexpr size_t kBatch = 32;
-    for (uint64_t start = first; start < first + count; start += kBatch) {
-      const size_t n = static_cast<size_t>(std::min<uint64_t>(kBatch, first + count - start));
+    for (uint64_t start = begin; start < end; start += kBatch) {
+      const size_t n = static_cast<size_t>(std::min<uint64_t>(kBatch, end - start));
       std::vector<std::string> keys;
-      for (size_t j = 0; j < n; ++j) keys.push_back(PresentKey(start + j));
+      for (size_t j = 0; j < n; ++j) keys.push_back(key_of(start + j));
       std::vector<Slice> slices(keys.begin(), keys.end());
       std::vector<PinnableSlice> values(n);
       std::vector<Status> statuses(n);
       db_->MultiGet(ReadOptions(), db_->DefaultColumnFamily(), n, slices.data(), values.data(),
                     statuses.data());
-      for (size_t j = 0; j < n; ++j) {
-        ASSERT_TRUE(statuses[j].ok()) << keys[j] << " (MultiGet): " << statuses[j].ToString();
-        ASSERT_EQ(values[j].ToString(), ValueOf(keys[j]));
-      }
+      for (size_t j = 0; j < n; ++j) check(keys[j], statuses[j], values[j]);
     }
   }
 
@@ -189,18 +197,10 @@ class DbTest : public ::testing::Test {
       const Status s = db_->Get(ReadOptions(), db_->DefaultColumnFamily(), AbsentKey(i), &value);
       EXPECT_TRUE(s.IsNotFound()) << AbsentKey(i);
     }
-    constexpr size_t kBatch = 32;
-    for (uint64_t start = count / 2; start < count; start += kBatch) {
-      const size_t n = static_cast<size_t>(std::min<uint64_t>(kBatch, count - start));
-      std::vector<std::string> keys;
-      for (size_t j = 0; j < n; ++j) keys.push_back(AbsentKey(start + j));
-      std::vector<Slice> slices(keys.begin(), keys.end());
-      std::vector<PinnableSlice> values(n);
-      std::vector<Status> statuses(n);
-      db_->MultiGet(ReadOptions(), db_->DefaultColumnFamily(), n, slices.data(), values.data(),
-                    statuses.data());
-      for (size_t j = 0; j < n; ++j) EXPECT_TRUE(statuses[j].IsNotFound()) << keys[j];
-    }
+    ForEachMultiGet(count / 2, count, AbsentKey,
+                    [](const std::string& key, const Status& s, const PinnableSlice&) {
+                      EXPECT_TRUE(s.IsNotFound()) << key;
+                    });
     const FilterCounts after = Counts();
     FilterCounts delta;
     delta.negatives = after.negatives - before.negatives;

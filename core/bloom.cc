@@ -74,8 +74,45 @@ uint64_t BloomMaxKeysForBytes(const BloomParams& params, uint64_t bytes) {
   return MaxKeysFitting(bytes, guess, [&](uint64_t n) { return BloomFilterBytes(params, n); });
 }
 
-void WriteBloomFilter(const BloomParams& params, const uint64_t* hashes, uint64_t num_keys,
-                      uint8_t* dst) {
+namespace {
+
+// Sets the bits of hashes[0, n) in a zeroed body of num_units units.
+void SetBloomBits(const BloomParams& params, uint64_t num_units, const uint64_t* hashes, uint64_t n,
+                  uint8_t* body) {
+  const int k = params.num_probes;
+  if (params.layout == BloomLayout::kBlocked) {
+    const BlockedBloomReader layout(body, num_units, k);
+    uint8_t* blocks[kBatch];
+    for (uint64_t start = 0; start < n; start += kBatch) {
+      const size_t m = static_cast<size_t>(std::min<uint64_t>(kBatch, n - start));
+      for (size_t i = 0; i < m; ++i) {
+        blocks[i] = const_cast<uint8_t*>(layout.BlockFor(hashes[start + i]));
+        __builtin_prefetch(blocks[i], 1);
+      }
+      for (size_t i = 0; i < m; ++i) {
+        uint8_t* block = blocks[i];
+        ForEachBlockedProbe(hashes[start + i], k, [block](uint32_t bit) {
+          block[bit >> 3] |= static_cast<uint8_t>(1u << (bit & 7));
+          return true;
+        });
+      }
+    }
+  } else {
+    const uint64_t num_bits = num_units * 64;
+    for (uint64_t i = 0; i < n; ++i) {
+      ForEachStandardProbe(hashes[i], k, num_bits, [body](uint64_t bit) {
+        body[bit >> 3] |= static_cast<uint8_t>(1u << (bit & 7));
+        return true;
+      });
+    }
+  }
+}
+
+// Writes the filter of num_keys hashes, delivered by for_each_chunk(f) as f(hashes, count), into
+// dst of exactly BloomFilterBytes(params, num_keys) bytes.
+template <typename ForEachChunk>
+void WriteBloomFromChunks(const BloomParams& params, uint64_t num_keys,
+                          ForEachChunk&& for_each_chunk, uint8_t* dst) {
   Trailer t;
   t.kind = KindOf(params.layout);
   t.num_keys = num_keys;
@@ -84,36 +121,30 @@ void WriteBloomFilter(const BloomParams& params, const uint64_t* hashes, uint64_
     t.num_units = Units(params, num_keys).value();
     const uint64_t body_bytes = t.num_units * UnitBytes(params.layout);
     std::memset(dst, 0, body_bytes);
-    const int k = params.num_probes;
-    if (params.layout == BloomLayout::kBlocked) {
-      const BlockedBloomReader layout(dst, t.num_units, k);
-      uint8_t* blocks[kBatch];
-      for (uint64_t start = 0; start < num_keys; start += kBatch) {
-        const size_t n = static_cast<size_t>(std::min<uint64_t>(kBatch, num_keys - start));
-        for (size_t i = 0; i < n; ++i) {
-          blocks[i] = const_cast<uint8_t*>(layout.BlockFor(hashes[start + i]));
-          __builtin_prefetch(blocks[i], 1);
-        }
-        for (size_t i = 0; i < n; ++i) {
-          uint8_t* block = blocks[i];
-          ForEachBlockedProbe(hashes[start + i], k, [block](uint32_t bit) {
-            block[bit >> 3] |= static_cast<uint8_t>(1u << (bit & 7));
-            return true;
-          });
-        }
-      }
-    } else {
-      const uint64_t num_bits = body_bytes * 8;
-      for (uint64_t i = 0; i < num_keys; ++i) {
-        ForEachStandardProbe(hashes[i], k, num_bits, [dst](uint64_t bit) {
-          dst[bit >> 3] |= static_cast<uint8_t>(1u << (bit & 7));
-          return true;
-        });
-      }
-    }
+    for_each_chunk([&](const uint64_t* hashes, size_t n) {
+      SetBloomBits(params, t.num_units, hashes, n, dst);
+    });
     dst += body_bytes;
   }
   EncodeTrailer(t, dst);
+}
+
+}  // namespace
+
+void WriteBloomFilter(const BloomParams& params, const uint64_t* hashes, uint64_t num_keys,
+                      uint8_t* dst) {
+  WriteBloomFromChunks(
+      params, num_keys, [&](auto&& f) { f(hashes, num_keys); }, dst);
+}
+
+Result<std::string> BuildBloomFilter(const BloomParams& params, const HashList& hashes) {
+  const Result<uint64_t> bytes = BloomFilterBytes(params, hashes.size());
+  if (!bytes.ok()) return Err(bytes.error());
+  std::string out(bytes.value(), '\0');
+  WriteBloomFromChunks(
+      params, hashes.size(), [&](auto&& f) { hashes.ForEachChunk(f); },
+      reinterpret_cast<uint8_t*>(out.data()));
+  return out;
 }
 
 Result<std::string> BuildBloomFilter(const BloomParams& params, const uint64_t* hashes,

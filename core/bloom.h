@@ -23,6 +23,7 @@
 
 #include "core/format.h"
 #include "core/hash.h"
+#include "core/hash_list.h"
 #include "core/result.h"
 
 namespace sstfilter {
@@ -59,6 +60,8 @@ void WriteBloomFilter(const BloomParams& params, const uint64_t* hashes, uint64_
 // Convenience for tests and tools: skips consecutive duplicate hashes, sizes, writes.
 Result<std::string> BuildBloomFilter(const BloomParams& params, const uint64_t* hashes,
                                      size_t count);
+// The same from the chunked hash list of a builder (already free of consecutive repeats).
+Result<std::string> BuildBloomFilter(const BloomParams& params, const HashList& hashes);
 
 // Probe positions, shared by builders and readers so that the two cannot disagree. `visit(bit)`
 // returns false to stop early; the functions return false iff a visit did.

@@ -127,17 +127,20 @@ uint64_t CuckooMaxKeysForBytes(const CuckooParams& params, uint64_t bytes) {
   return MaxKeysFitting(bytes, guess, [&](uint64_t n) { return CuckooFilterBytes(params, n); });
 }
 
-Result<CuckooBuildInfo> BuildCuckooFilter(const CuckooParams& params, const uint64_t* hashes,
-                                          size_t count, std::string* out) {
+namespace {
+
+// The static build over hashes delivered by for_each_chunk(f) as f(hashes, count), in the same
+// order on every call (placement may need several passes). `distinct` counts them without
+// consecutive repeats, which are skipped.
+template <typename ForEachChunk>
+Result<CuckooBuildInfo> BuildCuckooFromChunks(const CuckooParams& params, uint64_t distinct,
+                                              ForEachChunk&& for_each_chunk, std::string* out) {
   const Result<bool> valid = CheckParams(params);
   if (!valid.ok()) return Err(valid.error());
   const int f = params.fingerprint_bits;
   Trailer trailer;
   trailer.kind = FilterKind::kCuckoo;
   trailer.param = static_cast<uint8_t>(f);
-
-  size_t distinct = 0;
-  for (size_t i = 0; i < count; ++i) distinct += (i == 0 || hashes[i] != hashes[i - 1]);
   CuckooBuildInfo info;
   if (distinct == 0) {
     out->clear();
@@ -164,17 +167,20 @@ Result<CuckooBuildInfo> BuildCuckooFilter(const CuckooParams& params, const uint
     uint64_t rng = 0x6375'636b'6f6f'0000ull + seed;  // "cuckoo" + seed
     uint64_t stored = 0;
     bool placed_all = true;
-    for (size_t i = 0; i < count; ++i) {
-      if (i > 0 && hashes[i] == hashes[i - 1]) continue;
-      const uint64_t h = hashing.Remix(hashes[i]);
-      const Placement p =
-          Place(&table, hashing, hashing.Bucket(h), hashing.Fingerprint(h), true, &rng, &path);
-      if (p == Placement::kFailed) {
-        placed_all = false;
-        break;
+    bool first = true;
+    uint64_t previous = 0;
+    for_each_chunk([&](const uint64_t* hashes, size_t count) {
+      for (size_t i = 0; i < count && placed_all; ++i) {
+        if (!first && hashes[i] == previous) continue;
+        first = false;
+        previous = hashes[i];
+        const uint64_t h = hashing.Remix(hashes[i]);
+        const Placement p =
+            Place(&table, hashing, hashing.Bucket(h), hashing.Fingerprint(h), true, &rng, &path);
+        placed_all = p != Placement::kFailed;
+        stored += (p == Placement::kStored);
       }
-      stored += (p == Placement::kStored);
-    }
+    });
     if (!placed_all) continue;
     trailer.num_keys = stored;
     trailer.num_units = num_buckets;
@@ -186,6 +192,22 @@ Result<CuckooBuildInfo> BuildCuckooFilter(const CuckooParams& params, const uint
     info.attempts = static_cast<int>(attempt) + 1;
     return info;
   }
+}
+
+}  // namespace
+
+Result<CuckooBuildInfo> BuildCuckooFilter(const CuckooParams& params, const uint64_t* hashes,
+                                          size_t count, std::string* out) {
+  uint64_t distinct = 0;
+  for (size_t i = 0; i < count; ++i) distinct += (i == 0 || hashes[i] != hashes[i - 1]);
+  return BuildCuckooFromChunks(
+      params, distinct, [&](auto&& f) { f(hashes, count); }, out);
+}
+
+Result<CuckooBuildInfo> BuildCuckooFilter(const CuckooParams& params, const HashList& hashes,
+                                          std::string* out) {
+  return BuildCuckooFromChunks(
+      params, hashes.size(), [&](auto&& f) { hashes.ForEachChunk(f); }, out);
 }
 
 Result<CuckooFilter> CuckooFilter::Create(uint64_t capacity, int fingerprint_bits) {

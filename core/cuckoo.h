@@ -35,6 +35,7 @@
 
 #include "core/cuckoo_table.h"
 #include "core/hash.h"
+#include "core/hash_list.h"
 #include "core/result.h"
 #include "core/sizing.h"
 
@@ -130,6 +131,9 @@ struct CuckooBuildInfo {
 // is replaced). Fails only for invalid params.
 Result<CuckooBuildInfo> BuildCuckooFilter(const CuckooParams& params, const uint64_t* hashes,
                                           size_t count, std::string* out);
+// The same from the chunked hash list of a builder.
+Result<CuckooBuildInfo> BuildCuckooFilter(const CuckooParams& params, const HashList& hashes,
+                                          std::string* out);
 
 // A cuckoo filter that grows key by key, for applications: dedup of events already seen,
 // "already read" exclusion. Fixed capacity; it holds a multiset of fingerprints, so adding a key

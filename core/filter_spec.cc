@@ -53,6 +53,14 @@ Result<std::string> BuildFilter(const FilterSpec& spec, const uint64_t* hashes, 
   return out;
 }
 
+Result<std::string> BuildFilter(const FilterSpec& spec, const HashList& hashes) {
+  if (spec.kind != FilterKind::kCuckoo) return BuildBloomFilter(spec.bloom, hashes);
+  std::string out;
+  const Result<CuckooBuildInfo> info = BuildCuckooFilter(spec.cuckoo, hashes, &out);
+  if (!info.ok()) return Err(info.error());
+  return out;
+}
+
 Result<double> EstimatedFpRate(const FilterSpec& spec, uint64_t num_keys) {
   if (spec.kind != FilterKind::kCuckoo) return BloomEstimatedFpRate(spec.bloom, num_keys);
   // At the load this many keys give: the bucket count rounds up, so small filters run below the

@@ -10,6 +10,7 @@
 #include "core/bloom.h"
 #include "core/cuckoo.h"
 #include "core/format.h"
+#include "core/hash_list.h"
 #include "core/result.h"
 
 namespace sstfilter {
@@ -35,6 +36,8 @@ uint64_t MaxKeysForBytes(const FilterSpec& spec, uint64_t bytes);
 
 // Builds the filter of hashes[0, count); consecutive duplicates are skipped.
 Result<std::string> BuildFilter(const FilterSpec& spec, const uint64_t* hashes, size_t count);
+// The same from a builder's chunked hash list.
+Result<std::string> BuildFilter(const FilterSpec& spec, const HashList& hashes);
 
 // The false-positive rate to expect from the filter of num_keys keys.
 Result<double> EstimatedFpRate(const FilterSpec& spec, uint64_t num_keys);

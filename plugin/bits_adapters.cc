@@ -69,10 +69,8 @@ SstFilterBitsBuilder::SstFilterBitsBuilder(const FilterSpec& spec, bool verify,
     : spec_(spec), verify_(verify), log_(log) {}
 
 void SstFilterBitsBuilder::AddKey(const Slice& key) {
-  const uint64_t h = HashOf(key);
-  if (!hashes_.empty() && hashes_.back() == h) return;
   try {
-    hashes_.push_back(h);
+    hashes_.Add(HashOf(key));  // skips a repeat of the previous key
   } catch (const std::exception&) {
     failed_ = true;  // Finish writes a match-all filter: reads cost more, no key is lost
   }
@@ -87,8 +85,8 @@ Slice SstFilterBitsBuilder::Finish(std::unique_ptr<const char[]>* buf, Status* s
   if (status != nullptr) *status = Status::OK();
   Slice result;
   try {
-    Result<std::string> built = failed_ ? Err("out of memory while adding keys")
-                                        : BuildFilter(spec_, hashes_.data(), hashes_.size());
+    Result<std::string> built =
+        failed_ ? Err("out of memory while adding keys") : BuildFilter(spec_, hashes_);
     if (!built.ok()) {
       LogError("cannot build " + spec_.ToString() + " filter of " + std::to_string(hashes_.size()) +
                " keys (" + built.error() + "); writing a filter that matches every key");
@@ -101,10 +99,8 @@ Slice SstFilterBitsBuilder::Finish(std::unique_ptr<const char[]>* buf, Status* s
     buf->reset();
     result = Slice(kMatchAll);  // static storage: valid for as long as RocksDB may use it
   }
-  if (verify_) {
-    last_hashes_.swap(hashes_);
-  }
-  hashes_.clear();
+  if (verify_) last_hashes_.Swap(hashes_);
+  hashes_.Clear();
   failed_ = false;
   return result;
 }
@@ -117,14 +113,15 @@ Status SstFilterBitsBuilder::MaybePostVerify(const Slice& filter) {
   if (!reader.valid()) {
     s = Status::Corruption("sstfilter: the filter just built does not parse");
   } else {
-    for (const uint64_t h : last_hashes_) {
-      if (!reader.MayContain(h)) {
-        s = Status::Corruption("sstfilter: the filter just built misses a key it was given");
-        break;
-      }
+    bool all_found = true;
+    last_hashes_.ForEachChunk([&](const uint64_t* hashes, size_t n) {
+      for (size_t i = 0; i < n && all_found; ++i) all_found = reader.MayContain(hashes[i]);
+    });
+    if (!all_found) {
+      s = Status::Corruption("sstfilter: the filter just built misses a key it was given");
     }
   }
-  last_hashes_.clear();
+  last_hashes_.Clear();
   return s;
 }
 

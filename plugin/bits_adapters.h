@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/filter_spec.h"
+#include "core/hash_list.h"
 #include "plugin/filter_bits_interface.h"
 
 namespace sstfilter {
@@ -42,9 +43,9 @@ class SstFilterBitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
   const FilterSpec spec_;
   const bool verify_;
   ROCKSDB_NAMESPACE::Logger* const log_;
-  std::vector<uint64_t> hashes_;
-  std::vector<uint64_t> last_hashes_;  // the keys of the last Finish, kept only for verification
-  bool failed_ = false;                // a key could not be recorded (out of memory)
+  HashList hashes_;       // 8 bytes per distinct key (core/hash_list.h)
+  HashList last_hashes_;  // the keys of the last Finish, kept only for verification
+  bool failed_ = false;   // a key could not be recorded (out of memory)
 };
 
 // The reader for any bytes under the "sstfilter" compatibility name. Never fails: bytes it does

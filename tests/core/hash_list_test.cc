@@ -1,0 +1,49 @@
+#include "core/hash_list.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "core/filter_spec.h"
+#include "tests/test_util.h"
+
+namespace sstfilter {
+namespace {
+
+TEST(HashList, KeepsOrderSkipsRepeatsAcrossChunksAndClears) {
+  HashList list;
+  const std::vector<uint64_t> keys = testing::KeyHashes(1, 3 * HashList::kChunkHashes + 17);
+  for (const uint64_t h : keys) {
+    list.Add(h);
+    list.Add(h);  // a repeat, also when it falls on a chunk boundary
+  }
+  ASSERT_EQ(list.size(), keys.size());
+  std::vector<uint64_t> seen;
+  list.ForEachChunk([&](const uint64_t* hashes, size_t n) {
+    EXPECT_LE(n, HashList::kChunkHashes);
+    seen.insert(seen.end(), hashes, hashes + n);
+  });
+  EXPECT_EQ(seen, keys);
+  list.Clear();
+  EXPECT_TRUE(list.empty());
+  list.Add(keys.back());  // not a repeat of anything after Clear
+  EXPECT_EQ(list.size(), 1u);
+}
+
+TEST(HashList, FiltersBuiltFromItEqualThoseFromAnArray) {
+  const std::vector<uint64_t> keys = testing::KeyHashes(2, 2 * HashList::kChunkHashes + 5);
+  HashList list;
+  for (const uint64_t h : keys) list.Add(h);
+  CuckooParams cuckoo;
+  cuckoo.fingerprint_bits = 12;
+  for (const FilterSpec& spec :
+       {FilterSpec::Bloom(BloomParamsForBitsPerKey(BloomLayout::kBlocked, 10).value()),
+        FilterSpec::Bloom(BloomParamsForBitsPerKey(BloomLayout::kStandard, 10).value()),
+        FilterSpec::Cuckoo(cuckoo)}) {
+    EXPECT_EQ(BuildFilter(spec, list).value(), BuildFilter(spec, keys.data(), keys.size()).value())
+        << spec.ToString();
+  }
+}
+
+}  // namespace
+}  // namespace sstfilter

@@ -74,5 +74,6 @@ extern "C" int sstfilter_register(ObjectLibrary& library, const std::string& /*a
   if (library.FindFactory<const FilterPolicy>(sstfilter::kBloomPolicyName) != nullptr) return 0;
   sstfilter::AddPolicyFactory<sstfilter::BloomPolicy>(library);
   sstfilter::AddPolicyFactory<sstfilter::CuckooPolicy>(library);
-  return 2;
+  sstfilter::AddPolicyFactory<sstfilter::LeveledPolicy>(library);
+  return 3;
 }

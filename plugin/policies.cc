@@ -3,6 +3,7 @@
 #include <rocksdb/env.h>
 #include <rocksdb/utilities/options_type.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -114,6 +115,22 @@ const std::unordered_map<std::string, OptionTypeInfo>& BloomTypeInfo() {
   return info;
 }
 
+const std::unordered_map<std::string, OptionTypeInfo>& LeveledTypeInfo() {
+  static const std::unordered_map<std::string, OptionTypeInfo> info = {
+      {"size_ratio", OptionalDouble(offsetof(LeveledPolicy::Shape, size_ratio))},
+      {"num_levels", {offsetof(LeveledPolicy::Shape, num_levels), OptionType::kInt}},
+  };
+  return info;
+}
+
+void LogError(ROCKSDB_NAMESPACE::Logger* log, const char* policy, const std::string& message) {
+  if (log != nullptr) {
+    ROCKSDB_NAMESPACE::Log(ROCKSDB_NAMESPACE::InfoLogLevel::ERROR_LEVEL, log,
+                           "[sstfilter] %s: %s; this SST file gets no filter", policy,
+                           message.c_str());
+  }
+}
+
 }  // namespace
 
 SstFilterPolicy::SstFilterPolicy() { RegisterOptions("budget", &budget_, &BudgetTypeInfo()); }
@@ -149,11 +166,7 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* SstFilterPolicy::GetBuilderWithContext(
     const ROCKSDB_NAMESPACE::FilterBuildingContext& context) const {
   const Result<FilterSpec> spec = prepared_ ? Result<FilterSpec>(prepared_spec_) : Spec();
   if (!spec.ok()) {
-    if (context.info_log != nullptr) {
-      ROCKSDB_NAMESPACE::Log(ROCKSDB_NAMESPACE::InfoLogLevel::ERROR_LEVEL, context.info_log,
-                             "[sstfilter] %s: %s; this SST file gets no filter", Name(),
-                             spec.error().c_str());
-    }
+    LogError(context.info_log, Name(), spec.error());
     return nullptr;
   }
   return new (std::nothrow) SstFilterBitsBuilder(
@@ -191,6 +204,64 @@ Result<FilterSpec> CuckooPolicy::Spec() const {
                                           : CuckooParamsForFpRate(budget_.fp_rate);
   if (!params.ok()) return Err(params.error());
   return FilterSpec::Cuckoo(params.value());
+}
+
+LeveledPolicy::LeveledPolicy() { RegisterOptions("leveled", &shape_, &LeveledTypeInfo()); }
+
+const char* LeveledPolicy::kClassName() { return kLeveledPolicyName; }
+
+Result<FilterSpec> LeveledPolicy::Spec() const {
+  if (!std::isnan(budget_.fp_rate)) {
+    return Err(
+        "takes bits_per_key (a memory budget averaged over all keys of the tree), not "
+        "fp_rate: the rate of each level follows from the budget");
+  }
+  const Result<bool> budget = CheckBudget(budget_);
+  if (!budget.ok()) return Err(budget.error());
+  if (shape_.num_levels < 0 || shape_.num_levels > 64) {
+    return Err("num_levels must be in [0, 64] (0: the column family's), got " +
+               std::to_string(shape_.num_levels));
+  }
+  const Result<std::vector<LevelFilter>> uniform =
+      UniformAllocation(1, shape_.size_ratio, budget_.bits_per_key);
+  if (!uniform.ok()) return Err(uniform.error());
+  const LevelFilter& only = uniform.value()[0];
+  if (!only.has_filter) return Err("bits_per_key is too small for any filter");
+  return only.spec;
+}
+
+Result<std::vector<LevelFilter>> LeveledPolicy::Allocation(int num_levels) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto it = allocations_.find(num_levels);
+  if (it != allocations_.end()) return it->second;
+  const Result<std::vector<LevelFilter>> a =
+      AllocateLevels(num_levels, shape_.size_ratio, budget_.bits_per_key);
+  if (a.ok()) allocations_[num_levels] = a.value();
+  return a;
+}
+
+ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::GetBuilderWithContext(
+    const ROCKSDB_NAMESPACE::FilterBuildingContext& context) const {
+  const Result<FilterSpec> uniform = Spec();
+  if (!uniform.ok()) {
+    LogError(context.info_log, Name(), uniform.error());
+    return nullptr;
+  }
+  const bool verify = context.table_options.detect_filter_construct_corruption;
+  const int num_levels = shape_.num_levels > 0 ? shape_.num_levels : context.num_levels;
+  const int level = context.level_at_creation;
+  if (context.compaction_style != ROCKSDB_NAMESPACE::kCompactionStyleLevel || num_levels < 1 ||
+      level < 0) {
+    return new (std::nothrow) SstFilterBitsBuilder(uniform.value(), verify, context.info_log);
+  }
+  const Result<std::vector<LevelFilter>> allocation = Allocation(num_levels);
+  if (!allocation.ok()) {
+    LogError(context.info_log, Name(), allocation.error());
+    return nullptr;
+  }
+  const LevelFilter& mine = allocation.value()[std::min(level, num_levels - 1)];
+  if (!mine.has_filter) return nullptr;  // a level whose best rate is 1: no filter at all
+  return new (std::nothrow) SstFilterBitsBuilder(mine.spec, verify, context.info_log);
 }
 
 }  // namespace sstfilter

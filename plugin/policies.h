@@ -5,10 +5,14 @@
 #include <rocksdb/filter_policy.h>
 
 #include <limits>
+#include <map>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "core/bloom.h"
 #include "core/filter_spec.h"
+#include "core/level_allocation.h"
 #include "core/result.h"
 #include "plugin/filter_bits_interface.h"
 
@@ -71,6 +75,39 @@ class CuckooPolicy : public SstFilterPolicy {
   Result<FilterSpec> Spec() const override;
 
   void set_bits_per_key(double b) { budget_.bits_per_key = b; }
+};
+
+// sstfilter.Leveled: one memory budget for the whole tree (bits_per_key, averaged over all keys),
+// spent per level as Monkey prescribes (core/level_allocation.h). Each new file gets the filter of
+// its level: the level RocksDB creates it on (FilterBuildingContext::level_at_creation; flushes
+// are level 0), in a tree of num_levels levels (the option, or else the column family's
+// num_levels) growing by size_ratio. Files of unknown level (ingested, repaired) and trees under
+// universal or FIFO compaction get the uniform allocation: the best single filter within the
+// budget. Reads any sstfilter filter (same compatibility family).
+class LeveledPolicy : public SstFilterPolicy {
+ public:
+  LeveledPolicy();
+  static const char* kClassName();
+  const char* Name() const override { return kClassName(); }
+  // The uniform filter for the budget (for files of unknown level); validates the options.
+  Result<FilterSpec> Spec() const override;
+  ROCKSDB_NAMESPACE::FilterBitsBuilder* GetBuilderWithContext(
+      const ROCKSDB_NAMESPACE::FilterBuildingContext& context) const override;
+
+  void set_bits_per_key(double b) { budget_.bits_per_key = b; }
+
+  // The filter of each level of a tree of num_levels levels (computed once per level count).
+  Result<std::vector<LevelFilter>> Allocation(int num_levels) const;
+
+  struct Shape {
+    double size_ratio = 10;
+    int num_levels = 0;  // 0: the column family's num_levels
+  };
+
+ private:
+  Shape shape_;
+  mutable std::mutex mu_;
+  mutable std::map<int, std::vector<LevelFilter>> allocations_;
 };
 
 }  // namespace sstfilter

@@ -4,6 +4,9 @@
 //   {id=sstfilter.Bloom;fp_rate=0.01;layout=standard}
 //   sstfilter.Cuckoo:12                        cuckoo filter, at most 12 bits per key
 //   {id=sstfilter.Cuckoo;fp_rate=0.001}        cuckoo filter for a 0.1% false-positive rate
+//   sstfilter.Leveled:10                       10 bits per key over the whole tree, spent per
+//                                              level as Monkey prescribes (size_ratio=10,
+//                                              num_levels=0: the column family's)
 //
 // Each policy takes exactly one of bits_per_key (a space budget, in [0.01, 100]) or fp_rate (a
 // target rate, in (0, 1)); sstfilter.Bloom also takes layout=blocked (default) or standard. The
@@ -35,6 +38,7 @@ namespace sstfilter {
 
 inline constexpr const char* kBloomPolicyName = "sstfilter.Bloom";
 inline constexpr const char* kCuckooPolicyName = "sstfilter.Cuckoo";
+inline constexpr const char* kLeveledPolicyName = "sstfilter.Leveled";
 // The CompatibilityName of every sstfilter policy, and so the suffix of the SST metaindex entry
 // of its filters ("fullfilter.sstfilter", "partitionedfilter.sstfilter").
 inline constexpr const char* kCompatibilityName = "sstfilter";

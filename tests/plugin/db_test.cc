@@ -482,6 +482,42 @@ TEST_F(DbTest, IngestedFilesCarryTheFilter) {
   fs::remove(sst);
 }
 
+TEST_F(DbTest, LeveledPolicyGivesEachLevelItsBudget) {
+  Options options = MakeOptions("sstfilter.Leveled:10");
+  options.num_levels = 4;
+  options.max_bytes_for_level_base = 1 << 20;
+  options.target_file_size_base = 256 << 10;
+  options.write_buffer_size = 256 << 10;
+  options.level0_file_num_compaction_trigger = 2;
+  Open(options);
+  for (uint64_t part = 0; part < 8; ++part) Load(part * 25'000, 25'000);
+  CompactAll();
+  Load(200'000, 5'000);
+  const Options reopened = ReopenFromOptionsFile();
+  EXPECT_STREQ(TableOptionsOf(reopened)->filter_policy->Name(), "sstfilter.Leveled");
+  ExpectAllPresent(0, 205'000);
+  // Bits per key differ by level, deeper levels getting fewer; all filters are sstfilter's.
+  std::map<int, std::pair<uint64_t, uint64_t>> per_level;  // level -> filter bytes, entries
+  std::vector<ROCKSDB_NAMESPACE::LiveFileMetaData> files;
+  db_->GetLiveFilesMetaData(&files);
+  std::map<std::string, std::shared_ptr<const ROCKSDB_NAMESPACE::TableProperties>> props;
+  for (const auto& [path, p] : Tables()) props[fs::path(path).filename().string()] = p;
+  for (const auto& f : files) {
+    const auto& p = props.at(fs::path(f.name).filename().string());
+    EXPECT_EQ(p->filter_policy_name, "sstfilter.Leveled");
+    per_level[f.level].first += p->filter_size;
+    per_level[f.level].second += p->num_filter_entries;
+  }
+  ASSERT_GE(per_level.size(), 2u);
+  double previous = 1e9;
+  for (const auto& [level, bytes_entries] : per_level) {
+    const double bits = 8.0 * bytes_entries.first / bytes_entries.second;
+    EXPECT_LT(bits, previous) << "level " << level;
+    previous = bits;
+  }
+  EXPECT_EQ(LookUpAbsent(20'000).true_positives, 0u);
+}
+
 TEST_F(DbTest, OptimizeFiltersForHits) {
   Options options = MakeOptions("sstfilter.Bloom:10");
   options.optimize_filters_for_hits = true;

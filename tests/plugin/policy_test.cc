@@ -114,6 +114,10 @@ TEST(Policy, BadStringsAreClearErrors) {
       {"{id=sstfilter.Bloom;bits_per_key=10;colour=blue}", {"colour"}},
       {"sstfilter.Blom:10", {"sstfilter.Blom"}},
       {"sstfilter.Bloom:ten", {"sstfilter.Bloom:ten"}},
+      {"{id=sstfilter.Leveled;fp_rate=0.01}", {"sstfilter.Leveled", "not fp_rate"}},
+      {"sstfilter.Leveled", {"needs bits_per_key"}},
+      {"{id=sstfilter.Leveled;bits_per_key=10;size_ratio=1}", {"size_ratio must be in (1, 1000]"}},
+      {"{id=sstfilter.Leveled;bits_per_key=10;num_levels=-2}", {"num_levels must be in [0, 64]"}},
   };
   for (const Case& c : cases) {
     std::shared_ptr<const FilterPolicy> policy;
@@ -133,7 +137,8 @@ TEST(Policy, BadStringsAreClearErrors) {
 TEST(Policy, SerialisedOptionsRecreateAnEqualPolicy) {
   for (const char* uri :
        {"sstfilter.Bloom:10", "{id=sstfilter.Bloom;fp_rate=0.001;layout=standard}",
-        "{id=sstfilter.Cuckoo;fp_rate=0.001}", "sstfilter.Cuckoo:12.5"}) {
+        "{id=sstfilter.Cuckoo;fp_rate=0.001}", "sstfilter.Cuckoo:12.5",
+        "{id=sstfilter.Leveled;bits_per_key=8;size_ratio=4;num_levels=5}"}) {
     BlockBasedTableOptions options;
     options.filter_policy = Create(uri);
     ConfigOptions config;
@@ -162,7 +167,7 @@ TEST(Policy, SerialisedOptionsRecreateAnEqualPolicy) {
 TEST(Policy, RegistrationIsIdempotent) {
   EXPECT_EQ(sstfilter_register(*ROCKSDB_NAMESPACE::ObjectLibrary::Default(), ""), 0);
   auto library = std::make_shared<ROCKSDB_NAMESPACE::ObjectLibrary>("test");
-  EXPECT_EQ(sstfilter_register(*library, ""), 2);
+  EXPECT_EQ(sstfilter_register(*library, ""), 3);
   EXPECT_EQ(sstfilter_register(*library, ""), 0);
 }
 
@@ -268,11 +273,47 @@ TEST_P(BuilderTest, EmptyFilterAndGarbage) {
   }
 }
 
+// sstfilter.Leveled gives each file the filter of its level: more bits per key on the small upper
+// levels, fewer on the last; the uniform filter for files of unknown level or universal trees.
+TEST(LeveledPolicy, EachLevelGetsItsOwnFilter) {
+  BlockBasedTableOptions options;
+  options.filter_policy = Create("{id=sstfilter.Leveled;bits_per_key=10;size_ratio=10}");
+  ASSERT_NE(options.filter_policy, nullptr);
+  EXPECT_STREQ(options.filter_policy->CompatibilityName(), "sstfilter");
+  auto bits_per_key_at = [&](int level, ROCKSDB_NAMESPACE::CompactionStyle style) {
+    FilterBuildingContext context(options);
+    context.num_levels = 5;
+    context.level_at_creation = level;
+    context.compaction_style = style;
+    std::unique_ptr<FilterBitsBuilder> builder(
+        options.filter_policy->GetBuilderWithContext(context));
+    if (builder == nullptr) return 0.0;
+    for (int i = 0; i < 20000; ++i) builder->AddKey(Key(i));
+    std::unique_ptr<const char[]> buf;
+    const Slice filter = builder->Finish(&buf);
+    std::unique_ptr<FilterBitsReader> reader(options.filter_policy->GetFilterBitsReader(filter));
+    for (int i = 0; i < 20000; ++i) EXPECT_TRUE(reader->MayMatch(Key(i))) << level;
+    return 8.0 * filter.size() / 20000;
+  };
+  const auto level_style = ROCKSDB_NAMESPACE::kCompactionStyleLevel;
+  double previous = 1e9;
+  for (int level = 1; level < 5; ++level) {
+    const double b = bits_per_key_at(level, level_style);
+    EXPECT_LT(b, previous) << "level " << level;
+    previous = b;
+  }
+  EXPECT_GT(bits_per_key_at(0, level_style), 20);           // the top level: a wide cuckoo filter
+  EXPECT_LT(bits_per_key_at(4, level_style), 10);           // the last level holds 90% of the keys
+  const double uniform = bits_per_key_at(-1, level_style);  // unknown level (ingested file)
+  EXPECT_NEAR(uniform, 10, 0.1);
+  EXPECT_NEAR(bits_per_key_at(2, ROCKSDB_NAMESPACE::kCompactionStyleUniversal), uniform, 1e-9);
+}
+
 INSTANTIATE_TEST_SUITE_P(AllPolicies, BuilderTest,
                          ::testing::Values("sstfilter.Bloom:10",
                                            "{id=sstfilter.Bloom;bits_per_key=10;layout=standard}",
                                            "{id=sstfilter.Cuckoo;fp_rate=0.001}",
-                                           "sstfilter.Cuckoo:24"));
+                                           "sstfilter.Cuckoo:24", "sstfilter.Leveled:10"));
 
 }  // namespace
 }  // namespace sstfilter

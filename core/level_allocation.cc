@@ -1,0 +1,200 @@
+#include "core/level_allocation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "core/sizing.h"
+
+namespace sstfilter {
+namespace {
+
+constexpr double kLn2Squared = 0.4804530139182014;  // (ln 2)^2
+constexpr int kMaxLevels = 64;
+constexpr double kMaxSizeRatio = 1000;
+// Budget steps of the Bloom filters on offer, and the largest one: 60 bits/key already reach
+// about 1e-10, beyond any useful per-level rate. The ideal model's rates are a formula, so it
+// offers finer steps; each blocked Bloom rate is a Poisson sum (about 1200 of them take 50 ms).
+constexpr double kBitsStep = 0.05;
+constexpr double kIdealBitsStep = 0.01;
+constexpr double kMaxOfferedBits = 60;
+
+// One filter on offer: what it costs and what it buys.
+struct Offer {
+  double bits = 0;
+  double rate = 1;
+  bool has_filter = false;
+  FilterSpec spec;
+};
+
+std::vector<Offer> ComputeFrontier(FilterCostModel model) {
+  std::vector<Offer> all;
+  all.push_back(Offer{});  // no filter: free, matches everything
+  const double step = model == FilterCostModel::kIdealBloom ? kIdealBitsStep : kBitsStep;
+  const int steps = static_cast<int>(kMaxOfferedBits / step);
+  for (int i = 1; i <= steps; ++i) {
+    const double b = i * step;
+    Offer o;
+    o.bits = b;
+    o.has_filter = true;
+    if (model == FilterCostModel::kIdealBloom) {
+      o.rate = std::exp(-b * kLn2Squared);
+      BloomParams params;  // a model: k = b ln 2 probes, not rounded
+      params.layout = BloomLayout::kStandard;
+      params.bits_per_key = b;
+      params.num_probes = StandardBloomProbesForBitsPerKey(b).value();
+      o.spec = FilterSpec::Bloom(params);
+    } else {
+      const BloomParams params = BloomParamsForBitsPerKey(BloomLayout::kBlocked, b).value();
+      o.rate = BlockedBloomFpRateExact(b, params.num_probes, 0).value();
+      o.spec = FilterSpec::Bloom(params);
+    }
+    all.push_back(o);
+  }
+  if (model == FilterCostModel::kSstfilter) {
+    for (int f = kCuckooMinFingerprintBits; f <= kCuckooMaxFingerprintBits; ++f) {
+      CuckooParams params;
+      params.fingerprint_bits = f;
+      Offer o;
+      o.bits = CuckooBitsPerKey(f, params.load).value();
+      o.rate = CuckooFpRate(f, params.load).value();
+      o.has_filter = true;
+      o.spec = FilterSpec::Cuckoo(params);
+      all.push_back(o);
+    }
+  }
+  // The Pareto frontier: by cost, each offer strictly better than every cheaper one.
+  std::stable_sort(all.begin(), all.end(),
+                   [](const Offer& a, const Offer& b) { return a.bits < b.bits; });
+  std::vector<Offer> frontier;
+  for (const Offer& o : all) {
+    if (frontier.empty() || o.rate < frontier.back().rate) frontier.push_back(o);
+  }
+  return frontier;
+}
+
+const std::vector<Offer>& Frontier(FilterCostModel model) {
+  // Computed once per process (about 50 ms of Poisson sums for the blocked Bloom offers).
+  static const std::vector<Offer> sstfilter = ComputeFrontier(FilterCostModel::kSstfilter);
+  static const std::vector<Offer> ideal = ComputeFrontier(FilterCostModel::kIdealBloom);
+  return model == FilterCostModel::kSstfilter ? sstfilter : ideal;
+}
+
+Result<bool> CheckArgs(int num_levels, double size_ratio, double bits_per_key) {
+  if (num_levels < 1 || num_levels > kMaxLevels) {
+    return Err("num_levels must be in [1, 64], got " + std::to_string(num_levels));
+  }
+  if (!(size_ratio > 1 && size_ratio <= kMaxSizeRatio)) {
+    return Err("size_ratio must be in (1, 1000], got " + std::to_string(size_ratio));
+  }
+  const Result<double> budget_ok = StandardBloomFpRateForBitsPerKey(bits_per_key);
+  if (!budget_ok.ok()) return Err(budget_ok.error());
+  return true;
+}
+
+std::vector<LevelFilter> Assemble(const std::vector<double>& shares,
+                                  const std::vector<Offer>& frontier,
+                                  const std::vector<size_t>& choice) {
+  std::vector<LevelFilter> levels(shares.size());
+  for (size_t i = 0; i < shares.size(); ++i) {
+    const Offer& o = frontier[choice[i]];
+    levels[i].share = shares[i];
+    levels[i].fp_rate = o.rate;
+    levels[i].bits_per_key = o.bits;
+    levels[i].has_filter = o.has_filter;
+    levels[i].spec = o.spec;
+  }
+  return levels;
+}
+
+double AverageBits(const std::vector<double>& shares, const std::vector<Offer>& frontier,
+                   const std::vector<size_t>& choice) {
+  double bits = 0;
+  for (size_t i = 0; i < shares.size(); ++i) bits += shares[i] * frontier[choice[i]].bits;
+  return bits;
+}
+
+}  // namespace
+
+Result<std::vector<double>> LevelShares(int num_levels, double size_ratio) {
+  const Result<bool> ok = CheckArgs(num_levels, size_ratio, 10);
+  if (!ok.ok()) return Err(ok.error());
+  std::vector<double> shares(num_levels);
+  double level_size = 1, total = 0;
+  for (int i = 0; i < num_levels; ++i) {
+    if (i >= 2) level_size *= size_ratio;  // levels 0 and 1 are the same size
+    shares[i] = level_size;
+    total += level_size;
+  }
+  for (double& s : shares) s /= total;
+  return shares;
+}
+
+Result<std::vector<LevelFilter>> AllocateLevels(int num_levels, double size_ratio,
+                                                double bits_per_key, FilterCostModel model) {
+  const Result<bool> ok = CheckArgs(num_levels, size_ratio, bits_per_key);
+  if (!ok.ok()) return Err(ok.error());
+  const std::vector<double> shares = LevelShares(num_levels, size_ratio).value();
+  const std::vector<Offer>& frontier = Frontier(model);
+
+  // For a price mu per bit, each level takes the offer minimising rate + mu * share * bits.
+  std::vector<size_t> choice(num_levels);
+  auto choose = [&](double mu, std::vector<size_t>* out) {
+    for (int i = 0; i < num_levels; ++i) {
+      size_t best = 0;
+      double best_cost = 1;  // no filter: rate 1, no bits
+      for (size_t j = 1; j < frontier.size(); ++j) {
+        const double cost = frontier[j].rate + mu * shares[i] * frontier[j].bits;
+        if (cost < best_cost) {
+          best_cost = cost;
+          best = j;
+        }
+      }
+      (*out)[i] = best;
+    }
+  };
+  // The cheapest price whose choices fit the budget, by bisection in log space: the average
+  // falls as the price rises, and a high enough price buys no filters at all.
+  double lo = -40, hi = 40;  // log(mu)
+  for (int iter = 0; iter < 200; ++iter) {
+    const double mid = (lo + hi) / 2;
+    choose(std::exp(mid), &choice);
+    (AverageBits(shares, frontier, choice) <= bits_per_key ? hi : lo) = mid;
+  }
+  choose(std::exp(hi), &choice);
+  // Spend what the discrete offers left over: repeatedly take the one-step upgrade that removes
+  // the most rate per bit and still fits.
+  for (;;) {
+    const double spent = AverageBits(shares, frontier, choice);
+    int best_level = -1;
+    double best_gain = 0;
+    for (int i = 0; i < num_levels; ++i) {
+      if (choice[i] + 1 >= frontier.size()) continue;
+      const Offer& now = frontier[choice[i]];
+      const Offer& next = frontier[choice[i] + 1];
+      const double extra = shares[i] * (next.bits - now.bits);
+      if (spent + extra > bits_per_key * (1 + 1e-12)) continue;
+      const double gain = (now.rate - next.rate) / extra;
+      if (gain > best_gain) {
+        best_gain = gain;
+        best_level = i;
+      }
+    }
+    if (best_level < 0) break;
+    ++choice[best_level];
+  }
+  return Assemble(shares, frontier, choice);
+}
+
+Result<std::vector<LevelFilter>> UniformAllocation(int num_levels, double size_ratio,
+                                                   double bits_per_key, FilterCostModel model) {
+  const Result<bool> ok = CheckArgs(num_levels, size_ratio, bits_per_key);
+  if (!ok.ok()) return Err(ok.error());
+  const std::vector<double> shares = LevelShares(num_levels, size_ratio).value();
+  const std::vector<Offer>& frontier = Frontier(model);
+  size_t best = 0;
+  while (best + 1 < frontier.size() && frontier[best + 1].bits <= bits_per_key) ++best;
+  return Assemble(shares, frontier, std::vector<size_t>(num_levels, best));
+}
+
+}  // namespace sstfilter

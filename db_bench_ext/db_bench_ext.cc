@@ -10,6 +10,8 @@
 #include <rocksdb/db.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/options.h>
+#include <rocksdb/perf_context.h>
+#include <rocksdb/perf_level.h>
 #include <rocksdb/statistics.h>
 #include <rocksdb/table.h>
 #include <rocksdb/table_properties.h>
@@ -26,6 +28,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <random>
 #include <sstream>
 #include <string>
@@ -64,6 +67,14 @@ DEFINE_bool(statistics, false, "Print RocksDB's statistics after each policy's b
 DEFINE_int64(seed, 42, "Seed of the key order and the lookups");
 DEFINE_int64(write_buffer_size, 16 << 20, "Memtable size in bytes");
 DEFINE_string(compression_type, "snappy", "none, snappy, zlib, lz4, zstd");
+DEFINE_int32(num_levels, 7, "Levels of the LSM tree");
+DEFINE_int64(max_bytes_for_level_base, 256 << 20, "Size of level 1 in bytes");
+DEFINE_double(max_bytes_for_level_multiplier, 10, "Size ratio between adjacent levels");
+DEFINE_int64(target_file_size_base, 64 << 20, "Target SST file size in bytes at level 1");
+DEFINE_int32(level0_file_num_compaction_trigger, 4, "L0 files that trigger a compaction");
+DEFINE_bool(level_compaction_dynamic_level_bytes, false,
+            "Size levels from the last one up, each max_bytes_for_level_multiplier times the "
+            "next (the shape sstfilter.Leveled assumes)");
 DEFINE_int32(batch_size, 32, "Keys per MultiGet in the multiread benchmarks");
 DEFINE_double(fp_rate, 0.01, "Target false-positive rate for the sizing calculator");
 DEFINE_string(json, "", "Write every figure to this file as JSON");
@@ -157,6 +168,15 @@ Config Validate() {
   if (FLAGS_cache_size < 0) Fail("--cache_size must be >= 0");
   if (FLAGS_write_buffer_size < 64 << 10) Fail("--write_buffer_size must be at least 65536");
   if (FLAGS_batch_size < 1 || FLAGS_batch_size > 4096) Fail("--batch_size must be in [1, 4096]");
+  if (FLAGS_num_levels < 1 || FLAGS_num_levels > 64) Fail("--num_levels must be in [1, 64]");
+  if (FLAGS_max_bytes_for_level_base < 65536) Fail("--max_bytes_for_level_base must be >= 65536");
+  if (!(FLAGS_max_bytes_for_level_multiplier > 1 && FLAGS_max_bytes_for_level_multiplier <= 1000)) {
+    Fail("--max_bytes_for_level_multiplier must be in (1, 1000]");
+  }
+  if (FLAGS_target_file_size_base < 65536) Fail("--target_file_size_base must be >= 65536");
+  if (FLAGS_level0_file_num_compaction_trigger < 1) {
+    Fail("--level0_file_num_compaction_trigger must be >= 1");
+  }
   if (!(FLAGS_fp_rate > 0 && FLAGS_fp_rate < 1)) Fail("--fp_rate must be in (0, 1)");
   const std::map<std::string, ROCKSDB_NAMESPACE::CompressionType> compressions = {
       {"none", ROCKSDB_NAMESPACE::kNoCompression},
@@ -232,6 +252,12 @@ struct BenchResult {
   uint64_t filter_positives = 0;  // rocksdb.bloom.filter.full.positive
   uint64_t filter_true_positives = 0;
   uint64_t data_block_reads = 0;  // rocksdb.block.cache.data.miss
+  // Per level, from RocksDB's per-level perf context: filter "no" answers, "may match" answers,
+  // and "may match" answers for keys the level really held.
+  struct LevelCounts {
+    uint64_t negatives = 0, positives = 0, true_positives = 0;
+  };
+  std::map<int, LevelCounts> levels;
   // filterbuild / filterquery
   double build_ns_per_key = 0, hit_ns = 0, miss_ns = 0, filter_fp_rate = -1, filter_bits = 0;
 
@@ -252,6 +278,10 @@ struct PolicyResult {
   std::string uri;
   std::vector<BenchResult> benches;
   uint64_t filter_bytes = 0, filter_entries = 0, files = 0;
+  struct Level {
+    uint64_t files = 0, keys = 0, filter_bytes = 0, filter_entries = 0;
+  };
+  std::map<int, Level> levels;  // from the live files' metadata and table properties
   double bits_per_key() const {
     return filter_entries == 0 ? 0 : 8.0 * filter_bytes / filter_entries;
   }
@@ -299,6 +329,7 @@ class DbRunner {
       : config_(config), policy_(p), path_(FLAGS_db + "/policy" + std::to_string(index)) {}
 
   Status Open(bool fresh) {
+    db_.reset();  // close first: one process, one open instance per directory
     if (fresh) {
       std::error_code ec;
       std::filesystem::remove_all(path_, ec);
@@ -309,6 +340,12 @@ class DbRunner {
     options.compression = config_.compression;
     options.statistics = ROCKSDB_NAMESPACE::CreateDBStatistics();
     options.IncreaseParallelism(2);
+    options.num_levels = FLAGS_num_levels;
+    options.max_bytes_for_level_base = static_cast<uint64_t>(FLAGS_max_bytes_for_level_base);
+    options.max_bytes_for_level_multiplier = FLAGS_max_bytes_for_level_multiplier;
+    options.target_file_size_base = static_cast<uint64_t>(FLAGS_target_file_size_base);
+    options.level0_file_num_compaction_trigger = FLAGS_level0_file_num_compaction_trigger;
+    options.level_compaction_dynamic_level_bytes = FLAGS_level_compaction_dynamic_level_bytes;
     ROCKSDB_NAMESPACE::BlockBasedTableOptions table;
     table.filter_policy = policy_.policy;
     table.block_cache = ROCKSDB_NAMESPACE::NewLRUCache(static_cast<size_t>(FLAGS_cache_size));
@@ -340,12 +377,17 @@ class DbRunner {
   }
 
   void CollectTableProperties(PolicyResult* out) {
-    ROCKSDB_NAMESPACE::TablePropertiesCollection props;
-    if (!db_->GetPropertiesOfAllTables(&props).ok()) return;
-    for (const auto& entry : props) {
-      out->filter_bytes += entry.second->filter_size;
-      out->filter_entries += entry.second->num_filter_entries;
+    std::vector<sstfilter::SstFilterInfo> files;
+    if (!sstfilter::DescribeFilters(db_.get(), &files).ok()) return;
+    for (const sstfilter::SstFilterInfo& f : files) {
+      out->filter_bytes += f.filter_bytes;
+      out->filter_entries += f.filter_entries;
       ++out->files;
+      PolicyResult::Level& level = out->levels[f.level];
+      ++level.files;
+      level.keys += f.num_entries;
+      level.filter_bytes += f.filter_bytes;
+      level.filter_entries += f.filter_entries;
     }
   }
 
@@ -394,7 +436,15 @@ class DbRunner {
     const uint64_t per_thread = (config_.reads + FLAGS_threads - 1) / FLAGS_threads;
     std::atomic<uint64_t> found{0}, ops{0};
     Progress progress(per_thread * FLAGS_threads);
+    std::mutex levels_mu;
     auto worker = [&](int thread) {
+      // Per-level filter counts (perf context counters are per thread; counting costs every
+      // policy the same few increments).
+      ROCKSDB_NAMESPACE::SetPerfLevel(ROCKSDB_NAMESPACE::PerfLevel::kEnableCount);
+      ROCKSDB_NAMESPACE::PerfContext* perf = ROCKSDB_NAMESPACE::get_perf_context();
+      perf->Reset();
+      perf->ClearPerLevelPerfContext();
+      perf->EnablePerLevelPerfContext();
       uint64_t rng = static_cast<uint64_t>(FLAGS_seed) * 1000003 + thread + (missing ? 7 : 0);
       PinnableSlice value;
       const size_t batch = multi ? static_cast<size_t>(FLAGS_batch_size) : 1;
@@ -421,6 +471,19 @@ class DbRunner {
       }
       found += my_found;
       ops += per_thread;
+      {
+        std::lock_guard<std::mutex> lock(levels_mu);
+        if (perf->level_to_perf_context != nullptr) {
+          for (const auto& [level, c] : *perf->level_to_perf_context) {
+            BenchResult::LevelCounts& mine = r->levels[static_cast<int>(level)];
+            mine.negatives += c.bloom_filter_useful;
+            mine.positives += c.bloom_filter_full_positive;
+            mine.true_positives += c.bloom_filter_full_true_positive;
+          }
+        }
+      }
+      perf->DisablePerLevelPerfContext();
+      ROCKSDB_NAMESPACE::SetPerfLevel(ROCKSDB_NAMESPACE::PerfLevel::kDisable);
     };
     std::vector<std::thread> threads;
     for (int t = 1; t < FLAGS_threads; ++t) threads.emplace_back(worker, t);
@@ -597,6 +660,27 @@ void PrintBench(const PolicyResult& pr, const BenchResult& b, const PolicyResult
   printf("\n");
 }
 
+// Per level: files, keys and filter bits per key from the table properties, and the filters'
+// false-positive rate over absent-key lookups (readmissing, else multireadmissing) from the
+// per-level perf context.
+void PrintLevels(const PolicyResult& pr) {
+  const BenchResult* b = pr.Find("readmissing");
+  if (b == nullptr) b = pr.Find("multireadmissing");
+  printf("  %5s %6s %12s %9s %12s %10s\n", "level", "files", "keys", "bits/key", "checks", "FP %");
+  for (const auto& [level, l] : pr.levels) {
+    printf("  %5d %6" PRIu64 " %12" PRIu64 " %9.2f", level, l.files, l.keys,
+           l.filter_entries ? 8.0 * l.filter_bytes / l.filter_entries : 0.0);
+    BenchResult::LevelCounts c;
+    if (b != nullptr && b->levels.count(level)) c = b->levels.at(level);
+    const uint64_t checks = c.negatives + c.positives;
+    if (checks > 0) {
+      printf(" %12" PRIu64 " %10.4f\n", checks, 100.0 * (c.positives - c.true_positives) / checks);
+    } else {
+      printf(" %12s %10s\n", "-", "-");
+    }
+  }
+}
+
 void PrintTable(const std::vector<PolicyResult>& results, const PolicyResult* none) {
   printf("\n%-38s %9s %10s %12s %12s %12s %9s\n", "filter policy", "bits/key", "FP %",
          "readmissing", "multimissing", "readrandom", "vs none");
@@ -611,6 +695,15 @@ void PrintTable(const std::vector<PolicyResult>& results, const PolicyResult* no
     if (fp < 0 && pr.Find("filterquery")) fp = pr.Find("filterquery")->filter_fp_rate;
     printf("%-38s %9.2f ", pr.uri.c_str(), pr.bits_per_key());
     fp < 0 ? printf("%10s ", "-") : printf("%10.4f ", 100 * fp);
+    // False positives per absent-key lookup: what a lookup pays in wasted reads, summed over
+    // the levels it consults.
+    if (rate_source != nullptr && rate_source->ops > 0 && rate_source->filter_checks() > 0) {
+      printf("%8.4f ", static_cast<double>(rate_source->filter_positives -
+                                           rate_source->filter_true_positives) /
+                           rate_source->ops);
+    } else {
+      printf("%8s ", "-");
+    }
     for (const BenchResult* b : {missing, multi, random}) {
       b ? printf("%12.0f ", b->ops_per_sec()) : printf("%12s ", "-");
     }
@@ -644,7 +737,20 @@ void WriteJson(const Config& c, const std::vector<PolicyResult>& results) {
     out << "    {\"filter_uri\": " << JsonString(pr.uri) << ", \"sst_files\": " << pr.files
         << ", \"filter_bytes\": " << pr.filter_bytes
         << ", \"filter_entries\": " << pr.filter_entries
-        << ", \"bits_per_key\": " << pr.bits_per_key() << ",\n     \"benchmarks\": {";
+        << ", \"bits_per_key\": " << pr.bits_per_key() << ",\n     \"levels\": [";
+    size_t li = 0;
+    const BenchResult* missing = pr.Find("readmissing");
+    if (missing == nullptr) missing = pr.Find("multireadmissing");
+    for (const auto& [level, l] : pr.levels) {
+      BenchResult::LevelCounts counts;
+      if (missing != nullptr && missing->levels.count(level)) counts = missing->levels.at(level);
+      out << (li++ ? ", " : "") << "{\"level\": " << level << ", \"files\": " << l.files
+          << ", \"keys\": " << l.keys << ", \"filter_bytes\": " << l.filter_bytes
+          << ", \"filter_entries\": " << l.filter_entries
+          << ", \"missing_filter_checks\": " << counts.negatives + counts.positives
+          << ", \"missing_false_positives\": " << counts.positives - counts.true_positives << "}";
+    }
+    out << "],\n     \"benchmarks\": {";
     for (size_t j = 0; j < pr.benches.size(); ++j) {
       const BenchResult& b = pr.benches[j];
       out << (j ? ",\n       " : "\n       ") << JsonString(b.name) << ": {"
@@ -783,6 +889,13 @@ int main(int argc, char** argv) {
           opened = true;
         }
         r = db.Run(name);
+        if (fill) {
+          // Reopen, so that reads start from a cold table cache and every table reader opens at
+          // its file's current level (RocksDB counts per-level statistics at the level a
+          // reader was opened at, which compactions' trivial moves leave behind).
+          const Status s = db.Open(/*fresh=*/false);
+          if (!s.ok()) Fail("cannot reopen the database of " + p.uri + ": " + s.ToString());
+        }
       }
       pr.benches.push_back(r);
       PrintBench(pr, pr.benches.back(), none);
@@ -792,6 +905,7 @@ int main(int argc, char** argv) {
       db.CollectTableProperties(&pr);
       printf("  [%s] %" PRIu64 " SST files, filter %.2f bits/key (%s)\n", p.uri.c_str(), pr.files,
              pr.bits_per_key(), Human(static_cast<double>(pr.filter_bytes)).c_str());
+      PrintLevels(pr);
       if (FLAGS_statistics) printf("STATISTICS:\n%s\n", db.StatisticsText().c_str());
     }
     results.push_back(pr);

@@ -259,7 +259,10 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::GetBuilderWithContext(
     LogError(context.info_log, Name(), allocation.error());
     return nullptr;
   }
-  const LevelFilter& mine = allocation.value()[std::min(level, num_levels - 1)];
+  // A file RocksDB writes to the bottommost level holding data belongs to the tree's largest
+  // level, whatever its number: the tree may not (yet) reach num_levels.
+  const int modelled = context.is_bottommost ? num_levels - 1 : std::min(level, num_levels - 1);
+  const LevelFilter& mine = allocation.value()[modelled];
   if (!mine.has_filter) return nullptr;  // a level whose best rate is 1: no filter at all
   return new (std::nothrow) SstFilterBitsBuilder(mine.spec, verify, context.info_log);
 }

@@ -84,6 +84,10 @@ TEST_F(DbBenchExtTest, BadFlagsFailBeforeAnyWorkWithOneLine) {
       {"--fp_rate=1.5", "--fp_rate"},
       {"--benchmarks=fillrandom,nonsense", "nonsense"},
       {"--compression_type=brotli", "brotli"},
+      {"--num_levels=0", "--num_levels"},
+      {"--max_bytes_for_level_multiplier=1", "--max_bytes_for_level_multiplier"},
+      {"--max_bytes_for_level_base=100", "--max_bytes_for_level_base"},
+      {"--filter_uri={id=sstfilter.Leveled;fp_rate=0.01}", "not fp_rate"},
       {"--db=/proc/sstfilter_cannot_be_here/db", "--db"},
       {"stray_argument", "stray_argument"},
   };

@@ -90,7 +90,9 @@ void CuckooReader::MayContainBatch(const uint64_t* hashes, size_t count, bool* m
       __builtin_prefetch(table_.BucketAddress(alts[i]));
     }
     for (size_t i = 0; i < n; ++i) {
-      may_match[start + i] = table_.Contains(buckets[i], fps[i]) | table_.Contains(alts[i], fps[i]);
+      // Both buckets without a branch between them, as in MayContain.
+      may_match[start + i] = (static_cast<int>(table_.Contains(buckets[i], fps[i])) |
+                              static_cast<int>(table_.Contains(alts[i], fps[i]))) != 0;
     }
   }
 }

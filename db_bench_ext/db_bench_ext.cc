@@ -291,6 +291,12 @@ struct PolicyResult {
     }
     return nullptr;
   }
+  // The benchmark whose lookups were all of absent keys, so whose filter positives are all
+  // false: readmissing, else multireadmissing; null if neither ran.
+  const BenchResult* AbsentKeyBench() const {
+    const BenchResult* b = Find("readmissing");
+    return b != nullptr ? b : Find("multireadmissing");
+  }
 };
 
 // "... finished N ops" on stderr, at most once a second, as db_bench does.
@@ -664,8 +670,7 @@ void PrintBench(const PolicyResult& pr, const BenchResult& b, const PolicyResult
 // false-positive rate over absent-key lookups (readmissing, else multireadmissing) from the
 // per-level perf context.
 void PrintLevels(const PolicyResult& pr) {
-  const BenchResult* b = pr.Find("readmissing");
-  if (b == nullptr) b = pr.Find("multireadmissing");
+  const BenchResult* b = pr.AbsentKeyBench();
   printf("  %5s %6s %12s %9s %12s %10s\n", "level", "files", "keys", "bits/key", "checks", "FP %");
   for (const auto& [level, l] : pr.levels) {
     printf("  %5d %6" PRIu64 " %12" PRIu64 " %9.2f", level, l.files, l.keys,
@@ -690,7 +695,7 @@ void PrintTable(const std::vector<PolicyResult>& results, const PolicyResult* no
     const BenchResult* missing = pr.Find("readmissing");
     const BenchResult* multi = pr.Find("multireadmissing");
     const BenchResult* random = pr.Find("readrandom");
-    const BenchResult* rate_source = missing ? missing : multi;
+    const BenchResult* rate_source = pr.AbsentKeyBench();
     double fp = rate_source ? rate_source->fp_rate() : -1;
     if (fp < 0 && pr.Find("filterquery")) fp = pr.Find("filterquery")->filter_fp_rate;
     printf("%-38s %9.2f ", pr.uri.c_str(), pr.bits_per_key());
@@ -739,8 +744,7 @@ void WriteJson(const Config& c, const std::vector<PolicyResult>& results) {
         << ", \"filter_entries\": " << pr.filter_entries
         << ", \"bits_per_key\": " << pr.bits_per_key() << ",\n     \"levels\": [";
     size_t li = 0;
-    const BenchResult* missing = pr.Find("readmissing");
-    if (missing == nullptr) missing = pr.Find("multireadmissing");
+    const BenchResult* missing = pr.AbsentKeyBench();
     for (const auto& [level, l] : pr.levels) {
       BenchResult::LevelCounts counts;
       if (missing != nullptr && missing->levels.count(level)) counts = missing->levels.at(level);
@@ -780,8 +784,7 @@ void WritePlot(const std::vector<PolicyResult>& results) {
   {
     std::ofstream out(data);
     for (const PolicyResult& pr : results) {
-      const BenchResult* b = pr.Find("readmissing");
-      if (b == nullptr) b = pr.Find("multireadmissing");
+      const BenchResult* b = pr.AbsentKeyBench();
       if (b == nullptr || b->fp_rate() <= 0 || pr.bits_per_key() <= 0) continue;
       out << pr.bits_per_key() << " " << 100 * b->fp_rate() << " " << b->micros_per_op()
           << "\n\n\n";

@@ -88,13 +88,14 @@ Slice SstFilterBitsBuilder::Finish(std::unique_ptr<const char[]>* buf, Status* s
     Result<std::string> built =
         failed_ ? Err("out of memory while adding keys") : BuildFilter(spec_, hashes_);
     if (!built.ok()) {
-      LogError("cannot build " + spec_.ToString() + " filter of " + std::to_string(hashes_.size()) +
-               " keys (" + built.error() + "); writing a filter that matches every key");
+      LogError(log_, "cannot build " + spec_.ToString() + " filter of " +
+                         std::to_string(hashes_.size()) + " keys (" + built.error() +
+                         "); writing a filter that matches every key");
       built = MatchAllFilter(hashes_.size());
     }
     result = Hand(built.value(), buf);
   } catch (const std::exception& e) {
-    LogError(std::string("out of memory building a filter: ") + e.what());
+    LogError(log_, std::string("out of memory building a filter: ") + e.what());
     static const std::string kMatchAll = MatchAllFilter(1);
     buf->reset();
     result = Slice(kMatchAll);  // static storage: valid for as long as RocksDB may use it
@@ -129,9 +130,9 @@ size_t SstFilterBitsBuilder::ApproximateNumEntries(size_t bytes) {
   return static_cast<size_t>(MaxKeysForBytes(spec_, bytes));
 }
 
-void SstFilterBitsBuilder::LogError(const std::string& message) {
-  if (log_ != nullptr) {
-    ROCKSDB_NAMESPACE::Log(ROCKSDB_NAMESPACE::InfoLogLevel::ERROR_LEVEL, log_, "[sstfilter] %s",
+void LogError(ROCKSDB_NAMESPACE::Logger* log, const std::string& message) {
+  if (log != nullptr) {
+    ROCKSDB_NAMESPACE::Log(ROCKSDB_NAMESPACE::InfoLogLevel::ERROR_LEVEL, log, "[sstfilter] %s",
                            message.c_str());
   }
 }

@@ -38,8 +38,6 @@ class SstFilterBitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
   size_t ApproximateNumEntries(size_t bytes) override;
 
  private:
-  void LogError(const std::string& message);
-
   const FilterSpec spec_;
   const bool verify_;
   ROCKSDB_NAMESPACE::Logger* const log_;
@@ -47,6 +45,9 @@ class SstFilterBitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
   HashList last_hashes_;  // the keys of the last Finish, kept only for verification
   bool failed_ = false;   // a key could not be recorded (out of memory)
 };
+
+// Logs "[sstfilter] <message>" at ERROR level to a table's logger, which may be null.
+void LogError(ROCKSDB_NAMESPACE::Logger* log, const std::string& message);
 
 // The reader for any bytes under the "sstfilter" compatibility name. Never fails: bytes it does
 // not understand give a reader that matches every key.

@@ -123,12 +123,8 @@ const std::unordered_map<std::string, OptionTypeInfo>& LeveledTypeInfo() {
   return info;
 }
 
-void LogError(ROCKSDB_NAMESPACE::Logger* log, const char* policy, const std::string& message) {
-  if (log != nullptr) {
-    ROCKSDB_NAMESPACE::Log(ROCKSDB_NAMESPACE::InfoLogLevel::ERROR_LEVEL, log,
-                           "[sstfilter] %s: %s; this SST file gets no filter", policy,
-                           message.c_str());
-  }
+void LogNoFilter(ROCKSDB_NAMESPACE::Logger* log, const char* policy, const std::string& why) {
+  LogError(log, std::string(policy) + ": " + why + "; this SST file gets no filter");
 }
 
 }  // namespace
@@ -166,7 +162,7 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* SstFilterPolicy::GetBuilderWithContext(
     const ROCKSDB_NAMESPACE::FilterBuildingContext& context) const {
   const Result<FilterSpec> spec = prepared_ ? Result<FilterSpec>(prepared_spec_) : Spec();
   if (!spec.ok()) {
-    LogError(context.info_log, Name(), spec.error());
+    LogNoFilter(context.info_log, Name(), spec.error());
     return nullptr;
   }
   return new (std::nothrow) SstFilterBitsBuilder(
@@ -244,7 +240,7 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::GetBuilderWithContext(
     const ROCKSDB_NAMESPACE::FilterBuildingContext& context) const {
   const Result<FilterSpec> uniform = Spec();
   if (!uniform.ok()) {
-    LogError(context.info_log, Name(), uniform.error());
+    LogNoFilter(context.info_log, Name(), uniform.error());
     return nullptr;
   }
   const bool verify = context.table_options.detect_filter_construct_corruption;
@@ -256,7 +252,7 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::GetBuilderWithContext(
   }
   const Result<std::vector<LevelFilter>> allocation = Allocation(num_levels);
   if (!allocation.ok()) {
-    LogError(context.info_log, Name(), allocation.error());
+    LogNoFilter(context.info_log, Name(), allocation.error());
     return nullptr;
   }
   // A file RocksDB writes to the bottommost level holding data belongs to the tree's largest

@@ -7,11 +7,13 @@
 // keys fall inside every file's key range and lookups really consult the filters.
 #include <gflags/gflags.h>
 #include <rocksdb/cache.h>
+#include <rocksdb/convenience.h>
 #include <rocksdb/db.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/options.h>
 #include <rocksdb/perf_context.h>
 #include <rocksdb/perf_level.h>
+#include <rocksdb/sst_partitioner.h>
 #include <rocksdb/statistics.h>
 #include <rocksdb/table.h>
 #include <rocksdb/table_properties.h>
@@ -75,6 +77,17 @@ DEFINE_int32(level0_file_num_compaction_trigger, 4, "L0 files that trigger a com
 DEFINE_bool(level_compaction_dynamic_level_bytes, false,
             "Size levels from the last one up, each max_bytes_for_level_multiplier times the "
             "next (the shape sstfilter.Leveled assumes)");
+DEFINE_string(sst_partitioner_factory, "",
+              "SstPartitionerFactory of every database, by name (e.g. sstfilter.NoTrivialMove); "
+              "empty for none");
+DEFINE_bool(use_direct_reads, false,
+            "Read SST files with O_DIRECT, so that a data block missing from the block cache "
+            "costs a device read, not a page-cache copy (what a false positive costs a database "
+            "larger than memory)");
+DEFINE_int32(rounds, 0,
+             "Extra rounds of the read benchmarks, run after every policy's first pass (then a "
+             "warm-up) and interleaved across the policies, so that the machine's drift hits "
+             "all alike; the summary gives each read benchmark's median ops/sec over the rounds");
 DEFINE_int32(batch_size, 32, "Keys per MultiGet in the multiread benchmarks");
 DEFINE_double(fp_rate, 0.01, "Target false-positive rate for the sizing calculator");
 DEFINE_string(json, "", "Write every figure to this file as JSON");
@@ -138,6 +151,7 @@ struct Config {
   std::vector<PolicyUnderTest> policies;
   uint64_t num = 0, reads = 0;
   ROCKSDB_NAMESPACE::CompressionType compression = ROCKSDB_NAMESPACE::kSnappyCompression;
+  std::shared_ptr<ROCKSDB_NAMESPACE::SstPartitionerFactory> partitioner;  // null: none
 };
 
 Config Validate() {
@@ -168,6 +182,7 @@ Config Validate() {
   if (FLAGS_cache_size < 0) Fail("--cache_size must be >= 0");
   if (FLAGS_write_buffer_size < 64 << 10) Fail("--write_buffer_size must be at least 65536");
   if (FLAGS_batch_size < 1 || FLAGS_batch_size > 4096) Fail("--batch_size must be in [1, 4096]");
+  if (FLAGS_rounds < 0 || FLAGS_rounds > 1000) Fail("--rounds must be in [0, 1000]");
   if (FLAGS_num_levels < 1 || FLAGS_num_levels > 64) Fail("--num_levels must be in [1, 64]");
   if (FLAGS_max_bytes_for_level_base < 65536) Fail("--max_bytes_for_level_base must be >= 65536");
   if (!(FLAGS_max_bytes_for_level_multiplier > 1 && FLAGS_max_bytes_for_level_multiplier <= 1000)) {
@@ -190,6 +205,18 @@ Config Validate() {
          "' (none, snappy, zlib, lz4, zstd)");
   }
   c.compression = comp->second;
+  if (!FLAGS_sst_partitioner_factory.empty()) {
+    ROCKSDB_NAMESPACE::ConfigOptions strict;
+    strict.ignore_unknown_options = false;
+    strict.ignore_unsupported_options = false;
+    strict.input_strings_escaped = false;
+    const Status s = ROCKSDB_NAMESPACE::SstPartitionerFactory::CreateFromString(
+        strict, FLAGS_sst_partitioner_factory, &c.partitioner);
+    if (!s.ok() || c.partitioner == nullptr) {
+      Fail("bad --sst_partitioner_factory '" + FLAGS_sst_partitioner_factory +
+           "': " + (s.ok() ? "no partitioner" : s.ToString()));
+    }
+  }
 
   std::string uris = FLAGS_filter_uri;
   if (gflags::GetCommandLineFlagInfoOrDie("filter_uri").is_default && FLAGS_bloom_bits >= 0) {
@@ -297,6 +324,21 @@ struct PolicyResult {
     const BenchResult* b = Find("readmissing");
     return b != nullptr ? b : Find("multireadmissing");
   }
+  // ops/sec of each --rounds round, per read benchmark.
+  std::map<std::string, std::vector<double>> round_ops_per_sec;
+  // The median over the rounds if there were any, else the first pass's figure; -1 if the
+  // benchmark did not run.
+  double OpsPerSec(const std::string& name) const {
+    const auto it = round_ops_per_sec.find(name);
+    if (it != round_ops_per_sec.end() && !it->second.empty()) {
+      std::vector<double> v = it->second;
+      std::sort(v.begin(), v.end());
+      const size_t n = v.size();
+      return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    }
+    const BenchResult* b = Find(name);
+    return b != nullptr ? b->ops_per_sec() : -1;
+  }
 };
 
 // "... finished N ops" on stderr, at most once a second, as db_bench does.
@@ -352,6 +394,8 @@ class DbRunner {
     options.target_file_size_base = static_cast<uint64_t>(FLAGS_target_file_size_base);
     options.level0_file_num_compaction_trigger = FLAGS_level0_file_num_compaction_trigger;
     options.level_compaction_dynamic_level_bytes = FLAGS_level_compaction_dynamic_level_bytes;
+    options.sst_partitioner_factory = config_.partitioner;
+    options.use_direct_reads = FLAGS_use_direct_reads;
     ROCKSDB_NAMESPACE::BlockBasedTableOptions table;
     table.filter_policy = policy_.policy;
     table.block_cache = ROCKSDB_NAMESPACE::NewLRUCache(static_cast<size_t>(FLAGS_cache_size));
@@ -687,14 +731,12 @@ void PrintLevels(const PolicyResult& pr) {
 }
 
 void PrintTable(const std::vector<PolicyResult>& results, const PolicyResult* none) {
-  printf("\n%-38s %9s %10s %12s %12s %12s %9s\n", "filter policy", "bits/key", "FP %",
-         "readmissing", "multimissing", "readrandom", "vs none");
-  printf("%-38s %9s %10s %12s %12s %12s %9s\n", "", "(SSTs)", "(missing)", "ops/sec", "ops/sec",
-         "ops/sec", "(missing)");
+  // FP % is per filter check; FP/lookup sums the checks of every level an absent key consults.
+  printf("\n%-38s %9s %10s %8s %12s %12s %12s %9s\n", "filter policy", "bits/key", "FP %",
+         "FP/look", "readmissing", "multimissing", "readrandom", "vs none");
+  printf("%-38s %9s %10s %8s %12s %12s %12s %9s\n", "", "(SSTs)", "(missing)", "(missing)",
+         "ops/sec", "ops/sec", "ops/sec", "(missing)");
   for (const PolicyResult& pr : results) {
-    const BenchResult* missing = pr.Find("readmissing");
-    const BenchResult* multi = pr.Find("multireadmissing");
-    const BenchResult* random = pr.Find("readrandom");
     const BenchResult* rate_source = pr.AbsentKeyBench();
     double fp = rate_source ? rate_source->fp_rate() : -1;
     if (fp < 0 && pr.Find("filterquery")) fp = pr.Find("filterquery")->filter_fp_rate;
@@ -709,12 +751,13 @@ void PrintTable(const std::vector<PolicyResult>& results, const PolicyResult* no
     } else {
       printf("%8s ", "-");
     }
-    for (const BenchResult* b : {missing, multi, random}) {
-      b ? printf("%12.0f ", b->ops_per_sec()) : printf("%12s ", "-");
+    for (const char* name : {"readmissing", "multireadmissing", "readrandom"}) {
+      const double ops = pr.OpsPerSec(name);
+      ops > 0 ? printf("%12.0f ", ops) : printf("%12s ", "-");
     }
-    const BenchResult* base = none ? none->Find("readmissing") : nullptr;
-    if (missing && base && missing->micros_per_op() > 0) {
-      printf("%8.2fx", base->micros_per_op() / missing->micros_per_op());
+    const double base = none ? none->OpsPerSec("readmissing") : -1;
+    if (pr.OpsPerSec("readmissing") > 0 && base > 0) {
+      printf("%8.2fx", pr.OpsPerSec("readmissing") / base);
     }
     printf("\n");
   }
@@ -768,8 +811,16 @@ void WriteJson(const Config& c, const std::vector<PolicyResult>& results) {
           << ", \"data_blocks_per_op\": "
           << (b.ops ? static_cast<double>(b.data_block_reads) / b.ops : 0.0)
           << ", \"build_ns_per_key\": " << b.build_ns_per_key << ", \"hit_ns\": " << b.hit_ns
-          << ", \"miss_ns\": " << b.miss_ns << ", \"filter_bits_per_key\": " << b.filter_bits
-          << "}";
+          << ", \"miss_ns\": " << b.miss_ns << ", \"filter_bits_per_key\": " << b.filter_bits;
+      const auto rounds = pr.round_ops_per_sec.find(b.name);
+      if (rounds != pr.round_ops_per_sec.end()) {
+        out << ", \"rounds_ops_per_sec\": [";
+        for (size_t k = 0; k < rounds->second.size(); ++k) {
+          out << (k ? ", " : "") << rounds->second[k];
+        }
+        out << "], \"median_ops_per_sec\": " << pr.OpsPerSec(b.name);
+      }
+      out << "}";
     }
     out << "}}" << (i + 1 < results.size() ? "," : "") << "\n";
   }
@@ -786,7 +837,8 @@ void WritePlot(const std::vector<PolicyResult>& results) {
     for (const PolicyResult& pr : results) {
       const BenchResult* b = pr.AbsentKeyBench();
       if (b == nullptr || b->fp_rate() <= 0 || pr.bits_per_key() <= 0) continue;
-      out << pr.bits_per_key() << " " << 100 * b->fp_rate() << " " << b->micros_per_op()
+      const double ops = pr.OpsPerSec(b->name);  // the median over --rounds, if any
+      out << pr.bits_per_key() << " " << 100 * b->fp_rate() << " " << (ops > 0 ? 1e6 / ops : 0)
           << "\n\n\n";
       std::string title = pr.uri;
       std::replace(title.begin(), title.end(), '\'', '"');
@@ -866,12 +918,15 @@ int main(int argc, char** argv) {
   std::vector<PolicyResult> results;
   results.reserve(config.policies.size());  // `none` points into it
   const PolicyResult* none = nullptr;
+  // With --rounds, every policy's database stays open for the interleaved rounds.
+  std::vector<std::unique_ptr<DbRunner>> open_dbs(config.policies.size());
   for (size_t i = 0; i < config.policies.size(); ++i) {
     const PolicyUnderTest& p = config.policies[i];
     printf("\n== filter policy: %s\n", p.uri.c_str());
     PolicyResult pr;
     pr.uri = p.uri;
-    DbRunner db(config, p, i);
+    auto db_owner = std::make_unique<DbRunner>(config, p, i);
+    DbRunner& db = *db_owner;
     FilterRunner filter(config, p);
     bool opened = false;
     for (const std::string& name : benchmarks) {
@@ -911,8 +966,30 @@ int main(int argc, char** argv) {
       PrintLevels(pr);
       if (FLAGS_statistics) printf("STATISTICS:\n%s\n", db.StatisticsText().c_str());
     }
+    if (opened && FLAGS_rounds > 0) open_dbs[i] = std::move(db_owner);
     results.push_back(pr);
     if (p.uri == "none") none = &results.back();
+  }
+  std::vector<std::string> read_benchmarks;
+  for (const std::string& name : benchmarks) {
+    const bool read = name.rfind("read", 0) == 0 || name.rfind("multiread", 0) == 0;
+    if (read &&
+        std::find(read_benchmarks.begin(), read_benchmarks.end(), name) == read_benchmarks.end()) {
+      read_benchmarks.push_back(name);
+    }
+  }
+  for (int round = 1; round <= FLAGS_rounds && !read_benchmarks.empty(); ++round) {
+    printf("\n== round %d of %d\n", round, FLAGS_rounds);
+    for (size_t i = 0; i < open_dbs.size(); ++i) {
+      if (open_dbs[i] == nullptr) continue;
+      for (const std::string& name : read_benchmarks) {
+        const BenchResult r = open_dbs[i]->Run(name);
+        results[i].round_ops_per_sec[name].push_back(r.ops_per_sec());
+        printf("%-16s : %11.0f ops/sec  %s\n", name.c_str(), r.ops_per_sec(),
+               results[i].uri.c_str());
+        fflush(stdout);
+      }
+    }
   }
   PrintTable(results, none);
   if (!FLAGS_json.empty()) WriteJson(config, results);

@@ -1,4 +1,5 @@
-// Registration of sstfilter's policies in RocksDB's ObjectLibrary, at load time and on request.
+// Registration of sstfilter's policies and of its SST partitioner in RocksDB's ObjectLibrary, at
+// load time and on request.
 #include <rocksdb/convenience.h>
 #include <rocksdb/utilities/object_registry.h>
 
@@ -7,6 +8,7 @@
 #include <memory>
 #include <new>
 
+#include "plugin/no_trivial_move.h"
 #include "plugin/policies.h"
 #include "plugin/sstfilter.h"
 
@@ -75,5 +77,14 @@ extern "C" int sstfilter_register(ObjectLibrary& library, const std::string& /*a
   sstfilter::AddPolicyFactory<sstfilter::BloomPolicy>(library);
   sstfilter::AddPolicyFactory<sstfilter::CuckooPolicy>(library);
   sstfilter::AddPolicyFactory<sstfilter::LeveledPolicy>(library);
-  return 3;
+  library.AddFactory<ROCKSDB_NAMESPACE::SstPartitionerFactory>(
+      sstfilter::NoTrivialMoveFactory::kClassName(),
+      [](const std::string& /*uri*/,
+         std::unique_ptr<ROCKSDB_NAMESPACE::SstPartitionerFactory>* guard,
+         std::string* errmsg) -> ROCKSDB_NAMESPACE::SstPartitionerFactory* {
+        guard->reset(new (std::nothrow) sstfilter::NoTrivialMoveFactory());
+        if (*guard == nullptr) *errmsg = "out of memory";
+        return guard->get();
+      });
+  return 4;
 }

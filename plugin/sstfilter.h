@@ -18,6 +18,10 @@
 // any other wrote, so a database whose policy changes from Bloom to Cuckoo keeps using the filters
 // in its older files.
 //
+// The library also registers an SstPartitionerFactory, "sstfilter.NoTrivialMove"
+// (no_trivial_move.h): it makes RocksDB rewrite files instead of moving them down a level
+// unchanged, so that every file carries the filter sstfilter.Leveled allots to its level.
+//
 // Registration: loading libsstfilter.so registers the policies in ObjectLibrary::Default(). Code
 // that keeps its own ObjectLibrary calls sstfilter_register on it.
 #pragma once
@@ -29,8 +33,8 @@
 #include <memory>
 #include <string>
 
-// Registers sstfilter's policies in `library`; the registrar signature RocksDB plugins use.
-// Returns the number of factories added (0 if the library already had them).
+// Registers sstfilter's policies and partitioner in `library`; the registrar signature RocksDB
+// plugins use. Returns the number of factories added (0 if the library already had them).
 extern "C" int sstfilter_register(ROCKSDB_NAMESPACE::ObjectLibrary& library,
                                   const std::string& arg);
 

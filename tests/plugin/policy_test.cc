@@ -167,7 +167,7 @@ TEST(Policy, SerialisedOptionsRecreateAnEqualPolicy) {
 TEST(Policy, RegistrationIsIdempotent) {
   EXPECT_EQ(sstfilter_register(*ROCKSDB_NAMESPACE::ObjectLibrary::Default(), ""), 0);
   auto library = std::make_shared<ROCKSDB_NAMESPACE::ObjectLibrary>("test");
-  EXPECT_EQ(sstfilter_register(*library, ""), 3);
+  EXPECT_EQ(sstfilter_register(*library, ""), 4);
   EXPECT_EQ(sstfilter_register(*library, ""), 0);
 }
 

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -88,6 +89,8 @@ TEST_F(DbBenchExtTest, BadFlagsFailBeforeAnyWorkWithOneLine) {
       {"--max_bytes_for_level_multiplier=1", "--max_bytes_for_level_multiplier"},
       {"--max_bytes_for_level_base=100", "--max_bytes_for_level_base"},
       {"--filter_uri={id=sstfilter.Leveled;fp_rate=0.01}", "not fp_rate"},
+      {"--sst_partitioner_factory=nosuch.Partitioner", "nosuch.Partitioner"},
+      {"--rounds=-1", "--rounds"},
       {"--db=/proc/sstfilter_cannot_be_here/db", "--db"},
       {"stray_argument", "stray_argument"},
   };
@@ -161,6 +164,55 @@ TEST_F(DbBenchExtTest, EndToEndRatesAgreeWithTheEstimatesAndJsonHasEveryField) {
                 8.0 * FilterBytes(spec, kNum).value() / kNum, 1e-3);
   }
   fs::remove(json);
+}
+
+// --rounds: the read benchmarks run again, policy after policy, and the summary gives medians.
+TEST_F(DbBenchExtTest, RoundsReportTheMedianOfInterleavedRuns) {
+  const std::string json = db_ + ".json";
+  const RunResult r = RunTool({"--num=5000", "--reads=2000", "--db=" + db_, "--json=" + json,
+                               "--benchmarks=fillrandom,readmissing", "--rounds=3",
+                               "--sst_partitioner_factory=sstfilter.NoTrivialMove",
+                               "--filter_uri=none,sstfilter.Bloom:10"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // Round 3 runs none, then Bloom: interleaved, not one policy's rounds in a row.
+  const size_t round3 = r.out.find("== round 3 of 3");
+  ASSERT_NE(round3, std::string::npos) << r.out;
+  const size_t none_line = r.out.find("ops/sec  none", round3);
+  const size_t bloom_line = r.out.find("ops/sec  sstfilter.Bloom:10", round3);
+  EXPECT_TRUE(none_line != std::string::npos && bloom_line != std::string::npos &&
+              none_line < bloom_line)
+      << r.out;
+  std::ifstream in(json);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+  for (const char* uri : {"none", "sstfilter.Bloom:10"}) {
+    const size_t policy = text.find(std::string("\"filter_uri\": \"") + uri + "\"");
+    ASSERT_NE(policy, std::string::npos) << uri;
+    const size_t rounds = text.find("\"rounds_ops_per_sec\": [", policy);
+    ASSERT_NE(rounds, std::string::npos) << uri;
+    std::stringstream list(text.substr(rounds + 23, text.find(']', rounds) - rounds - 23));
+    std::vector<double> ops;
+    for (std::string item; std::getline(list, item, ',');) ops.push_back(std::stod(item));
+    ASSERT_EQ(ops.size(), 3u) << uri;
+    std::sort(ops.begin(), ops.end());
+    EXPECT_GT(ops[0], 0) << uri;
+    EXPECT_NEAR(NumberAfter(text, rounds, "median_ops_per_sec"), ops[1], 1e-6 * ops[1]) << uri;
+  }
+  fs::remove(json);
+}
+
+// O_DIRECT reads work where the file system has them; elsewhere the tool says so and exits.
+TEST_F(DbBenchExtTest, DirectReadsRunOrFailCleanly) {
+  const RunResult r =
+      RunTool({"--num=5000", "--reads=2000", "--db=" + db_, "--use_direct_reads",
+               "--benchmarks=fillrandom,readmissing", "--filter_uri=sstfilter.Bloom:10"});
+  if (r.exit_code == 0) {
+    EXPECT_NE(r.out.find("(0 of 2000 found)"), std::string::npos) << r.out;
+  } else {
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("cannot open the database"), std::string::npos) << r.err;
+  }
 }
 
 TEST_F(DbBenchExtTest, UseExistingDbSkipsTheFill) {

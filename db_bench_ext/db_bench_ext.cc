@@ -80,6 +80,11 @@ DEFINE_bool(level_compaction_dynamic_level_bytes, false,
 DEFINE_string(sst_partitioner_factory, "",
               "SstPartitionerFactory of every database, by name (e.g. sstfilter.NoTrivialMove); "
               "empty for none");
+DEFINE_bool(settled_fill, false,
+            "Fill benchmarks flush every --write_buffer_size bytes of keys and values and wait "
+            "for the compactions of each flush before writing on, so that every policy's tree goes "
+            "through the same flushes and compactions and the trees compare level for level "
+            "(slower than db_bench's fill, whose tree shape depends on timing)");
 DEFINE_bool(use_direct_reads, false,
             "Read SST files with O_DIRECT, so that a data block missing from the block cache "
             "costs a device read, not a page-cache copy (what a false positive costs a database "
@@ -385,6 +390,9 @@ class DbRunner {
     Options options;
     options.create_if_missing = true;
     options.write_buffer_size = static_cast<size_t>(FLAGS_write_buffer_size);
+    // A settled fill flushes by itself (Fill); RocksDB's own flushes, which come at a moment that
+    // depends on memtable overhead and timing, must not come first.
+    if (FLAGS_settled_fill) options.write_buffer_size *= 4;
     options.compression = config_.compression;
     options.statistics = ROCKSDB_NAMESPACE::CreateDBStatistics();
     options.IncreaseParallelism(2);
@@ -461,14 +469,28 @@ class DbRunner {
     const std::string value(static_cast<size_t>(FLAGS_value_size), 'v');
     ROCKSDB_NAMESPACE::WriteOptions w;
     w.disableWAL = true;
+    // Keys per flush in a settled fill: a memtable's worth of keys and values.
+    const uint64_t keys_per_flush = std::max<uint64_t>(
+        1, static_cast<uint64_t>(FLAGS_write_buffer_size) / (FLAGS_key_size + FLAGS_value_size));
+    uint64_t unflushed = 0;
     Progress progress(config_.num);
     for (uint64_t i : order) {
       const Status s = db_->Put(w, PresentKey(i), value);
       if (!s.ok()) Fail("put failed: " + s.ToString());
       progress.Add(1);
+      if (FLAGS_settled_fill && ++unflushed == keys_per_flush) {
+        FlushAndSettle(std::chrono::microseconds(200));
+        unflushed = 0;
+      }
     }
     r->ops = config_.num;
     // Flush and let compactions settle, so that the reads that follow see SST files only.
+    FlushAndSettle(std::chrono::milliseconds(50));
+  }
+
+  // Flushes the memtable and waits, polling every `poll`, until no compaction is pending or
+  // running.
+  void FlushAndSettle(std::chrono::microseconds poll) {
     const Status s = db_->Flush(ROCKSDB_NAMESPACE::FlushOptions());
     if (!s.ok()) Fail("flush failed: " + s.ToString());
     for (;;) {
@@ -476,7 +498,7 @@ class DbRunner {
       db_->GetIntProperty("rocksdb.compaction-pending", &pending);
       db_->GetIntProperty("rocksdb.num-running-compactions", &running);
       if (pending == 0 && running == 0) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      std::this_thread::sleep_for(poll);
     }
   }
 

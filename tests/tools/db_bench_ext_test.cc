@@ -202,6 +202,32 @@ TEST_F(DbBenchExtTest, RoundsReportTheMedianOfInterleavedRuns) {
   fs::remove(json);
 }
 
+// --settled_fill: the tree goes through the same flushes and compactions on every run, so two runs
+// give the same files on the same levels (with several levels populated, or the test proves
+// nothing).
+TEST_F(DbBenchExtTest, SettledFillGivesTheSameTreeEveryTime) {
+  std::string levels[2];
+  for (int run = 0; run < 2; ++run) {
+    const std::string json = db_ + ".json";
+    const RunResult r =
+        RunTool({"--num=30000", "--db=" + db_, "--json=" + json, "--benchmarks=fillrandom",
+                 "--settled_fill", "--write_buffer_size=65536", "--max_bytes_for_level_base=65536",
+                 "--target_file_size_base=65536", "--level0_file_num_compaction_trigger=2",
+                 "--compression_type=none", "--filter_uri=sstfilter.Leveled:10"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::ifstream in(json);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const std::string text = ss.str();
+    const size_t begin = text.find("\"levels\": [");
+    ASSERT_NE(begin, std::string::npos) << text;
+    levels[run] = text.substr(begin, text.find(']', begin) - begin);
+    fs::remove(json);
+  }
+  EXPECT_GE(std::count(levels[0].begin(), levels[0].end(), '{'), 3) << levels[0];
+  EXPECT_EQ(levels[0], levels[1]);
+}
+
 // O_DIRECT reads work where the file system has them; elsewhere the tool says so and exits.
 TEST_F(DbBenchExtTest, DirectReadsRunOrFailCleanly) {
   const RunResult r =

@@ -84,6 +84,10 @@ class CuckooPolicy : public SstFilterPolicy {
 // num_levels) growing by size_ratio. Files of unknown level (ingested, repaired) and trees under
 // universal or FIFO compaction get the uniform allocation: the best single filter within the
 // budget. Reads any sstfilter filter (same compatibility family).
+//
+// A filter is fixed when its file is written, and RocksDB moves files down unchanged when they
+// overlap nothing below; such a file keeps its upper level's larger filter. Pair the policy with
+// the sstfilter.NoTrivialMove partitioner (no_trivial_move.h) to keep the tree within its budget.
 class LeveledPolicy : public SstFilterPolicy {
  public:
   LeveledPolicy();

@@ -28,6 +28,26 @@ export PKG_CONFIG_PATH="$libdir/pkgconfig"
 g++ -std=c++17 "$src/tests/install/app/main.cc" -o "$work/app_pc" $(pkg-config --cflags --libs sstfilter)
 "$work/app_pc" "$work/db2"
 
+echo "== the installed headers: sstfilter::NewNoTrivialMoveFactory through pkg-config"
+cat > "$work/partitioner.cc" <<'CC'
+#include <sstfilter/no_trivial_move.h>
+#include <cstdio>
+#include <cstring>
+int main() {
+  const auto factory = sstfilter::NewNoTrivialMoveFactory();
+  rocksdb::SstPartitioner::Context context{};
+  context.output_level = 2;
+  const auto partitioner = factory->CreatePartitioner(context);
+  const bool ok = std::strcmp(factory->Name(), "sstfilter.NoTrivialMove") == 0 &&
+                  !partitioner->CanDoTrivialMove("a", "b");
+  std::printf("%s: %s\n", factory->Name(), ok ? "forbids trivial moves" : "WRONG");
+  return ok ? 0 : 1;
+}
+CC
+# shellcheck disable=SC2046
+g++ -std=c++17 "$work/partitioner.cc" -o "$work/partitioner" $(pkg-config --cflags --libs sstfilter)
+"$work/partitioner"
+
 echo "== control: a plain -lsstfilter under --as-needed"
 g++ -std=c++17 "$src/tests/install/app/main.cc" -o "$work/app_plain" -Wl,--as-needed \
   -I"$prefix/include" -L"$libdir" -lsstfilter -lrocksdb

@@ -264,6 +264,16 @@ class DbTest : public ::testing::Test {
     return out;
   }
 
+  // A 4-level tree of small files (memtables and SST files of file_bytes), which a few hundred
+  // thousand keys spread over several levels.
+  static void ShapeSmallTree(uint64_t level1_bytes, uint64_t file_bytes, Options* options) {
+    options->num_levels = 4;
+    options->max_bytes_for_level_base = level1_bytes;
+    options->target_file_size_base = file_bytes;
+    options->write_buffer_size = static_cast<size_t>(file_bytes);
+    options->level0_file_num_compaction_trigger = 2;
+  }
+
   // Waits until no compaction is pending or running.
   void WaitForCompactions() {
     for (;;) {
@@ -536,11 +546,7 @@ TEST_F(DbTest, IngestedFilesCarryTheFilter) {
 
 TEST_F(DbTest, LeveledPolicyGivesEachLevelItsBudget) {
   Options options = MakeOptions("sstfilter.Leveled:10");
-  options.num_levels = 4;
-  options.max_bytes_for_level_base = 1 << 20;
-  options.target_file_size_base = 256 << 10;
-  options.write_buffer_size = 256 << 10;
-  options.level0_file_num_compaction_trigger = 2;
+  ShapeSmallTree(/*level1_bytes=*/1 << 20, /*file_bytes=*/256 << 10, &options);
   Open(options);
   // Shuffled keys (sequential batches would only ever be moved down, never rewritten; see the
   // README), then a full compaction that rewrites the last level as bottommost files.
@@ -601,11 +607,7 @@ TEST_F(DbTest, NoTrivialMoveKeepsLeveledWithinItsBudget) {
               .ok());
       ASSERT_STREQ(options.sst_partitioner_factory->Name(), "sstfilter.NoTrivialMove");
     }
-    options.num_levels = 4;
-    options.max_bytes_for_level_base = 512 << 10;
-    options.target_file_size_base = 128 << 10;
-    options.write_buffer_size = 128 << 10;
-    options.level0_file_num_compaction_trigger = 2;
+    ShapeSmallTree(/*level1_bytes=*/512 << 10, /*file_bytes=*/128 << 10, &options);
     Open(options);
     WriteOptions w;
     w.disableWAL = true;

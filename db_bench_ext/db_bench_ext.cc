@@ -211,12 +211,8 @@ Config Validate() {
   }
   c.compression = comp->second;
   if (!FLAGS_sst_partitioner_factory.empty()) {
-    ROCKSDB_NAMESPACE::ConfigOptions strict;
-    strict.ignore_unknown_options = false;
-    strict.ignore_unsupported_options = false;
-    strict.input_strings_escaped = false;
     const Status s = ROCKSDB_NAMESPACE::SstPartitionerFactory::CreateFromString(
-        strict, FLAGS_sst_partitioner_factory, &c.partitioner);
+        sstfilter::StrictConfigOptions(), FLAGS_sst_partitioner_factory, &c.partitioner);
     if (!s.ok() || c.partitioner == nullptr) {
       Fail("bad --sst_partitioner_factory '" + FLAGS_sst_partitioner_factory +
            "': " + (s.ok() ? "no partitioner" : s.ToString()));

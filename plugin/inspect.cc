@@ -59,10 +59,7 @@ Status DescribeFilters(ROCKSDB_NAMESPACE::DB* db, std::vector<SstFilterInfo>* fi
 }
 
 Status DescribeFilters(const std::string& db_path, std::vector<SstFilterInfo>* files) {
-  ROCKSDB_NAMESPACE::ConfigOptions strict;
-  strict.ignore_unknown_options = false;
-  strict.ignore_unsupported_options = false;
-  strict.input_strings_escaped = false;
+  const ROCKSDB_NAMESPACE::ConfigOptions strict = StrictConfigOptions();
   ROCKSDB_NAMESPACE::DBOptions db_options;
   std::vector<ROCKSDB_NAMESPACE::ColumnFamilyDescriptor> cfs;
   Status s = ROCKSDB_NAMESPACE::LoadLatestOptions(strict, db_path, &db_options, &cfs);

@@ -61,13 +61,17 @@ const int kRegisteredAtLoad = [] {
 
 }  // namespace
 
-ROCKSDB_NAMESPACE::Status NewFilterPolicy(const std::string& uri,
-                                          std::shared_ptr<const FilterPolicy>* policy) {
+ROCKSDB_NAMESPACE::ConfigOptions StrictConfigOptions() {
   ROCKSDB_NAMESPACE::ConfigOptions strict;
   strict.ignore_unknown_options = false;
   strict.ignore_unsupported_options = false;
   strict.input_strings_escaped = false;
-  return FilterPolicy::CreateFromString(strict, uri, policy);
+  return strict;
+}
+
+ROCKSDB_NAMESPACE::Status NewFilterPolicy(const std::string& uri,
+                                          std::shared_ptr<const FilterPolicy>* policy) {
+  return FilterPolicy::CreateFromString(StrictConfigOptions(), uri, policy);
 }
 
 }  // namespace sstfilter

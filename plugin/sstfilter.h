@@ -26,6 +26,7 @@
 // that keeps its own ObjectLibrary calls sstfilter_register on it.
 #pragma once
 
+#include <rocksdb/convenience.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/status.h>
 #include <rocksdb/utilities/object_registry.h>
@@ -46,6 +47,11 @@ inline constexpr const char* kLeveledPolicyName = "sstfilter.Leveled";
 // The CompatibilityName of every sstfilter policy, and so the suffix of the SST metaindex entry
 // of its filters ("fullfilter.sstfilter", "partitionedfilter.sstfilter").
 inline constexpr const char* kCompatibilityName = "sstfilter";
+
+// ConfigOptions that report what RocksDB's defaults silently drop: an unknown name, option or value
+// (a plugin that is not loaded) is an error naming it. Use them to load OPTIONS files
+// (LoadLatestOptions) and option strings.
+ROCKSDB_NAMESPACE::ConfigOptions StrictConfigOptions();
 
 // Creates any filter policy RocksDB knows (sstfilter's or RocksDB's own) from a string, strictly:
 // an unknown name, an unknown option or a bad value is an error naming it, never a silent "no

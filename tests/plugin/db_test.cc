@@ -68,13 +68,7 @@ std::string PresentKey(uint64_t i) { return Key(2 * i); }
 std::string AbsentKey(uint64_t i) { return Key(2 * i + 1); }
 std::string ValueOf(const std::string& key) { return key + std::string(80, 'v'); }
 
-ConfigOptions StrictConfig() {
-  ConfigOptions config;
-  config.ignore_unknown_options = false;
-  config.ignore_unsupported_options = false;
-  config.input_strings_escaped = false;
-  return config;
-}
+ConfigOptions StrictConfig() { return StrictConfigOptions(); }
 
 std::shared_ptr<const FilterPolicy> Policy(const std::string& uri) {
   std::shared_ptr<const FilterPolicy> policy;

@@ -74,10 +74,7 @@ TEST(Policy, AcceptedForms) {
 }
 
 TEST(Policy, WorksInTableOptionStrings) {
-  ConfigOptions strict;
-  strict.ignore_unknown_options = false;
-  strict.ignore_unsupported_options = false;
-  strict.input_strings_escaped = false;
+  const ConfigOptions strict = StrictConfigOptions();
   BlockBasedTableOptions base, out;
   ASSERT_TRUE(ROCKSDB_NAMESPACE::GetBlockBasedTableOptionsFromString(
                   strict, base, "filter_policy={id=sstfilter.Cuckoo;fp_rate=0.001}", &out)

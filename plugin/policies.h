@@ -42,6 +42,9 @@ class SstFilterPolicy : public ROCKSDB_NAMESPACE::FilterPolicy {
   // The filter the current options describe.
   virtual Result<FilterSpec> Spec() const = 0;
 
+  // The "<name>:<bits_per_key>" form's number; validated by PrepareOptions like the option.
+  void set_bits_per_key(double b) { budget_.bits_per_key = b; }
+
  protected:
   SstFilterPolicy();
   // "exactly one of bits_per_key or fp_rate", with the policy's name in the message.
@@ -61,8 +64,6 @@ class BloomPolicy : public SstFilterPolicy {
   const char* Name() const override { return kClassName(); }
   Result<FilterSpec> Spec() const override;
 
-  void set_bits_per_key(double b) { budget_.bits_per_key = b; }
-
  private:
   BloomLayout layout_ = BloomLayout::kBlocked;
 };
@@ -73,8 +74,6 @@ class CuckooPolicy : public SstFilterPolicy {
   static const char* kClassName();
   const char* Name() const override { return kClassName(); }
   Result<FilterSpec> Spec() const override;
-
-  void set_bits_per_key(double b) { budget_.bits_per_key = b; }
 };
 
 // sstfilter.Leveled: one memory budget for the whole tree (bits_per_key, averaged over all keys),
@@ -97,8 +96,6 @@ class LeveledPolicy : public SstFilterPolicy {
   Result<FilterSpec> Spec() const override;
   ROCKSDB_NAMESPACE::FilterBitsBuilder* GetBuilderWithContext(
       const ROCKSDB_NAMESPACE::FilterBuildingContext& context) const override;
-
-  void set_bits_per_key(double b) { budget_.bits_per_key = b; }
 
   // The filter of each level of a tree of num_levels levels (computed once per level count).
   Result<std::vector<LevelFilter>> Allocation(int num_levels) const;

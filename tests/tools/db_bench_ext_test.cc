@@ -189,9 +189,11 @@ TEST_F(DbBenchExtTest, RoundsReportTheMedianOfInterleavedRuns) {
   for (const char* uri : {"none", "sstfilter.Bloom:10"}) {
     const size_t policy = text.find(std::string("\"filter_uri\": \"") + uri + "\"");
     ASSERT_NE(policy, std::string::npos) << uri;
-    const size_t rounds = text.find("\"rounds_ops_per_sec\": [", policy);
+    const std::string field = "\"rounds_ops_per_sec\": [";
+    const size_t rounds = text.find(field, policy);
     ASSERT_NE(rounds, std::string::npos) << uri;
-    std::stringstream list(text.substr(rounds + 23, text.find(']', rounds) - rounds - 23));
+    const size_t first = rounds + field.size();
+    std::stringstream list(text.substr(first, text.find(']', first) - first));
     std::vector<double> ops;
     for (std::string item; std::getline(list, item, ',');) ops.push_back(std::stod(item));
     ASSERT_EQ(ops.size(), 3u) << uri;

@@ -3,11 +3,12 @@
 # preloaded and an OPTIONS file naming the filter policy, for users who want RocksDB's tool.
 #
 #   db_bench_ext/stock_db_bench.sh --filter_uri=URI [--write_buffer_size=BYTES]
-#       [--options_out=FILE] [any other db_bench flag ...]
+#       [--sst_partitioner_factory=NAME] [--options_out=FILE] [any other db_bench flag ...]
 #
 # db_bench --options_file ignores most option flags, so the ones that shape the database go
-# into the generated file: the policy and write_buffer_size (default 4 MiB, so that SST files
-# appear in short runs). --options_out keeps the generated file. The library is found at
+# into the generated file: the policy, write_buffer_size (default 4 MiB, so that SST files
+# appear in short runs) and the SST partitioner (sstfilter.NoTrivialMove for sstfilter.Leveled;
+# db_bench has no flag for it). --options_out keeps the generated file. The library is found at
 # $SSTFILTER_LIB, or else in build/plugin/ of this checkout.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -15,12 +16,14 @@ lib=${SSTFILTER_LIB:-$here/../build/plugin/libsstfilter.so}
 filter_uri=""
 write_buffer_size=4194304
 options_out=""
+partitioner=""
 args=()
 for arg in "$@"; do
   case "$arg" in
     --filter_uri=*) filter_uri=${arg#--filter_uri=} ;;
     --write_buffer_size=*) write_buffer_size=${arg#--write_buffer_size=} ;;
     --options_out=*) options_out=${arg#--options_out=} ;;
+    --sst_partitioner_factory=*) partitioner=${arg#--sst_partitioner_factory=} ;;
     --options_file=*) echo "stock_db_bench.sh: --options_file is generated; give --filter_uri" >&2; exit 2 ;;
     *) args+=("$arg") ;;
   esac
@@ -28,6 +31,8 @@ done
 [ -n "$filter_uri" ] || { echo "stock_db_bench.sh: --filter_uri=URI is required" >&2; exit 2; }
 [[ "$write_buffer_size" =~ ^[0-9]+$ ]] && [ "$write_buffer_size" -ge 65536 ] ||
   { echo "stock_db_bench.sh: --write_buffer_size must be an integer >= 65536" >&2; exit 2; }
+[[ "$partitioner" =~ ^[A-Za-z0-9_.]*$ ]] ||
+  { echo "stock_db_bench.sh: --sst_partitioner_factory must be a registered name" >&2; exit 2; }
 [ -f "$lib" ] || { echo "stock_db_bench.sh: no $lib (build first, or set SSTFILTER_LIB)" >&2; exit 2; }
 command -v db_bench > /dev/null ||
   { echo "stock_db_bench.sh: db_bench not found (apt-get install rocksdb-tools)" >&2; exit 2; }
@@ -45,7 +50,24 @@ cat > "$options_out" <<INI
   create_if_missing=true
 [CFOptions "default"]
   write_buffer_size=$write_buffer_size
+${partitioner:+  sst_partitioner_factory=$partitioner}
 [TableOptions/BlockBasedTable "default"]
   filter_policy=$policy
 INI
 LD_PRELOAD="$(readlink -f "$lib")" db_bench --options_file="$options_out" "${args[@]}"
+
+# RocksDB silently drops a policy or partitioner it cannot load (a misspelt name, say) and runs
+# without it. The database's newest OPTIONS file shows what was really used: fail if it was dropped.
+db=${TEST_TMPDIR:-/tmp/rocksdbtest-$(id -u)}/dbbench  # db_bench's default --db
+for arg in "${args[@]}"; do [[ "$arg" == --db=* ]] && db=${arg#--db=}; done
+used=$(ls -t "$db"/OPTIONS-* 2> /dev/null | head -n 1) || true
+if [ -n "$used" ]; then
+  if [ "$policy" != "nullptr" ] && grep -q '^ *filter_policy=nullptr$' "$used"; then
+    echo "stock_db_bench.sh: RocksDB dropped filter_policy=$policy (unknown name?); the run had no filter" >&2
+    exit 1
+  fi
+  if [ -n "$partitioner" ] && grep -q '^ *sst_partitioner_factory=nullptr$' "$used"; then
+    echo "stock_db_bench.sh: RocksDB dropped sst_partitioner_factory=$partitioner (unknown name?)" >&2
+    exit 1
+  fi
+fi

@@ -2,7 +2,8 @@
 # Stock RocksDB tools with libsstfilter.so preloaded: Debian's /usr/bin/db_bench runs, through
 # db_bench_ext/stock_db_bench.sh, with an OPTIONS file naming sstfilter.Cuckoo, and its
 # statistics must show the filter answering "no" for absent keys at about its rate; sst_dump
-# names the policy and ldb reads the database. The same run without the preload
+# names the policy and ldb reads the database. The script also sets sstfilter.NoTrivialMove,
+# and fails when RocksDB drops a policy it cannot load. The same run without the preload
 # is the control: RocksDB then silently drops the policy, and the filter is never consulted.
 #
 #   stock_db_bench_test.sh /path/to/libsstfilter.so
@@ -43,6 +44,32 @@ grep -q "filter policy name: sstfilter.Cuckoo" "$work/sst_dump.out" ||
 LD_PRELOAD="$lib" ldb --db="$work/with" --try_load_options scan --max_keys=3 > "$work/ldb.out" \
   2> "$work/ldb.err"
 [ "$(wc -l < "$work/ldb.out")" -eq 3 ] || { echo "FAIL: ldb could not scan" >&2; exit 1; }
+
+# sstfilter.Leveled with sstfilter.NoTrivialMove, which db_bench has no flag for: the script puts
+# it in the OPTIONS file. Sequential keys never overlap, so without it RocksDB moves files down
+# unchanged (the control: "Moved" in the LOG); with it, every file is rewritten.
+moves() {  # $1: --sst_partitioner_factory flag or "", $2: database
+  SSTFILTER_LIB="$lib" bash "$src/db_bench_ext/stock_db_bench.sh" --filter_uri=sstfilter.Leveled:10 \
+    --write_buffer_size=262144 $1 --db="$2" --benchmarks=fillseq --num=200000 --key_size=16 \
+    --value_size=100 > "$2.out" 2>&1
+  grep -c 'Moved' "$2/LOG" || true
+}
+with_moves=$(moves --sst_partitioner_factory=sstfilter.NoTrivialMove "$work/leveled")
+without_moves=$(moves "" "$work/leveled_moves")
+echo "sstfilter.Leveled, fillseq: $with_moves trivial moves with sstfilter.NoTrivialMove," \
+  "$without_moves without"
+grep -q 'sst_partitioner_factory=sstfilter.NoTrivialMove' "$work"/leveled/OPTIONS-* ||
+  { echo "FAIL: the database's OPTIONS file does not name the partitioner" >&2; exit 1; }
+[ "$without_moves" -gt 0 ] && [ "$with_moves" -eq 0 ] ||
+  { echo "FAIL: the partitioner did not stop trivial moves" >&2; exit 1; }
+
+# A name RocksDB cannot load is not silently run without a filter: the script fails.
+if SSTFILTER_LIB="$lib" bash "$src/db_bench_ext/stock_db_bench.sh" --filter_uri=sstfilter.Blom:10 \
+  --db="$work/misspelt" --benchmarks=fillseq --num=1000 > "$work/misspelt.out" 2> "$work/misspelt.err"; then
+  echo "FAIL: a misspelt policy ran without a filter and exited 0" >&2; exit 1
+fi
+grep -q 'RocksDB dropped filter_policy=sstfilter.Blom:10' "$work/misspelt.err" ||
+  { echo "FAIL: no clear error for a misspelt policy" >&2; exit 1; }
 
 # The control: no preload, the policy is silently dropped.
 db_bench --options_file="$work/options.ini" --db="$work/without" "${common[@]}" \

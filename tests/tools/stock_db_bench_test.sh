@@ -50,7 +50,7 @@ LD_PRELOAD="$lib" ldb --db="$work/with" --try_load_options scan --max_keys=3 > "
 # unchanged (the control: "Moved" in the LOG); with it, every file is rewritten.
 moves() {  # $1: --sst_partitioner_factory flag or "", $2: database
   SSTFILTER_LIB="$lib" bash "$src/db_bench_ext/stock_db_bench.sh" --filter_uri=sstfilter.Leveled:10 \
-    --write_buffer_size=262144 $1 --db="$2" --benchmarks=fillseq --num=200000 --key_size=16 \
+    --write_buffer_size=262144 ${1:+"$1"} --db="$2" --benchmarks=fillseq --num=200000 --key_size=16 \
     --value_size=100 > "$2.out" 2>&1
   grep -c 'Moved' "$2/LOG" || true
 }

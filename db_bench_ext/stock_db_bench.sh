@@ -59,7 +59,12 @@ LD_PRELOAD="$(readlink -f "$lib")" db_bench --options_file="$options_out" "${arg
 # RocksDB silently drops a policy or partitioner it cannot load (a misspelt name, say) and runs
 # without it. The database's newest OPTIONS file shows what was really used: fail if it was dropped.
 db=${TEST_TMPDIR:-/tmp/rocksdbtest-$(id -u)}/dbbench  # db_bench's default --db
-for arg in "${args[@]}"; do [[ "$arg" == --db=* ]] && db=${arg#--db=}; done
+for ((i = 0; i < ${#args[@]}; ++i)); do  # --db=PATH or --db PATH, as gflags takes it
+  case "${args[i]}" in
+    --db=*) db=${args[i]#--db=} ;;
+    --db) db=${args[i + 1]:-$db} ;;
+  esac
+done
 used=$(ls -t "$db"/OPTIONS-* 2> /dev/null | head -n 1) || true
 if [ -n "$used" ]; then
   if [ "$policy" != "nullptr" ] && grep -q '^ *filter_policy=nullptr$' "$used"; then

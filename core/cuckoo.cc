@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/random.h"
+
 namespace sstfilter {
 namespace {
 
@@ -15,13 +17,6 @@ constexpr uint32_t kSeedsPerSize = 4;
 constexpr double kGrowth = 1.03;
 // Keys between prefetches and their use in batched queries (see bloom.cc).
 constexpr size_t kBatch = 16;
-
-uint64_t NextRandom(uint64_t* state) {  // SplitMix64: deterministic and fast
-  uint64_t z = (*state += 0x9e37'79b9'7f4a'7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58'476d'1ce4'e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d0'49bb'1331'11ebull;
-  return z ^ (z >> 31);
-}
 
 enum class Placement { kStored, kRepresented, kFailed };
 
@@ -42,11 +37,11 @@ Placement Place(CuckooTable* table, const CuckooHashing& hashing, uint64_t i1, u
   }
   if (table->TryPut(i1, fp) || table->TryPut(i2, fp)) return Placement::kStored;
   path->clear();
-  uint64_t r = NextRandom(rng);
+  uint64_t r = SplitMix64(rng);
   uint64_t bucket = (r & 1) ? i1 : i2;
   uint32_t carried = fp;
   for (int kick = 0; kick < kMaxKicks; ++kick) {
-    if (kick % 16 == 0) r = NextRandom(rng);  // 4 random bits per kick, 64 per draw
+    if (kick % 16 == 0) r = SplitMix64(rng);  // 4 random bits per kick, 64 per draw
     const int slot = static_cast<int>((r >> (4 * (kick % 16) + 1)) & 3);
     const uint32_t evicted = table->Slot(bucket, slot);
     table->SetSlot(bucket, slot, carried);

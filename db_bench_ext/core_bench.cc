@@ -29,7 +29,7 @@
 #include "core/cuckoo.h"
 #include "core/filter_reader.h"
 #include "core/hash.h"
-#include "plugin/filter_bits_interface.h"
+#include "compat/filter_bits_interface.h"
 
 namespace {
 

@@ -38,9 +38,9 @@
 #include <vector>
 
 #include "core/sizing.h"
-#include "plugin/filter_bits_interface.h"
-#include "plugin/inspect.h"
-#include "plugin/sstfilter.h"
+#include "compat/filter_bits_interface.h"
+#include "sstfilter/inspect.h"
+#include "sstfilter/sstfilter.h"
 
 DEFINE_string(benchmarks, "fillrandom,readrandom,readmissing,multireadrandom,multireadmissing",
               "Comma-separated benchmarks, run in order for each policy: fillrandom, fillseq, "

@@ -13,7 +13,7 @@
 
 #include "core/filter_spec.h"
 #include "core/hash_list.h"
-#include "plugin/filter_bits_interface.h"
+#include "compat/filter_bits_interface.h"
 
 namespace sstfilter {
 

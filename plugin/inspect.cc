@@ -1,4 +1,4 @@
-#include "plugin/inspect.h"
+#include "sstfilter/inspect.h"
 
 #include <rocksdb/convenience.h>
 #include <rocksdb/metadata.h>
@@ -11,7 +11,7 @@
 #include <map>
 #include <memory>
 
-#include "plugin/sstfilter.h"
+#include "sstfilter/sstfilter.h"
 
 namespace sstfilter {
 

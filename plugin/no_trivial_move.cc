@@ -1,4 +1,4 @@
-#include "plugin/no_trivial_move.h"
+#include "sstfilter/no_trivial_move.h"
 
 #include <new>
 

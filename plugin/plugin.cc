@@ -8,9 +8,9 @@
 #include <memory>
 #include <new>
 
-#include "plugin/no_trivial_move.h"
+#include "sstfilter/no_trivial_move.h"
 #include "plugin/policies.h"
-#include "plugin/sstfilter.h"
+#include "sstfilter/sstfilter.h"
 
 using ROCKSDB_NAMESPACE::FilterPolicy;
 using ROCKSDB_NAMESPACE::ObjectLibrary;

@@ -12,7 +12,7 @@
 
 #include "core/sizing.h"
 #include "plugin/bits_adapters.h"
-#include "plugin/sstfilter.h"
+#include "sstfilter/sstfilter.h"
 
 namespace sstfilter {
 

@@ -14,7 +14,7 @@
 #include "core/filter_spec.h"
 #include "core/level_allocation.h"
 #include "core/result.h"
-#include "plugin/filter_bits_interface.h"
+#include "compat/filter_bits_interface.h"
 
 namespace sstfilter {
 

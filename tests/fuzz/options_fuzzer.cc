@@ -10,8 +10,8 @@
 #include <memory>
 #include <string>
 
-#include "plugin/filter_bits_interface.h"
-#include "plugin/sstfilter.h"
+#include "compat/filter_bits_interface.h"
+#include "sstfilter/sstfilter.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size > 512) return 0;

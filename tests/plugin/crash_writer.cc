@@ -13,7 +13,7 @@
 #include <memory>
 #include <string>
 
-#include "plugin/sstfilter.h"
+#include "sstfilter/sstfilter.h"
 
 int main(int argc, char** argv) {
   if (argc != 3) {

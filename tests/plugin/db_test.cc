@@ -35,7 +35,7 @@
 #include "core/filter_spec.h"
 #include "core/level_allocation.h"
 #include "plugin/policies.h"
-#include "plugin/sstfilter.h"
+#include "sstfilter/sstfilter.h"
 #include "tests/test_util.h"
 
 namespace sstfilter {

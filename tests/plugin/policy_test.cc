@@ -11,9 +11,9 @@
 
 #include "core/filter_reader.h"
 #include "core/filter_spec.h"
-#include "plugin/filter_bits_interface.h"
+#include "compat/filter_bits_interface.h"
 #include "plugin/policies.h"
-#include "plugin/sstfilter.h"
+#include "sstfilter/sstfilter.h"
 
 namespace sstfilter {
 namespace {

@@ -24,9 +24,9 @@
 #include <thread>
 #include <vector>
 
-#include "plugin/filter_bits_interface.h"
-#include "plugin/inspect.h"
-#include "plugin/sstfilter.h"
+#include "compat/filter_bits_interface.h"
+#include "sstfilter/inspect.h"
+#include "sstfilter/sstfilter.h"
 
 namespace sstfilter {
 namespace {

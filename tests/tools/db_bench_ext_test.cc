@@ -15,7 +15,7 @@
 
 #include "core/filter_spec.h"
 #include "plugin/policies.h"
-#include "plugin/sstfilter.h"
+#include "sstfilter/sstfilter.h"
 #include "tests/test_util.h"
 
 namespace sstfilter {

@@ -23,7 +23,7 @@
 #error \
     "sstfilter re-declares RocksDB's internal FilterBitsBuilder/FilterBitsReader as they are \
 in RocksDB 7.8 (table/block_based/filter_policy_internal.h). This RocksDB has another version: \
-compare that header at this version's tag with plugin/filter_bits_interface.h, update the \
+compare that header at this version's tag with compat/filter_bits_interface.h, update the \
 declarations to match it exactly (order of virtual functions included), then widen this check."
 #endif
 

@@ -1,0 +1,21 @@
+// SplitMix64 (Steele, Lea, Flood, "Fast Splittable Pseudorandom Number Generators", 2014): the one
+// pseudorandom generator of sstfilter, for the cuckoo build's eviction walks and for benchmark
+// and test workloads. Deterministic for a given seed, so builds and benchmarks repeat exactly. Not
+// for anything that must be unpredictable.
+#pragma once
+
+#include <cstdint>
+
+#include "core/hash.h"
+
+namespace sstfilter {
+
+// Advances *state and returns the next 64-bit value of the sequence it seeds.
+inline uint64_t SplitMix64(uint64_t* state) {
+  uint64_t z = (*state += kGoldenMul64);  // the golden-ratio increment: a full-period Weyl step
+  z = (z ^ (z >> 30)) * 0xbf58'476d'1ce4'e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d0'49bb'1331'11ebull;
+  return z ^ (z >> 31);
+}
+
+}  // namespace sstfilter

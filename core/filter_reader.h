@@ -8,55 +8,61 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <variant>
 
-#include "core/bloom.h"
-#include "core/cuckoo.h"
 #include "core/format.h"
+#include "core/kinds.h"
 
 namespace sstfilter {
 
+// The reader of bytes not understood: "may match" for every key.
+struct MatchAllReader {
+  bool MayContain(uint64_t) const { return true; }
+  void MayContainBatch(const uint64_t*, size_t count, bool* may_match) const {
+    for (size_t i = 0; i < count; ++i) may_match[i] = true;
+  }
+};
+
+// The reader of a valid filter of zero keys: "no" for every key.
+struct MatchNoneReader {
+  bool MayContain(uint64_t) const { return false; }
+  void MayContainBatch(const uint64_t*, size_t count, bool* may_match) const {
+    for (size_t i = 0; i < count; ++i) may_match[i] = false;
+  }
+};
+
+// MatchAllReader, MatchNoneReader, then each kind's Reader in the order of AllKinds.
+using AnyReader = kinds_internal::ReadersOf<AllKinds, MatchAllReader, MatchNoneReader>::type;
+
 class FilterReader {
  public:
-  enum class Mode { kMatchAll, kMatchNone, kBlockedBloom, kStandardBloom, kCuckoo };
-
   // A reader that matches everything: the answer for bytes that could not be understood.
   FilterReader() = default;
 
   static FilterReader Open(const uint8_t* data, size_t size);
 
-  Mode mode() const { return mode_; }
   // Whether the bytes were a valid filter (then trailer() describes it).
-  bool valid() const { return mode_ != Mode::kMatchAll; }
+  bool valid() const { return !std::holds_alternative<MatchAllReader>(reader_); }
   const Trailer& trailer() const { return trailer_; }
-
-  const BlockedBloomReader& blocked_bloom() const { return blocked_; }
-  const StandardBloomReader& standard_bloom() const { return standard_; }
-  const CuckooReader& cuckoo() const { return cuckoo_; }
-
-  bool MayContain(uint64_t hash) const {
-    switch (mode_) {
-      case Mode::kBlockedBloom:
-        return blocked_.MayContain(hash);
-      case Mode::kStandardBloom:
-        return standard_.MayContain(hash);
-      case Mode::kCuckoo:
-        return cuckoo_.MayContain(hash);
-      case Mode::kMatchNone:
-        return false;
-      case Mode::kMatchAll:
-        break;
-    }
-    return true;
+  // The reader it dispatches to, for callers that want it without the dispatch (the plugin keeps
+  // one adapter per reader type).
+  const AnyReader& reader() const { return reader_; }
+  template <typename Reader>
+  bool Holds() const {
+    return std::holds_alternative<Reader>(reader_);
   }
 
-  void MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match) const;
+  bool MayContain(uint64_t hash) const {
+    return Visit(reader_, [hash](const auto& r) { return r.MayContain(hash); });
+  }
+
+  void MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match) const {
+    Visit(reader_, [&](const auto& r) { r.MayContainBatch(hashes, count, may_match); });
+  }
 
  private:
-  Mode mode_ = Mode::kMatchAll;
+  AnyReader reader_;  // MatchAllReader until Open understands the bytes
   Trailer trailer_;
-  BlockedBloomReader blocked_;
-  StandardBloomReader standard_;
-  CuckooReader cuckoo_;
 };
 
 }  // namespace sstfilter

@@ -1,31 +1,56 @@
-// FilterSpec: which filter to build (kind and parameters), and the operations that depend on the
-// kind: size, inverse of the size, build, and the rate to expect. The RocksDB plugin and the
-// benchmarks hold a FilterSpec and never switch on the kind themselves.
+// FilterSpec: which filter to build, as the parameters of one kind (core/kinds.h), and the
+// operations every kind provides, dispatched to the kind the spec holds. The RocksDB plugin and
+// the benchmarks hold a FilterSpec and never name a kind's operations themselves.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
-#include "core/bloom.h"
-#include "core/cuckoo.h"
-#include "core/format.h"
 #include "core/hash_list.h"
+#include "core/kinds.h"
 #include "core/result.h"
 
 namespace sstfilter {
 
-struct FilterSpec {
-  FilterKind kind = FilterKind::kBlockedBloom;
-  BloomParams bloom;    // for kBlockedBloom and kStandardBloom
-  CuckooParams cuckoo;  // for kCuckoo
+class FilterSpec {
+ public:
+  // A blocked Bloom filter with its default parameters.
+  FilterSpec() = default;
+  // The filter that a kind's parameters describe: FilterSpec(Cuckoo::ForFpRate(0.001).value()).
+  template <typename Params, typename = std::enable_if_t<!std::is_void_v<KindOf<Params>>>>
+  FilterSpec(const Params& params) : params_(params) {}  // NOLINT(google-explicit-constructor)
 
-  static FilterSpec Bloom(const BloomParams& params);
-  static FilterSpec Cuckoo(const CuckooParams& params);
+  FilterKind kind() const {
+    return Visit(params_, [](const auto& p) { return KindOf<std::decay_t<decltype(p)>>::kId; });
+  }
+  const AnyParams& params() const { return params_; }
+  // The parameters if the spec is of that kind's, else null.
+  template <typename Params>
+  const Params* get_if() const {
+    return std::get_if<Params>(&params_);
+  }
 
-  // For logs and benchmark output: "blocked Bloom, 10 bits/key, 7 probes".
+  // For logs and benchmark output: "blocked Bloom, 10.00 bits/key, 6 probes".
   std::string ToString() const;
+
+ private:
+  AnyParams params_;
 };
+
+// The filter of a kind that spends at most bits_per_key, or that reaches fp_rate.
+template <typename Kind>
+Result<FilterSpec> SpecForBitsPerKey(double bits_per_key) {
+  const Result<typename Kind::Params> params = Kind::ForBitsPerKey(bits_per_key);
+  if (!params.ok()) return Err(params.error());
+  return FilterSpec(params.value());
+}
+template <typename Kind>
+Result<FilterSpec> SpecForFpRate(double fp_rate) {
+  const Result<typename Kind::Params> params = Kind::ForFpRate(fp_rate);
+  if (!params.ok()) return Err(params.error());
+  return FilterSpec(params.value());
+}
 
 // Size in bytes of the filter for num_keys distinct keys (a cuckoo build that needs more buckets
 // after failed placements can be a few percent larger).

@@ -2,8 +2,7 @@
 
 #include <xxhash.h>
 
-#include "core/cuckoo_table.h"
-#include "core/sizing.h"
+#include "core/kinds.h"
 
 namespace sstfilter {
 namespace {
@@ -18,18 +17,6 @@ uint32_t TrailerCheck(const uint8_t* trailer) {
 constexpr uint64_t kMaxUnits = uint64_t{1} << 48;
 
 }  // namespace
-
-const char* FilterKindName(FilterKind kind) {
-  switch (kind) {
-    case FilterKind::kBlockedBloom:
-      return "blocked_bloom";
-    case FilterKind::kStandardBloom:
-      return "standard_bloom";
-    case FilterKind::kCuckoo:
-      return "cuckoo";
-  }
-  return "unknown";
-}
 
 void EncodeTrailer(const Trailer& t, uint8_t* dst) {
   StoreLE64(dst + 0, t.num_keys);
@@ -52,28 +39,19 @@ void AppendTrailer(const Trailer& t, std::string* out) {
 bool BodyBytes(const Trailer& t, uint64_t* body_bytes) {
   if (t.version != kFormatVersion || t.flags != 0) return false;
   if (t.num_units > kMaxUnits) return false;
-  // No units: an empty filter, and nothing else can be. Keys without units are inconsistent.
-  if (t.num_units == 0) {
-    *body_bytes = 0;
-    return t.num_keys == 0 &&
-           (t.kind == FilterKind::kBlockedBloom || t.kind == FilterKind::kStandardBloom ||
-            t.kind == FilterKind::kCuckoo);
-  }
-  switch (t.kind) {
-    case FilterKind::kBlockedBloom:
-    case FilterKind::kStandardBloom:
-      if (t.param < 1 || t.param > kMaxNumProbes) return false;
-      if (t.seed != 0) return false;
-      *body_bytes = t.num_units * (t.kind == FilterKind::kBlockedBloom ? kBloomBlockBits / 8 : 8);
-      return true;
-    case FilterKind::kCuckoo:
-      if (t.param < kCuckooMinFingerprintBits || t.param > kCuckooMaxFingerprintBits) return false;
-      if (t.num_units % 2 != 0) return false;  // the alternate-bucket function needs even counts
-      if (t.num_keys > t.num_units * kCuckooSlotsPerBucket) return false;
-      *body_bytes = CuckooTableView::BytesFor(t.num_units, t.param);
-      return true;
-  }
-  return false;
+  bool valid = false;
+  const bool known = VisitKind(t.kind, [&](auto kind) {
+    using Kind = decltype(kind);
+    // No units: an empty filter of a known kind, and nothing else can be. Keys without units are
+    // inconsistent.
+    if (t.num_units == 0) {
+      *body_bytes = 0;
+      valid = t.num_keys == 0;
+    } else {
+      valid = Kind::BodyBytes(t, body_bytes);
+    }
+  });
+  return known && valid;
 }
 
 bool ParseFilter(const uint8_t* data, size_t size, ParsedFilter* out) {

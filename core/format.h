@@ -14,7 +14,7 @@
 //       16    4 seed           cuckoo: the seed that placement succeeded with (0 = the key hash
 //                              itself); Bloom: 0
 //       20    1 param          Bloom: num_probes; cuckoo: fingerprint_bits
-//       21    1 kind           FilterKind
+//       21    1 kind           FilterKind: each kind's kId (core/kinds.h lists them)
 //       22    1 version        format version of that kind; 1 for every kind today
 //       23    1 flags          0; reserved for later versions
 //       24    4 check          low 32 bits of XXH3-64(trailer bytes 0..23, seed kTrailerCheckSeed)
@@ -39,14 +39,9 @@
 
 namespace sstfilter {
 
-enum class FilterKind : uint8_t {
-  kBlockedBloom = 1,
-  kStandardBloom = 2,
-  kCuckoo = 3,
-};
-
-// A printable name for a kind ("blocked_bloom", "standard_bloom", "cuckoo", "unknown").
-const char* FilterKindName(FilterKind kind);
+// Trailer byte 21. Its values are the kinds' kId constants (1 BlockedBloom, 2 StandardBloom,
+// 3 Cuckoo); 0 is never a kind. FilterKindName (core/kinds.h) names one.
+enum class FilterKind : uint8_t {};
 
 inline constexpr size_t kTrailerBytes = 32;
 inline constexpr uint32_t kTrailerMagic = 0x46545353;  // "SSTF" in little-endian byte order
@@ -58,7 +53,7 @@ struct Trailer {
   uint64_t num_units = 0;
   uint32_t seed = 0;
   uint8_t param = 0;
-  FilterKind kind = FilterKind::kBlockedBloom;
+  FilterKind kind = FilterKind{0};  // no kind: every writer sets its own
   uint8_t version = kFormatVersion;
   uint8_t flags = 0;
 };
@@ -70,7 +65,8 @@ void EncodeTrailer(const Trailer& t, uint8_t* dst);
 
 // The body size in bytes implied by a kind and its parameters, or false if the combination is
 // invalid (unknown kind or version, parameters out of range, size overflow). The single source of
-// truth for "inconsistent lengths": builders size their output with it and readers check it.
+// truth for "inconsistent lengths" that readers check: the checks common to all kinds here, then
+// the kind's own BodyBytes.
 bool BodyBytes(const Trailer& t, uint64_t* body_bytes);
 
 // A filter the reader understood: its trailer and a pointer to its body inside the caller's span.

@@ -61,4 +61,22 @@ class HashList {
   uint64_t last_ = 0;
 };
 
+// Calls f(unique, n) with the hashes of [hashes, hashes + count) less consecutive repeats, and
+// returns what f returns. Builders that get an array instead of a HashList use it: the array
+// itself is passed when it has no repeats (the usual case), else a copy without them.
+template <typename F>
+auto WithoutConsecutiveRepeats(const uint64_t* hashes, size_t count, F&& f) {
+  for (size_t i = 1; i < count; ++i) {
+    if (hashes[i] != hashes[i - 1]) continue;
+    std::vector<uint64_t> unique;
+    unique.reserve(count);
+    unique.push_back(hashes[0]);
+    for (size_t j = 1; j < count; ++j) {
+      if (hashes[j] != unique.back()) unique.push_back(hashes[j]);
+    }
+    return f(unique.data(), unique.size());
+  }
+  return f(hashes, count);
+}
+
 }  // namespace sstfilter

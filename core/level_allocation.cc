@@ -4,20 +4,20 @@
 #include <cmath>
 #include <string>
 
+#include "core/kinds.h"
 #include "core/sizing.h"
+#include "core/standard_bloom/math.h"
 
 namespace sstfilter {
 namespace {
 
 constexpr double kLn2Squared = 0.4804530139182014;  // (ln 2)^2
-constexpr int kMaxLevels = 64;
 constexpr double kMaxSizeRatio = 1000;
-// Budget steps of the Bloom filters on offer, and the largest one: 60 bits/key already reach
-// about 1e-10, beyond any useful per-level rate. The ideal model's rates are a formula, so it
-// offers finer steps; each blocked Bloom rate is a Poisson sum (about 1200 of them take 50 ms).
-constexpr double kBitsStep = 0.05;
+// Budget steps of the ideal model's offers, and the largest one (60 bits/key reach about 1e-10,
+// beyond any useful per-level rate). Its rates are a formula, so it can offer finer steps than
+// the blocked Bloom kind, each of whose rates is a Poisson sum.
 constexpr double kIdealBitsStep = 0.01;
-constexpr double kMaxOfferedBits = 60;
+constexpr double kIdealMaxOfferedBits = 60;
 
 // One filter on offer: what it costs and what it buys.
 struct Offer {
@@ -27,41 +27,41 @@ struct Offer {
   FilterSpec spec;
 };
 
+// Every kind's offers, in the order of AllKinds (which breaks ties of cost in the frontier).
+template <typename... Kinds>
+void AddKindOffers(KindList<Kinds...>, std::vector<Offer>* all) {
+  auto add = [all](auto kind) {
+    using Kind = decltype(kind);
+    for (const typename Kind::Params& params : Kind::LevelOffers()) {
+      Offer o;
+      o.bits = Kind::NominalBitsPerKey(params);
+      o.rate = Kind::NominalFpRate(params);
+      o.has_filter = true;
+      o.spec = FilterSpec(params);
+      all->push_back(o);
+    }
+  };
+  (add(Kinds{}), ...);
+}
+
 std::vector<Offer> ComputeFrontier(FilterCostModel model) {
   std::vector<Offer> all;
   all.push_back(Offer{});  // no filter: free, matches everything
-  const double step = model == FilterCostModel::kIdealBloom ? kIdealBitsStep : kBitsStep;
-  const int steps = static_cast<int>(kMaxOfferedBits / step);
-  for (int i = 1; i <= steps; ++i) {
-    const double b = i * step;
-    Offer o;
-    o.bits = b;
-    o.has_filter = true;
-    if (model == FilterCostModel::kIdealBloom) {
-      o.rate = std::exp(-b * kLn2Squared);
-      BloomParams params;  // a model: k = b ln 2 probes, not rounded
-      params.layout = BloomLayout::kStandard;
-      params.bits_per_key = b;
-      params.num_probes = StandardBloomProbesForBitsPerKey(b).value();
-      o.spec = FilterSpec::Bloom(params);
-    } else {
-      const BloomParams params = BloomParamsForBitsPerKey(BloomLayout::kBlocked, b).value();
-      o.rate = BlockedBloomFpRateExact(b, params.num_probes, 0).value();
-      o.spec = FilterSpec::Bloom(params);
-    }
-    all.push_back(o);
-  }
-  if (model == FilterCostModel::kSstfilter) {
-    for (int f = kCuckooMinFingerprintBits; f <= kCuckooMaxFingerprintBits; ++f) {
-      CuckooParams params;
-      params.fingerprint_bits = f;
+  if (model == FilterCostModel::kIdealBloom) {
+    const int steps = static_cast<int>(kIdealMaxOfferedBits / kIdealBitsStep);
+    for (int i = 1; i <= steps; ++i) {
+      const double b = i * kIdealBitsStep;
       Offer o;
-      o.bits = CuckooBitsPerKey(f, params.load).value();
-      o.rate = CuckooFpRate(f, params.load).value();
+      o.bits = b;
       o.has_filter = true;
-      o.spec = FilterSpec::Cuckoo(params);
+      // The model's rate, with k = b ln 2 probes unrounded; the spec's probe count (rounded) is
+      // only what a real filter of this budget would use.
+      o.rate = std::exp(-b * kLn2Squared);
+      o.spec = FilterSpec(StandardBloomParams{b, StandardBloomProbesForBitsPerKey(b).value()});
       all.push_back(o);
     }
+  } else {
+    AddKindOffers(AllKinds{}, &all);
   }
   // The Pareto frontier: by cost, each offer strictly better than every cheaper one.
   std::stable_sort(all.begin(), all.end(),
@@ -82,10 +82,12 @@ const std::vector<Offer>& Frontier(FilterCostModel model) {
 
 Result<bool> CheckArgs(int num_levels, double size_ratio, double bits_per_key) {
   if (num_levels < 1 || num_levels > kMaxLevels) {
-    return Err("num_levels must be in [1, 64], got " + std::to_string(num_levels));
+    return Err("num_levels must be in [1, " + std::to_string(kMaxLevels) + "], got " +
+               std::to_string(num_levels));
   }
   if (!(size_ratio > 1 && size_ratio <= kMaxSizeRatio)) {
-    return Err("size_ratio must be in (1, 1000], got " + std::to_string(size_ratio));
+    return Err("size_ratio must be in (1, " + FormatNumber(kMaxSizeRatio) + "], got " +
+               std::to_string(size_ratio));
   }
   const Result<double> budget_ok = StandardBloomFpRateForBitsPerKey(bits_per_key);
   if (!budget_ok.ok()) return Err(budget_ok.error());

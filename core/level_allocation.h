@@ -11,10 +11,11 @@
 // e^{H(w)} / L, where H is the entropy of the level shares (about 0.36 for 4 levels, ratio 10).
 //
 // AllocateLevels solves the same problem for sstfilter's real filters: each level takes the
-// cheapest of a blocked Bloom filter (any budget, in 0.05 bits/key steps) and a cuckoo filter (any
-// fingerprint width at 95% load) that reaches its rate, or no filter when a rate of 1 is best. It
-// minimises the sum of rates subject to the average bits per key staying within the budget, by a
-// Lagrangian relaxation over the Pareto frontier of those filters.
+// cheapest filter that reaches its rate among those every kind offers (each kind's LevelOffers:
+// today blocked Bloom filters in 0.05 bits/key steps and cuckoo filters of every fingerprint width
+// at 95% load), or no filter when a rate of 1 is best. It minimises the sum of rates subject to
+// the average bits per key staying within the budget, by a Lagrangian relaxation over the Pareto
+// frontier of those filters.
 #pragma once
 
 #include <vector>
@@ -23,6 +24,9 @@
 #include "core/result.h"
 
 namespace sstfilter {
+
+// The deepest tree the allocation accepts (RocksDB's num_levels is an int; real trees have 7).
+inline constexpr int kMaxLevels = 64;
 
 struct LevelFilter {
   double share = 0;         // the level's fraction of the tree's keys

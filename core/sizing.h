@@ -1,16 +1,17 @@
-// Sizing math for every sstfilter filter: from a key count and a target false-positive rate (or a
-// bits-per-key budget) to bits, probes and fingerprint widths, and back to the rate to expect.
+// What every filter kind's sizing math shares: the accepted ranges of budgets and rates, their
+// validation and error messages, the exact inverse of a size function, and the information limit.
+// The formulas of each kind live in its own folder (core/<kind>/math.h); builders, the RocksDB
+// plugin, the benchmarks and the tests all call those functions, never a copy of a formula.
 //
-// This is the one place where these formulas live; builders, the RocksDB plugin, the benchmarks
-// and the tests all call these functions. Every function validates its input and returns an
-// error message for n = 0 where that is meaningless, rates outside (0, 1), NaN, infinities,
-// budgets outside [kMinBitsPerKey, kMaxBitsPerKey], and sizes that would overflow 64 bits.
+// Every function validates its input and returns an error message for n = 0 where that is
+// meaningless, rates outside (0, 1), NaN, infinities, budgets outside [kMinBitsPerKey,
+// kMaxBitsPerKey], and sizes that would overflow 64 bits.
 //
 // Units: rates are probabilities (0.01 means 1%), sizes are bits unless a name says bytes.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
+#include <string>
 
 #include "core/result.h"
 
@@ -23,103 +24,42 @@ inline constexpr double kMinBitsPerKey = 0.01;
 // The largest space budget accepted anywhere. 100 bits/key already buys a rate near 1e-21, far
 // below the 64-bit hash collision floor (n / 2^64); larger values are a mistake, not a wish.
 inline constexpr double kMaxBitsPerKey = 100.0;
-// The most probes any Bloom filter uses or accepts (the format stores it in one byte).
-inline constexpr int kMaxNumProbes = 128;
-// Bits in one block of the blocked ("cache-local") Bloom layout: one 64-byte cache line.
-inline constexpr int kBloomBlockBits = 512;
 
-// ---------------------------------------------------------------------------------------------
-// Standard Bloom filter (Bloom 1970): k independent probes over the whole m-bit array.
-// ---------------------------------------------------------------------------------------------
+inline constexpr double kLn2 = 0.69314718055994530942;
+// 2^64 as a double.
+inline constexpr double kTwoPow64 = 18446744073709551616.0;
+// The most bits any filter may have: 2^63, so that its byte count, and the sum of body and
+// trailer, fit in 64 bits with room to spare.
+inline constexpr double kMaxFilterBits = kTwoPow64 / 2;
 
-// Optimal bits for n keys at rate p: m = -n ln p / (ln 2)^2, truncated as Guava's
-// BloomFilter.optimalNumOfBits does (1000 keys at 1e-16 -> 76680 bits).
-Result<uint64_t> StandardBloomBits(uint64_t num_keys, double fp_rate);
+// Validation shared by the kinds; each returns false for NaN.
+inline bool ValidFpRate(double p) { return p > 0.0 && p < 1.0; }
+inline bool ValidBitsPerKey(double b) { return b >= kMinBitsPerKey && b <= kMaxBitsPerKey; }
+inline bool ValidLoad(double a) { return a > 0.0 && a <= 1.0; }
 
-// Probes for m bits holding n keys: k = round(m / n * ln 2), at least 1, at most kMaxNumProbes.
-Result<int> StandardBloomProbes(uint64_t num_keys, uint64_t num_bits);
+// The error messages that go with them, and with an empty key set.
+std::string FpRateError(double p);
+std::string BitsPerKeyError(double b);
+std::string LoadError(double a);
+inline constexpr const char* kNoKeysError = "num_keys must be > 0";
+// "fp_rate P needs more than 100 bits per key" (+ suffix), for a rate no budget reaches.
+std::string RateNeedsTooManyBitsError(double p, const char* suffix = "");
+// "filter for N keys overflows".
+std::string OverflowError(const char* what, uint64_t num_keys);
+// A number as a short string ("%g"), for messages.
+std::string FormatNumber(double v);
 
-// Probes for a budget of b bits per key: round(b ln 2), at least 1, at most kMaxNumProbes.
-Result<int> StandardBloomProbesForBitsPerKey(double bits_per_key);
+// The chance that an absent key's 64-bit hash equals one of n present keys' hashes: n / 2^64.
+inline double HashCollisionRate(uint64_t num_keys) {
+  return static_cast<double>(num_keys) / kTwoPow64;
+}
 
-// Expected false-positive rate of n keys in m bits with k probes: (1 - e^{-kn/m})^k.
-Result<double> StandardBloomFpRate(uint64_t num_keys, uint64_t num_bits, int num_probes);
+// P(A or B) for independent events: a filter false positive or a hash collision.
+inline double IndependentSum(double a, double b) { return a + b - a * b; }
 
-// Bits per key to reach rate p with the optimal probe count: -ln p / (ln 2)^2.
-Result<double> StandardBloomBitsPerKey(double fp_rate);
-
-// The inverse: the rate reached by a budget of b bits per key with k = round(b ln 2) probes.
-Result<double> StandardBloomFpRateForBitsPerKey(double bits_per_key);
-
-// ---------------------------------------------------------------------------------------------
-// Blocked ("cache-local") Bloom filter (Putze, Sanders, Singler, "Cache-, Hash- and
-// Space-Efficient Bloom Filters", 2007): every probe of a key lands in one 512-bit block chosen by
-// the key's hash, so a query touches one cache line. Blocks receive a Poisson-distributed number of
-// keys (mean 512 / bits_per_key), and crowded blocks cost more than sparse ones save, so the rate
-// is worse than the standard layout's at the same budget and the best probe count is lower than
-// b ln 2 above about 10 bits/key.
-// ---------------------------------------------------------------------------------------------
-
-// The rate estimate used by RocksDB's BloomMath::CacheLocalFpRate: the standard rate of one block
-// averaged at occupancy mean + sd and mean - sd (sd = sqrt(mean), Poisson), combined with the
-// chance that an absent key's 64-bit hash equals a present key's (num_keys / 2^64).
-Result<double> BlockedBloomFpRate(double bits_per_key, int num_probes, uint64_t num_keys);
-
-// The same rate without the +/- one standard deviation shortcut: the exact expectation over the
-// Poisson occupancy of a block, sum_x P(x) (1 - (1 - 1/512)^{k x})^k, plus the collision term.
-// The shortcut is within 1% of it up to 11 bits/key and 5% up to 16, but underestimates above
-// (by 11% at 20 bits/key, 24% at 24), because the rate is far from linear in the occupancy there.
-// This one chooses probes and is what the tests measure filters against: it leaves no model error
-// for a statistical bound to absorb.
-Result<double> BlockedBloomFpRateExact(double bits_per_key, int num_probes, uint64_t num_keys);
-
-// The probe count that minimises BlockedBloomFpRateExact for this budget.
-Result<int> BlockedBloomProbes(double bits_per_key);
-
-// The smallest budget (to 0.01 bits/key) whose best blocked rate is at most p.
-Result<double> BlockedBloomBitsPerKey(double fp_rate);
-
-// Blocks for n keys at b bits per key: ceil(n b / 512), at least 1.
-Result<uint64_t> BlockedBloomBlocks(uint64_t num_keys, double bits_per_key);
-
-// 64-bit words for the standard layout: ceil(n b / 64), at least 1.
-Result<uint64_t> StandardBloomWords(uint64_t num_keys, double bits_per_key);
-
-// ---------------------------------------------------------------------------------------------
-// Cuckoo filter (Fan, Andersen, Kaminsky, Mitzenmacher, "Cuckoo Filter: Practically Better Than
-// Bloom", CoNEXT 2014), with b = 4 slots per bucket. A query compares its f-bit fingerprint with
-// the up to 2b occupied slots of its two buckets; at load a that is 2ba comparisons, each a match
-// with chance 1/(2^f - 1) (sstfilter reserves the fingerprint 0 for "empty"). The rate is the
-// paper's first-order p = 2ba / (2^f - 1) (section 5.1). It is exact, not just an upper bound, for
-// sstfilter's static builds: they never store a fingerprint twice in one key's bucket pair, so the
-// 2ba compared fingerprints are distinct (measured: 11.38% at f = 6 against 11.36% from this
-// formula and 10.8% from the independent-slots form 1 - (1 - 1/(2^f - 1))^{2ba}).
-// ---------------------------------------------------------------------------------------------
-
-inline constexpr int kCuckooSlotsPerBucket = 4;
-inline constexpr int kCuckooMinFingerprintBits = 4;
-inline constexpr int kCuckooMaxFingerprintBits = 32;
-// The load static builds aim for. The paper measures 95.5% as the reachable load of 4-slot
-// buckets (section 5.2); 95% leaves a margin so that placement rarely needs a retry.
-inline constexpr double kCuckooTargetLoad = 0.95;
-
-// Fingerprint bits for rate p: the paper's f >= log2(2b / p) (section 5.1), which reaches p at
-// any load up to 1 - 2^-f; at least kCuckooMinFingerprintBits, error if it needs more than 32.
-Result<int> CuckooFingerprintBits(double fp_rate);
-
-// Fingerprint bits that fit a budget of b bits per key at load `load`: floor(b * load). Error if
-// that is below kCuckooMinFingerprintBits; clamped to 32.
-Result<int> CuckooFingerprintBitsForBitsPerKey(double bits_per_key, double load);
-
-// Expected rate at fingerprint width f and load a in (0, 1]: min(1, 2ba / (2^f - 1)).
-Result<double> CuckooFpRate(int fingerprint_bits, double load);
-
-// Bits per key at width f and load a: f / a.
-Result<double> CuckooBitsPerKey(int fingerprint_bits, double load);
-
-// Buckets for n keys at load a: ceil(n / (b a)), rounded up to even (the alternate-bucket function
-// needs an even count), at least 2.
-Result<uint64_t> CuckooBuckets(uint64_t num_keys, double load);
+// ceil(n * bits_per_key / unit_bits), at least 1: the units (blocks, words) of a filter that
+// spends bits_per_key on each of n keys. Errors for n = 0, a budget out of range, or overflow.
+Result<uint64_t> UnitsForBudget(uint64_t num_keys, double bits_per_key, int unit_bits);
 
 // The largest n with bytes_for(n) <= bytes, for a size function bytes_for(n) -> Result<uint64_t>
 // that is non-decreasing in n (an error counts as "does not fit"): the exact inverse that

@@ -25,15 +25,18 @@
 #include <string>
 #include <vector>
 
-#include "core/bloom.h"
-#include "core/cuckoo.h"
-#include "core/filter_reader.h"
-#include "core/hash.h"
 #include "compat/filter_bits_interface.h"
+#include "core/filter_reader.h"
+#include "core/filter_spec.h"
+#include "core/hash.h"
 
 namespace {
 
-using sstfilter::BloomLayout;
+using sstfilter::BlockedBloom;
+using sstfilter::Cuckoo;
+using sstfilter::SpecForBitsPerKey;
+using sstfilter::SpecForFpRate;
+using sstfilter::StandardBloom;
 
 constexpr size_t kKeyBytes = 24;
 constexpr size_t kBatch = 32;  // keys per batched query, as in a MultiGet of 32
@@ -130,24 +133,11 @@ class RocksDbFilter : public Filter {
   std::unique_ptr<rocksdb::FilterBitsReader> reader_;
 };
 
-std::unique_ptr<Filter> MakeBloom(BloomLayout layout, double bits_per_key) {
-  const sstfilter::BloomParams params =
-      sstfilter::BloomParamsForBitsPerKey(layout, bits_per_key).value();
-  return std::make_unique<SstFilter>([params](const std::vector<uint64_t>& h, std::string* out) {
-    *out = sstfilter::BuildBloomFilter(params, h.data(), h.size()).value();
-  });
-}
-
-std::unique_ptr<Filter> MakeBloomForRate(BloomLayout layout, double fp_rate) {
-  const sstfilter::BloomParams params = sstfilter::BloomParamsForFpRate(layout, fp_rate).value();
-  return MakeBloom(layout, params.bits_per_key);
-}
-
-std::unique_ptr<Filter> MakeCuckoo(double fp_rate) {
-  const sstfilter::CuckooParams params = sstfilter::CuckooParamsForFpRate(fp_rate).value();
-  return std::make_unique<SstFilter>([params](const std::vector<uint64_t>& h, std::string* out) {
-    (void)sstfilter::BuildCuckooFilter(params, h.data(), h.size(), out).value();
-  });
+std::unique_ptr<Filter> MakeSstFilter(const sstfilter::Result<sstfilter::FilterSpec>& spec) {
+  return std::make_unique<SstFilter>(
+      [spec = spec.value()](const std::vector<uint64_t>& h, std::string* out) {
+        *out = sstfilter::BuildFilter(spec, h.data(), h.size()).value();
+      });
 }
 
 // Counter flags that turn "keys per second" into "seconds per key".
@@ -165,16 +155,17 @@ const std::vector<Candidate>& Candidates() {
       {"rocksdb.ribbonfilter:10",
        [] { return std::make_unique<RocksDbFilter>("ribbonfilter:10"); }},
       {"rocksdb.bloomfilter:16", [] { return std::make_unique<RocksDbFilter>("bloomfilter:16"); }},
-      {"sstfilter.blocked:10", [] { return MakeBloom(BloomLayout::kBlocked, 10); }},
-      {"sstfilter.standard:10", [] { return MakeBloom(BloomLayout::kStandard, 10); }},
-      {"sstfilter.blocked:16", [] { return MakeBloom(BloomLayout::kBlocked, 16); }},
-      {"sstfilter.standard:16", [] { return MakeBloom(BloomLayout::kStandard, 16); }},
-      {"sstfilter.blocked@1%", [] { return MakeBloomForRate(BloomLayout::kBlocked, 0.01); }},
-      {"sstfilter.cuckoo@1%", [] { return MakeCuckoo(0.01); }},
-      {"sstfilter.blocked@0.1%", [] { return MakeBloomForRate(BloomLayout::kBlocked, 0.001); }},
-      {"sstfilter.cuckoo@0.1%", [] { return MakeCuckoo(0.001); }},
-      {"sstfilter.blocked@0.01%", [] { return MakeBloomForRate(BloomLayout::kBlocked, 0.0001); }},
-      {"sstfilter.cuckoo@0.01%", [] { return MakeCuckoo(0.0001); }},
+      {"sstfilter.blocked:10", [] { return MakeSstFilter(SpecForBitsPerKey<BlockedBloom>(10)); }},
+      {"sstfilter.standard:10", [] { return MakeSstFilter(SpecForBitsPerKey<StandardBloom>(10)); }},
+      {"sstfilter.blocked:16", [] { return MakeSstFilter(SpecForBitsPerKey<BlockedBloom>(16)); }},
+      {"sstfilter.standard:16", [] { return MakeSstFilter(SpecForBitsPerKey<StandardBloom>(16)); }},
+      {"sstfilter.blocked@1%", [] { return MakeSstFilter(SpecForFpRate<BlockedBloom>(0.01)); }},
+      {"sstfilter.cuckoo@1%", [] { return MakeSstFilter(SpecForFpRate<Cuckoo>(0.01)); }},
+      {"sstfilter.blocked@0.1%", [] { return MakeSstFilter(SpecForFpRate<BlockedBloom>(0.001)); }},
+      {"sstfilter.cuckoo@0.1%", [] { return MakeSstFilter(SpecForFpRate<Cuckoo>(0.001)); }},
+      {"sstfilter.blocked@0.01%",
+       [] { return MakeSstFilter(SpecForFpRate<BlockedBloom>(0.0001)); }},
+      {"sstfilter.cuckoo@0.01%", [] { return MakeSstFilter(SpecForFpRate<Cuckoo>(0.0001)); }},
   };
   return all;
 }

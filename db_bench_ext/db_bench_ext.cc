@@ -37,8 +37,11 @@
 #include <thread>
 #include <vector>
 
-#include "core/sizing.h"
 #include "compat/filter_bits_interface.h"
+#include "core/blocked_bloom/math.h"
+#include "core/cuckoo/math.h"
+#include "core/sizing.h"
+#include "core/standard_bloom/math.h"
 #include "sstfilter/inspect.h"
 #include "sstfilter/sstfilter.h"
 

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <exception>
 #include <new>
+#include <type_traits>
 
 #include "core/filter_reader.h"
 #include "core/hash.h"
@@ -27,40 +28,40 @@ Slice Hand(const std::string& bytes, std::unique_ptr<const char[]>* buf) {
   return Slice(data, bytes.size());
 }
 
-// The reader of one kind of filter: the core reader's queries with the key hashing in front.
+// The reader of one kind of filter (or of the match-all and match-none answers): the core
+// reader's queries with the key hashing in front. One instantiation per alternative of AnyReader.
 template <typename CoreReader>
 class TypedReader : public FilterBitsReader {
  public:
   explicit TypedReader(const CoreReader& reader) : reader_(reader) {}
 
-  bool MayMatch(const Slice& key) override { return reader_.MayContain(HashOf(key)); }
+  bool MayMatch(const Slice& key) override {
+    if constexpr (kConstant) return reader_.MayContain(0);  // no need to hash the key
+    return reader_.MayContain(HashOf(key));
+  }
 
   void MayMatch(int num_keys, Slice** keys, bool* may_match) override {
     constexpr int kChunk = 64;  // hashes on the stack: no allocation per query
     uint64_t hashes[kChunk];
     for (int start = 0; start < num_keys; start += kChunk) {
       const int n = std::min(kChunk, num_keys - start);
-      for (int i = 0; i < n; ++i) hashes[i] = HashOf(*keys[start + i]);
+      if constexpr (!kConstant) {
+        for (int i = 0; i < n; ++i) hashes[i] = HashOf(*keys[start + i]);
+      }
       reader_.MayContainBatch(hashes, static_cast<size_t>(n), may_match + start);
     }
   }
 
  private:
+  // The answers that do not depend on the key (bytes not understood, or no keys).
+  static constexpr bool kConstant =
+      std::is_same_v<CoreReader, MatchAllReader> || std::is_same_v<CoreReader, MatchNoneReader>;
   const CoreReader reader_;
 };
 
-// Matches every key (bytes not understood) or none (a filter of zero keys).
-class ConstantReader : public FilterBitsReader {
- public:
-  explicit ConstantReader(bool answer) : answer_(answer) {}
-  bool MayMatch(const Slice&) override { return answer_; }
-  void MayMatch(int num_keys, Slice**, bool* may_match) override {
-    std::fill(may_match, may_match + num_keys, answer_);
-  }
-
- private:
-  const bool answer_;
-};
+// What a builder hands RocksDB when even the match-all filter cannot be allocated: built when the
+// library loads, so the out-of-memory path allocates nothing.
+const std::string kMatchAllFilter = MatchAllFilter(1);
 
 }  // namespace
 
@@ -95,10 +96,15 @@ Slice SstFilterBitsBuilder::Finish(std::unique_ptr<const char[]>* buf, Status* s
     }
     result = Hand(built.value(), buf);
   } catch (const std::exception& e) {
-    LogError(log_, std::string("out of memory building a filter: ") + e.what());
-    static const std::string kMatchAll = MatchAllFilter(1);
+    // Nothing here may allocate: RocksDB's Log formats into its own buffer.
+    if (log_ != nullptr) {
+      ROCKSDB_NAMESPACE::Log(ROCKSDB_NAMESPACE::InfoLogLevel::ERROR_LEVEL, log_,
+                             "[sstfilter] cannot build a filter (%s); writing a filter that "
+                             "matches every key",
+                             e.what());
+    }
     buf->reset();
-    result = Slice(kMatchAll);  // static storage: valid for as long as RocksDB may use it
+    result = Slice(kMatchAllFilter);  // static storage: valid for as long as RocksDB may use it
   }
   if (verify_) last_hashes_.Swap(hashes_);
   hashes_.Clear();
@@ -141,19 +147,9 @@ void LogError(ROCKSDB_NAMESPACE::Logger* log, const std::string& message) {
 FilterBitsReader* NewSstFilterBitsReader(const Slice& contents) {
   const FilterReader r =
       FilterReader::Open(reinterpret_cast<const uint8_t*>(contents.data()), contents.size());
-  switch (r.mode()) {
-    case FilterReader::Mode::kBlockedBloom:
-      return new (std::nothrow) TypedReader<BlockedBloomReader>(r.blocked_bloom());
-    case FilterReader::Mode::kStandardBloom:
-      return new (std::nothrow) TypedReader<StandardBloomReader>(r.standard_bloom());
-    case FilterReader::Mode::kCuckoo:
-      return new (std::nothrow) TypedReader<CuckooReader>(r.cuckoo());
-    case FilterReader::Mode::kMatchNone:
-      return new (std::nothrow) ConstantReader(false);
-    case FilterReader::Mode::kMatchAll:
-      break;
-  }
-  return new (std::nothrow) ConstantReader(true);
+  return Visit(r.reader(), [](const auto& reader) -> FilterBitsReader* {
+    return new (std::nothrow) TypedReader<std::decay_t<decltype(reader)>>(reader);
+  });
 }
 
 }  // namespace sstfilter

@@ -1,7 +1,9 @@
 // The FilterBitsBuilder and FilterBitsReader that RocksDB calls for every sstfilter policy: thin
 // adapters from RocksDB's interface to core/. Nothing here throws across the RocksDB boundary,
 // prints, or fails a flush: a builder that cannot build its filter logs why and writes a filter
-// that matches every key.
+// that matches every key (allocated when the library loads, so that running out of memory needs
+// no more). There is one reader adapter per reader type of core (core/filter_reader.h), so the
+// per-key work is the kind's own query with no dispatch.
 #pragma once
 
 #include <rocksdb/env.h>
@@ -11,9 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "compat/filter_bits_interface.h"
 #include "core/filter_spec.h"
 #include "core/hash_list.h"
-#include "compat/filter_bits_interface.h"
 
 namespace sstfilter {
 

@@ -8,8 +8,8 @@
 #include <memory>
 #include <new>
 
-#include "sstfilter/no_trivial_move.h"
 #include "plugin/policies.h"
+#include "sstfilter/no_trivial_move.h"
 #include "sstfilter/sstfilter.h"
 
 using ROCKSDB_NAMESPACE::FilterPolicy;
@@ -20,8 +20,9 @@ namespace {
 
 // A factory for "<Name>" and "<Name>:<bits_per_key>". RocksDB configures the options of the
 // "{id=...;...}" form afterwards and then calls PrepareOptions, which validates everything.
+// Each Add*Factory adds one factory and returns 1, so that sstfilter_register counts what it adds.
 template <typename Policy>
-void AddPolicyFactory(ObjectLibrary& library) {
+int AddPolicyFactory(ObjectLibrary& library) {
   library.AddFactory<const FilterPolicy>(
       ObjectLibrary::PatternEntry(Policy::kClassName(), /*optional=*/true)
           .AddNumber(":", /*is_int=*/false),
@@ -47,6 +48,20 @@ void AddPolicyFactory(ObjectLibrary& library) {
         guard->reset(policy.release());
         return guard->get();
       });
+  return 1;
+}
+
+int AddNoTrivialMoveFactory(ObjectLibrary& library) {
+  library.AddFactory<ROCKSDB_NAMESPACE::SstPartitionerFactory>(
+      NoTrivialMoveFactory::kClassName(),
+      [](const std::string& /*uri*/,
+         std::unique_ptr<ROCKSDB_NAMESPACE::SstPartitionerFactory>* guard,
+         std::string* errmsg) -> ROCKSDB_NAMESPACE::SstPartitionerFactory* {
+        guard->reset(new (std::nothrow) NoTrivialMoveFactory());
+        if (*guard == nullptr) *errmsg = "out of memory";
+        return guard->get();
+      });
+  return 1;
 }
 
 // Runs when libsstfilter.so is loaded: preloading the library (LD_PRELOAD) is enough for stock
@@ -78,17 +93,8 @@ ROCKSDB_NAMESPACE::Status NewFilterPolicy(const std::string& uri,
 
 extern "C" int sstfilter_register(ObjectLibrary& library, const std::string& /*arg*/) {
   if (library.FindFactory<const FilterPolicy>(sstfilter::kBloomPolicyName) != nullptr) return 0;
-  sstfilter::AddPolicyFactory<sstfilter::BloomPolicy>(library);
-  sstfilter::AddPolicyFactory<sstfilter::CuckooPolicy>(library);
-  sstfilter::AddPolicyFactory<sstfilter::LeveledPolicy>(library);
-  library.AddFactory<ROCKSDB_NAMESPACE::SstPartitionerFactory>(
-      sstfilter::NoTrivialMoveFactory::kClassName(),
-      [](const std::string& /*uri*/,
-         std::unique_ptr<ROCKSDB_NAMESPACE::SstPartitionerFactory>* guard,
-         std::string* errmsg) -> ROCKSDB_NAMESPACE::SstPartitionerFactory* {
-        guard->reset(new (std::nothrow) sstfilter::NoTrivialMoveFactory());
-        if (*guard == nullptr) *errmsg = "out of memory";
-        return guard->get();
-      });
-  return 4;
+  return sstfilter::AddPolicyFactory<sstfilter::BloomPolicy>(library) +
+         sstfilter::AddPolicyFactory<sstfilter::CuckooPolicy>(library) +
+         sstfilter::AddPolicyFactory<sstfilter::LeveledPolicy>(library) +
+         sstfilter::AddNoTrivialMoveFactory(library);
 }

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <new>
 #include <unordered_map>
 
@@ -81,11 +82,11 @@ const std::unordered_map<std::string, OptionTypeInfo>& BudgetTypeInfo() {
 
 Status ParseLayout(const ConfigOptions&, const std::string& name, const std::string& value,
                    void* addr) {
-  BloomLayout* out = static_cast<BloomLayout*>(addr);
+  auto* out = static_cast<BloomPolicy::Layout*>(addr);
   if (value == "blocked") {
-    *out = BloomLayout::kBlocked;
+    *out = BloomPolicy::Layout::kBlocked;
   } else if (value == "standard") {
-    *out = BloomLayout::kStandard;
+    *out = BloomPolicy::Layout::kStandard;
   } else {
     return Status::InvalidArgument("sstfilter.Bloom: " + name +
                                    " must be blocked or standard, got '" + value + "'");
@@ -95,13 +96,16 @@ Status ParseLayout(const ConfigOptions&, const std::string& name, const std::str
 
 Status SerializeLayout(const ConfigOptions&, const std::string&, const void* addr,
                        std::string* value) {
-  *value = *static_cast<const BloomLayout*>(addr) == BloomLayout::kBlocked ? "blocked" : "standard";
+  *value = *static_cast<const BloomPolicy::Layout*>(addr) == BloomPolicy::Layout::kBlocked
+               ? "blocked"
+               : "standard";
   return Status::OK();
 }
 
 bool LayoutsEqual(const ConfigOptions&, const std::string& name, const void* a, const void* b,
                   std::string* mismatch) {
-  const bool same = *static_cast<const BloomLayout*>(a) == *static_cast<const BloomLayout*>(b);
+  const bool same =
+      *static_cast<const BloomPolicy::Layout*>(a) == *static_cast<const BloomPolicy::Layout*>(b);
   if (!same && mismatch != nullptr) *mismatch = name;
   return same;
 }
@@ -142,23 +146,48 @@ Result<bool> SstFilterPolicy::CheckBudget(const BudgetOptions& budget) const {
         "not both");
   }
   if (!has_bits && !has_rate) {
-    return Err(
-        "needs bits_per_key (a space budget, in [0.01, 100]) or fp_rate (a target rate, in "
-        "(0, 1)), for example " +
-        std::string(Name()) + ":10 or {id=" + Name() + ";fp_rate=0.01}");
+    return Err("needs bits_per_key (a space budget, in [" + FormatNumber(kMinBitsPerKey) + ", " +
+               FormatNumber(kMaxBitsPerKey) +
+               "]) or fp_rate (a target rate, in (0, 1)), for example " + std::string(Name()) +
+               ":10 or {id=" + Name() + ";fp_rate=0.01}");
   }
   return true;
 }
 
 Status SstFilterPolicy::PrepareOptions(const ConfigOptions& options) {
-  const Result<FilterSpec> spec = Spec();
-  if (!spec.ok()) return Status::InvalidArgument(std::string(Name()) + ": " + spec.error());
-  prepared_spec_ = spec.value();
-  prepared_ = true;
+  try {
+    const Result<FilterSpec> spec = Spec();
+    if (!spec.ok()) return Status::InvalidArgument(std::string(Name()) + ": " + spec.error());
+    prepared_spec_ = spec.value();
+    prepared_ = true;
+  } catch (const std::exception&) {
+    return Status::MemoryLimit("sstfilter: out of memory preparing the filter policy");
+  }
   return FilterPolicy::PrepareOptions(options);
 }
 
+template <typename Kind>
+Result<FilterSpec> SstFilterPolicy::KindSpec() const {
+  const Result<bool> budget = CheckBudget(budget_);
+  if (!budget.ok()) return Err(budget.error());
+  return std::isnan(budget_.fp_rate) ? SpecForBitsPerKey<Kind>(budget_.bits_per_key)
+                                     : SpecForFpRate<Kind>(budget_.fp_rate);
+}
+
 ROCKSDB_NAMESPACE::FilterBitsBuilder* SstFilterPolicy::GetBuilderWithContext(
+    const ROCKSDB_NAMESPACE::FilterBuildingContext& context) const {
+  try {
+    return NewBuilder(context);
+  } catch (const std::exception& e) {
+    if (context.info_log != nullptr) {  // no allocation: RocksDB's Log formats into its buffer
+      ROCKSDB_NAMESPACE::Log(ROCKSDB_NAMESPACE::InfoLogLevel::ERROR_LEVEL, context.info_log,
+                             "[sstfilter] %s: %s; this SST file gets no filter", Name(), e.what());
+    }
+    return nullptr;
+  }
+}
+
+ROCKSDB_NAMESPACE::FilterBitsBuilder* SstFilterPolicy::NewBuilder(
     const ROCKSDB_NAMESPACE::FilterBuildingContext& context) const {
   const Result<FilterSpec> spec = prepared_ ? Result<FilterSpec>(prepared_spec_) : Spec();
   if (!spec.ok()) {
@@ -179,28 +208,20 @@ BloomPolicy::BloomPolicy() { RegisterOptions("bloom", &layout_, &BloomTypeInfo()
 const char* BloomPolicy::kClassName() { return kBloomPolicyName; }
 
 Result<FilterSpec> BloomPolicy::Spec() const {
-  const Result<bool> budget = CheckBudget(budget_);
-  if (!budget.ok()) return Err(budget.error());
-  const Result<BloomParams> params = std::isnan(budget_.fp_rate)
-                                         ? BloomParamsForBitsPerKey(layout_, budget_.bits_per_key)
-                                         : BloomParamsForFpRate(layout_, budget_.fp_rate);
-  if (!params.ok()) return Err(params.error());
-  return FilterSpec::Bloom(params.value());
+  switch (layout_) {
+    case Layout::kBlocked:
+      return KindSpec<BlockedBloom>();
+    case Layout::kStandard:
+      return KindSpec<StandardBloom>();
+  }
+  return Err("unknown layout");  // unreachable: the parser accepts only the two above
 }
 
 CuckooPolicy::CuckooPolicy() = default;
 
 const char* CuckooPolicy::kClassName() { return kCuckooPolicyName; }
 
-Result<FilterSpec> CuckooPolicy::Spec() const {
-  const Result<bool> budget = CheckBudget(budget_);
-  if (!budget.ok()) return Err(budget.error());
-  const Result<CuckooParams> params = std::isnan(budget_.fp_rate)
-                                          ? CuckooParamsForBitsPerKey(budget_.bits_per_key)
-                                          : CuckooParamsForFpRate(budget_.fp_rate);
-  if (!params.ok()) return Err(params.error());
-  return FilterSpec::Cuckoo(params.value());
-}
+Result<FilterSpec> CuckooPolicy::Spec() const { return KindSpec<Cuckoo>(); }
 
 LeveledPolicy::LeveledPolicy() { RegisterOptions("leveled", &shape_, &LeveledTypeInfo()); }
 
@@ -214,9 +235,9 @@ Result<FilterSpec> LeveledPolicy::Spec() const {
   }
   const Result<bool> budget = CheckBudget(budget_);
   if (!budget.ok()) return Err(budget.error());
-  if (shape_.num_levels < 0 || shape_.num_levels > 64) {
-    return Err("num_levels must be in [0, 64] (0: the column family's), got " +
-               std::to_string(shape_.num_levels));
+  if (shape_.num_levels < 0 || shape_.num_levels > kMaxLevels) {
+    return Err("num_levels must be in [0, " + std::to_string(kMaxLevels) +
+               "] (0: the column family's), got " + std::to_string(shape_.num_levels));
   }
   const Result<std::vector<LevelFilter>> uniform =
       UniformAllocation(1, shape_.size_ratio, budget_.bits_per_key);
@@ -236,7 +257,7 @@ Result<std::vector<LevelFilter>> LeveledPolicy::Allocation(int num_levels) const
   return a;
 }
 
-ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::GetBuilderWithContext(
+ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
     const ROCKSDB_NAMESPACE::FilterBuildingContext& context) const {
   const Result<FilterSpec> uniform = Spec();
   if (!uniform.ok()) {

@@ -10,11 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "core/bloom.h"
+#include "compat/filter_bits_interface.h"
 #include "core/filter_spec.h"
 #include "core/level_allocation.h"
 #include "core/result.h"
-#include "compat/filter_bits_interface.h"
 
 namespace sstfilter {
 
@@ -26,12 +25,14 @@ struct BudgetOptions {
   double fp_rate = std::numeric_limits<double>::quiet_NaN();
 };
 
-// The base of every sstfilter policy: one compatibility family, one reader for all kinds.
+// The base of every sstfilter policy: one compatibility family, one reader for all kinds. Its
+// overrides of RocksDB's virtual functions catch every exception (running out of memory), so none
+// crosses into RocksDB: a builder that cannot be made is "no filter" for that file, logged.
 class SstFilterPolicy : public ROCKSDB_NAMESPACE::FilterPolicy {
  public:
   const char* CompatibilityName() const override;
   ROCKSDB_NAMESPACE::FilterBitsBuilder* GetBuilderWithContext(
-      const ROCKSDB_NAMESPACE::FilterBuildingContext& context) const override;
+      const ROCKSDB_NAMESPACE::FilterBuildingContext& context) const final;
   ROCKSDB_NAMESPACE::FilterBitsReader* GetFilterBitsReader(
       const ROCKSDB_NAMESPACE::Slice& contents) const override;
   // Validates the options and computes the filter to build: InvalidArgument naming the policy,
@@ -49,6 +50,12 @@ class SstFilterPolicy : public ROCKSDB_NAMESPACE::FilterPolicy {
   SstFilterPolicy();
   // "exactly one of bits_per_key or fp_rate", with the policy's name in the message.
   Result<bool> CheckBudget(const BudgetOptions& budget) const;
+  // The filter of a kind for the budget (bits_per_key or fp_rate, whichever was given).
+  template <typename Kind>
+  Result<FilterSpec> KindSpec() const;
+  // The builder for a new file; may throw std::bad_alloc (GetBuilderWithContext catches it).
+  virtual ROCKSDB_NAMESPACE::FilterBitsBuilder* NewBuilder(
+      const ROCKSDB_NAMESPACE::FilterBuildingContext& context) const;
 
   BudgetOptions budget_;
 
@@ -57,15 +64,19 @@ class SstFilterPolicy : public ROCKSDB_NAMESPACE::FilterPolicy {
   FilterSpec prepared_spec_;  // valid when prepared_
 };
 
+// sstfilter.Bloom: layout=blocked (the default) is the BlockedBloom kind, layout=standard the
+// StandardBloom kind (core/blocked_bloom/, core/standard_bloom/).
 class BloomPolicy : public SstFilterPolicy {
  public:
+  enum class Layout { kBlocked, kStandard };
+
   BloomPolicy();
   static const char* kClassName();
   const char* Name() const override { return kClassName(); }
   Result<FilterSpec> Spec() const override;
 
  private:
-  BloomLayout layout_ = BloomLayout::kBlocked;
+  Layout layout_ = Layout::kBlocked;
 };
 
 class CuckooPolicy : public SstFilterPolicy {
@@ -94,9 +105,6 @@ class LeveledPolicy : public SstFilterPolicy {
   const char* Name() const override { return kClassName(); }
   // The uniform filter for the budget (for files of unknown level); validates the options.
   Result<FilterSpec> Spec() const override;
-  ROCKSDB_NAMESPACE::FilterBitsBuilder* GetBuilderWithContext(
-      const ROCKSDB_NAMESPACE::FilterBuildingContext& context) const override;
-
   // The filter of each level of a tree of num_levels levels (computed once per level count).
   Result<std::vector<LevelFilter>> Allocation(int num_levels) const;
 
@@ -106,6 +114,9 @@ class LeveledPolicy : public SstFilterPolicy {
   };
 
  private:
+  ROCKSDB_NAMESPACE::FilterBitsBuilder* NewBuilder(
+      const ROCKSDB_NAMESPACE::FilterBuildingContext& context) const override;
+
   Shape shape_;
   mutable std::mutex mu_;
   mutable std::map<int, std::vector<LevelFilter>> allocations_;

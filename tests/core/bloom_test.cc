@@ -1,4 +1,4 @@
-#include "core/bloom.h"
+#include "core/blocked_bloom/blocked_bloom.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "core/filter_reader.h"
+#include "core/filter_spec.h"
 #include "core/sizing.h"
+#include "core/standard_bloom/standard_bloom.h"
 #include "tests/test_util.h"
 
 namespace sstfilter {
@@ -20,15 +22,18 @@ FilterReader ReaderFor(const std::string& bytes) {
   return FilterReader::Open(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
 }
 
+// The two Bloom kinds, by the way their filters are chosen.
 struct LayoutCase {
-  BloomLayout layout;
+  Result<FilterSpec> (*for_bits)(double bits_per_key);
+  Result<FilterSpec> (*for_rate)(double fp_rate);
   const char* name;
 };
-const LayoutCase kLayouts[] = {{BloomLayout::kBlocked, "blocked"},
-                               {BloomLayout::kStandard, "standard"}};
+const LayoutCase kLayouts[] = {
+    {SpecForBitsPerKey<BlockedBloom>, SpecForFpRate<BlockedBloom>, "blocked"},
+    {SpecForBitsPerKey<StandardBloom>, SpecForFpRate<StandardBloom>, "standard"}};
 
-std::string Build(const BloomParams& params, const std::vector<uint64_t>& hashes) {
-  Result<std::string> r = BuildBloomFilter(params, hashes.data(), hashes.size());
+std::string Build(const FilterSpec& params, const std::vector<uint64_t>& hashes) {
+  Result<std::string> r = BuildFilter(params, hashes.data(), hashes.size());
   EXPECT_TRUE(r.ok()) << r.error();
   return r.ok() ? r.value() : std::string();
 }
@@ -36,7 +41,7 @@ std::string Build(const BloomParams& params, const std::vector<uint64_t>& hashes
 TEST(Bloom, NoFalseNegativesAtAnySize) {
   for (const LayoutCase& lc : kLayouts) {
     for (double bits_per_key : {1.0, 4.5, 10.0, 16.0, 23.0}) {
-      const BloomParams params = BloomParamsForBitsPerKey(lc.layout, bits_per_key).value();
+      const FilterSpec params = lc.for_bits(bits_per_key).value();
       for (uint64_t n : {1u, 2u, 3u, 7u, 64u, 100u, 1000u, 10'000u, 100'000u}) {
         for (uint64_t set = 1; set <= (n <= 1000 ? 20u : 3u); ++set) {
           const std::vector<uint64_t> keys = KeyHashes(set * 1000 + n, n);
@@ -59,7 +64,7 @@ TEST(Bloom, NoFalseNegativesAtAnySize) {
 TEST(Bloom, NoFalseNegativesAtOneMillionKeys) {
   for (const LayoutCase& lc : kLayouts) {
     for (double bits_per_key : {6.0, 10.0, 16.0}) {
-      const BloomParams params = BloomParamsForBitsPerKey(lc.layout, bits_per_key).value();
+      const FilterSpec params = lc.for_bits(bits_per_key).value();
       const std::vector<uint64_t> keys = KeyHashes(77, 1'000'000);
       const std::string bytes = Build(params, keys);
       const FilterReader reader = ReaderFor(bytes);
@@ -84,12 +89,12 @@ TEST(Bloom, MeasuredFalsePositiveRateMatchesTheEstimate) {
   const std::vector<uint64_t> absent = KeyHashes(6, kQueries);
   for (const LayoutCase& lc : kLayouts) {
     for (double bits_per_key : {6.0, 10.0, 16.0, 20.0}) {
-      const BloomParams params = BloomParamsForBitsPerKey(lc.layout, bits_per_key).value();
+      const FilterSpec params = lc.for_bits(bits_per_key).value();
       const std::string bytes = Build(params, keys);
       const FilterReader reader = ReaderFor(bytes);
       uint64_t hits = 0;
       for (uint64_t h : absent) hits += reader.MayContain(h);
-      const double expected_rate = BloomEstimatedFpRate(params, kKeys).value();
+      const double expected_rate = EstimatedFpRate(params, kKeys).value();
       const double expected = expected_rate * kQueries;
       EXPECT_NEAR(static_cast<double>(hits), expected, BinomialTolerance(kQueries, expected_rate))
           << lc.name << " at " << bits_per_key << " bits/key: measured "
@@ -99,7 +104,7 @@ TEST(Bloom, MeasuredFalsePositiveRateMatchesTheEstimate) {
 }
 
 TEST(Bloom, BlockedLayoutMeetsTheOnePercentTargetAtTenBitsPerKey) {
-  const BloomParams params = BloomParamsForBitsPerKey(BloomLayout::kBlocked, 10).value();
+  const FilterSpec params = SpecForBitsPerKey<BlockedBloom>(10).value();
   const std::vector<uint64_t> keys = KeyHashes(11, 1'000'000);
   const std::vector<uint64_t> absent = KeyHashes(12, 1'000'000);
   const std::string bytes = Build(params, keys);
@@ -114,7 +119,7 @@ TEST(Bloom, ParamsForARateReachIt) {
   const std::vector<uint64_t> absent = KeyHashes(22, 2'000'000);
   for (const LayoutCase& lc : kLayouts) {
     for (double target : {0.05, 0.01, 0.001}) {
-      const BloomParams params = BloomParamsForFpRate(lc.layout, target).value();
+      const FilterSpec params = lc.for_rate(target).value();
       const std::string bytes = Build(params, keys);
       const FilterReader reader = ReaderFor(bytes);
       uint64_t hits = 0;
@@ -128,11 +133,11 @@ TEST(Bloom, ParamsForARateReachIt) {
 
 TEST(Bloom, ZeroKeysAnswerNo) {
   for (const LayoutCase& lc : kLayouts) {
-    const BloomParams params = BloomParamsForBitsPerKey(lc.layout, 10).value();
+    const FilterSpec params = lc.for_bits(10).value();
     const std::string bytes = Build(params, {});
     EXPECT_EQ(bytes.size(), kTrailerBytes);
     const FilterReader reader = ReaderFor(bytes);
-    EXPECT_EQ(reader.mode(), FilterReader::Mode::kMatchNone);
+    EXPECT_TRUE(reader.Holds<MatchNoneReader>());
     for (uint64_t h : KeyHashes(3, 1000)) EXPECT_FALSE(reader.MayContain(h));
   }
 }
@@ -142,7 +147,7 @@ TEST(Bloom, ConsecutiveDuplicatesAreSkipped) {
   std::vector<uint64_t> repeated;
   for (uint64_t h : keys) repeated.insert(repeated.end(), 3, h);
   for (const LayoutCase& lc : kLayouts) {
-    const BloomParams params = BloomParamsForBitsPerKey(lc.layout, 10).value();
+    const FilterSpec params = lc.for_bits(10).value();
     const std::string once = Build(params, keys);
     EXPECT_EQ(Build(params, repeated), once);
     EXPECT_EQ(ReaderFor(once).trailer().num_keys, 100u);
@@ -152,30 +157,30 @@ TEST(Bloom, ConsecutiveDuplicatesAreSkipped) {
 TEST(Bloom, SizeAndItsInverse) {
   for (const LayoutCase& lc : kLayouts) {
     for (double bits_per_key : {1.0, 7.3, 10.0, 16.0}) {
-      const BloomParams params = BloomParamsForBitsPerKey(lc.layout, bits_per_key).value();
-      EXPECT_EQ(BloomFilterBytes(params, 0).value(), kTrailerBytes);
+      const FilterSpec params = lc.for_bits(bits_per_key).value();
+      EXPECT_EQ(FilterBytes(params, 0).value(), kTrailerBytes);
       for (uint64_t bytes : {0u, 31u, 32u, 33u, 96u, 97u, 4096u, 1u << 20}) {
-        const uint64_t n = BloomMaxKeysForBytes(params, bytes);
+        const uint64_t n = MaxKeysForBytes(params, bytes);
         if (bytes >= kTrailerBytes) {
-          EXPECT_LE(BloomFilterBytes(params, n).value(), bytes);
+          EXPECT_LE(FilterBytes(params, n).value(), bytes);
         }
-        EXPECT_GT(BloomFilterBytes(params, n + 1).value(), bytes) << bytes;
+        EXPECT_GT(FilterBytes(params, n + 1).value(), bytes) << bytes;
       }
       // The built filter has exactly the announced size.
       const std::vector<uint64_t> keys = KeyHashes(9, 12345);
-      EXPECT_EQ(Build(params, keys).size(), BloomFilterBytes(params, keys.size()).value());
+      EXPECT_EQ(Build(params, keys).size(), FilterBytes(params, keys.size()).value());
     }
   }
 }
 
 TEST(Bloom, RejectsBadParameters) {
-  EXPECT_FALSE(BloomParamsForBitsPerKey(BloomLayout::kBlocked, 0).ok());
-  EXPECT_FALSE(BloomParamsForBitsPerKey(BloomLayout::kStandard, -3).ok());
-  EXPECT_FALSE(BloomParamsForFpRate(BloomLayout::kBlocked, 1.0).ok());
-  EXPECT_FALSE(BloomParamsForFpRate(BloomLayout::kStandard, 0).ok());
-  BloomParams absurd = BloomParamsForBitsPerKey(BloomLayout::kBlocked, 10).value();
+  EXPECT_FALSE(BlockedBloom::ForBitsPerKey(0).ok());
+  EXPECT_FALSE(StandardBloom::ForBitsPerKey(-3).ok());
+  EXPECT_FALSE(BlockedBloom::ForFpRate(1.0).ok());
+  EXPECT_FALSE(StandardBloom::ForFpRate(0).ok());
+  BlockedBloomParams absurd = BlockedBloom::ForBitsPerKey(10).value();
   absurd.bits_per_key = 1e9;
-  EXPECT_FALSE(BloomFilterBytes(absurd, 10).ok());
+  EXPECT_FALSE(BlockedBloom::FilterBytes(absurd, 10).ok());
 }
 
 }  // namespace

@@ -17,9 +17,8 @@ namespace {
 std::vector<FilterSpec> Specs() {
   CuckooParams cuckoo;
   cuckoo.fingerprint_bits = 12;
-  return {FilterSpec::Bloom(BloomParamsForBitsPerKey(BloomLayout::kBlocked, 10).value()),
-          FilterSpec::Bloom(BloomParamsForBitsPerKey(BloomLayout::kStandard, 10).value()),
-          FilterSpec::Cuckoo(cuckoo)};
+  return {FilterSpec(BlockedBloom::ForBitsPerKey(10).value()),
+          FilterSpec(StandardBloom::ForBitsPerKey(10).value()), FilterSpec(cuckoo)};
 }
 
 TEST(Concurrency, OneReaderSharedByManyThreads) {

@@ -1,4 +1,5 @@
-#include "core/cuckoo.h"
+#include "core/cuckoo/cuckoo.h"
+#include "core/cuckoo/cuckoo_filter.h"
 
 #include <gtest/gtest.h>
 
@@ -6,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/cuckoo/math.h"
 #include "core/filter_reader.h"
 #include "core/sizing.h"
 #include "tests/test_util.h"
@@ -74,7 +76,7 @@ TEST(Cuckoo, NoFalseNegativesForEveryFingerprintWidth) {
         const std::vector<uint64_t> keys = KeyHashes(set * 7919 + n, n);
         const Built b = Build(f, keys);
         const FilterReader reader = b.reader();
-        ASSERT_EQ(reader.mode(), FilterReader::Mode::kCuckoo) << "f=" << f << " n=" << n;
+        ASSERT_TRUE(reader.Holds<CuckooReader>()) << "f=" << f << " n=" << n;
         ASSERT_EQ(CountMissing(reader, keys), 0u) << "f=" << f << " n=" << n << " set " << set;
         ASSERT_LE(b.info.stored, n);
       }
@@ -104,7 +106,7 @@ TEST(Cuckoo, ZeroKeysAnswerNo) {
   const Built b = Build(12, {});
   EXPECT_EQ(b.bytes.size(), kTrailerBytes);
   const FilterReader reader = b.reader();
-  EXPECT_EQ(reader.mode(), FilterReader::Mode::kMatchNone);
+  EXPECT_TRUE(reader.Holds<MatchNoneReader>());
   for (uint64_t h : KeyHashes(1, 100)) EXPECT_FALSE(reader.MayContain(h));
 }
 
@@ -184,7 +186,7 @@ TEST(Cuckoo, ParamsForARateReachIt) {
   const std::vector<uint64_t> keys = KeyHashes(60, 300'000);
   const std::vector<uint64_t> absent = KeyHashes(61, 2'000'000);
   for (double target : {0.01, 0.001}) {
-    const CuckooParams params = CuckooParamsForFpRate(target).value();
+    const CuckooParams params = Cuckoo::ForFpRate(target).value();
     const Built b = Build(params.fingerprint_bits, keys);
     const FilterReader reader = b.reader();
     uint64_t hits = 0;
@@ -200,14 +202,14 @@ TEST(Cuckoo, SizeAndItsInverse) {
     CuckooParams params;
     params.fingerprint_bits = f;
     for (uint64_t bytes : {0u, 31u, 32u, 40u, 50u, 4096u, 1u << 20}) {
-      const uint64_t n = CuckooMaxKeysForBytes(params, bytes);
+      const uint64_t n = Cuckoo::MaxKeysForBytes(params, bytes);
       if (bytes >= kTrailerBytes) {
-        EXPECT_LE(CuckooFilterBytes(params, n).value(), bytes);
+        EXPECT_LE(Cuckoo::FilterBytes(params, n).value(), bytes);
       }
-      EXPECT_GT(CuckooFilterBytes(params, n + 1).value(), bytes) << f << " " << bytes;
+      EXPECT_GT(Cuckoo::FilterBytes(params, n + 1).value(), bytes) << f << " " << bytes;
     }
     const std::vector<uint64_t> keys = KeyHashes(62, 12345);
-    EXPECT_EQ(Build(f, keys).bytes.size(), CuckooFilterBytes(params, keys.size()).value());
+    EXPECT_EQ(Build(f, keys).bytes.size(), Cuckoo::FilterBytes(params, keys.size()).value());
   }
   // A 12-bit fingerprint costs 12 bits: 4 slots in 6 bytes.
   EXPECT_EQ(CuckooTableView::BytesFor(1000, 12), 6000u + CuckooTableView::kPadBytes);
@@ -219,12 +221,12 @@ TEST(Cuckoo, RejectsBadParameters) {
     CuckooParams params;
     params.fingerprint_bits = f;
     EXPECT_FALSE(BuildCuckooFilter(params, nullptr, 0, &out).ok()) << f;
-    EXPECT_FALSE(CuckooFilterBytes(params, 10).ok()) << f;
+    EXPECT_FALSE(Cuckoo::FilterBytes(params, 10).ok()) << f;
     EXPECT_FALSE(CuckooFilter::Create(100, f).ok()) << f;
   }
-  EXPECT_FALSE(CuckooParamsForFpRate(0).ok());
-  EXPECT_FALSE(CuckooParamsForFpRate(1e-12).ok());
-  EXPECT_FALSE(CuckooParamsForBitsPerKey(3).ok());
+  EXPECT_FALSE(Cuckoo::ForFpRate(0).ok());
+  EXPECT_FALSE(Cuckoo::ForFpRate(1e-12).ok());
+  EXPECT_FALSE(Cuckoo::ForBitsPerKey(3).ok());
   EXPECT_FALSE(CuckooFilter::Create(0, 12).ok());
 }
 
@@ -279,7 +281,7 @@ TEST(CuckooFilter, KeysAndSerialisationRoundTrip) {
   // Readable by the generic reader, like a static build.
   const FilterReader reader =
       FilterReader::Open(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
-  ASSERT_EQ(reader.mode(), FilterReader::Mode::kCuckoo);
+  ASSERT_TRUE(reader.Holds<CuckooReader>());
   EXPECT_EQ(reader.trailer().num_keys, 4000u);
   CuckooFilter back =
       CuckooFilter::Deserialize(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size())
@@ -299,7 +301,7 @@ TEST(CuckooFilter, KeysAndSerialisationRoundTrip) {
   const std::string empty_bytes = empty.Serialize();
   const FilterReader empty_reader =
       FilterReader::Open(reinterpret_cast<const uint8_t*>(empty_bytes.data()), empty_bytes.size());
-  EXPECT_EQ(empty_reader.mode(), FilterReader::Mode::kMatchNone);
+  EXPECT_TRUE(empty_reader.Holds<MatchNoneReader>());
   CuckooFilter empty_back =
       CuckooFilter::Deserialize(reinterpret_cast<const uint8_t*>(empty_bytes.data()),
                                 empty_bytes.size())

@@ -11,9 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "core/bloom.h"
-#include "core/cuckoo.h"
+#include "core/blocked_bloom/blocked_bloom.h"
+#include "core/cuckoo/cuckoo.h"
 #include "core/filter_reader.h"
+#include "core/standard_bloom/standard_bloom.h"
 #include "tests/test_util.h"
 
 namespace sstfilter {
@@ -39,9 +40,9 @@ std::vector<uint64_t> GoldenKeys() {
   return out;
 }
 
-std::string BloomBytes(BloomLayout layout, double bits_per_key, const std::vector<uint64_t>& k) {
-  return BuildBloomFilter(BloomParamsForBitsPerKey(layout, bits_per_key).value(), k.data(),
-                          k.size())
+template <typename BloomKind>
+std::string BloomBytes(double bits_per_key, const std::vector<uint64_t>& k) {
+  return BloomKind::Build(BloomKind::ForBitsPerKey(bits_per_key).value(), k.data(), k.size())
       .value();
 }
 
@@ -60,8 +61,8 @@ uint64_t Digest(const std::string& bytes) { return XXH3_64bits(bytes.data(), byt
 TEST(Format, GoldenBytes) {
   const std::vector<uint64_t> keys = GoldenKeys();
   EXPECT_EQ(KeyHash("key0", 4), 0x25fe91c0b51f0819u);  // XXH3-64, seed kKeyHashSeed
-  const std::string blocked = BloomBytes(BloomLayout::kBlocked, 10, keys);
-  const std::string standard = BloomBytes(BloomLayout::kStandard, 10, keys);
+  const std::string blocked = BloomBytes<BlockedBloom>(10, keys);
+  const std::string standard = BloomBytes<StandardBloom>(10, keys);
   const std::string cuckoo = CuckooBytes(12, keys);
   EXPECT_EQ(blocked.size(), 1280u + kTrailerBytes);   // 20 blocks
   EXPECT_EQ(standard.size(), 1256u + kTrailerBytes);  // 157 words
@@ -85,7 +86,7 @@ TEST(Format, TrailerRoundTrips) {
   t.num_units = 1000;
   t.seed = 0xdeadbeef;
   t.param = 13;
-  t.kind = FilterKind::kCuckoo;
+  t.kind = Cuckoo::kId;
   std::string bytes(CuckooTableView::BytesFor(1000, 13), '\0');
   t.num_keys = 3999;
   AppendTrailer(t, &bytes);
@@ -95,19 +96,19 @@ TEST(Format, TrailerRoundTrips) {
   EXPECT_EQ(parsed.trailer.num_units, 1000u);
   EXPECT_EQ(parsed.trailer.seed, 0xdeadbeefu);
   EXPECT_EQ(parsed.trailer.param, 13);
-  EXPECT_EQ(parsed.trailer.kind, FilterKind::kCuckoo);
+  EXPECT_EQ(parsed.trailer.kind, Cuckoo::kId);
   EXPECT_EQ(parsed.body_bytes, bytes.size() - kTrailerBytes);
 }
 
 // Real filters of every kind, small enough to try every truncation.
 std::vector<std::string> SampleFilters() {
   const std::vector<uint64_t> keys = KeyHashes(31, 150);
-  return {BloomBytes(BloomLayout::kBlocked, 10, keys),
-          BloomBytes(BloomLayout::kStandard, 10, keys),
+  return {BloomBytes<BlockedBloom>(10, keys),
+          BloomBytes<StandardBloom>(10, keys),
           CuckooBytes(12, keys),
           CuckooBytes(7, keys),
           CuckooBytes(23, keys),
-          BloomBytes(BloomLayout::kBlocked, 10, {})};
+          BloomBytes<BlockedBloom>(10, {})};
 }
 
 // The reader of bytes that are not a filter matches every key.
@@ -177,7 +178,7 @@ TEST(Format, RandomBytesMatchAll) {
 
 // Trailers with a correct check word but fields that do not describe a filter of these bytes.
 TEST(Format, InconsistentTrailersMatchAll) {
-  const std::string valid = BloomBytes(BloomLayout::kBlocked, 10, KeyHashes(41, 100));
+  const std::string valid = BloomBytes<BlockedBloom>(10, KeyHashes(41, 100));
   ParsedFilter parsed;
   ASSERT_TRUE(ParseFilter(reinterpret_cast<const uint8_t*>(valid.data()), valid.size(), &parsed));
   const std::string body = valid.substr(0, valid.size() - kTrailerBytes);
@@ -203,18 +204,18 @@ TEST(Format, InconsistentTrailersMatchAll) {
       with([](Trailer& t) { t.kind = static_cast<FilterKind>(4); }),
       with([](Trailer& t) { t.kind = static_cast<FilterKind>(255); }),
       with([](Trailer& t) {  // cuckoo with an odd bucket count
-        t.kind = FilterKind::kCuckoo;
+        t.kind = Cuckoo::kId;
         t.param = 8;
         t.num_units = 39;
       }),
       with([](Trailer& t) {  // cuckoo with more keys than slots
-        t.kind = FilterKind::kCuckoo;
+        t.kind = Cuckoo::kId;
         t.param = 16;
         t.num_units = (1280 - CuckooTableView::kPadBytes) / 8;
         t.num_keys = t.num_units * 4 + 1;
       }),
       with([](Trailer& t) {  // cuckoo with a fingerprint width out of range
-        t.kind = FilterKind::kCuckoo;
+        t.kind = Cuckoo::kId;
         t.param = 40;
       }),
   };

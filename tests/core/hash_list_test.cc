@@ -37,9 +37,8 @@ TEST(HashList, FiltersBuiltFromItEqualThoseFromAnArray) {
   CuckooParams cuckoo;
   cuckoo.fingerprint_bits = 12;
   for (const FilterSpec& spec :
-       {FilterSpec::Bloom(BloomParamsForBitsPerKey(BloomLayout::kBlocked, 10).value()),
-        FilterSpec::Bloom(BloomParamsForBitsPerKey(BloomLayout::kStandard, 10).value()),
-        FilterSpec::Cuckoo(cuckoo)}) {
+       {FilterSpec(BlockedBloom::ForBitsPerKey(10).value()),
+        FilterSpec(StandardBloom::ForBitsPerKey(10).value()), FilterSpec(cuckoo)}) {
     EXPECT_EQ(BuildFilter(spec, list).value(), BuildFilter(spec, keys.data(), keys.size()).value())
         << spec.ToString();
   }

@@ -93,7 +93,7 @@ TEST(LevelAllocation, RealFiltersSpendLessOnDeeperLevelsAndBeatUniform) {
   const auto u = UniformAllocation(5, 10, 10, FilterCostModel::kSstfilter).value();
   EXPECT_LT(SumOfRates(a), 0.6 * SumOfRates(u));
   // Small, shallow levels get rates low enough for cuckoo filters to be the cheaper choice.
-  EXPECT_EQ(a[0].spec.kind, FilterKind::kCuckoo) << a[0].spec.ToString();
+  EXPECT_EQ(a[0].spec.kind(), Cuckoo::kId) << a[0].spec.ToString();
 }
 
 TEST(LevelAllocation, RejectsBadArguments) {

@@ -18,17 +18,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   switch (data[0] % 3) {
     case 0:
     case 1: {
-      const BloomLayout layout = data[0] % 3 == 0 ? BloomLayout::kBlocked : BloomLayout::kStandard;
-      auto params = BloomParamsForBitsPerKey(layout, 0.5 + data[1] % 40);
+      const double bits_per_key = 0.5 + data[1] % 40;
+      auto params = data[0] % 3 == 0 ? SpecForBitsPerKey<BlockedBloom>(bits_per_key)
+                                     : SpecForBitsPerKey<StandardBloom>(bits_per_key);
       if (!params.ok()) __builtin_trap();  // every budget in (0, 100] is valid
-      spec = FilterSpec::Bloom(params.value());
+      spec = params.value();
       break;
     }
     default: {
       CuckooParams params;
       params.fingerprint_bits = 4 + data[1] % 29;
       params.load = (data[0] & 0x80) ? 1.0 : kCuckooTargetLoad;  // 1.0 forces retries
-      spec = FilterSpec::Cuckoo(params);
+      spec = FilterSpec(params);
     }
   }
   std::vector<uint64_t> hashes;

@@ -338,7 +338,7 @@ TEST_P(DbPolicyTest, LoadCompactReopenAndFilter) {
     const uint64_t n = props->num_filter_entries;
     ASSERT_GT(n, 0u) << path;
     const uint64_t nominal = FilterBytes(spec, n).value();
-    if (spec.kind == FilterKind::kCuckoo) {
+    if (spec.kind() == Cuckoo::kId) {
       EXPECT_GE(props->filter_size, nominal) << path;  // a retry may add buckets
       EXPECT_LE(props->filter_size, nominal * 1.1) << path;
     } else {

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "compat/filter_bits_interface.h"
 #include "core/filter_reader.h"
 #include "core/filter_spec.h"
-#include "compat/filter_bits_interface.h"
 #include "plugin/policies.h"
 #include "sstfilter/sstfilter.h"
 
@@ -48,14 +48,14 @@ TEST(Policy, AcceptedForms) {
     double bits_per_key;  // of the resulting spec, 0 to skip
     int param;            // probes or fingerprint bits
   } cases[] = {
-      {"sstfilter.Bloom:10", "sstfilter.Bloom", FilterKind::kBlockedBloom, 10, 7},
-      {"sstfilter.Bloom:16.5", "sstfilter.Bloom", FilterKind::kBlockedBloom, 16.5, 10},
+      {"sstfilter.Bloom:10", "sstfilter.Bloom", BlockedBloom::kId, 10, 7},
+      {"sstfilter.Bloom:16.5", "sstfilter.Bloom", BlockedBloom::kId, 16.5, 10},
       {"{id=sstfilter.Bloom;bits_per_key=10;layout=standard}", "sstfilter.Bloom",
-       FilterKind::kStandardBloom, 10, 7},
-      {"{id=sstfilter.Bloom;fp_rate=0.01}", "sstfilter.Bloom", FilterKind::kBlockedBloom, 9.9, 6},
-      {"sstfilter.Cuckoo:12", "sstfilter.Cuckoo", FilterKind::kCuckoo, 0, 11},
-      {"{id=sstfilter.Cuckoo;fp_rate=0.001}", "sstfilter.Cuckoo", FilterKind::kCuckoo, 0, 13},
-      {"{id=sstfilter.Cuckoo;bits_per_key=20}", "sstfilter.Cuckoo", FilterKind::kCuckoo, 0, 19},
+       StandardBloom::kId, 10, 7},
+      {"{id=sstfilter.Bloom;fp_rate=0.01}", "sstfilter.Bloom", BlockedBloom::kId, 9.9, 6},
+      {"sstfilter.Cuckoo:12", "sstfilter.Cuckoo", Cuckoo::kId, 0, 11},
+      {"{id=sstfilter.Cuckoo;fp_rate=0.001}", "sstfilter.Cuckoo", Cuckoo::kId, 0, 13},
+      {"{id=sstfilter.Cuckoo;bits_per_key=20}", "sstfilter.Cuckoo", Cuckoo::kId, 0, 19},
   };
   for (const Case& c : cases) {
     const auto policy = Create(c.uri);
@@ -63,12 +63,17 @@ TEST(Policy, AcceptedForms) {
     EXPECT_STREQ(policy->Name(), c.name) << c.uri;
     EXPECT_STREQ(policy->CompatibilityName(), "sstfilter") << c.uri;
     const FilterSpec spec = AsSst(policy).Spec().value();
-    EXPECT_EQ(spec.kind, c.kind) << c.uri;
-    if (c.kind == FilterKind::kCuckoo) {
-      EXPECT_EQ(spec.cuckoo.fingerprint_bits, c.param) << c.uri;
+    EXPECT_EQ(spec.kind(), c.kind) << c.uri;
+    if (c.kind == Cuckoo::kId) {
+      EXPECT_EQ(spec.get_if<CuckooParams>()->fingerprint_bits, c.param) << c.uri;
     } else {
-      EXPECT_NEAR(spec.bloom.bits_per_key, c.bits_per_key, 1e-9) << c.uri;
-      EXPECT_EQ(spec.bloom.num_probes, c.param) << c.uri;
+      // Both Bloom kinds' parameters have these two fields.
+      Visit(spec.params(), [&](const auto& bloom) {
+        if constexpr (!std::is_same_v<std::decay_t<decltype(bloom)>, CuckooParams>) {
+          EXPECT_NEAR(bloom.bits_per_key, c.bits_per_key, 1e-9) << c.uri;
+          EXPECT_EQ(bloom.num_probes, c.param) << c.uri;
+        }
+      });
     }
   }
 }

@@ -1,6 +1,6 @@
 // Cuckoo filters (Fan, Andersen, Kaminsky, Mitzenmacher, "Cuckoo Filter: Practically Better Than
 // Bloom", CoNEXT 2014) over 64-bit key hashes, with 4-slot buckets and bit-packed f-bit
-// fingerprints (core/cuckoo_table.h).
+// fingerprints (core/cuckoo/cuckoo_table.h).
 //
 // From a key hash h and the filter's seed:
 //   h'  = h                                  if seed = 0
@@ -24,20 +24,25 @@
 // a few seeds with 3% more buckets. It never fails and never drops a key, and it is deterministic:
 // the same hashes give the same bytes.
 //
-// Trailer (core/format.h): kind kCuckoo, num_keys = fingerprints stored, num_units = buckets,
-// seed = the seed placement succeeded with, param = fingerprint_bits.
+// This header is the static cuckoo filter kind (FilterKind 3); the dynamic CuckooFilter for
+// applications is in core/cuckoo/cuckoo_filter.h.
+//
+// Body: the bucket table (core/cuckoo/cuckoo_table.h). Trailer (core/format.h): num_keys =
+// fingerprints stored, num_units = buckets, seed = the seed placement succeeded with, param =
+// fingerprint_bits. Sizing math: core/cuckoo/math.h. Every byte: docs/format.md.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
-#include <string_view>
 #include <vector>
 
-#include "core/cuckoo_table.h"
+#include "core/cuckoo/cuckoo_table.h"
+#include "core/cuckoo/math.h"
+#include "core/format.h"
 #include "core/hash.h"
 #include "core/hash_list.h"
 #include "core/result.h"
-#include "core/sizing.h"
 
 namespace sstfilter {
 
@@ -105,16 +110,6 @@ struct CuckooParams {
   double load = kCuckooTargetLoad;  // the load the table is sized for
 };
 
-// Parameters for a target rate (fingerprint width from the paper's bound) or a space budget.
-Result<CuckooParams> CuckooParamsForFpRate(double fp_rate);
-Result<CuckooParams> CuckooParamsForBitsPerKey(double bits_per_key);
-
-// Size in bytes of the filter a static build of num_keys distinct keys aims for (before any
-// retry with more buckets): table plus trailer; 32 for zero keys.
-Result<uint64_t> CuckooFilterBytes(const CuckooParams& params, uint64_t num_keys);
-// The most keys whose nominal filter fits in `bytes`: the exact inverse of CuckooFilterBytes.
-uint64_t CuckooMaxKeysForBytes(const CuckooParams& params, uint64_t bytes);
-
 // Statistics of a static build, for benchmarks and tests.
 struct CuckooBuildInfo {
   uint64_t stored = 0;       // fingerprints stored (keys after dropping represented ones)
@@ -128,72 +123,47 @@ struct CuckooBuildInfo {
 };
 
 // Builds the static filter for hashes[0, count) (any order, duplicates allowed) into *out (which
-// is replaced). Fails only for invalid params.
+// is replaced). Fails only for invalid params. Cuckoo::Build is the same without the statistics.
 Result<CuckooBuildInfo> BuildCuckooFilter(const CuckooParams& params, const uint64_t* hashes,
                                           size_t count, std::string* out);
 // The same from the chunked hash list of a builder.
 Result<CuckooBuildInfo> BuildCuckooFilter(const CuckooParams& params, const HashList& hashes,
                                           std::string* out);
 
-// A cuckoo filter that grows key by key, for applications: dedup of events already seen,
-// "already read" exclusion. Fixed capacity; it holds a multiset of fingerprints, so adding a key
-// twice stores it twice and erasing it once leaves one copy.
-class CuckooFilter {
- public:
-  // An empty filter sized for `capacity` keys at kCuckooTargetLoad.
-  static Result<CuckooFilter> Create(uint64_t capacity, int fingerprint_bits);
-  // A filter from the serialised bytes of any cuckoo filter (static or dynamic). Fails for bytes
-  // that are not a valid cuckoo filter.
-  static Result<CuckooFilter> Deserialize(const uint8_t* data, size_t size);
+// The kind's descriptor (the operations every kind provides: core/kinds.h).
+struct Cuckoo {
+  using Params = CuckooParams;
+  using Reader = CuckooReader;
+  static constexpr FilterKind kId = FilterKind{3};
+  static constexpr const char* kName = "cuckoo";
 
-  CuckooFilter() = default;
+  // Parameters for a target rate (fingerprint width from the paper's bound) or a space budget
+  // (the widest fingerprint that fits it at kCuckooTargetLoad).
+  static Result<Params> ForBitsPerKey(double bits_per_key);
+  static Result<Params> ForFpRate(double fp_rate);
+  // "cuckoo, 12-bit fingerprints, 12.63 bits/key at 95% load".
+  static std::string Describe(const Params& params);
 
-  // Adds a key (by its KeyHash). Returns false, leaving the filter exactly as it was, when the key
-  // cannot be placed: the table is full around this key. There is no hidden "victim" slot: a key
-  // that was not added is never reported as added.
-  bool AddHash(uint64_t hash);
-  bool Add(std::string_view key) { return AddHash(KeyHash(key.data(), key.size())); }
+  // Size in bytes of the filter a static build of num_keys distinct keys aims for (before any
+  // retry with more buckets): table plus trailer; 32 for zero keys.
+  static Result<uint64_t> FilterBytes(const Params& params, uint64_t num_keys);
+  // The most keys whose nominal filter fits in `bytes`: the exact inverse of FilterBytes.
+  static uint64_t MaxKeysForBytes(const Params& params, uint64_t bytes);
+  // At the load this many keys give: the bucket count rounds up, so small filters run below the
+  // nominal load (and their rate with it).
+  static Result<double> EstimatedFpRate(const Params& params, uint64_t num_keys);
+  static double NominalFpRate(const Params& params);
+  static double NominalBitsPerKey(const Params& params);
+  // Every fingerprint width, at kCuckooTargetLoad.
+  static std::vector<Params> LevelOffers();
 
-  bool MayContainHash(uint64_t hash) const { return size_ > 0 && Reader().MayContain(hash); }
-  bool MayContain(std::string_view key) const {
-    return MayContainHash(KeyHash(key.data(), key.size()));
+  static Result<std::string> Build(const Params& params, const HashList& hashes);
+  static Result<std::string> Build(const Params& params, const uint64_t* hashes, size_t count);
+
+  static bool BodyBytes(const Trailer& t, uint64_t* body_bytes);
+  static Reader OpenReader(const Trailer& t, const uint8_t* body) {
+    return Reader(body, t.num_units, t.param, t.seed);
   }
-
-  // Removes one copy of the key's fingerprint; false if none is present. Only erase keys that were
-  // added: erasing a key never added can remove the fingerprint of another key that shares its
-  // bucket and fingerprint, and that key then becomes a false negative.
-  bool EraseHash(uint64_t hash);
-  bool Erase(std::string_view key) { return EraseHash(KeyHash(key.data(), key.size())); }
-
-  uint64_t size() const { return size_; }
-  uint64_t num_buckets() const { return table_.num_buckets(); }
-  int fingerprint_bits() const { return table_.fingerprint_bits(); }
-  double load() const {
-    return num_buckets() == 0
-               ? 0
-               : static_cast<double>(size_) / (num_buckets() * kCuckooSlotsPerBucket);
-  }
-
-  // The same byte format as the static build; readable by CuckooReader and FilterReader.
-  std::string Serialize() const;
-
-  // Copying would leave table_ pointing into the other filter's bytes.
-  CuckooFilter(CuckooFilter&& other) noexcept { *this = std::move(other); }
-  CuckooFilter& operator=(CuckooFilter&& other) noexcept;
-  CuckooFilter(const CuckooFilter&) = delete;
-  CuckooFilter& operator=(const CuckooFilter&) = delete;
-
- private:
-  CuckooReader Reader() const {
-    return CuckooReader(bytes_.data(), table_.num_buckets(), table_.fingerprint_bits(),
-                        hashing_.seed());
-  }
-
-  std::vector<uint8_t> bytes_;
-  CuckooTable table_;
-  CuckooHashing hashing_;
-  uint64_t size_ = 0;
-  uint64_t rng_state_ = 0;
 };
 
 }  // namespace sstfilter

@@ -8,13 +8,13 @@
 // inside the table: readers never touch a byte past it.
 //
 // This class only stores and matches fingerprints; which buckets a key uses and what its
-// fingerprint is belong to the filter (core/cuckoo.h).
+// fingerprint is belong to the filter (core/cuckoo/cuckoo.h).
 #pragma once
 
 #include <cstdint>
 
+#include "core/cuckoo/math.h"
 #include "core/format.h"
-#include "core/sizing.h"
 
 namespace sstfilter {
 

@@ -1,0 +1,120 @@
+#include "core/blocked_bloom/blocked_bloom.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "core/batch.h"
+#include "core/sizing.h"
+
+namespace sstfilter {
+
+Result<BlockedBloomParams> BlockedBloom::ForBitsPerKey(double bits_per_key) {
+  const Result<int> k = BlockedBloomProbes(bits_per_key);
+  if (!k.ok()) return Err(k.error());
+  return Params{bits_per_key, k.value()};
+}
+
+Result<BlockedBloomParams> BlockedBloom::ForFpRate(double fp_rate) {
+  const Result<double> b = BlockedBloomBitsPerKey(fp_rate);
+  if (!b.ok()) return Err(b.error());
+  return ForBitsPerKey(b.value());
+}
+
+std::string BlockedBloom::Describe(const Params& params) {
+  char buf[96];
+  snprintf(buf, sizeof(buf), "blocked Bloom, %.2f bits/key, %d probes", params.bits_per_key,
+           params.num_probes);
+  return buf;
+}
+
+Result<uint64_t> BlockedBloom::Units(const Params& params, uint64_t num_keys) {
+  return BlockedBloomBlocks(num_keys, params.bits_per_key);
+}
+
+Result<uint64_t> BlockedBloom::FilterBytes(const Params& params, uint64_t num_keys) {
+  if (num_keys == 0) return static_cast<uint64_t>(kTrailerBytes);
+  const Result<uint64_t> units = Units(params, num_keys);
+  if (!units.ok()) return Err(units.error());
+  return units.value() * kUnitBytes + kTrailerBytes;
+}
+
+uint64_t BlockedBloom::MaxKeysForBytes(const Params& params, uint64_t bytes) {
+  if (bytes < kTrailerBytes) return 0;
+  const double guess = static_cast<double>(bytes - kTrailerBytes) * 8 / params.bits_per_key;
+  return MaxKeysFitting(bytes, guess, [&](uint64_t n) { return FilterBytes(params, n); });
+}
+
+Result<double> BlockedBloom::EstimatedFpRate(const Params& params, uint64_t num_keys) {
+  const Result<uint64_t> units = Units(params, num_keys);
+  if (!units.ok()) return Err(units.error());
+  // The real budget after rounding up to whole blocks, which can exceed the nominal one.
+  const double num_bits = static_cast<double>(units.value() * kBloomBlockBits);
+  const double bits_per_key = std::min(kMaxBitsPerKey, num_bits / static_cast<double>(num_keys));
+  return BlockedBloomFpRateExact(bits_per_key, params.num_probes, num_keys);
+}
+
+double BlockedBloom::NominalFpRate(const Params& params) {
+  return BlockedBloomFpRateExact(params.bits_per_key, params.num_probes, 0).value();
+}
+
+std::vector<BlockedBloomParams> BlockedBloom::LevelOffers() {
+  constexpr double kStep = 0.05;
+  constexpr double kMaxOfferedBits = 60;
+  std::vector<Params> offers;
+  const int steps = static_cast<int>(kMaxOfferedBits / kStep);
+  for (int i = 1; i <= steps; ++i) offers.push_back(ForBitsPerKey(i * kStep).value());
+  return offers;
+}
+
+void BlockedBloom::SetBits(const Params& params, uint64_t num_units, const uint64_t* hashes,
+                           uint64_t n, uint8_t* body) {
+  const int k = params.num_probes;
+  const BlockedBloomReader layout(body, num_units, k);
+  uint8_t* blocks[kPrefetchBatch];
+  for (uint64_t start = 0; start < n; start += kPrefetchBatch) {
+    const size_t m = static_cast<size_t>(std::min<uint64_t>(kPrefetchBatch, n - start));
+    for (size_t i = 0; i < m; ++i) {
+      blocks[i] = const_cast<uint8_t*>(layout.BlockFor(hashes[start + i]));
+      __builtin_prefetch(blocks[i], 1);
+    }
+    for (size_t i = 0; i < m; ++i) {
+      uint8_t* block = blocks[i];
+      ForEachBlockedProbe(hashes[start + i], k, [block](uint32_t bit) {
+        SetBit(block, bit);
+        return true;
+      });
+    }
+  }
+}
+
+Result<std::string> BlockedBloom::Build(const Params& params, const HashList& hashes) {
+  return BuildBloom<BlockedBloom>(params, hashes.size(), [&](auto&& f) { hashes.ForEachChunk(f); });
+}
+
+Result<std::string> BlockedBloom::Build(const Params& params, const uint64_t* hashes,
+                                        size_t count) {
+  return BuildBloom<BlockedBloom>(params, hashes, count);
+}
+
+bool BlockedBloom::BodyBytes(const Trailer& t, uint64_t* body_bytes) {
+  if (t.param < 1 || t.param > kMaxNumProbes || t.seed != 0) return false;
+  *body_bytes = t.num_units * kUnitBytes;
+  return true;
+}
+
+void BlockedBloomReader::MayContainBatch(const uint64_t* hashes, size_t count,
+                                         bool* may_match) const {
+  const uint8_t* blocks[kPrefetchBatch];
+  for (size_t start = 0; start < count; start += kPrefetchBatch) {
+    const size_t n = std::min(kPrefetchBatch, count - start);
+    for (size_t i = 0; i < n; ++i) {
+      blocks[i] = BlockFor(hashes[start + i]);
+      __builtin_prefetch(blocks[i]);
+    }
+    for (size_t i = 0; i < n; ++i) {
+      may_match[start + i] = MatchInBlock(blocks[i], hashes[start + i]);
+    }
+  }
+}
+
+}  // namespace sstfilter

@@ -1,0 +1,100 @@
+// The standard Bloom filter kind (FilterKind 2): probes over the whole bit array by enhanced
+// double hashing (Dillinger and Manolios 2004): x = h, delta = rotl(h, 32) * kGoldenMul64 | 1,
+// probe i is FastRange64(x, num_bits), then x += delta, delta += i. The best rate per bit of the
+// Bloom kinds, but one cache miss per probe: for small filters and comparison.
+//
+// Body: num_units * 8 bytes = num_units * 64 bits; bit j is bit (j & 7) of byte j >> 3.
+// Trailer (core/format.h): num_keys, num_units = 64-bit words, seed 0, param = num_probes.
+// Sizing math: core/standard_bloom/math.h. Every byte: docs/format.md.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/bloom_common.h"
+#include "core/format.h"
+#include "core/hash.h"
+#include "core/hash_list.h"
+#include "core/result.h"
+#include "core/standard_bloom/math.h"
+
+namespace sstfilter {
+
+struct StandardBloomParams {
+  double bits_per_key = 10;
+  int num_probes = 7;
+};
+
+// Probe positions 0..num_bits-1 of the whole array, shared by the builder and the reader.
+// `visit(bit)` returns false to stop early; returns false iff a visit did.
+template <typename Visit>
+inline bool ForEachStandardProbe(uint64_t hash, int num_probes, uint64_t num_bits, Visit&& visit) {
+  uint64_t x = hash;
+  uint64_t delta = (((hash << 32) | (hash >> 32)) * kGoldenMul64) | 1;
+  for (int i = 0; i < num_probes; ++i) {
+    if (!visit(FastRange64(x, num_bits))) return false;
+    x += delta;
+    delta += static_cast<uint64_t>(i);
+  }
+  return true;
+}
+
+// A view over a parsed standard-Bloom body. Cheap to copy; does not own the bytes.
+class StandardBloomReader {
+ public:
+  StandardBloomReader() = default;
+  StandardBloomReader(const uint8_t* bits, uint64_t num_words, int num_probes)
+      : bits_(bits), num_bits_(num_words * 64), num_probes_(num_probes) {}
+
+  bool MayContain(uint64_t hash) const {
+    return ForEachStandardProbe(hash, num_probes_, num_bits_,
+                                [this](uint64_t bit) { return TestBit(bits_, bit); });
+  }
+
+  // Prefetches each key's first probe, then tests them.
+  void MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match) const;
+
+ private:
+  const uint8_t* bits_ = nullptr;
+  uint64_t num_bits_ = 0;
+  int num_probes_ = 0;
+};
+
+// The kind's descriptor (the operations every kind provides: core/kinds.h).
+struct StandardBloom {
+  using Params = StandardBloomParams;
+  using Reader = StandardBloomReader;
+  static constexpr FilterKind kId = FilterKind{2};
+  static constexpr const char* kName = "standard_bloom";
+  static constexpr uint64_t kUnitBytes = 8;  // one 64-bit word
+
+  // round(b ln 2) probes for a budget; the budget -ln p / ln^2 2 for a rate.
+  static Result<Params> ForBitsPerKey(double bits_per_key);
+  static Result<Params> ForFpRate(double fp_rate);
+  // "standard Bloom, 10.00 bits/key, 7 probes".
+  static std::string Describe(const Params& params);
+
+  static Result<uint64_t> Units(const Params& params, uint64_t num_keys);
+  static Result<uint64_t> FilterBytes(const Params& params, uint64_t num_keys);
+  static uint64_t MaxKeysForBytes(const Params& params, uint64_t bytes);
+  static Result<double> EstimatedFpRate(const Params& params, uint64_t num_keys);
+  static double NominalFpRate(const Params& params);
+  static double NominalBitsPerKey(const Params& params) { return params.bits_per_key; }
+  // None: a probe per cache miss costs more lookup time than the blocked layout's better rate per
+  // bit saves in an LSM tree, so sstfilter.Leveled does not choose this kind.
+  static std::vector<Params> LevelOffers() { return {}; }
+
+  static Result<std::string> Build(const Params& params, const HashList& hashes);
+  static Result<std::string> Build(const Params& params, const uint64_t* hashes, size_t count);
+  static void SetBits(const Params& params, uint64_t num_units, const uint64_t* hashes, uint64_t n,
+                      uint8_t* body);
+
+  static bool BodyBytes(const Trailer& t, uint64_t* body_bytes);
+  static Reader OpenReader(const Trailer& t, const uint8_t* body) {
+    return Reader(body, t.num_units, t.param);
+  }
+};
+
+}  // namespace sstfilter

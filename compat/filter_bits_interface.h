@@ -7,8 +7,12 @@
 // declarations must match the library's exactly: the same virtual functions with the same
 // signatures in the same order (a destructor, then AddKey, EstimateEntriesAdded, Finish,
 // Finish with a Status*, MaybePostVerify, ApproximateNumEntries; a destructor, then MayMatch and
-// the batched MayMatch), as at tag v7.8.3. tests/plugin/integration_test.cc proves that the real
-// library calls through them.
+// the batched MayMatch), as at tag v7.8.3. The test DbPolicyTest.LoadCompactReopenAndFilter
+// (tests/plugin/db_test.cc) proves that the real library calls through them: it builds real SST
+// files with every policy and counts, in RocksDB's statistics, the reads the filters skipped.
+//
+// It lives in compat/ rather than plugin/ because the benchmarks (db_bench_ext, core_bench) also
+// call RocksDB's own filters through it.
 #pragma once
 
 #include <rocksdb/filter_policy.h>

@@ -8,7 +8,10 @@
 // Trailer, all integers little-endian:
 //
 //   offset size field
-//        0    8 num_keys       distinct keys (key hashes) the filter holds
+//        0    8 num_keys       keys the filter answers for: Bloom kinds, the distinct key hashes;
+//                              cuckoo, the fingerprints stored (a key whose fingerprint is
+//                              already in one of its buckets is not stored again); 0 means an
+//                              empty filter; the match-all filter writes at least 1
 //        8    8 num_units      kind-specific size of the body: 64-byte blocks (blocked Bloom),
 //                              64-bit words (standard Bloom), buckets (cuckoo)
 //       16    4 seed           cuckoo: the seed that placement succeeded with (0 = the key hash

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "sstfilter/export.h"
+
 namespace sstfilter {
 
 struct SstFilterInfo {
@@ -23,20 +25,20 @@ struct SstFilterInfo {
   uint64_t filter_entries = 0;
   uint64_t num_entries = 0;  // keys (entries) in the file
   // Whether the filter is one that sstfilter wrote (and so reads).
-  bool has_sstfilter_filter() const;
+  SSTFILTER_EXPORT bool has_sstfilter_filter() const;
 };
 
 // The filters of every live SST file of an open database, ordered by level and file name.
-ROCKSDB_NAMESPACE::Status DescribeFilters(ROCKSDB_NAMESPACE::DB* db,
-                                          std::vector<SstFilterInfo>* files);
+SSTFILTER_EXPORT ROCKSDB_NAMESPACE::Status DescribeFilters(ROCKSDB_NAMESPACE::DB* db,
+                                                           std::vector<SstFilterInfo>* files);
 
 // The same for a database on disk, opened read-only with its own OPTIONS file (a read-only open
 // never rewrites it). Loading the OPTIONS file strictly, it also fails if that file names a
 // policy that cannot be loaded here.
-ROCKSDB_NAMESPACE::Status DescribeFilters(const std::string& db_path,
-                                          std::vector<SstFilterInfo>* files);
+SSTFILTER_EXPORT ROCKSDB_NAMESPACE::Status DescribeFilters(const std::string& db_path,
+                                                           std::vector<SstFilterInfo>* files);
 
 // A printable report: a line per file and a summary naming the files without an sstfilter filter.
-std::string FormatFilterReport(const std::vector<SstFilterInfo>& files);
+SSTFILTER_EXPORT std::string FormatFilterReport(const std::vector<SstFilterInfo>& files);
 
 }  // namespace sstfilter

@@ -25,11 +25,13 @@
 
 #include <memory>
 
+#include "sstfilter/export.h"
+
 namespace sstfilter {
 
 inline constexpr const char* kNoTrivialMoveName = "sstfilter.NoTrivialMove";
 
-class NoTrivialMoveFactory : public ROCKSDB_NAMESPACE::SstPartitionerFactory {
+class SSTFILTER_EXPORT NoTrivialMoveFactory : public ROCKSDB_NAMESPACE::SstPartitionerFactory {
  public:
   static const char* kClassName() { return kNoTrivialMoveName; }
   const char* Name() const override { return kClassName(); }
@@ -37,6 +39,7 @@ class NoTrivialMoveFactory : public ROCKSDB_NAMESPACE::SstPartitionerFactory {
       const ROCKSDB_NAMESPACE::SstPartitioner::Context& context) const override;
 };
 
-std::shared_ptr<ROCKSDB_NAMESPACE::SstPartitionerFactory> NewNoTrivialMoveFactory();
+SSTFILTER_EXPORT std::shared_ptr<ROCKSDB_NAMESPACE::SstPartitionerFactory>
+NewNoTrivialMoveFactory();
 
 }  // namespace sstfilter

@@ -34,10 +34,12 @@
 #include <memory>
 #include <string>
 
+#include "sstfilter/export.h"
+
 // Registers sstfilter's policies and partitioner in `library`; the registrar signature RocksDB
 // plugins use. Returns the number of factories added (0 if the library already had them).
-extern "C" int sstfilter_register(ROCKSDB_NAMESPACE::ObjectLibrary& library,
-                                  const std::string& arg);
+extern "C" SSTFILTER_EXPORT int sstfilter_register(ROCKSDB_NAMESPACE::ObjectLibrary& library,
+                                                   const std::string& arg);
 
 namespace sstfilter {
 
@@ -51,12 +53,12 @@ inline constexpr const char* kCompatibilityName = "sstfilter";
 // ConfigOptions that report what RocksDB's defaults silently drop: an unknown name, option or value
 // (a plugin that is not loaded) is an error naming it. Use them to load OPTIONS files
 // (LoadLatestOptions) and option strings.
-ROCKSDB_NAMESPACE::ConfigOptions StrictConfigOptions();
+SSTFILTER_EXPORT ROCKSDB_NAMESPACE::ConfigOptions StrictConfigOptions();
 
 // Creates any filter policy RocksDB knows (sstfilter's or RocksDB's own) from a string, strictly:
 // an unknown name, an unknown option or a bad value is an error naming it, never a silent "no
 // filter". Prefer it to FilterPolicy::CreateFromString with default ConfigOptions.
-ROCKSDB_NAMESPACE::Status NewFilterPolicy(
+SSTFILTER_EXPORT ROCKSDB_NAMESPACE::Status NewFilterPolicy(
     const std::string& uri, std::shared_ptr<const ROCKSDB_NAMESPACE::FilterPolicy>* policy);
 
 }  // namespace sstfilter

@@ -182,6 +182,15 @@ TEST(Format, InconsistentTrailersMatchAll) {
   ParsedFilter parsed;
   ASSERT_TRUE(ParseFilter(reinterpret_cast<const uint8_t*>(valid.data()), valid.size(), &parsed));
   const std::string body = valid.substr(0, valid.size() - kTrailerBytes);
+  // A cuckoo trailer whose table is exactly the body: 12-bit fingerprints and an even bucket
+  // count, so that only the case's own edit can make it invalid.
+  auto CuckooFittingTheBody = [](size_t body_bytes, Trailer* t) {
+    t->kind = Cuckoo::kId;
+    t->param = 12;
+    t->num_units = (body_bytes - CuckooTableView::kPadBytes) * 8 / (kCuckooSlotsPerBucket * 12);
+    ASSERT_EQ(t->num_units % 2, 0u);
+    ASSERT_EQ(CuckooTableView::BytesFor(t->num_units, 12), body_bytes);
+  };
   auto with = [&](auto edit) {
     Trailer t = parsed.trailer;
     edit(t);
@@ -208,11 +217,9 @@ TEST(Format, InconsistentTrailersMatchAll) {
         t.param = 8;
         t.num_units = 39;
       }),
-      with([](Trailer& t) {  // cuckoo with more keys than slots
-        t.kind = Cuckoo::kId;
-        t.param = 16;
-        t.num_units = (1280 - CuckooTableView::kPadBytes) / 8;
-        t.num_keys = t.num_units * 4 + 1;
+      with([&](Trailer& t) {  // cuckoo with more keys than slots
+        CuckooFittingTheBody(body.size(), &t);
+        t.num_keys = t.num_units * kCuckooSlotsPerBucket + 1;
       }),
       with([](Trailer& t) {  // cuckoo with a fingerprint width out of range
         t.kind = Cuckoo::kId;
@@ -222,8 +229,13 @@ TEST(Format, InconsistentTrailersMatchAll) {
   for (size_t i = 0; i < bad.size(); ++i) {
     ExpectMatchesAll(Exact(bad[i]).get(), bad[i].size(), "case " + std::to_string(i));
   }
-  // And the unedited trailer is fine.
+  // And the unedited trailer is fine, as is the cuckoo one with every slot full.
   EXPECT_TRUE(FilterReader::Open(Exact(with([](Trailer&) {})).get(), valid.size()).valid());
+  const std::string full_cuckoo = with([&](Trailer& t) {
+    CuckooFittingTheBody(body.size(), &t);
+    t.num_keys = t.num_units * kCuckooSlotsPerBucket;
+  });
+  EXPECT_TRUE(FilterReader::Open(Exact(full_cuckoo).get(), full_cuckoo.size()).valid());
 }
 
 }  // namespace

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# libsstfilter.so exports exactly its API: the demangled dynamic symbols it defines must equal
+# tests/install/exported_symbols.txt. A symbol of core/ or of a private class that leaks (a clash
+# waiting to happen with another copy of the same code in a program), or an API symbol that went
+# missing, fails the test and is named. After a deliberate API change, regenerate the list with
+#   nm -D --defined-only --demangle libsstfilter.so | cut -d' ' -f3- | LC_ALL=C sort
+#
+#   exported_symbols_test.sh LIBSSTFILTER_SO
+set -euo pipefail
+lib=$1
+expected="$(dirname "${BASH_SOURCE[0]}")/exported_symbols.txt"
+actual=$(nm -D --defined-only --demangle "$lib" | cut -d' ' -f3- | LC_ALL=C sort)
+if [ "$(wc -l < "$expected")" -lt 5 ]; then
+  echo "exported_symbols_test: $expected lists too few symbols to be the API" >&2
+  exit 1
+fi
+if ! diff <(echo "$actual") "$expected" > /dev/null; then
+  echo "exported_symbols_test: $lib exports other symbols than its API" >&2
+  echo "exported but not API (<) / API but not exported (>):" >&2
+  diff <(echo "$actual") "$expected" >&2 || true
+  exit 1
+fi
+echo "exported_symbols_test: $(echo "$actual" | wc -l) symbols, exactly the API"

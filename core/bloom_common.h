@@ -1,14 +1,17 @@
 // What the two Bloom kinds (core/blocked_bloom/, core/standard_bloom/) share: how a bit position
-// addresses a byte of the body, the probe limit of the byte format, and the build skeleton.
+// addresses a byte of the body, the probe limit of the byte format, and the operations that do
+// not depend on the layout (BloomKindOps).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
-#include <cstring>
+#include <cstdio>
 #include <string>
 
 #include "core/format.h"
 #include "core/hash_list.h"
 #include "core/result.h"
+#include "core/sizing.h"
 
 namespace sstfilter {
 
@@ -28,41 +31,93 @@ inline void SetBit(uint8_t* bits, uint64_t bit) {
   bits[bit >> 3] |= static_cast<uint8_t>(1u << (bit & 7));
 }
 
-// The build both Bloom kinds share. `Kind` provides kId, kUnitBytes, FilterBytes(params, n),
-// Units(params, n) and SetBits(params, num_units, hashes, n, body), which sets the bits of
-// hashes[0, n) in a zeroed body. The hashes, num_keys of them with no consecutive repeats, arrive
-// through for_each_chunk(f) as f(hashes, count).
+// The operations of the two Bloom kinds that do not depend on the layout, written once. A kind
+// derives from BloomKindOps<Kind, Params> and provides kId, kUnitBytes, kLayoutName, its math as
+// ProbesForBitsPerKey(b) and BitsPerKeyForFpRate(p), Units(params, n) (its blocks or words for n
+// keys) and SetBits(params, num_units, hashes, n, body), which sets the bits of hashes[0, n) in a
+// zeroed body. Params has bits_per_key and num_probes.
 //
-// Trailer: num_keys, num_units (the kind's unit: blocks or words), seed 0, param = num_probes.
-template <typename Kind, typename ForEachChunk>
-Result<std::string> BuildBloom(const typename Kind::Params& params, uint64_t num_keys,
-                               ForEachChunk&& for_each_chunk) {
-  const Result<uint64_t> bytes = Kind::FilterBytes(params, num_keys);
-  if (!bytes.ok()) return Err(bytes.error());
-  std::string out(bytes.value(), '\0');  // a zeroed body: no bit set
-  uint8_t* dst = reinterpret_cast<uint8_t*>(out.data());
-  Trailer t;
-  t.kind = Kind::kId;
-  t.num_keys = num_keys;
-  t.param = static_cast<uint8_t>(params.num_probes);
-  if (num_keys > 0) {
-    t.num_units = Kind::Units(params, num_keys).value();  // FilterBytes succeeded, so this does
-    for_each_chunk([&](const uint64_t* hashes, size_t n) {
-      Kind::SetBits(params, t.num_units, hashes, n, dst);
-    });
-    dst += t.num_units * Kind::kUnitBytes;
+// Trailer: num_keys, num_units (the kind's unit), seed 0, param = num_probes.
+template <typename Kind, typename Params>
+struct BloomKindOps {
+  // The layout's best probe count for a budget; the smallest budget that reaches a rate.
+  static Result<Params> ForBitsPerKey(double bits_per_key) {
+    const Result<int> k = Kind::ProbesForBitsPerKey(bits_per_key);
+    if (!k.ok()) return Err(k.error());
+    return Params{bits_per_key, k.value()};
   }
-  EncodeTrailer(t, dst);
-  return out;
-}
+  static Result<Params> ForFpRate(double fp_rate) {
+    const Result<double> b = Kind::BitsPerKeyForFpRate(fp_rate);
+    if (!b.ok()) return Err(b.error());
+    return ForBitsPerKey(b.value());
+  }
 
-// The same from an array, which may hold consecutive repeats (they are skipped).
-template <typename Kind>
-Result<std::string> BuildBloom(const typename Kind::Params& params, const uint64_t* hashes,
-                               size_t count) {
-  return WithoutConsecutiveRepeats(hashes, count, [&](const uint64_t* unique, size_t n) {
-    return BuildBloom<Kind>(params, n, [&](auto&& f) { f(unique, n); });
-  });
-}
+  // "blocked Bloom, 10.00 bits/key, 6 probes".
+  static std::string Describe(const Params& params) {
+    char buf[96];
+    snprintf(buf, sizeof(buf), "%s Bloom, %.2f bits/key, %d probes", Kind::kLayoutName,
+             params.bits_per_key, params.num_probes);
+    return buf;
+  }
+
+  // Size in bytes (body and trailer) of the filter for num_keys distinct keys; 32 for zero keys.
+  static Result<uint64_t> FilterBytes(const Params& params, uint64_t num_keys) {
+    if (num_keys == 0) return static_cast<uint64_t>(kTrailerBytes);
+    const Result<uint64_t> units = Kind::Units(params, num_keys);
+    if (!units.ok()) return Err(units.error());
+    return units.value() * Kind::kUnitBytes + kTrailerBytes;
+  }
+
+  // The most keys whose filter fits in `bytes`: the exact inverse of FilterBytes.
+  static uint64_t MaxKeysForBytes(const Params& params, uint64_t bytes) {
+    if (bytes < kTrailerBytes) return 0;
+    const double guess = static_cast<double>(bytes - kTrailerBytes) * 8 / params.bits_per_key;
+    return MaxKeysFitting(bytes, guess, [&](uint64_t n) { return FilterBytes(params, n); });
+  }
+
+  static double NominalBitsPerKey(const Params& params) { return params.bits_per_key; }
+
+  static Result<std::string> Build(const Params& params, const HashList& hashes) {
+    return Write(params, hashes.size(), [&](auto&& f) { hashes.ForEachChunk(f); });
+  }
+  // Consecutive repeats in the array are skipped.
+  static Result<std::string> Build(const Params& params, const uint64_t* hashes, size_t count) {
+    return WithoutConsecutiveRepeats(hashes, count, [&](const uint64_t* unique, size_t n) {
+      return Write(params, n, [&](auto&& f) { f(unique, n); });
+    });
+  }
+
+  // The body size of a trailer of this kind with num_units >= 1, or false if it is invalid.
+  static bool BodyBytes(const Trailer& t, uint64_t* body_bytes) {
+    if (t.param < 1 || t.param > kMaxNumProbes || t.seed != 0) return false;
+    *body_bytes = t.num_units * Kind::kUnitBytes;
+    return true;
+  }
+
+ private:
+  // The filter of num_keys hashes (no consecutive repeats), delivered by for_each_chunk(f) as
+  // f(hashes, count).
+  template <typename ForEachChunk>
+  static Result<std::string> Write(const Params& params, uint64_t num_keys,
+                                   ForEachChunk&& for_each_chunk) {
+    const Result<uint64_t> bytes = FilterBytes(params, num_keys);
+    if (!bytes.ok()) return Err(bytes.error());
+    std::string out(bytes.value(), '\0');  // a zeroed body: no bit set
+    uint8_t* dst = reinterpret_cast<uint8_t*>(out.data());
+    Trailer t;
+    t.kind = Kind::kId;
+    t.num_keys = num_keys;
+    t.param = static_cast<uint8_t>(params.num_probes);
+    if (num_keys > 0) {
+      t.num_units = Kind::Units(params, num_keys).value();  // FilterBytes succeeded, so this does
+      for_each_chunk([&](const uint64_t* hashes, size_t n) {
+        Kind::SetBits(params, t.num_units, hashes, n, dst);
+      });
+      dst += t.num_units * Kind::kUnitBytes;
+    }
+    EncodeTrailer(t, dst);
+    return out;
+  }
+};
 
 }  // namespace sstfilter

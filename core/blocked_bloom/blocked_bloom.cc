@@ -8,42 +8,6 @@
 
 namespace sstfilter {
 
-Result<BlockedBloomParams> BlockedBloom::ForBitsPerKey(double bits_per_key) {
-  const Result<int> k = BlockedBloomProbes(bits_per_key);
-  if (!k.ok()) return Err(k.error());
-  return Params{bits_per_key, k.value()};
-}
-
-Result<BlockedBloomParams> BlockedBloom::ForFpRate(double fp_rate) {
-  const Result<double> b = BlockedBloomBitsPerKey(fp_rate);
-  if (!b.ok()) return Err(b.error());
-  return ForBitsPerKey(b.value());
-}
-
-std::string BlockedBloom::Describe(const Params& params) {
-  char buf[96];
-  snprintf(buf, sizeof(buf), "blocked Bloom, %.2f bits/key, %d probes", params.bits_per_key,
-           params.num_probes);
-  return buf;
-}
-
-Result<uint64_t> BlockedBloom::Units(const Params& params, uint64_t num_keys) {
-  return BlockedBloomBlocks(num_keys, params.bits_per_key);
-}
-
-Result<uint64_t> BlockedBloom::FilterBytes(const Params& params, uint64_t num_keys) {
-  if (num_keys == 0) return static_cast<uint64_t>(kTrailerBytes);
-  const Result<uint64_t> units = Units(params, num_keys);
-  if (!units.ok()) return Err(units.error());
-  return units.value() * kUnitBytes + kTrailerBytes;
-}
-
-uint64_t BlockedBloom::MaxKeysForBytes(const Params& params, uint64_t bytes) {
-  if (bytes < kTrailerBytes) return 0;
-  const double guess = static_cast<double>(bytes - kTrailerBytes) * 8 / params.bits_per_key;
-  return MaxKeysFitting(bytes, guess, [&](uint64_t n) { return FilterBytes(params, n); });
-}
-
 Result<double> BlockedBloom::EstimatedFpRate(const Params& params, uint64_t num_keys) {
   const Result<uint64_t> units = Units(params, num_keys);
   if (!units.ok()) return Err(units.error());
@@ -85,21 +49,6 @@ void BlockedBloom::SetBits(const Params& params, uint64_t num_units, const uint6
       });
     }
   }
-}
-
-Result<std::string> BlockedBloom::Build(const Params& params, const HashList& hashes) {
-  return BuildBloom<BlockedBloom>(params, hashes.size(), [&](auto&& f) { hashes.ForEachChunk(f); });
-}
-
-Result<std::string> BlockedBloom::Build(const Params& params, const uint64_t* hashes,
-                                        size_t count) {
-  return BuildBloom<BlockedBloom>(params, hashes, count);
-}
-
-bool BlockedBloom::BodyBytes(const Trailer& t, uint64_t* body_bytes) {
-  if (t.param < 1 || t.param > kMaxNumProbes || t.seed != 0) return false;
-  *body_bytes = t.num_units * kUnitBytes;
-  return true;
 }
 
 void BlockedBloomReader::MayContainBatch(const uint64_t* hashes, size_t count,

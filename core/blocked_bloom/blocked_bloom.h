@@ -82,42 +82,33 @@ class BlockedBloomReader {
 };
 
 // The kind's descriptor (the operations every kind provides: core/kinds.h).
-struct BlockedBloom {
+struct BlockedBloom : BloomKindOps<BlockedBloom, BlockedBloomParams> {
   using Params = BlockedBloomParams;
   using Reader = BlockedBloomReader;
   static constexpr FilterKind kId = FilterKind{1};
   static constexpr const char* kName = "blocked_bloom";
+  static constexpr const char* kLayoutName = "blocked";
   static constexpr uint64_t kUnitBytes = BlockedBloomReader::kBlockBytes;
 
-  // The probe count that minimises the rate of a budget; the smallest budget that reaches a rate.
-  static Result<Params> ForBitsPerKey(double bits_per_key);
-  static Result<Params> ForFpRate(double fp_rate);
-  // "blocked Bloom, 10.00 bits/key, 6 probes".
-  static std::string Describe(const Params& params);
+  // Its math (core/blocked_bloom/math.h), for ForBitsPerKey and ForFpRate (core/bloom_common.h).
+  static Result<int> ProbesForBitsPerKey(double b) { return BlockedBloomProbes(b); }
+  static Result<double> BitsPerKeyForFpRate(double p) { return BlockedBloomBitsPerKey(p); }
 
   // Blocks for num_keys keys.
-  static Result<uint64_t> Units(const Params& params, uint64_t num_keys);
-  // Size in bytes (body and trailer) of the filter for num_keys distinct keys; 32 for zero keys.
-  static Result<uint64_t> FilterBytes(const Params& params, uint64_t num_keys);
-  // The most keys whose filter fits in `bytes`: the exact inverse of FilterBytes.
-  static uint64_t MaxKeysForBytes(const Params& params, uint64_t bytes);
+  static Result<uint64_t> Units(const Params& params, uint64_t num_keys) {
+    return BlockedBloomBlocks(num_keys, params.bits_per_key);
+  }
   // The rate of the filter of num_keys keys, at its real budget after rounding up to blocks.
   static Result<double> EstimatedFpRate(const Params& params, uint64_t num_keys);
   // The rate with unlimited keys and no rounding: what the budget buys, for level allocation.
   static double NominalFpRate(const Params& params);
-  static double NominalBitsPerKey(const Params& params) { return params.bits_per_key; }
   // The filters offered to sstfilter.Leveled's allocation: every budget in 0.05 bits/key steps
   // up to 60 bits/key (about 1e-10, beyond any useful per-level rate).
   static std::vector<Params> LevelOffers();
 
-  static Result<std::string> Build(const Params& params, const HashList& hashes);
-  static Result<std::string> Build(const Params& params, const uint64_t* hashes, size_t count);
-  // Sets the bits of hashes[0, n) in a zeroed body of num_units blocks (core/bloom_common.h).
   static void SetBits(const Params& params, uint64_t num_units, const uint64_t* hashes, uint64_t n,
                       uint8_t* body);
 
-  // The body size of a trailer of this kind with num_units >= 1, or false if it is invalid.
-  static bool BodyBytes(const Trailer& t, uint64_t* body_bytes);
   static Reader OpenReader(const Trailer& t, const uint8_t* body) {
     return Reader(body, t.num_units, t.param);
   }

@@ -63,35 +63,32 @@ class StandardBloomReader {
 };
 
 // The kind's descriptor (the operations every kind provides: core/kinds.h).
-struct StandardBloom {
+struct StandardBloom : BloomKindOps<StandardBloom, StandardBloomParams> {
   using Params = StandardBloomParams;
   using Reader = StandardBloomReader;
   static constexpr FilterKind kId = FilterKind{2};
   static constexpr const char* kName = "standard_bloom";
+  static constexpr const char* kLayoutName = "standard";
   static constexpr uint64_t kUnitBytes = 8;  // one 64-bit word
 
-  // round(b ln 2) probes for a budget; the budget -ln p / ln^2 2 for a rate.
-  static Result<Params> ForBitsPerKey(double bits_per_key);
-  static Result<Params> ForFpRate(double fp_rate);
-  // "standard Bloom, 10.00 bits/key, 7 probes".
-  static std::string Describe(const Params& params);
+  // Its math (core/standard_bloom/math.h), for ForBitsPerKey and ForFpRate (core/bloom_common.h).
+  static Result<int> ProbesForBitsPerKey(double b) { return StandardBloomProbesForBitsPerKey(b); }
+  static Result<double> BitsPerKeyForFpRate(double p) { return StandardBloomBitsPerKey(p); }
 
-  static Result<uint64_t> Units(const Params& params, uint64_t num_keys);
-  static Result<uint64_t> FilterBytes(const Params& params, uint64_t num_keys);
-  static uint64_t MaxKeysForBytes(const Params& params, uint64_t bytes);
+  // 64-bit words for num_keys keys.
+  static Result<uint64_t> Units(const Params& params, uint64_t num_keys) {
+    return StandardBloomWords(num_keys, params.bits_per_key);
+  }
   static Result<double> EstimatedFpRate(const Params& params, uint64_t num_keys);
   static double NominalFpRate(const Params& params);
-  static double NominalBitsPerKey(const Params& params) { return params.bits_per_key; }
-  // None: a probe per cache miss costs more lookup time than the blocked layout's better rate per
-  // bit saves in an LSM tree, so sstfilter.Leveled does not choose this kind.
+  // None. A query costs a cache miss per probe (7 at 10 bits/key, against the blocked layout's
+  // one), and the allocation weighs only memory and false positives, not query time; so
+  // sstfilter.Leveled keeps to kinds whose queries cost one or two cache misses.
   static std::vector<Params> LevelOffers() { return {}; }
 
-  static Result<std::string> Build(const Params& params, const HashList& hashes);
-  static Result<std::string> Build(const Params& params, const uint64_t* hashes, size_t count);
   static void SetBits(const Params& params, uint64_t num_units, const uint64_t* hashes, uint64_t n,
                       uint8_t* body);
 
-  static bool BodyBytes(const Trailer& t, uint64_t* body_bytes);
   static Reader OpenReader(const Trailer& t, const uint8_t* body) {
     return Reader(body, t.num_units, t.param);
   }

@@ -37,6 +37,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/random.h"
 #include "core/sizing.h"
 #include "compat/filter_bits_interface.h"
 #include "sstfilter/inspect.h"
@@ -258,13 +259,6 @@ std::string MakeKey(uint64_t k) {
 }
 std::string PresentKey(uint64_t i) { return MakeKey(2 * i); }
 std::string AbsentKey(uint64_t i) { return MakeKey(2 * i + 1); }
-
-uint64_t NextRandom(uint64_t* state) {  // SplitMix64
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
 
 // ---------------------------------------------------------------------------------------------
 // Results.
@@ -524,7 +518,7 @@ class DbRunner {
       for (uint64_t done = 0; done < per_thread; done += batch) {
         const size_t n = static_cast<size_t>(std::min<uint64_t>(batch, per_thread - done));
         for (size_t j = 0; j < n; ++j) {
-          const uint64_t i = NextRandom(&rng) % config_.num;
+          const uint64_t i = sstfilter::SplitMix64(&rng) % config_.num;
           keys[j] = missing ? AbsentKey(i) : PresentKey(i);
           slices[j] = keys[j];
         }
@@ -598,8 +592,8 @@ class FilterRunner {
     std::vector<std::string> hits, misses;
     uint64_t rng = static_cast<uint64_t>(FLAGS_seed);
     for (uint64_t i = 0; i < n; ++i) {
-      hits.push_back(PresentKey(NextRandom(&rng) % config_.num));
-      misses.push_back(AbsentKey(NextRandom(&rng) % config_.num));
+      hits.push_back(PresentKey(sstfilter::SplitMix64(&rng) % config_.num));
+      misses.push_back(AbsentKey(sstfilter::SplitMix64(&rng) % config_.num));
     }
     uint64_t matched = 0;
     auto start = Clock::now();

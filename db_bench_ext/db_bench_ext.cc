@@ -37,9 +37,9 @@
 #include <thread>
 #include <vector>
 
+#include "compat/filter_bits_interface.h"
 #include "core/random.h"
 #include "core/sizing.h"
-#include "compat/filter_bits_interface.h"
 #include "sstfilter/inspect.h"
 #include "sstfilter/sstfilter.h"
 
@@ -124,9 +124,45 @@ struct PolicyUnderTest {
   std::shared_ptr<const FilterPolicy> policy;  // null for "none"
 };
 
-const std::vector<std::string> kBenchmarks = {"fillrandom",  "fillseq",         "readrandom",
-                                              "readmissing", "multireadrandom", "multireadmissing",
-                                              "filterbuild", "filterquery",     "sizing"};
+// What a benchmark runs. Code asks an entry's fields, never its name.
+enum class BenchmarkKind {
+  kSizing,       // the sizing calculator: once, before the policies, no database
+  kFill,         // writes the --num keys into a fresh database
+  kRead,         // lookups in the filled database
+  kFilterBuild,  // one filter of --num keys through the policy's own builder
+  kFilterQuery,  // lookups in that filter through the policy's own reader
+};
+
+struct Benchmark {
+  const char* name;
+  BenchmarkKind kind;
+  bool sequential;   // kFill: keys in ascending order, not shuffled
+  bool absent_keys;  // kRead: looks up keys that were never written
+  bool multi_get;    // kRead: MultiGet in batches of --batch_size, not one Get per key
+};
+
+// clang-format off
+constexpr Benchmark kBenchmarks[] = {
+    // name             kind                        sequential absent_keys multi_get
+    {"fillrandom",       BenchmarkKind::kFill,        false,     false,      false},
+    {"fillseq",          BenchmarkKind::kFill,        true,      false,      false},
+    {"readrandom",       BenchmarkKind::kRead,        false,     false,      false},
+    {"readmissing",      BenchmarkKind::kRead,        false,     true,       false},
+    {"multireadrandom",  BenchmarkKind::kRead,        false,     false,      true},
+    {"multireadmissing", BenchmarkKind::kRead,        false,     true,       true},
+    {"filterbuild",      BenchmarkKind::kFilterBuild, false,     false,      false},
+    {"filterquery",      BenchmarkKind::kFilterQuery, false,     false,      false},
+    {"sizing",           BenchmarkKind::kSizing,      false,     false,      false},
+};
+// clang-format on
+
+// The entry named `name`; null if there is none.
+const Benchmark* FindBenchmark(const std::string& name) {
+  for (const Benchmark& b : kBenchmarks) {
+    if (name == b.name) return &b;
+  }
+  return nullptr;
+}
 
 [[noreturn]] void Fail(const std::string& message) {
   fprintf(stderr, "db_bench_ext: %s\n", message.c_str());
@@ -153,7 +189,7 @@ std::vector<std::string> SplitList(const std::string& list) {
 }
 
 struct Config {
-  std::vector<std::string> benchmarks;
+  std::vector<const Benchmark*> benchmarks;
   std::vector<PolicyUnderTest> policies;
   uint64_t num = 0, reads = 0;
   ROCKSDB_NAMESPACE::CompressionType compression = ROCKSDB_NAMESPACE::kSnappyCompression;
@@ -162,13 +198,12 @@ struct Config {
 
 Config Validate() {
   Config c;
-  c.benchmarks = SplitList(FLAGS_benchmarks);
-  if (c.benchmarks.empty()) Fail("--benchmarks is empty");
-  for (const std::string& b : c.benchmarks) {
-    if (std::find(kBenchmarks.begin(), kBenchmarks.end(), b) == kBenchmarks.end()) {
-      Fail("unknown benchmark '" + b + "' in --benchmarks");
-    }
+  for (const std::string& name : SplitList(FLAGS_benchmarks)) {
+    const Benchmark* b = FindBenchmark(name);
+    if (b == nullptr) Fail("unknown benchmark '" + name + "' in --benchmarks");
+    c.benchmarks.push_back(b);
   }
+  if (c.benchmarks.empty()) Fail("--benchmarks is empty");
   if (FLAGS_num <= 0) Fail("--num must be > 0, got " + std::to_string(FLAGS_num));
   if (FLAGS_num > (int64_t{1} << 40)) Fail("--num must be at most 2^40");
   c.num = static_cast<uint64_t>(FLAGS_num);
@@ -265,7 +300,7 @@ std::string AbsentKey(uint64_t i) { return MakeKey(2 * i + 1); }
 // ---------------------------------------------------------------------------------------------
 
 struct BenchResult {
-  std::string name;
+  const Benchmark* benchmark = nullptr;
   double seconds = 0;
   uint64_t ops = 0;
   uint64_t found = 0;
@@ -309,7 +344,7 @@ struct PolicyResult {
   }
   const BenchResult* Find(const std::string& name) const {
     for (const BenchResult& b : benches) {
-      if (b.name == name) return &b;
+      if (name == b.benchmark->name) return &b;
     }
     return nullptr;
   }
@@ -405,15 +440,15 @@ class DbRunner {
     return s;
   }
 
-  BenchResult Run(const std::string& name) {
+  BenchResult Run(const Benchmark& benchmark) {
     BenchResult r;
-    r.name = name;
+    r.benchmark = &benchmark;
     const Snapshot before = Take();
     const auto start = Clock::now();
-    if (name == "fillrandom" || name == "fillseq") {
-      Fill(name == "fillseq", &r);
+    if (benchmark.kind == BenchmarkKind::kFill) {
+      Fill(benchmark.sequential, &r);
     } else {
-      Read(name, &r);
+      Read(benchmark, &r);
     }
     r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     const Snapshot after = Take();
@@ -492,9 +527,9 @@ class DbRunner {
     }
   }
 
-  void Read(const std::string& name, BenchResult* r) {
-    const bool missing = name.find("missing") != std::string::npos;
-    const bool multi = name.rfind("multiread", 0) == 0;
+  void Read(const Benchmark& benchmark, BenchResult* r) {
+    const bool missing = benchmark.absent_keys;
+    const bool multi = benchmark.multi_get;
     const uint64_t per_thread = (config_.reads + FLAGS_threads - 1) / FLAGS_threads;
     std::atomic<uint64_t> found{0}, ops{0};
     Progress progress(per_thread * FLAGS_threads);
@@ -570,9 +605,9 @@ class FilterRunner {
  public:
   FilterRunner(const Config& config, const PolicyUnderTest& p) : config_(config), policy_(p) {}
 
-  BenchResult Build() {
+  BenchResult Build(const Benchmark& benchmark) {
     BenchResult r;
-    r.name = "filterbuild";
+    r.benchmark = &benchmark;
     if (!EnsureBuilt(&r.build_ns_per_key)) return r;
     r.ops = config_.num;
     r.seconds = r.build_ns_per_key * config_.num / 1e9;
@@ -580,9 +615,9 @@ class FilterRunner {
     return r;
   }
 
-  BenchResult Query() {
+  BenchResult Query(const Benchmark& benchmark) {
     BenchResult r;
-    r.name = "filterquery";
+    r.benchmark = &benchmark;
     double unused = 0;
     if (!EnsureBuilt(&unused)) return r;
     r.filter_bits = 8.0 * filter_.size() / config_.num;
@@ -690,32 +725,32 @@ void PrintSizing(const Config& c) {
 }
 
 void PrintBench(const PolicyResult& pr, const BenchResult& b, const PolicyResult* none) {
-  if (b.name == "filterbuild" || b.name == "filterquery") {
+  const char* name = b.benchmark->name;
+  const BenchmarkKind kind = b.benchmark->kind;
+  if (kind == BenchmarkKind::kFilterBuild || kind == BenchmarkKind::kFilterQuery) {
     if (b.ops == 0) {
-      printf("%-12s : skipped (no filter)\n", b.name.c_str());
-    } else if (b.name == "filterbuild") {
-      printf("%-12s : %10.1f ns/key build, %.2f bits/key\n", b.name.c_str(), b.build_ns_per_key,
+      printf("%-12s : skipped (no filter)\n", name);
+    } else if (kind == BenchmarkKind::kFilterBuild) {
+      printf("%-12s : %10.1f ns/key build, %.2f bits/key\n", name, b.build_ns_per_key,
              b.filter_bits);
     } else {
-      printf("%-12s : %10.1f ns/hit %.1f ns/miss, false-positive rate %.4f%%\n", b.name.c_str(),
-             b.hit_ns, b.miss_ns, 100 * b.filter_fp_rate);
+      printf("%-12s : %10.1f ns/hit %.1f ns/miss, false-positive rate %.4f%%\n", name, b.hit_ns,
+             b.miss_ns, 100 * b.filter_fp_rate);
     }
     return;
   }
-  printf("%-12s : %11.3f micros/op %.0f ops/sec %.3f seconds %" PRIu64 " operations;",
-         b.name.c_str(), b.micros_per_op(), b.ops_per_sec(), b.seconds, b.ops);
-  if (b.name.find("read") != std::string::npos) {
-    printf(" (%" PRIu64 " of %" PRIu64 " found)", b.found, b.ops);
-  }
+  printf("%-12s : %11.3f micros/op %.0f ops/sec %.3f seconds %" PRIu64 " operations;", name,
+         b.micros_per_op(), b.ops_per_sec(), b.seconds, b.ops);
+  if (kind == BenchmarkKind::kRead) printf(" (%" PRIu64 " of %" PRIu64 " found)", b.found, b.ops);
   printf("\n");
-  if (b.name.find("read") == std::string::npos) return;
+  if (kind != BenchmarkKind::kRead) return;
   printf("  [%s] data blocks read/op %.3f", pr.uri.c_str(),
          b.ops ? static_cast<double>(b.data_block_reads) / b.ops : 0.0);
   if (b.filter_checks() > 0) {
     printf(", filter checks %" PRIu64 ", false positives %.4f%%", b.filter_checks(),
            100 * b.fp_rate());
   }
-  const BenchResult* base = none ? none->Find(b.name) : nullptr;
+  const BenchResult* base = none ? none->Find(name) : nullptr;
   if (base != nullptr && base != &b && b.micros_per_op() > 0) {
     printf(", speed-up vs none %.2fx", base->micros_per_op() / b.micros_per_op());
   }
@@ -812,7 +847,7 @@ void WriteJson(const Config& c, const std::vector<PolicyResult>& results) {
     out << "],\n     \"benchmarks\": {";
     for (size_t j = 0; j < pr.benches.size(); ++j) {
       const BenchResult& b = pr.benches[j];
-      out << (j ? ",\n       " : "\n       ") << JsonString(b.name) << ": {"
+      out << (j ? ",\n       " : "\n       ") << JsonString(b.benchmark->name) << ": {"
           << "\"micros_per_op\": " << b.micros_per_op() << ", \"ops_per_sec\": " << b.ops_per_sec()
           << ", \"seconds\": " << b.seconds << ", \"ops\": " << b.ops << ", \"found\": " << b.found
           << ", \"filter_checks\": " << b.filter_checks()
@@ -824,13 +859,13 @@ void WriteJson(const Config& c, const std::vector<PolicyResult>& results) {
           << (b.ops ? static_cast<double>(b.data_block_reads) / b.ops : 0.0)
           << ", \"build_ns_per_key\": " << b.build_ns_per_key << ", \"hit_ns\": " << b.hit_ns
           << ", \"miss_ns\": " << b.miss_ns << ", \"filter_bits_per_key\": " << b.filter_bits;
-      const auto rounds = pr.round_ops_per_sec.find(b.name);
+      const auto rounds = pr.round_ops_per_sec.find(b.benchmark->name);
       if (rounds != pr.round_ops_per_sec.end()) {
         out << ", \"rounds_ops_per_sec\": [";
         for (size_t k = 0; k < rounds->second.size(); ++k) {
           out << (k ? ", " : "") << rounds->second[k];
         }
-        out << "], \"median_ops_per_sec\": " << pr.OpsPerSec(b.name);
+        out << "], \"median_ops_per_sec\": " << pr.OpsPerSec(b.benchmark->name);
       }
       out << "}";
     }
@@ -849,7 +884,7 @@ void WritePlot(const std::vector<PolicyResult>& results) {
     for (const PolicyResult& pr : results) {
       const BenchResult* b = pr.AbsentKeyBench();
       if (b == nullptr || b->fp_rate() <= 0 || pr.bits_per_key() <= 0) continue;
-      const double ops = pr.OpsPerSec(b->name);  // the median over --rounds, if any
+      const double ops = pr.OpsPerSec(b->benchmark->name);  // the median over --rounds, if any
       out << pr.bits_per_key() << " " << 100 * b->fp_rate() << " " << (ops > 0 ? 1e6 / ops : 0)
           << "\n\n\n";
       std::string title = pr.uri;
@@ -918,12 +953,12 @@ int main(int argc, char** argv) {
          config.num, FLAGS_key_size, FLAGS_value_size, config.reads, FLAGS_threads,
          FLAGS_compression_type.c_str());
   // The calculator needs no database and no policy: once, before the policies' runs.
-  std::vector<std::string> benchmarks;
-  for (const std::string& name : config.benchmarks) {
-    if (name == "sizing") {
+  std::vector<const Benchmark*> benchmarks;
+  for (const Benchmark* b : config.benchmarks) {
+    if (b->kind == BenchmarkKind::kSizing) {
       PrintSizing(config);
     } else {
-      benchmarks.push_back(name);
+      benchmarks.push_back(b);
     }
   }
   if (benchmarks.empty()) return 0;
@@ -941,16 +976,16 @@ int main(int argc, char** argv) {
     DbRunner& db = *db_owner;
     FilterRunner filter(config, p);
     bool opened = false;
-    for (const std::string& name : benchmarks) {
+    for (const Benchmark* b : benchmarks) {
       BenchResult r;
-      if (name == "filterbuild") {
-        r = filter.Build();
-      } else if (name == "filterquery") {
-        r = filter.Query();
+      if (b->kind == BenchmarkKind::kFilterBuild) {
+        r = filter.Build(*b);
+      } else if (b->kind == BenchmarkKind::kFilterQuery) {
+        r = filter.Query(*b);
       } else {
-        const bool fill = name.rfind("fill", 0) == 0;
+        const bool fill = b->kind == BenchmarkKind::kFill;
         if (fill && FLAGS_use_existing_db) {
-          printf("%-12s : skipped (--use_existing_db)\n", name.c_str());
+          printf("%-12s : skipped (--use_existing_db)\n", b->name);
           continue;
         }
         if (!opened || fill) {
@@ -958,7 +993,7 @@ int main(int argc, char** argv) {
           if (!s.ok()) Fail("cannot open the database of " + p.uri + ": " + s.ToString());
           opened = true;
         }
-        r = db.Run(name);
+        r = db.Run(*b);
         if (fill) {
           // Reopen, so that reads start from a cold table cache and every table reader opens at
           // its file's current level (RocksDB counts per-level statistics at the level a
@@ -982,23 +1017,21 @@ int main(int argc, char** argv) {
     results.push_back(pr);
     if (p.uri == "none") none = &results.back();
   }
-  std::vector<std::string> read_benchmarks;
-  for (const std::string& name : benchmarks) {
-    const bool read = name.rfind("read", 0) == 0 || name.rfind("multiread", 0) == 0;
-    if (read &&
-        std::find(read_benchmarks.begin(), read_benchmarks.end(), name) == read_benchmarks.end()) {
-      read_benchmarks.push_back(name);
+  std::vector<const Benchmark*> read_benchmarks;
+  for (const Benchmark* b : benchmarks) {
+    if (b->kind == BenchmarkKind::kRead &&
+        std::find(read_benchmarks.begin(), read_benchmarks.end(), b) == read_benchmarks.end()) {
+      read_benchmarks.push_back(b);
     }
   }
   for (int round = 1; round <= FLAGS_rounds && !read_benchmarks.empty(); ++round) {
     printf("\n== round %d of %d\n", round, FLAGS_rounds);
     for (size_t i = 0; i < open_dbs.size(); ++i) {
       if (open_dbs[i] == nullptr) continue;
-      for (const std::string& name : read_benchmarks) {
-        const BenchResult r = open_dbs[i]->Run(name);
-        results[i].round_ops_per_sec[name].push_back(r.ops_per_sec());
-        printf("%-16s : %11.0f ops/sec  %s\n", name.c_str(), r.ops_per_sec(),
-               results[i].uri.c_str());
+      for (const Benchmark* b : read_benchmarks) {
+        const BenchResult r = open_dbs[i]->Run(*b);
+        results[i].round_ops_per_sec[b->name].push_back(r.ops_per_sec());
+        printf("%-16s : %11.0f ops/sec  %s\n", b->name, r.ops_per_sec(), results[i].uri.c_str());
         fflush(stdout);
       }
     }

@@ -18,8 +18,6 @@
 
 namespace db_bench_ext {
 
-using ROCKSDB_NAMESPACE::DB;
-using ROCKSDB_NAMESPACE::Options;
 using ROCKSDB_NAMESPACE::PinnableSlice;
 using ROCKSDB_NAMESPACE::ReadOptions;
 using ROCKSDB_NAMESPACE::Slice;
@@ -52,7 +50,7 @@ Status DbRunner::Open(bool fresh) {
     std::error_code ec;
     std::filesystem::remove_all(path_, ec);
   }
-  Options options;
+  ROCKSDB_NAMESPACE::Options options;
   options.create_if_missing = true;
   options.write_buffer_size = static_cast<size_t>(FLAGS_write_buffer_size);
   // A settled fill flushes by itself (Fill); RocksDB's own flushes, which come at a moment that
@@ -74,8 +72,8 @@ Status DbRunner::Open(bool fresh) {
   table.block_cache = ROCKSDB_NAMESPACE::NewLRUCache(static_cast<size_t>(FLAGS_cache_size));
   options.table_factory.reset(ROCKSDB_NAMESPACE::NewBlockBasedTableFactory(table));
   stats_ = options.statistics;
-  DB* db = nullptr;
-  const Status s = DB::Open(options, path_, &db);
+  ROCKSDB_NAMESPACE::DB* db = nullptr;
+  const Status s = ROCKSDB_NAMESPACE::DB::Open(options, path_, &db);
   db_.reset(db);
   return s;
 }

@@ -1,0 +1,30 @@
+#include "db_bench_ext/benchmarks.h"
+
+namespace db_bench_ext {
+namespace {
+
+// clang-format off
+constexpr Benchmark kBenchmarks[] = {
+    // name              kind                         sequential absent_keys multi_get
+    {"fillrandom",       BenchmarkKind::kFill,        false,     false,      false},
+    {"fillseq",          BenchmarkKind::kFill,        true,      false,      false},
+    {"readrandom",       BenchmarkKind::kRead,        false,     false,      false},
+    {"readmissing",      BenchmarkKind::kRead,        false,     true,       false},
+    {"multireadrandom",  BenchmarkKind::kRead,        false,     false,      true},
+    {"multireadmissing", BenchmarkKind::kRead,        false,     true,       true},
+    {"filterbuild",      BenchmarkKind::kFilterBuild, false,     false,      false},
+    {"filterquery",      BenchmarkKind::kFilterQuery, false,     false,      false},
+    {"sizing",           BenchmarkKind::kSizing,      false,     false,      false},
+};
+// clang-format on
+
+}  // namespace
+
+const Benchmark* FindBenchmark(const std::string& name) {
+  for (const Benchmark& b : kBenchmarks) {
+    if (name == b.name) return &b;
+  }
+  return nullptr;
+}
+
+}  // namespace db_bench_ext

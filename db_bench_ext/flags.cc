@@ -1,0 +1,197 @@
+// The flags, defined here and declared in flags.h, and their checks.
+#include "db_bench_ext/flags.h"
+
+#include <rocksdb/convenience.h>
+#include <rocksdb/status.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "sstfilter/sstfilter.h"
+
+DEFINE_string(benchmarks, "fillrandom,readrandom,readmissing,multireadrandom,multireadmissing",
+              "Comma-separated benchmarks, run in order for each policy: fillrandom, fillseq, "
+              "readrandom, readmissing, multireadrandom, multireadmissing, filterbuild, "
+              "filterquery, sizing");
+DEFINE_string(filter_uri,
+              "none,bloomfilter:10,ribbonfilter:10,sstfilter.Bloom:10,"
+              "{id=sstfilter.Cuckoo;fp_rate=0.01}",
+              "Comma-separated filter policies, compared side by side: sstfilter's "
+              "(sstfilter.Bloom:10, {id=sstfilter.Cuckoo;fp_rate=0.001}), RocksDB's own "
+              "(bloomfilter:10, ribbonfilter:10) and none. Commas inside {...} belong to the "
+              "policy.");
+DEFINE_int64(num, 2000000, "Number of keys in the database (and in filterbuild's filter)");
+DEFINE_int64(reads, 1000000,
+             "Lookups per read benchmark; -1 means --num (db_bench's default). The default "
+             "keeps the default run under 5 minutes on 2 cores");
+DEFINE_int32(key_size, 16, "Key size in bytes (at least 8)");
+DEFINE_int32(value_size, 100, "Value size in bytes");
+DEFINE_string(db, "/tmp/sstfilter_db_bench_ext", "Directory of the databases (one per policy)");
+DEFINE_bool(use_existing_db, false, "Reuse the databases of an earlier run; skip fill benchmarks");
+DEFINE_int32(threads, 1, "Threads for the read benchmarks");
+DEFINE_int64(cache_size, 8 << 20, "Block cache size in bytes");
+DEFINE_int32(bloom_bits, -1,
+             "If >= 0 and --filter_uri is not given, compare none with bloomfilter:<bloom_bits>");
+DEFINE_bool(statistics, false, "Print RocksDB's statistics after each policy's benchmarks");
+DEFINE_int64(seed, 42, "Seed of the key order and the lookups");
+DEFINE_int64(write_buffer_size, 16 << 20, "Memtable size in bytes");
+DEFINE_string(compression_type, "snappy", "none, snappy, zlib, lz4, zstd");
+DEFINE_int32(num_levels, 7, "Levels of the LSM tree");
+DEFINE_int64(max_bytes_for_level_base, 256 << 20, "Size of level 1 in bytes");
+DEFINE_double(max_bytes_for_level_multiplier, 10, "Size ratio between adjacent levels");
+DEFINE_int64(target_file_size_base, 64 << 20, "Target SST file size in bytes at level 1");
+DEFINE_int32(level0_file_num_compaction_trigger, 4, "L0 files that trigger a compaction");
+DEFINE_bool(level_compaction_dynamic_level_bytes, false,
+            "Size levels from the last one up, each max_bytes_for_level_multiplier times the "
+            "next (the shape sstfilter.Leveled assumes)");
+DEFINE_string(sst_partitioner_factory, "",
+              "SstPartitionerFactory of every database, by name (e.g. sstfilter.NoTrivialMove); "
+              "empty for none");
+DEFINE_bool(settled_fill, false,
+            "Fill benchmarks flush every --write_buffer_size bytes of keys and values and wait "
+            "for the compactions of each flush before writing on, so that every policy's tree goes "
+            "through the same flushes and compactions and the trees compare level for level "
+            "(slower than db_bench's fill, whose tree shape depends on timing)");
+DEFINE_bool(use_direct_reads, false,
+            "Read SST files with O_DIRECT, so that a data block missing from the block cache "
+            "costs a device read, not a page-cache copy (what a false positive costs a database "
+            "larger than memory)");
+DEFINE_int32(rounds, 0,
+             "Extra rounds of the read benchmarks, run after every policy's first pass (then a "
+             "warm-up) and interleaved across the policies, so that the machine's drift hits "
+             "all alike; the summary gives each read benchmark's median ops/sec over the rounds");
+DEFINE_int32(batch_size, 32, "Keys per MultiGet in the multiread benchmarks");
+DEFINE_double(fp_rate, 0.01, "Target false-positive rate for the sizing calculator");
+DEFINE_string(json, "", "Write every figure to this file as JSON");
+DEFINE_string(inspect_db, "",
+              "Report the filter policy of every SST file of the database at this path, and "
+              "which files have no sstfilter filter; then exit (no benchmarks)");
+DEFINE_string(plot, "",
+              "Draw false-positive rate against bits per key, and lookup cost, to "
+              "this PNG file (needs gnuplot)");
+
+namespace db_bench_ext {
+namespace {
+
+using ROCKSDB_NAMESPACE::Status;
+
+// Splits on commas outside braces: "{id=a;x=1},b" -> "{id=a;x=1}", "b".
+std::vector<std::string> SplitList(const std::string& list) {
+  std::vector<std::string> out;
+  std::string cur;
+  int depth = 0;
+  for (char c : list) {
+    if (c == '{') ++depth;
+    if (c == '}') --depth;
+    if (c == ',' && depth == 0) {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+}  // namespace
+
+void Fail(const std::string& message) {
+  fprintf(stderr, "db_bench_ext: %s\n", message.c_str());
+  std::exit(1);
+}
+
+Config ValidateFlags() {
+  if (!FLAGS_plot.empty() && std::system("command -v gnuplot > /dev/null 2>&1") != 0) {
+    Fail("--plot needs gnuplot (apt-get install gnuplot-nox)");
+  }
+  Config c;
+  for (const std::string& name : SplitList(FLAGS_benchmarks)) {
+    const Benchmark* b = FindBenchmark(name);
+    if (b == nullptr) Fail("unknown benchmark '" + name + "' in --benchmarks");
+    c.benchmarks.push_back(b);
+  }
+  if (c.benchmarks.empty()) Fail("--benchmarks is empty");
+  if (FLAGS_num <= 0) Fail("--num must be > 0, got " + std::to_string(FLAGS_num));
+  if (FLAGS_num > (int64_t{1} << 40)) Fail("--num must be at most 2^40");
+  c.num = static_cast<uint64_t>(FLAGS_num);
+  if (FLAGS_reads == 0 || FLAGS_reads < -1) {
+    Fail("--reads must be > 0, or -1 for --num, got " + std::to_string(FLAGS_reads));
+  }
+  c.reads = FLAGS_reads == -1 ? c.num : static_cast<uint64_t>(FLAGS_reads);
+  if (FLAGS_key_size < 8 || FLAGS_key_size > 1024) {
+    Fail("--key_size must be in [8, 1024], got " + std::to_string(FLAGS_key_size));
+  }
+  if (FLAGS_value_size < 0 || FLAGS_value_size > (64 << 20)) {
+    Fail("--value_size must be in [0, 64 MiB], got " + std::to_string(FLAGS_value_size));
+  }
+  if (FLAGS_threads < 1 || FLAGS_threads > 256) {
+    Fail("--threads must be in [1, 256], got " + std::to_string(FLAGS_threads));
+  }
+  if (FLAGS_cache_size < 0) Fail("--cache_size must be >= 0");
+  if (FLAGS_write_buffer_size < 64 << 10) Fail("--write_buffer_size must be at least 65536");
+  if (FLAGS_batch_size < 1 || FLAGS_batch_size > 4096) Fail("--batch_size must be in [1, 4096]");
+  if (FLAGS_rounds < 0 || FLAGS_rounds > 1000) Fail("--rounds must be in [0, 1000]");
+  if (FLAGS_num_levels < 1 || FLAGS_num_levels > 64) Fail("--num_levels must be in [1, 64]");
+  if (FLAGS_max_bytes_for_level_base < 65536) Fail("--max_bytes_for_level_base must be >= 65536");
+  if (!(FLAGS_max_bytes_for_level_multiplier > 1 && FLAGS_max_bytes_for_level_multiplier <= 1000)) {
+    Fail("--max_bytes_for_level_multiplier must be in (1, 1000]");
+  }
+  if (FLAGS_target_file_size_base < 65536) Fail("--target_file_size_base must be >= 65536");
+  if (FLAGS_level0_file_num_compaction_trigger < 1) {
+    Fail("--level0_file_num_compaction_trigger must be >= 1");
+  }
+  if (!(FLAGS_fp_rate > 0 && FLAGS_fp_rate < 1)) Fail("--fp_rate must be in (0, 1)");
+  const std::map<std::string, ROCKSDB_NAMESPACE::CompressionType> compressions = {
+      {"none", ROCKSDB_NAMESPACE::kNoCompression},
+      {"snappy", ROCKSDB_NAMESPACE::kSnappyCompression},
+      {"zlib", ROCKSDB_NAMESPACE::kZlibCompression},
+      {"lz4", ROCKSDB_NAMESPACE::kLZ4Compression},
+      {"zstd", ROCKSDB_NAMESPACE::kZSTD}};
+  const auto comp = compressions.find(FLAGS_compression_type);
+  if (comp == compressions.end()) {
+    Fail("unknown --compression_type '" + FLAGS_compression_type +
+         "' (none, snappy, zlib, lz4, zstd)");
+  }
+  c.compression = comp->second;
+  if (!FLAGS_sst_partitioner_factory.empty()) {
+    const Status s = ROCKSDB_NAMESPACE::SstPartitionerFactory::CreateFromString(
+        sstfilter::StrictConfigOptions(), FLAGS_sst_partitioner_factory, &c.partitioner);
+    if (!s.ok() || c.partitioner == nullptr) {
+      Fail("bad --sst_partitioner_factory '" + FLAGS_sst_partitioner_factory +
+           "': " + (s.ok() ? "no partitioner" : s.ToString()));
+    }
+  }
+
+  std::string uris = FLAGS_filter_uri;
+  if (gflags::GetCommandLineFlagInfoOrDie("filter_uri").is_default && FLAGS_bloom_bits >= 0) {
+    uris = std::string(kNoFilterUri) + ",bloomfilter:" + std::to_string(FLAGS_bloom_bits);
+  }
+  for (const std::string& uri : SplitList(uris)) {
+    PolicyUnderTest p;
+    p.uri = uri;
+    if (uri != kNoFilterUri) {
+      const Status s = sstfilter::NewFilterPolicy(uri, &p.policy);
+      if (!s.ok() || p.policy == nullptr) {
+        Fail("bad --filter_uri entry '" + uri + "': " + (s.ok() ? "no policy" : s.ToString()));
+      }
+    }
+    c.policies.push_back(p);
+  }
+  if (c.policies.empty()) Fail("--filter_uri is empty");
+
+  std::error_code ec;
+  std::filesystem::create_directories(FLAGS_db, ec);
+  const std::string probe = FLAGS_db + "/.db_bench_ext_probe";
+  if (ec || !std::ofstream(probe).good()) {
+    Fail("cannot create or write --db directory '" + FLAGS_db + "'" +
+         (ec ? ": " + ec.message() : std::string()));
+  }
+  std::filesystem::remove(probe, ec);
+  return c;
+}
+
+}  // namespace db_bench_ext

@@ -1,0 +1,73 @@
+// db_bench_ext's flags, and the configuration they make once checked. Every check runs before any
+// work starts, and a bad flag ends the run with one line on stderr and exit status 1.
+#pragma once
+
+#include <gflags/gflags.h>
+#include <rocksdb/compression_type.h>
+#include <rocksdb/filter_policy.h>
+#include <rocksdb/sst_partitioner.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "db_bench_ext/benchmarks.h"
+
+DECLARE_string(benchmarks);
+DECLARE_string(filter_uri);
+DECLARE_int64(num);
+DECLARE_int64(reads);
+DECLARE_int32(key_size);
+DECLARE_int32(value_size);
+DECLARE_string(db);
+DECLARE_bool(use_existing_db);
+DECLARE_int32(threads);
+DECLARE_int64(cache_size);
+DECLARE_int32(bloom_bits);
+DECLARE_bool(statistics);
+DECLARE_int64(seed);
+DECLARE_int64(write_buffer_size);
+DECLARE_string(compression_type);
+DECLARE_int32(num_levels);
+DECLARE_int64(max_bytes_for_level_base);
+DECLARE_double(max_bytes_for_level_multiplier);
+DECLARE_int64(target_file_size_base);
+DECLARE_int32(level0_file_num_compaction_trigger);
+DECLARE_bool(level_compaction_dynamic_level_bytes);
+DECLARE_string(sst_partitioner_factory);
+DECLARE_bool(settled_fill);
+DECLARE_bool(use_direct_reads);
+DECLARE_int32(rounds);
+DECLARE_int32(batch_size);
+DECLARE_double(fp_rate);
+DECLARE_string(json);
+DECLARE_string(inspect_db);
+DECLARE_string(plot);
+
+namespace db_bench_ext {
+
+// The --filter_uri entry that means "no filter".
+inline constexpr const char* kNoFilterUri = "none";
+
+struct PolicyUnderTest {
+  std::string uri;                                                // as given
+  std::shared_ptr<const ROCKSDB_NAMESPACE::FilterPolicy> policy;  // null for kNoFilterUri
+};
+
+struct Config {
+  std::vector<const Benchmark*> benchmarks;  // in --benchmarks order
+  std::vector<PolicyUnderTest> policies;
+  uint64_t num = 0, reads = 0;
+  ROCKSDB_NAMESPACE::CompressionType compression = ROCKSDB_NAMESPACE::kSnappyCompression;
+  std::shared_ptr<ROCKSDB_NAMESPACE::SstPartitionerFactory> partitioner;  // null: none
+};
+
+// Prints "db_bench_ext: <message>" on stderr and exits with status 1.
+[[noreturn]] void Fail(const std::string& message);
+
+// Checks every flag (failing at the first bad one), loads the policies and the partitioner, and
+// makes sure the --db directory can be written.
+Config ValidateFlags();
+
+}  // namespace db_bench_ext

@@ -1,0 +1,118 @@
+// What a run measures: a benchmark's figures, a policy's figures, the medians of --rounds, and the
+// clock and progress line they are taken with.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "db_bench_ext/benchmarks.h"
+
+namespace db_bench_ext {
+
+using Clock = std::chrono::steady_clock;
+
+inline double SecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// 8 * bytes / keys, 0 for no keys.
+inline double BitsPerKey(uint64_t bytes, uint64_t keys) {
+  return keys == 0 ? 0 : 8.0 * bytes / keys;
+}
+
+// The median; the mean of the middle two for an even count. `values` must not be empty.
+double Median(std::vector<double> values);
+
+// A level's filter answers, from RocksDB's per-level perf context: "no" answers, "may match"
+// answers, and "may match" answers for keys the level really held.
+struct LevelCounts {
+  uint64_t negatives = 0, positives = 0, true_positives = 0;
+  uint64_t checks() const { return negatives + positives; }
+  uint64_t false_positives() const { return positives - true_positives; }
+};
+
+struct BenchResult {
+  const Benchmark* benchmark = nullptr;
+  double seconds = 0;
+  uint64_t ops = 0;
+  uint64_t found = 0;
+  // From RocksDB's statistics, deltas over the benchmark.
+  uint64_t filter_negatives = 0;  // rocksdb.bloom.filter.useful
+  uint64_t filter_positives = 0;  // rocksdb.bloom.filter.full.positive
+  uint64_t filter_true_positives = 0;
+  uint64_t data_block_reads = 0;  // rocksdb.block.cache.data.miss
+  std::map<int, LevelCounts> levels;
+  // filterbuild / filterquery
+  double build_ns_per_key = 0, hit_ns = 0, miss_ns = 0, filter_fp_rate = -1, filter_bits = 0;
+
+  double micros_per_op() const { return ops == 0 ? 0 : seconds * 1e6 / ops; }
+  double ops_per_sec() const { return seconds <= 0 ? 0 : ops / seconds; }
+  double data_blocks_per_op() const {
+    return ops == 0 ? 0 : static_cast<double>(data_block_reads) / ops;
+  }
+  uint64_t filter_checks() const { return filter_negatives + filter_positives; }
+  uint64_t filter_false_positives() const { return filter_positives - filter_true_positives; }
+  // For lookups of absent keys every positive is false; in general, positives minus true ones
+  // over the checks of keys that were absent from the file.
+  double fp_rate() const {
+    const uint64_t negatives_checked = filter_checks() - filter_true_positives;
+    return negatives_checked == 0
+               ? -1
+               : static_cast<double>(filter_false_positives()) / negatives_checked;
+  }
+};
+
+struct PolicyResult {
+  std::string uri;
+  std::vector<BenchResult> benches;
+  uint64_t filter_bytes = 0, filter_entries = 0, files = 0;
+  struct Level {
+    uint64_t files = 0, keys = 0, filter_bytes = 0, filter_entries = 0;
+  };
+  std::map<int, Level> levels;  // from the live files' metadata and table properties
+  // ops/sec of each --rounds round, per read benchmark.
+  std::map<std::string, std::vector<double>> round_ops_per_sec;
+
+  double bits_per_key() const { return BitsPerKey(filter_bytes, filter_entries); }
+  // The first result of the benchmark named `name`; null if it did not run.
+  const BenchResult* Find(const std::string& name) const;
+  // The benchmark whose lookups were all of absent keys, so whose filter positives are all
+  // false: readmissing, else multireadmissing; null if neither ran.
+  const BenchResult* AbsentKeyBench() const;
+  // AbsentKeyBench's filter answers at `level`; zeros if it has none there.
+  LevelCounts AbsentKeyLevelCounts(int level) const;
+  // The median over the rounds if there were any, else the first pass's figure; -1 if the
+  // benchmark did not run.
+  double OpsPerSec(const std::string& name) const;
+};
+
+// The last result of the policy without a filter, the baseline of "speed-up vs none"; null if
+// none of `results` is one.
+const PolicyResult* NoFilterResult(const std::vector<PolicyResult>& results);
+
+// "... finished N ops" on stderr, at most once a second, as db_bench does.
+class Progress {
+ public:
+  explicit Progress(uint64_t total) : total_(total), last_(Clock::now()) {}
+  ~Progress();
+  // Inline: called for every operation of a timed loop.
+  void Add(uint64_t n) {
+    done_ += n;
+    const auto now = Clock::now();
+    if (now - last_ >= std::chrono::seconds(1)) Print(now);
+  }
+
+ private:
+  void Print(Clock::time_point now);
+
+  const uint64_t total_;
+  std::atomic<uint64_t> done_{0};
+  Clock::time_point last_;
+  bool printed_ = false;
+};
+
+}  // namespace db_bench_ext

@@ -1,0 +1,89 @@
+// --json: every figure of the run, a record per policy with its levels and benchmarks. Fields keep
+// the order they are written in (ordered_json), so the file reads like the text output.
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+#include "db_bench_ext/report.h"
+
+namespace db_bench_ext {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json ConfigJson(const Config& c) {
+  return {{"num", c.num},
+          {"reads", c.reads},
+          {"key_size", FLAGS_key_size},
+          {"value_size", FLAGS_value_size},
+          {"threads", FLAGS_threads},
+          {"batch_size", FLAGS_batch_size},
+          {"cache_size", FLAGS_cache_size},
+          {"seed", FLAGS_seed},
+          {"compression_type", FLAGS_compression_type}};
+}
+
+Json BenchJson(const PolicyResult& pr, const BenchResult& b) {
+  Json j = {{"micros_per_op", b.micros_per_op()},
+            {"ops_per_sec", b.ops_per_sec()},
+            {"seconds", b.seconds},
+            {"ops", b.ops},
+            {"found", b.found},
+            {"filter_checks", b.filter_checks()},
+            {"filter_negatives", b.filter_negatives},
+            {"filter_positives", b.filter_positives},
+            {"filter_true_positives", b.filter_true_positives},
+            // filterquery's own rate, else the rate from RocksDB's statistics (-1: no checks).
+            {"fp_rate", b.filter_fp_rate >= 0 ? b.filter_fp_rate : b.fp_rate()},
+            {"data_blocks_per_op", b.data_blocks_per_op()},
+            {"build_ns_per_key", b.build_ns_per_key},
+            {"hit_ns", b.hit_ns},
+            {"miss_ns", b.miss_ns},
+            {"filter_bits_per_key", b.filter_bits}};
+  const auto rounds = pr.round_ops_per_sec.find(b.benchmark->name);
+  if (rounds != pr.round_ops_per_sec.end()) {
+    j["rounds_ops_per_sec"] = rounds->second;
+    j["median_ops_per_sec"] = pr.OpsPerSec(b.benchmark->name);
+  }
+  return j;
+}
+
+Json PolicyJson(const PolicyResult& pr) {
+  Json levels = Json::array();
+  for (const auto& [level, l] : pr.levels) {
+    const LevelCounts counts = pr.AbsentKeyLevelCounts(level);
+    levels.push_back({{"level", level},
+                      {"files", l.files},
+                      {"keys", l.keys},
+                      {"filter_bytes", l.filter_bytes},
+                      {"filter_entries", l.filter_entries},
+                      {"missing_filter_checks", counts.checks()},
+                      {"missing_false_positives", counts.false_positives()}});
+  }
+  Json benchmarks = Json::object();
+  // A benchmark given twice keeps its last result: what JSON parsers read from the duplicate keys
+  // the hand-written writer used to emit.
+  for (const BenchResult& b : pr.benches) benchmarks[b.benchmark->name] = BenchJson(pr, b);
+  return {{"filter_uri", pr.uri},
+          {"sst_files", pr.files},
+          {"filter_bytes", pr.filter_bytes},
+          {"filter_entries", pr.filter_entries},
+          {"bits_per_key", pr.bits_per_key()},
+          {"levels", std::move(levels)},
+          {"benchmarks", std::move(benchmarks)}};
+}
+
+}  // namespace
+
+void WriteJson(const Config& config, const std::vector<PolicyResult>& results) {
+  Json policies = Json::array();
+  for (const PolicyResult& pr : results) policies.push_back(PolicyJson(pr));
+  const Json doc = {{"config", ConfigJson(config)}, {"policies", std::move(policies)}};
+  std::ofstream out(FLAGS_json);
+  // A URI that is not valid UTF-8 is written with replacement characters rather than failing the
+  // run at its very end.
+  out << doc.dump(2, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace) << "\n";
+  if (!out.good()) Fail("cannot write --json file '" + FLAGS_json + "'");
+}
+
+}  // namespace db_bench_ext

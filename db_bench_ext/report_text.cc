@@ -1,0 +1,164 @@
+// The text on stdout: db_bench's line per benchmark, the levels of each policy's tree, the rounds,
+// and the closing table.
+#include <cinttypes>
+#include <cstdio>
+
+#include "core/blocked_bloom/math.h"
+#include "core/cuckoo/math.h"
+#include "core/sizing.h"
+#include "core/standard_bloom/math.h"
+#include "db_bench_ext/report.h"
+
+namespace db_bench_ext {
+namespace {
+
+std::string Human(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  int u = 0;
+  while (bytes >= 1024 && u < 5) {
+    bytes /= 1024;
+    ++u;
+  }
+  char buf[32];
+  snprintf(buf, sizeof(buf), "%.1f %s", bytes, units[u]);
+  return buf;
+}
+
+// Per level: files, keys and filter bits per key from the table properties, and the filters'
+// false-positive rate over absent-key lookups (readmissing, else multireadmissing) from the
+// per-level perf context.
+void PrintLevels(const PolicyResult& pr) {
+  printf("  %5s %6s %12s %9s %12s %10s\n", "level", "files", "keys", "bits/key", "checks", "FP %");
+  for (const auto& [level, l] : pr.levels) {
+    printf("  %5d %6" PRIu64 " %12" PRIu64 " %9.2f", level, l.files, l.keys,
+           BitsPerKey(l.filter_bytes, l.filter_entries));
+    const LevelCounts c = pr.AbsentKeyLevelCounts(level);
+    if (c.checks() > 0) {
+      printf(" %12" PRIu64 " %10.4f\n", c.checks(), 100.0 * c.false_positives() / c.checks());
+    } else {
+      printf(" %12s %10s\n", "-", "-");
+    }
+  }
+}
+
+}  // namespace
+
+void PrintConfig(const Config& config) {
+  printf("db_bench_ext: %" PRIu64 " keys of %d bytes, values of %d bytes, %" PRIu64
+         " lookups per read benchmark, %d thread(s), compression %s\n",
+         config.num, FLAGS_key_size, FLAGS_value_size, config.reads, FLAGS_threads,
+         FLAGS_compression_type.c_str());
+}
+
+void PrintSizing(const Config& config) {
+  const double p = FLAGS_fp_rate;
+  printf("sizing       : %" PRIu64 " keys at a %.4g%% false-positive rate\n", config.num, 100 * p);
+  struct Row {
+    const char* name;
+    sstfilter::Result<double> bits_per_key;
+  };
+  const sstfilter::Result<int> f = sstfilter::CuckooFingerprintBits(p);
+  const Row rows[] = {
+      {"blocked Bloom (sstfilter.Bloom, ~bloomfilter)", sstfilter::BlockedBloomBitsPerKey(p)},
+      {"standard Bloom (layout=standard)", sstfilter::StandardBloomBitsPerKey(p)},
+      {"cuckoo (sstfilter.Cuckoo)",
+       f.ok() ? sstfilter::CuckooBitsPerKey(f.value(), sstfilter::kCuckooTargetLoad)
+              : sstfilter::Result<double>::Error(f.error())},
+      {"information-theoretic limit", sstfilter::InformationLimitBitsPerKey(p)},
+  };
+  for (const Row& row : rows) {
+    if (row.bits_per_key.ok()) {
+      printf("  %-46s %7.2f bits/key %12s\n", row.name, row.bits_per_key.value(),
+             Human(row.bits_per_key.value() * config.num / 8).c_str());
+    } else {
+      printf("  %-46s %s\n", row.name, row.bits_per_key.error().c_str());
+    }
+  }
+}
+
+void PrintPolicyHeader(const std::string& uri) { printf("\n== filter policy: %s\n", uri.c_str()); }
+
+void PrintSkipped(const Benchmark& benchmark, const char* why) {
+  printf("%-12s : skipped (%s)\n", benchmark.name, why);
+}
+
+void PrintBench(const PolicyResult& pr, const BenchResult& b, const PolicyResult* none) {
+  const char* name = b.benchmark->name;
+  const BenchmarkKind kind = b.benchmark->kind;
+  if (kind == BenchmarkKind::kFilterBuild || kind == BenchmarkKind::kFilterQuery) {
+    if (b.ops == 0) {
+      PrintSkipped(*b.benchmark, "no filter");
+    } else if (kind == BenchmarkKind::kFilterBuild) {
+      printf("%-12s : %10.1f ns/key build, %.2f bits/key\n", name, b.build_ns_per_key,
+             b.filter_bits);
+    } else {
+      printf("%-12s : %10.1f ns/hit %.1f ns/miss, false-positive rate %.4f%%\n", name, b.hit_ns,
+             b.miss_ns, 100 * b.filter_fp_rate);
+    }
+    return;
+  }
+  printf("%-12s : %11.3f micros/op %.0f ops/sec %.3f seconds %" PRIu64 " operations;", name,
+         b.micros_per_op(), b.ops_per_sec(), b.seconds, b.ops);
+  if (kind == BenchmarkKind::kRead) printf(" (%" PRIu64 " of %" PRIu64 " found)", b.found, b.ops);
+  printf("\n");
+  if (kind != BenchmarkKind::kRead) return;
+  printf("  [%s] data blocks read/op %.3f", pr.uri.c_str(), b.data_blocks_per_op());
+  if (b.filter_checks() > 0) {
+    printf(", filter checks %" PRIu64 ", false positives %.4f%%", b.filter_checks(),
+           100 * b.fp_rate());
+  }
+  const BenchResult* base = none ? none->Find(name) : nullptr;
+  if (base != nullptr && base != &b && b.micros_per_op() > 0) {
+    printf(", speed-up vs none %.2fx", base->micros_per_op() / b.micros_per_op());
+  }
+  printf("\n");
+}
+
+void PrintPolicyFiles(const PolicyResult& pr) {
+  printf("  [%s] %" PRIu64 " SST files, filter %.2f bits/key (%s)\n", pr.uri.c_str(), pr.files,
+         pr.bits_per_key(), Human(static_cast<double>(pr.filter_bytes)).c_str());
+  PrintLevels(pr);
+}
+
+void PrintStatistics(const std::string& text) { printf("STATISTICS:\n%s\n", text.c_str()); }
+
+void PrintRoundHeader(int round) { printf("\n== round %d of %d\n", round, FLAGS_rounds); }
+
+void PrintRoundResult(const Benchmark& benchmark, double ops_per_sec, const std::string& uri) {
+  printf("%-16s : %11.0f ops/sec  %s\n", benchmark.name, ops_per_sec, uri.c_str());
+}
+
+void PrintTable(const std::vector<PolicyResult>& results) {
+  const PolicyResult* none = NoFilterResult(results);
+  // FP % is per filter check; FP/lookup sums the checks of every level an absent key consults.
+  printf("\n%-38s %9s %10s %8s %12s %12s %12s %9s\n", "filter policy", "bits/key", "FP %",
+         "FP/look", "readmissing", "multimissing", "readrandom", "vs none");
+  printf("%-38s %9s %10s %8s %12s %12s %12s %9s\n", "", "(SSTs)", "(missing)", "(missing)",
+         "ops/sec", "ops/sec", "ops/sec", "(missing)");
+  for (const PolicyResult& pr : results) {
+    const BenchResult* rate_source = pr.AbsentKeyBench();
+    double fp = rate_source ? rate_source->fp_rate() : -1;
+    if (fp < 0 && pr.Find("filterquery")) fp = pr.Find("filterquery")->filter_fp_rate;
+    printf("%-38s %9.2f ", pr.uri.c_str(), pr.bits_per_key());
+    fp < 0 ? printf("%10s ", "-") : printf("%10.4f ", 100 * fp);
+    // False positives per absent-key lookup: what a lookup pays in wasted reads, summed over
+    // the levels it consults.
+    if (rate_source != nullptr && rate_source->ops > 0 && rate_source->filter_checks() > 0) {
+      printf("%8.4f ",
+             static_cast<double>(rate_source->filter_false_positives()) / rate_source->ops);
+    } else {
+      printf("%8s ", "-");
+    }
+    for (const char* name : {"readmissing", "multireadmissing", "readrandom"}) {
+      const double ops = pr.OpsPerSec(name);
+      ops > 0 ? printf("%12.0f ", ops) : printf("%12s ", "-");
+    }
+    const double base = none ? none->OpsPerSec("readmissing") : -1;
+    if (pr.OpsPerSec("readmissing") > 0 && base > 0) {
+      printf("%8.2fx", pr.OpsPerSec("readmissing") / base);
+    }
+    printf("\n");
+  }
+}
+
+}  // namespace db_bench_ext

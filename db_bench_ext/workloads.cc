@@ -1,0 +1,226 @@
+#include "db_bench_ext/workloads.h"
+
+#include <rocksdb/cache.h>
+#include <rocksdb/options.h>
+#include <rocksdb/perf_context.h>
+#include <rocksdb/perf_level.h>
+#include <rocksdb/table.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <mutex>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "core/random.h"
+#include "sstfilter/inspect.h"
+
+namespace db_bench_ext {
+
+using ROCKSDB_NAMESPACE::PinnableSlice;
+using ROCKSDB_NAMESPACE::ReadOptions;
+using ROCKSDB_NAMESPACE::Slice;
+using ROCKSDB_NAMESPACE::Status;
+
+void WriteKey(uint64_t i, bool absent, std::string* key) {
+  const uint64_t k = 2 * i + (absent ? 1 : 0);
+  key->assign(static_cast<size_t>(FLAGS_key_size), 'x');
+  for (int b = 0; b < 8; ++b) (*key)[b] = static_cast<char>(k >> (56 - 8 * b));
+}
+
+std::string PresentKey(uint64_t i) {
+  std::string key;
+  WriteKey(i, /*absent=*/false, &key);
+  return key;
+}
+
+std::string AbsentKey(uint64_t i) {
+  std::string key;
+  WriteKey(i, /*absent=*/true, &key);
+  return key;
+}
+
+DbRunner::DbRunner(const Config& config, const PolicyUnderTest& p, size_t index)
+    : config_(config), policy_(p), path_(FLAGS_db + "/policy" + std::to_string(index)) {}
+
+Status DbRunner::Open(bool fresh) {
+  db_.reset();  // close first: one process, one open instance per directory
+  if (fresh) {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  ROCKSDB_NAMESPACE::Options options;
+  options.create_if_missing = true;
+  options.write_buffer_size = static_cast<size_t>(FLAGS_write_buffer_size);
+  // A settled fill flushes by itself (Fill); RocksDB's own flushes, which come at a moment that
+  // depends on memtable overhead and timing, must not come first.
+  if (FLAGS_settled_fill) options.write_buffer_size *= 4;
+  options.compression = config_.compression;
+  options.statistics = ROCKSDB_NAMESPACE::CreateDBStatistics();
+  options.IncreaseParallelism(2);
+  options.num_levels = FLAGS_num_levels;
+  options.max_bytes_for_level_base = static_cast<uint64_t>(FLAGS_max_bytes_for_level_base);
+  options.max_bytes_for_level_multiplier = FLAGS_max_bytes_for_level_multiplier;
+  options.target_file_size_base = static_cast<uint64_t>(FLAGS_target_file_size_base);
+  options.level0_file_num_compaction_trigger = FLAGS_level0_file_num_compaction_trigger;
+  options.level_compaction_dynamic_level_bytes = FLAGS_level_compaction_dynamic_level_bytes;
+  options.sst_partitioner_factory = config_.partitioner;
+  options.use_direct_reads = FLAGS_use_direct_reads;
+  ROCKSDB_NAMESPACE::BlockBasedTableOptions table;
+  table.filter_policy = policy_.policy;
+  table.block_cache = ROCKSDB_NAMESPACE::NewLRUCache(static_cast<size_t>(FLAGS_cache_size));
+  options.table_factory.reset(ROCKSDB_NAMESPACE::NewBlockBasedTableFactory(table));
+  stats_ = options.statistics;
+  ROCKSDB_NAMESPACE::DB* db = nullptr;
+  const Status s = ROCKSDB_NAMESPACE::DB::Open(options, path_, &db);
+  db_.reset(db);
+  return s;
+}
+
+BenchResult DbRunner::Run(const Benchmark& benchmark) {
+  BenchResult r;
+  r.benchmark = &benchmark;
+  const Snapshot before = Take();
+  const auto start = Clock::now();
+  if (benchmark.kind == BenchmarkKind::kFill) {
+    Fill(benchmark.sequential, &r);
+  } else {
+    Read(benchmark, &r);
+  }
+  r.seconds = SecondsSince(start);
+  const Snapshot after = Take();
+  r.filter_negatives = after.negatives - before.negatives;
+  r.filter_positives = after.positives - before.positives;
+  r.filter_true_positives = after.true_positives - before.true_positives;
+  r.data_block_reads = after.data_misses - before.data_misses;
+  return r;
+}
+
+void DbRunner::CollectTableProperties(PolicyResult* out) {
+  std::vector<sstfilter::SstFilterInfo> files;
+  if (!sstfilter::DescribeFilters(db_.get(), &files).ok()) return;
+  for (const sstfilter::SstFilterInfo& f : files) {
+    out->filter_bytes += f.filter_bytes;
+    out->filter_entries += f.filter_entries;
+    ++out->files;
+    PolicyResult::Level& level = out->levels[f.level];
+    ++level.files;
+    level.keys += f.num_entries;
+    level.filter_bytes += f.filter_bytes;
+    level.filter_entries += f.filter_entries;
+  }
+}
+
+DbRunner::Snapshot DbRunner::Take() const {
+  return {stats_->getTickerCount(ROCKSDB_NAMESPACE::BLOOM_FILTER_USEFUL),
+          stats_->getTickerCount(ROCKSDB_NAMESPACE::BLOOM_FILTER_FULL_POSITIVE),
+          stats_->getTickerCount(ROCKSDB_NAMESPACE::BLOOM_FILTER_FULL_TRUE_POSITIVE),
+          stats_->getTickerCount(ROCKSDB_NAMESPACE::BLOCK_CACHE_DATA_MISS)};
+}
+
+void DbRunner::Fill(bool sequential, BenchResult* r) {
+  std::vector<uint64_t> order(config_.num);
+  for (uint64_t i = 0; i < config_.num; ++i) order[i] = i;
+  if (!sequential) std::shuffle(order.begin(), order.end(), std::mt19937_64(FLAGS_seed));
+  const std::string value(static_cast<size_t>(FLAGS_value_size), 'v');
+  ROCKSDB_NAMESPACE::WriteOptions w;
+  w.disableWAL = true;
+  // Keys per flush in a settled fill: a memtable's worth of keys and values.
+  const uint64_t keys_per_flush = std::max<uint64_t>(
+      1, static_cast<uint64_t>(FLAGS_write_buffer_size) / (FLAGS_key_size + FLAGS_value_size));
+  uint64_t unflushed = 0;
+  std::string key;
+  Progress progress(config_.num);
+  for (uint64_t i : order) {
+    WriteKey(i, /*absent=*/false, &key);
+    const Status s = db_->Put(w, key, value);
+    if (!s.ok()) Fail("put failed: " + s.ToString());
+    progress.Add(1);
+    if (FLAGS_settled_fill && ++unflushed == keys_per_flush) {
+      FlushAndSettle(std::chrono::microseconds(200));
+      unflushed = 0;
+    }
+  }
+  r->ops = config_.num;
+  // Flush and let compactions settle, so that the reads that follow see SST files only.
+  FlushAndSettle(std::chrono::milliseconds(50));
+}
+
+// Flushes the memtable and waits, polling every `poll`, until no compaction is pending or running.
+void DbRunner::FlushAndSettle(std::chrono::microseconds poll) {
+  const Status s = db_->Flush(ROCKSDB_NAMESPACE::FlushOptions());
+  if (!s.ok()) Fail("flush failed: " + s.ToString());
+  for (;;) {
+    uint64_t pending = 0, running = 0;
+    db_->GetIntProperty("rocksdb.compaction-pending", &pending);
+    db_->GetIntProperty("rocksdb.num-running-compactions", &running);
+    if (pending == 0 && running == 0) break;
+    std::this_thread::sleep_for(poll);
+  }
+}
+
+void DbRunner::Read(const Benchmark& benchmark, BenchResult* r) {
+  const bool missing = benchmark.absent_keys;
+  const bool multi = benchmark.multi_get;
+  const uint64_t per_thread = (config_.reads + FLAGS_threads - 1) / FLAGS_threads;
+  std::atomic<uint64_t> found{0}, ops{0};
+  Progress progress(per_thread * FLAGS_threads);
+  std::mutex levels_mu;
+  auto worker = [&](int thread) {
+    // Per-level filter counts (perf context counters are per thread; counting costs every
+    // policy the same few increments).
+    ROCKSDB_NAMESPACE::SetPerfLevel(ROCKSDB_NAMESPACE::PerfLevel::kEnableCount);
+    ROCKSDB_NAMESPACE::PerfContext* perf = ROCKSDB_NAMESPACE::get_perf_context();
+    perf->Reset();
+    perf->ClearPerLevelPerfContext();
+    perf->EnablePerLevelPerfContext();
+    uint64_t rng = static_cast<uint64_t>(FLAGS_seed) * 1000003 + thread + (missing ? 7 : 0);
+    PinnableSlice value;
+    const size_t batch = multi ? static_cast<size_t>(FLAGS_batch_size) : 1;
+    std::vector<std::string> keys(batch);
+    std::vector<Slice> slices(batch);
+    std::vector<PinnableSlice> values(batch);
+    std::vector<Status> statuses(batch);
+    uint64_t my_found = 0;
+    for (uint64_t done = 0; done < per_thread; done += batch) {
+      const size_t n = static_cast<size_t>(std::min<uint64_t>(batch, per_thread - done));
+      for (size_t j = 0; j < n; ++j) {
+        // `%`, not a multiply-shift range reduction: it keeps the lookups those of earlier runs.
+        WriteKey(sstfilter::SplitMix64(&rng) % config_.num, missing, &keys[j]);
+        slices[j] = keys[j];
+      }
+      if (multi) {
+        db_->MultiGet(ReadOptions(), db_->DefaultColumnFamily(), n, slices.data(), values.data(),
+                      statuses.data());
+        for (size_t j = 0; j < n; ++j) my_found += statuses[j].ok();
+      } else {
+        my_found += db_->Get(ReadOptions(), db_->DefaultColumnFamily(), slices[0], &value).ok();
+      }
+      progress.Add(n);
+    }
+    found += my_found;
+    ops += per_thread;
+    {
+      std::lock_guard<std::mutex> lock(levels_mu);
+      if (perf->level_to_perf_context != nullptr) {
+        for (const auto& [level, c] : *perf->level_to_perf_context) {
+          LevelCounts& mine = r->levels[static_cast<int>(level)];
+          mine.negatives += c.bloom_filter_useful;
+          mine.positives += c.bloom_filter_full_positive;
+          mine.true_positives += c.bloom_filter_full_true_positive;
+        }
+      }
+    }
+    perf->DisablePerLevelPerfContext();
+    ROCKSDB_NAMESPACE::SetPerfLevel(ROCKSDB_NAMESPACE::PerfLevel::kDisable);
+  };
+  std::vector<std::thread> threads;
+  for (int t = 1; t < FLAGS_threads; ++t) threads.emplace_back(worker, t);
+  worker(0);
+  for (std::thread& t : threads) t.join();
+  r->ops = ops;
+  r->found = found;
+}
+
+}  // namespace db_bench_ext

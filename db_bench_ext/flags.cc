@@ -108,6 +108,9 @@ Config ValidateFlags() {
   if (!FLAGS_plot.empty() && std::system("command -v gnuplot > /dev/null 2>&1") != 0) {
     Fail("--plot needs gnuplot (apt-get install gnuplot-nox)");
   }
+  if (FLAGS_plot.find_first_of("'\n") != std::string::npos) {
+    Fail("--plot: the path may not contain a single quote or a newline (gnuplot quotes it)");
+  }
   Config c;
   for (const std::string& name : SplitList(FLAGS_benchmarks)) {
     const Benchmark* b = FindBenchmark(name);

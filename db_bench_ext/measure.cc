@@ -52,8 +52,7 @@ Progress::~Progress() {
   if (printed_) fprintf(stderr, "%80s\r", "");
 }
 
-void Progress::Print(Clock::time_point now) {
-  last_ = now;
+void Progress::Print() {
   fprintf(stderr, "... finished %" PRIu64 " of %" PRIu64 " ops%30s\r", done_.load(), total_, "");
   fflush(stderr);
   printed_ = true;

@@ -97,22 +97,31 @@ const PolicyResult* NoFilterResult(const std::vector<PolicyResult>& results);
 // "... finished N ops" on stderr, at most once a second, as db_bench does.
 class Progress {
  public:
-  explicit Progress(uint64_t total) : total_(total), last_(Clock::now()) {}
+  explicit Progress(uint64_t total)
+      : total_(total),
+        last_print_ns_(Clock::now().time_since_epoch() / std::chrono::nanoseconds(1)) {}
   ~Progress();
   // Inline: called for every operation of a timed loop.
+  // Safe from several threads: the thread that advances last_print_ns_ prints.
   void Add(uint64_t n) {
     done_ += n;
-    const auto now = Clock::now();
-    if (now - last_ >= std::chrono::seconds(1)) Print(now);
+    const int64_t now = Clock::now().time_since_epoch() / std::chrono::nanoseconds(1);
+    int64_t last = last_print_ns_.load(std::memory_order_relaxed);
+    if (now - last >= kPrintEveryNs &&
+        last_print_ns_.compare_exchange_strong(last, now, std::memory_order_relaxed)) {
+      Print();
+    }
   }
 
  private:
-  void Print(Clock::time_point now);
+  static constexpr int64_t kPrintEveryNs = 1'000'000'000;
+
+  void Print();
 
   const uint64_t total_;
   std::atomic<uint64_t> done_{0};
-  Clock::time_point last_;
-  bool printed_ = false;
+  std::atomic<int64_t> last_print_ns_;
+  std::atomic<bool> printed_{false};
 };
 
 }  // namespace db_bench_ext

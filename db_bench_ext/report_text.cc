@@ -104,8 +104,9 @@ void PrintBench(const PolicyResult& pr, const BenchResult& b, const PolicyResult
   if (kind != BenchmarkKind::kRead) return;
   printf("  [%s] data blocks read/op %.3f", pr.uri.c_str(), b.data_blocks_per_op());
   if (b.filter_checks() > 0) {
-    printf(", filter checks %" PRIu64 ", false positives %.4f%%", b.filter_checks(),
-           100 * b.fp_rate());
+    printf(", filter checks %" PRIu64, b.filter_checks());
+    // No rate where every check was of a present key (readrandom): fp_rate() is -1 there.
+    if (b.fp_rate() >= 0) printf(", false positives %.4f%%", 100 * b.fp_rate());
   }
   const BenchResult* base = none ? none->Find(name) : nullptr;
   if (base != nullptr && base != &b && b.micros_per_op() > 0) {

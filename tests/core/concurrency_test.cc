@@ -22,7 +22,7 @@ std::vector<FilterSpec> Specs() {
           FilterSpec::Cuckoo(cuckoo)};
 }
 
-TEST(Concurrency, OneReaderSharedByManyThreads) {
+TEST(CoreConcurrency, OneReaderSharedByManyThreads) {
   const std::vector<uint64_t> keys = testing::KeyHashes(1, 100'000);
   const std::vector<uint64_t> absent = testing::KeyHashes(2, 100'000);
   for (const FilterSpec& spec : Specs()) {
@@ -50,7 +50,7 @@ TEST(Concurrency, OneReaderSharedByManyThreads) {
   }
 }
 
-TEST(Concurrency, BuildersInParallelAgree) {
+TEST(CoreConcurrency, BuildersInParallelAgree) {
   const std::vector<uint64_t> keys = testing::KeyHashes(3, 50'000);
   for (const FilterSpec& spec : Specs()) {
     constexpr int kThreads = 4;

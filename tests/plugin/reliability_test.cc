@@ -217,7 +217,7 @@ INSTANTIATE_TEST_SUITE_P(Policies, CorruptFilterTest,
 
 // ---- Concurrency ------------------------------------------------------------------------------
 
-TEST(Concurrency, ReadsDuringFlushesAndCompactionsFindEveryKey) {
+TEST(PluginConcurrency, ReadsDuringFlushesAndCompactionsFindEveryKey) {
   const std::string dir = TempDir("concurrent");
   Options options = MakeOptions("{id=sstfilter.Cuckoo;fp_rate=0.01}");
   options.write_buffer_size = 256 << 10;

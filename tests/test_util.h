@@ -1,12 +1,16 @@
-// Helpers shared by the test suites: deterministic key sets and the statistical bound that
-// measured false-positive rates are checked against.
+// Helpers shared by the test suites that need no RocksDB: deterministic key sets, numbered keys,
+// filters of each kind, the statistical bound that measured false-positive rates are checked
+// against.
 #pragma once
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
+#include "core/filter_reader.h"
+#include "core/filter_spec.h"
 #include "core/hash.h"
 
 namespace sstfilter::testing {
@@ -26,6 +30,33 @@ inline std::vector<uint64_t> KeyHashes(uint64_t set, uint64_t count) {
   std::vector<uint64_t> out(count);
   for (uint64_t i = 0; i < count; ++i) out[i] = KeyHashOf(set, i);
   return out;
+}
+
+// The one format of the tests' string keys: "key" and `i` in decimal, zero-padded to `digits`
+// digits (0: not padded, "key7"). Padded keys sort as their numbers do, so a key numbered between
+// two others lies between them in a file's key range. The width is a parameter because it is part
+// of what some tests measure or check (a prefix length, the keys crash_writer writes, the bytes of
+// golden filters), so each test file keeps the width it was written for.
+inline std::string NumberedKey(uint64_t i, int digits) {
+  char buf[48];
+  snprintf(buf, sizeof(buf), "key%0*llu", digits, static_cast<unsigned long long>(i));
+  return buf;
+}
+
+// A reader over filter bytes held in `bytes`, which must outlive it (hence no temporaries).
+inline FilterReader ReaderOf(const std::string& bytes) {
+  return FilterReader::Open(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+}
+FilterReader ReaderOf(std::string&&) = delete;
+
+// One filter of each kind at about 10 bits per key (blocked Bloom, standard Bloom, cuckoo with
+// 12-bit fingerprints), for properties that every kind must have.
+inline std::vector<FilterSpec> OneSpecOfEachKind() {
+  CuckooParams cuckoo;
+  cuckoo.fingerprint_bits = 12;
+  return {FilterSpec::Bloom(BloomParamsForBitsPerKey(BloomLayout::kBlocked, 10).value()),
+          FilterSpec::Bloom(BloomParamsForBitsPerKey(BloomLayout::kStandard, 10).value()),
+          FilterSpec::Cuckoo(cuckoo)};
 }
 
 // Largest deviation of a Binomial(trials, p) count from its mean that a correct filter may show at

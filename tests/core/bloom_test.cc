@@ -15,10 +15,7 @@ namespace {
 
 using testing::BinomialTolerance;
 using testing::KeyHashes;
-
-FilterReader ReaderFor(const std::string& bytes) {
-  return FilterReader::Open(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
-}
+using testing::ReaderOf;
 
 struct LayoutCase {
   BloomLayout layout;
@@ -41,7 +38,7 @@ TEST(Bloom, NoFalseNegativesAtAnySize) {
         for (uint64_t set = 1; set <= (n <= 1000 ? 20u : 3u); ++set) {
           const std::vector<uint64_t> keys = KeyHashes(set * 1000 + n, n);
           const std::string bytes = Build(params, keys);
-          const FilterReader reader = ReaderFor(bytes);
+          const FilterReader reader = ReaderOf(bytes);
           ASSERT_TRUE(reader.valid()) << lc.name;
           std::unique_ptr<bool[]> batch(new bool[n]);
           reader.MayContainBatch(keys.data(), n, batch.get());
@@ -62,7 +59,7 @@ TEST(Bloom, NoFalseNegativesAtOneMillionKeys) {
       const BloomParams params = BloomParamsForBitsPerKey(lc.layout, bits_per_key).value();
       const std::vector<uint64_t> keys = KeyHashes(77, 1'000'000);
       const std::string bytes = Build(params, keys);
-      const FilterReader reader = ReaderFor(bytes);
+      const FilterReader reader = ReaderOf(bytes);
       std::vector<uint8_t> batch(keys.size());
       reader.MayContainBatch(keys.data(), keys.size(), reinterpret_cast<bool*>(batch.data()));
       uint64_t missed = 0;
@@ -86,7 +83,7 @@ TEST(Bloom, MeasuredFalsePositiveRateMatchesTheEstimate) {
     for (double bits_per_key : {6.0, 10.0, 16.0, 20.0}) {
       const BloomParams params = BloomParamsForBitsPerKey(lc.layout, bits_per_key).value();
       const std::string bytes = Build(params, keys);
-      const FilterReader reader = ReaderFor(bytes);
+      const FilterReader reader = ReaderOf(bytes);
       uint64_t hits = 0;
       for (uint64_t h : absent) hits += reader.MayContain(h);
       const double expected_rate = BloomEstimatedFpRate(params, kKeys).value();
@@ -103,7 +100,7 @@ TEST(Bloom, BlockedLayoutMeetsTheOnePercentTargetAtTenBitsPerKey) {
   const std::vector<uint64_t> keys = KeyHashes(11, 1'000'000);
   const std::vector<uint64_t> absent = KeyHashes(12, 1'000'000);
   const std::string bytes = Build(params, keys);
-  const FilterReader reader = ReaderFor(bytes);
+  const FilterReader reader = ReaderOf(bytes);
   uint64_t hits = 0;
   for (uint64_t h : absent) hits += reader.MayContain(h);
   EXPECT_LT(static_cast<double>(hits) / absent.size(), 0.0100);
@@ -116,7 +113,7 @@ TEST(Bloom, ParamsForARateReachIt) {
     for (double target : {0.05, 0.01, 0.001}) {
       const BloomParams params = BloomParamsForFpRate(lc.layout, target).value();
       const std::string bytes = Build(params, keys);
-      const FilterReader reader = ReaderFor(bytes);
+      const FilterReader reader = ReaderOf(bytes);
       uint64_t hits = 0;
       for (uint64_t h : absent) hits += reader.MayContain(h);
       EXPECT_LE(static_cast<double>(hits),
@@ -131,7 +128,7 @@ TEST(Bloom, ZeroKeysAnswerNo) {
     const BloomParams params = BloomParamsForBitsPerKey(lc.layout, 10).value();
     const std::string bytes = Build(params, {});
     EXPECT_EQ(bytes.size(), kTrailerBytes);
-    const FilterReader reader = ReaderFor(bytes);
+    const FilterReader reader = ReaderOf(bytes);
     EXPECT_EQ(reader.mode(), FilterReader::Mode::kMatchNone);
     for (uint64_t h : KeyHashes(3, 1000)) EXPECT_FALSE(reader.MayContain(h));
   }
@@ -145,7 +142,7 @@ TEST(Bloom, ConsecutiveDuplicatesAreSkipped) {
     const BloomParams params = BloomParamsForBitsPerKey(lc.layout, 10).value();
     const std::string once = Build(params, keys);
     EXPECT_EQ(Build(params, repeated), once);
-    EXPECT_EQ(ReaderFor(once).trailer().num_keys, 100u);
+    EXPECT_EQ(ReaderOf(once).trailer().num_keys, 100u);
   }
 }
 

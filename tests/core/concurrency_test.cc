@@ -14,21 +14,12 @@
 namespace sstfilter {
 namespace {
 
-std::vector<FilterSpec> Specs() {
-  CuckooParams cuckoo;
-  cuckoo.fingerprint_bits = 12;
-  return {FilterSpec::Bloom(BloomParamsForBitsPerKey(BloomLayout::kBlocked, 10).value()),
-          FilterSpec::Bloom(BloomParamsForBitsPerKey(BloomLayout::kStandard, 10).value()),
-          FilterSpec::Cuckoo(cuckoo)};
-}
-
 TEST(CoreConcurrency, OneReaderSharedByManyThreads) {
   const std::vector<uint64_t> keys = testing::KeyHashes(1, 100'000);
   const std::vector<uint64_t> absent = testing::KeyHashes(2, 100'000);
-  for (const FilterSpec& spec : Specs()) {
+  for (const FilterSpec& spec : testing::OneSpecOfEachKind()) {
     const std::string bytes = BuildFilter(spec, keys.data(), keys.size()).value();
-    const FilterReader reader =
-        FilterReader::Open(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+    const FilterReader reader = testing::ReaderOf(bytes);
     constexpr int kThreads = 4;
     std::vector<uint64_t> false_positives(kThreads), missed(kThreads);
     std::vector<std::thread> threads;
@@ -52,7 +43,7 @@ TEST(CoreConcurrency, OneReaderSharedByManyThreads) {
 
 TEST(CoreConcurrency, BuildersInParallelAgree) {
   const std::vector<uint64_t> keys = testing::KeyHashes(3, 50'000);
-  for (const FilterSpec& spec : Specs()) {
+  for (const FilterSpec& spec : testing::OneSpecOfEachKind()) {
     constexpr int kThreads = 4;
     std::vector<std::string> built(kThreads);
     std::vector<std::thread> threads;

@@ -1,11 +1,13 @@
 // Helpers shared by the test suites that need no RocksDB: deterministic key sets, numbered keys,
 // filters of each kind, the statistical bound that measured false-positive rates are checked
-// against.
+// against, and whole-file reads and writes. tests/plugin/db_fixture.h adds the RocksDB side.
 #pragma once
 
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -43,6 +45,9 @@ inline std::string NumberedKey(uint64_t i, int digits) {
   return buf;
 }
 
+// The width of the keys crash_writer writes, which reliability_test's crash test reads back.
+inline constexpr int kCrashWriterKeyDigits = 12;
+
 // A reader over filter bytes held in `bytes`, which must outlive it (hence no temporaries).
 inline FilterReader ReaderOf(const std::string& bytes) {
   return FilterReader::Open(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
@@ -64,6 +69,19 @@ inline std::vector<FilterSpec> OneSpecOfEachKind() {
 // means a correct implementation would fail for fewer than 1 in 1.7 million seeds.
 inline double BinomialTolerance(double trials, double p, double sigmas = 5.0) {
   return sigmas * std::sqrt(trials * p * (1.0 - p));
+}
+
+// The bytes of the file at `path` ("" if it cannot be read).
+inline std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+inline void WriteFile(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << bytes;
 }
 
 }  // namespace sstfilter::testing

@@ -141,6 +141,11 @@ struct ReadersOf<KindList<Ks...>, Extra...> {
 };
 
 template <typename F, typename... Ks>
+void ForEachKindIn(F& f, KindList<Ks...>) {
+  (f(Ks{}), ...);
+}
+
+template <typename F, typename... Ks>
 bool VisitKindIn(FilterKind id, F& f, KindList<Ks...>) {
   return ((Ks::kId == id ? (f(Ks{}), true) : false) || ...);
 }
@@ -165,6 +170,12 @@ using AnyParams = kinds_internal::ParamsOf<AllKinds>::type;
 // The kind whose Params is P.
 template <typename P>
 using KindOf = typename kinds_internal::KindOfParams<P, AllKinds>::type;
+
+// Calls f(K{}) for every kind K, in the order of AllKinds.
+template <typename F>
+void ForEachKind(F&& f) {
+  kinds_internal::ForEachKindIn(f, AllKinds{});
+}
 
 // Calls f(K{}) for the kind K whose kId is `id` and returns true; false if no kind has that id.
 template <typename F>

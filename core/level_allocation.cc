@@ -28,9 +28,8 @@ struct Offer {
 };
 
 // Every kind's offers, in the order of AllKinds (which breaks ties of cost in the frontier).
-template <typename... Kinds>
-void AddKindOffers(KindList<Kinds...>, std::vector<Offer>* all) {
-  auto add = [all](auto kind) {
+void AddKindOffers(std::vector<Offer>* all) {
+  ForEachKind([all](auto kind) {
     using Kind = decltype(kind);
     for (const typename Kind::Params& params : Kind::LevelOffers()) {
       Offer o;
@@ -40,8 +39,7 @@ void AddKindOffers(KindList<Kinds...>, std::vector<Offer>* all) {
       o.spec = FilterSpec(params);
       all->push_back(o);
     }
-  };
-  (add(Kinds{}), ...);
+  });
 }
 
 std::vector<Offer> ComputeFrontier(FilterCostModel model) {
@@ -61,7 +59,7 @@ std::vector<Offer> ComputeFrontier(FilterCostModel model) {
       all.push_back(o);
     }
   } else {
-    AddKindOffers(AllKinds{}, &all);
+    AddKindOffers(&all);
   }
   // The Pareto frontier: by cost, each offer strictly better than every cheaper one.
   std::stable_sort(all.begin(), all.end(),

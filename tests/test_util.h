@@ -1,12 +1,18 @@
-// Helpers shared by the test suites: deterministic key sets and the statistical bound that
-// measured false-positive rates are checked against.
+// Helpers shared by the test suites that need no RocksDB: deterministic key sets, numbered keys,
+// filters of each kind, the statistical bound that measured false-positive rates are checked
+// against, and whole-file reads and writes. tests/plugin/db_fixture.h adds the RocksDB side.
 #pragma once
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "core/filter_reader.h"
+#include "core/filter_spec.h"
 #include "core/hash.h"
 
 namespace sstfilter::testing {
@@ -28,11 +34,52 @@ inline std::vector<uint64_t> KeyHashes(uint64_t set, uint64_t count) {
   return out;
 }
 
+// The one format of the tests' string keys: "key" and `i` in decimal, zero-padded to `digits`
+// digits (0: not padded, "key7"). Padded keys sort as their numbers do, so a key numbered between
+// two others lies between them in a file's key range. The width is a parameter because it is part
+// of what some tests measure or check (a prefix length, the keys crash_writer writes, the bytes of
+// golden filters), so each test file keeps the width it was written for.
+inline std::string NumberedKey(uint64_t i, int digits) {
+  char buf[48];
+  snprintf(buf, sizeof(buf), "key%0*llu", digits, static_cast<unsigned long long>(i));
+  return buf;
+}
+
+// The width of the keys crash_writer writes, which reliability_test's crash test reads back.
+inline constexpr int kCrashWriterKeyDigits = 12;
+
+// A reader over filter bytes held in `bytes`, which must outlive it (hence no temporaries).
+inline FilterReader ReaderOf(const std::string& bytes) {
+  return FilterReader::Open(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+}
+FilterReader ReaderOf(std::string&&) = delete;
+
+// One filter of each kind in core/kinds.h, each sized for a 1% rate, for the properties every
+// kind must have: a new kind is tested by the suites that use this without a change here.
+inline std::vector<FilterSpec> OneSpecOfEachKind() {
+  std::vector<FilterSpec> specs;
+  ForEachKind([&](auto kind) { specs.push_back(decltype(kind)::ForFpRate(0.01).value()); });
+  return specs;
+}
+
 // Largest deviation of a Binomial(trials, p) count from its mean that a correct filter may show at
 // `sigmas` standard deviations. The tests run at fixed seeds, so they are deterministic; 5 sigma
 // means a correct implementation would fail for fewer than 1 in 1.7 million seeds.
 inline double BinomialTolerance(double trials, double p, double sigmas = 5.0) {
   return sigmas * std::sqrt(trials * p * (1.0 - p));
+}
+
+// The bytes of the file at `path` ("" if it cannot be read).
+inline std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+inline void WriteFile(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << bytes;
 }
 
 }  // namespace sstfilter::testing

@@ -17,10 +17,7 @@ namespace {
 
 using testing::BinomialTolerance;
 using testing::KeyHashes;
-
-FilterReader ReaderFor(const std::string& bytes) {
-  return FilterReader::Open(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
-}
+using testing::ReaderOf;
 
 // The two Bloom kinds, by the way their filters are chosen.
 struct LayoutCase {
@@ -46,7 +43,7 @@ TEST(Bloom, NoFalseNegativesAtAnySize) {
         for (uint64_t set = 1; set <= (n <= 1000 ? 20u : 3u); ++set) {
           const std::vector<uint64_t> keys = KeyHashes(set * 1000 + n, n);
           const std::string bytes = Build(params, keys);
-          const FilterReader reader = ReaderFor(bytes);
+          const FilterReader reader = ReaderOf(bytes);
           ASSERT_TRUE(reader.valid()) << lc.name;
           std::unique_ptr<bool[]> batch(new bool[n]);
           reader.MayContainBatch(keys.data(), n, batch.get());
@@ -67,7 +64,7 @@ TEST(Bloom, NoFalseNegativesAtOneMillionKeys) {
       const FilterSpec params = lc.for_bits(bits_per_key).value();
       const std::vector<uint64_t> keys = KeyHashes(77, 1'000'000);
       const std::string bytes = Build(params, keys);
-      const FilterReader reader = ReaderFor(bytes);
+      const FilterReader reader = ReaderOf(bytes);
       std::vector<uint8_t> batch(keys.size());
       reader.MayContainBatch(keys.data(), keys.size(), reinterpret_cast<bool*>(batch.data()));
       uint64_t missed = 0;
@@ -91,7 +88,7 @@ TEST(Bloom, MeasuredFalsePositiveRateMatchesTheEstimate) {
     for (double bits_per_key : {6.0, 10.0, 16.0, 20.0}) {
       const FilterSpec params = lc.for_bits(bits_per_key).value();
       const std::string bytes = Build(params, keys);
-      const FilterReader reader = ReaderFor(bytes);
+      const FilterReader reader = ReaderOf(bytes);
       uint64_t hits = 0;
       for (uint64_t h : absent) hits += reader.MayContain(h);
       const double expected_rate = EstimatedFpRate(params, kKeys).value();
@@ -108,7 +105,7 @@ TEST(Bloom, BlockedLayoutMeetsTheOnePercentTargetAtTenBitsPerKey) {
   const std::vector<uint64_t> keys = KeyHashes(11, 1'000'000);
   const std::vector<uint64_t> absent = KeyHashes(12, 1'000'000);
   const std::string bytes = Build(params, keys);
-  const FilterReader reader = ReaderFor(bytes);
+  const FilterReader reader = ReaderOf(bytes);
   uint64_t hits = 0;
   for (uint64_t h : absent) hits += reader.MayContain(h);
   EXPECT_LT(static_cast<double>(hits) / absent.size(), 0.0100);
@@ -121,7 +118,7 @@ TEST(Bloom, ParamsForARateReachIt) {
     for (double target : {0.05, 0.01, 0.001}) {
       const FilterSpec params = lc.for_rate(target).value();
       const std::string bytes = Build(params, keys);
-      const FilterReader reader = ReaderFor(bytes);
+      const FilterReader reader = ReaderOf(bytes);
       uint64_t hits = 0;
       for (uint64_t h : absent) hits += reader.MayContain(h);
       EXPECT_LE(static_cast<double>(hits),
@@ -136,7 +133,7 @@ TEST(Bloom, ZeroKeysAnswerNo) {
     const FilterSpec params = lc.for_bits(10).value();
     const std::string bytes = Build(params, {});
     EXPECT_EQ(bytes.size(), kTrailerBytes);
-    const FilterReader reader = ReaderFor(bytes);
+    const FilterReader reader = ReaderOf(bytes);
     EXPECT_TRUE(reader.Holds<MatchNoneReader>());
     for (uint64_t h : KeyHashes(3, 1000)) EXPECT_FALSE(reader.MayContain(h));
   }
@@ -150,7 +147,7 @@ TEST(Bloom, ConsecutiveDuplicatesAreSkipped) {
     const FilterSpec params = lc.for_bits(10).value();
     const std::string once = Build(params, keys);
     EXPECT_EQ(Build(params, repeated), once);
-    EXPECT_EQ(ReaderFor(once).trailer().num_keys, 100u);
+    EXPECT_EQ(ReaderOf(once).trailer().num_keys, 100u);
   }
 }
 

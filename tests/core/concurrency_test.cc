@@ -14,20 +14,12 @@
 namespace sstfilter {
 namespace {
 
-std::vector<FilterSpec> Specs() {
-  CuckooParams cuckoo;
-  cuckoo.fingerprint_bits = 12;
-  return {FilterSpec(BlockedBloom::ForBitsPerKey(10).value()),
-          FilterSpec(StandardBloom::ForBitsPerKey(10).value()), FilterSpec(cuckoo)};
-}
-
-TEST(Concurrency, OneReaderSharedByManyThreads) {
+TEST(CoreConcurrency, OneReaderSharedByManyThreads) {
   const std::vector<uint64_t> keys = testing::KeyHashes(1, 100'000);
   const std::vector<uint64_t> absent = testing::KeyHashes(2, 100'000);
-  for (const FilterSpec& spec : Specs()) {
+  for (const FilterSpec& spec : testing::OneSpecOfEachKind()) {
     const std::string bytes = BuildFilter(spec, keys.data(), keys.size()).value();
-    const FilterReader reader =
-        FilterReader::Open(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+    const FilterReader reader = testing::ReaderOf(bytes);
     constexpr int kThreads = 4;
     std::vector<uint64_t> false_positives(kThreads), missed(kThreads);
     std::vector<std::thread> threads;
@@ -49,9 +41,9 @@ TEST(Concurrency, OneReaderSharedByManyThreads) {
   }
 }
 
-TEST(Concurrency, BuildersInParallelAgree) {
+TEST(CoreConcurrency, BuildersInParallelAgree) {
   const std::vector<uint64_t> keys = testing::KeyHashes(3, 50'000);
-  for (const FilterSpec& spec : Specs()) {
+  for (const FilterSpec& spec : testing::OneSpecOfEachKind()) {
     constexpr int kThreads = 4;
     std::vector<std::string> built(kThreads);
     std::vector<std::thread> threads;

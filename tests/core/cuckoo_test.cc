@@ -17,13 +17,12 @@ namespace {
 
 using testing::BinomialTolerance;
 using testing::KeyHashes;
+using testing::ReaderOf;
 
 struct Built {
   std::string bytes;
   CuckooBuildInfo info;
-  FilterReader reader() const {
-    return FilterReader::Open(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
-  }
+  FilterReader reader() const { return ReaderOf(bytes); }
 };
 
 Built Build(int fingerprint_bits, const std::vector<uint64_t>& hashes,
@@ -279,8 +278,7 @@ TEST(CuckooFilter, KeysAndSerialisationRoundTrip) {
   for (int i = 0; i < 4000; ++i) ASSERT_TRUE(filter.Add("event-" + std::to_string(i)));
   const std::string bytes = filter.Serialize();
   // Readable by the generic reader, like a static build.
-  const FilterReader reader =
-      FilterReader::Open(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  const FilterReader reader = ReaderOf(bytes);
   ASSERT_TRUE(reader.Holds<CuckooReader>());
   EXPECT_EQ(reader.trailer().num_keys, 4000u);
   CuckooFilter back =
@@ -299,8 +297,7 @@ TEST(CuckooFilter, KeysAndSerialisationRoundTrip) {
   // An empty dynamic filter serialises to a valid filter answering "no", and keeps its capacity.
   CuckooFilter empty = CuckooFilter::Create(100, 12).value();
   const std::string empty_bytes = empty.Serialize();
-  const FilterReader empty_reader =
-      FilterReader::Open(reinterpret_cast<const uint8_t*>(empty_bytes.data()), empty_bytes.size());
+  const FilterReader empty_reader = ReaderOf(empty_bytes);
   EXPECT_TRUE(empty_reader.Holds<MatchNoneReader>());
   CuckooFilter empty_back =
       CuckooFilter::Deserialize(reinterpret_cast<const uint8_t*>(empty_bytes.data()),

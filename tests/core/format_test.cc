@@ -30,11 +30,11 @@ std::unique_ptr<uint8_t[]> Exact(const std::string& bytes) {
   return p;
 }
 
-// The keys of the golden filters: "key0" ... "key999".
+// The keys of the golden filters: "key0" ... "key999", not padded.
 std::vector<uint64_t> GoldenKeys() {
   std::vector<uint64_t> out;
   for (int i = 0; i < 1000; ++i) {
-    const std::string key = "key" + std::to_string(i);
+    const std::string key = testing::NumberedKey(i, /*digits=*/0);
     out.push_back(KeyHash(key.data(), key.size()));
   }
   return out;

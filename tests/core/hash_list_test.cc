@@ -34,11 +34,7 @@ TEST(HashList, FiltersBuiltFromItEqualThoseFromAnArray) {
   const std::vector<uint64_t> keys = testing::KeyHashes(2, 2 * HashList::kChunkHashes + 5);
   HashList list;
   for (const uint64_t h : keys) list.Add(h);
-  CuckooParams cuckoo;
-  cuckoo.fingerprint_bits = 12;
-  for (const FilterSpec& spec :
-       {FilterSpec(BlockedBloom::ForBitsPerKey(10).value()),
-        FilterSpec(StandardBloom::ForBitsPerKey(10).value()), FilterSpec(cuckoo)}) {
+  for (const FilterSpec& spec : testing::OneSpecOfEachKind()) {
     EXPECT_EQ(BuildFilter(spec, list).value(), BuildFilter(spec, keys.data(), keys.size()).value())
         << spec.ToString();
   }

@@ -14,13 +14,14 @@
 #include <string>
 
 #include "sstfilter/sstfilter.h"
+#include "tests/test_util.h"
 
 int main(int argc, char** argv) {
   if (argc != 3) {
     fprintf(stderr, "usage: crash_writer DB_DIR START\n");
     return 2;
   }
-  const long long start = std::atoll(argv[2]);
+  const unsigned long long start = std::strtoull(argv[2], nullptr, 10);
   std::shared_ptr<const rocksdb::FilterPolicy> policy;
   rocksdb::Status s = sstfilter::NewFilterPolicy("sstfilter.Bloom:10", &policy);
   if (!s.ok()) {
@@ -44,16 +45,16 @@ int main(int argc, char** argv) {
   rocksdb::WriteOptions synced;
   synced.sync = true;
   const std::string value(200, 'v');
-  for (long long i = start;; ++i) {
-    char key[32];
-    snprintf(key, sizeof(key), "key%012lld", i);
+  for (unsigned long long i = start;; ++i) {
+    const std::string key =
+        sstfilter::testing::NumberedKey(i, sstfilter::testing::kCrashWriterKeyDigits);
     s = db->Put(synced, key, value);
     if (!s.ok()) {
       fprintf(stderr, "crash_writer: %s\n", s.ToString().c_str());
       return 1;
     }
     char line[32];
-    const int n = snprintf(line, sizeof(line), "%lld\n", i);
+    const int n = snprintf(line, sizeof(line), "%llu\n", i);
     if (write(STDOUT_FILENO, line, n) != n) return 1;  // unbuffered: printed means acknowledged
   }
 }

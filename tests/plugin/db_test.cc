@@ -17,25 +17,21 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <numeric>
 #include <random>
 #include <set>
-#include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "core/filter_spec.h"
 #include "core/level_allocation.h"
 #include "plugin/policies.h"
 #include "sstfilter/sstfilter.h"
+#include "tests/plugin/db_fixture.h"
 #include "tests/test_util.h"
 
 namespace sstfilter {
@@ -44,10 +40,8 @@ namespace {
 namespace fs = std::filesystem;
 using ROCKSDB_NAMESPACE::BlockBasedTableOptions;
 using ROCKSDB_NAMESPACE::ColumnFamilyDescriptor;
-using ROCKSDB_NAMESPACE::ConfigOptions;
 using ROCKSDB_NAMESPACE::DB;
 using ROCKSDB_NAMESPACE::DBOptions;
-using ROCKSDB_NAMESPACE::FilterPolicy;
 using ROCKSDB_NAMESPACE::Options;
 using ROCKSDB_NAMESPACE::PinnableSlice;
 using ROCKSDB_NAMESPACE::ReadOptions;
@@ -55,75 +49,45 @@ using ROCKSDB_NAMESPACE::Slice;
 using ROCKSDB_NAMESPACE::Statistics;
 using ROCKSDB_NAMESPACE::Status;
 using ROCKSDB_NAMESPACE::WriteOptions;
-namespace tickers = ROCKSDB_NAMESPACE;
+using testing::FilterCounts;
+using testing::PolicyFrom;
+using testing::SpecOf;
+using testing::TableOptionsOf;
+
+// 10 digits: PrefixFiltering's prefixes are the first 10 bytes, "key" and the top 7 digits.
+std::string Key(uint64_t i) { return testing::NumberedKey(i, /*digits=*/10); }
 
 // Present keys are the even numbers, absent keys the odd ones: absent keys fall inside every
 // file's key range, so each lookup really consults the filters.
-std::string Key(uint64_t i) {
-  char buf[32];
-  snprintf(buf, sizeof(buf), "key%010llu", static_cast<unsigned long long>(i));
-  return buf;
-}
 std::string PresentKey(uint64_t i) { return Key(2 * i); }
 std::string AbsentKey(uint64_t i) { return Key(2 * i + 1); }
 std::string ValueOf(const std::string& key) { return key + std::string(80, 'v'); }
 
-ConfigOptions StrictConfig() { return StrictConfigOptions(); }
-
-std::shared_ptr<const FilterPolicy> Policy(const std::string& uri) {
-  std::shared_ptr<const FilterPolicy> policy;
-  const Status s = NewFilterPolicy(uri, &policy);
-  EXPECT_TRUE(s.ok()) << s.ToString();
-  return policy;
+// The name of the running test, fit for a file name (parameterised names contain '/').
+std::string TestFileName() {
+  std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  std::replace(name.begin(), name.end(), '/', '_');
+  return name;
 }
-
-const BlockBasedTableOptions* TableOptionsOf(const Options& options) {
-  return options.table_factory->GetOptions<BlockBasedTableOptions>();
-}
-
-struct FilterCounts {
-  uint64_t negatives = 0;  // the filter said "no" (BLOOM_FILTER_USEFUL)
-  uint64_t positives = 0;  // it said "may match" (BLOOM_FILTER_FULL_POSITIVE)
-  uint64_t true_positives = 0;
-  uint64_t checks() const { return negatives + positives; }
-};
 
 class DbTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    std::replace(name.begin(), name.end(), '/', '_');  // parameterised names contain '/'
-    dir_ = (fs::temp_directory_path() /
-            ("sstfilter_db_test_" + std::to_string(::getpid()) + "_" + name))
-               .string();
-    fs::remove_all(dir_);
-  }
-  void TearDown() override {
-    db_.reset();
-    fs::remove_all(dir_);
-  }
-
-  // Options for a small leveled database that spreads 100k keys over several levels.
-  Options MakeOptions(const std::string& filter_uri) {
-    Options options;
-    options.create_if_missing = true;
+  // Options for a small leveled database that spreads 100k keys over several levels, its tables
+  // built with `table` and the policy `filter_uri` names.
+  Options MakeOptions(const std::string& filter_uri, const BlockBasedTableOptions& table = {}) {
+    Options options = testing::OptionsFor(filter_uri, table);
     options.write_buffer_size = 1 << 20;
     options.target_file_size_base = 1 << 20;
     options.max_bytes_for_level_base = 2 << 20;
     options.level0_file_num_compaction_trigger = 8;  // L0 files stay until CompactAll
-    options.statistics = ROCKSDB_NAMESPACE::CreateDBStatistics();
-    BlockBasedTableOptions table;
-    if (!filter_uri.empty()) table.filter_policy = Policy(filter_uri);
-    options.table_factory.reset(ROCKSDB_NAMESPACE::NewBlockBasedTableFactory(table));
     return options;
   }
 
   void Open(const Options& options) {
     db_.reset();
-    DB* db = nullptr;
-    const Status s = DB::Open(options, dir_, &db);
+    Status s;
+    db_ = testing::OpenDb(options, dir_, &s);
     ASSERT_TRUE(s.ok()) << s.ToString();
-    db_.reset(db);
     stats_ = options.statistics;
   }
 
@@ -133,7 +97,8 @@ class DbTest : public ::testing::Test {
     db_.reset();
     DBOptions db_options;
     std::vector<ColumnFamilyDescriptor> cfs;
-    const Status s = ROCKSDB_NAMESPACE::LoadLatestOptions(StrictConfig(), dir_, &db_options, &cfs);
+    const Status s =
+        ROCKSDB_NAMESPACE::LoadLatestOptions(StrictConfigOptions(), dir_, &db_options, &cfs);
     EXPECT_TRUE(s.ok()) << s.ToString();
     Options options(db_options, cfs.at(0).options);
     options.statistics = ROCKSDB_NAMESPACE::CreateDBStatistics();
@@ -200,21 +165,10 @@ class DbTest : public ::testing::Test {
                     [](const std::string& key, const Status& s, const PinnableSlice&) {
                       EXPECT_TRUE(s.IsNotFound()) << key;
                     });
-    const FilterCounts after = Counts();
-    FilterCounts delta;
-    delta.negatives = after.negatives - before.negatives;
-    delta.positives = after.positives - before.positives;
-    delta.true_positives = after.true_positives - before.true_positives;
-    return delta;
+    return Counts() - before;
   }
 
-  FilterCounts Counts() const {
-    FilterCounts c;
-    c.negatives = stats_->getTickerCount(tickers::BLOOM_FILTER_USEFUL);
-    c.positives = stats_->getTickerCount(tickers::BLOOM_FILTER_FULL_POSITIVE);
-    c.true_positives = stats_->getTickerCount(tickers::BLOOM_FILTER_FULL_TRUE_POSITIVE);
-    return c;
-  }
+  FilterCounts Counts() const { return testing::FilterCountsOf(*stats_); }
 
   ROCKSDB_NAMESPACE::TablePropertiesCollection Tables() {
     ROCKSDB_NAMESPACE::TablePropertiesCollection props;
@@ -274,17 +228,6 @@ class DbTest : public ::testing::Test {
     options->level0_file_num_compaction_trigger = 2;
   }
 
-  // Waits until no compaction is pending or running.
-  void WaitForCompactions() {
-    for (;;) {
-      uint64_t pending = 0, running = 0;
-      ASSERT_TRUE(db_->GetIntProperty("rocksdb.compaction-pending", &pending));
-      ASSERT_TRUE(db_->GetIntProperty("rocksdb.num-running-compactions", &running));
-      if (pending == 0 && running == 0) return;
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-  }
-
   int PopulatedLevels() {
     int levels = 0;
     for (int level = 0; level < db_->NumberLevels(); ++level) {
@@ -295,7 +238,9 @@ class DbTest : public ::testing::Test {
     return levels;
   }
 
-  std::string dir_;
+  // Declared before db_, so that the database closes before its directory is removed.
+  const testing::TempDir temp_dir_{"db_test_" + TestFileName()};
+  const std::string dir_ = temp_dir_.path();
   std::unique_ptr<DB> db_;
   std::shared_ptr<Statistics> stats_;
 };
@@ -323,11 +268,10 @@ TEST_P(DbPolicyTest, LoadCompactReopenAndFilter) {
   const Options reopened = ReopenFromOptionsFile();
   const auto* table = TableOptionsOf(reopened);
   ASSERT_NE(table->filter_policy, nullptr) << "the OPTIONS file lost the filter policy";
-  const auto expected_policy = Policy(GetParam());
+  const auto expected_policy = PolicyFrom(GetParam());
   EXPECT_STREQ(table->filter_policy->Name(), expected_policy->Name());
-  const FilterSpec spec = dynamic_cast<const SstFilterPolicy&>(*expected_policy).Spec().value();
-  EXPECT_EQ(dynamic_cast<const SstFilterPolicy&>(*table->filter_policy).Spec().value().ToString(),
-            spec.ToString());
+  const FilterSpec spec = SpecOf(*expected_policy);
+  EXPECT_EQ(SpecOf(*table->filter_policy).ToString(), spec.ToString());
 
   ExpectAllPresent(0, kKeys + 5000);
 
@@ -398,12 +342,10 @@ TEST_P(DbPolicyTest, OptionsFileNamesThePolicyWithItsOptions) {
     if (name.rfind("OPTIONS-", 0) == 0 && name > newest) newest = name;
   }
   ASSERT_FALSE(newest.empty());
-  std::ifstream in(dir_ + "/" + newest);
-  std::stringstream text;
-  text << in.rdbuf();
+  const std::string text = testing::ReadFile(dir_ + "/" + newest);
   const std::string expected_id =
-      std::string("filter_policy={id=") + Policy(GetParam())->Name() + ";";
-  EXPECT_NE(text.str().find(expected_id), std::string::npos) << text.str();
+      std::string("filter_policy={id=") + PolicyFrom(GetParam())->Name() + ";";
+  EXPECT_NE(text.find(expected_id), std::string::npos) << text;
 }
 
 INSTANTIATE_TEST_SUITE_P(Policies, DbPolicyTest,
@@ -451,11 +393,10 @@ TEST_F(DbTest, OpeningWithoutAFilterPolicyReadsEveryKey) {
 TEST_F(DbTest, PrefixFiltering) {
   // Prefix: the first 10 bytes of Key(i) ("key" and 7 digits), so a prefix holds 1000 numbers.
   // Even groups of 1000 hold keys, odd groups none, so absent prefixes lie inside the file's range.
-  Options options = MakeOptions("sstfilter.Bloom:10");
-  options.prefix_extractor.reset(ROCKSDB_NAMESPACE::NewFixedPrefixTransform(10));
-  BlockBasedTableOptions table = *TableOptionsOf(options);
+  BlockBasedTableOptions table;
   table.whole_key_filtering = false;
-  options.table_factory.reset(ROCKSDB_NAMESPACE::NewBlockBasedTableFactory(table));
+  Options options = MakeOptions("sstfilter.Bloom:10", table);
+  options.prefix_extractor.reset(ROCKSDB_NAMESPACE::NewFixedPrefixTransform(10));
   Open(options);
   auto in_group = [](uint64_t group, uint64_t j) { return Key(group * 1000 + j); };
   WriteOptions w;
@@ -470,8 +411,7 @@ TEST_F(DbTest, PrefixFiltering) {
           db_->Get(ReadOptions(), db_->DefaultColumnFamily(), in_group(group, j), &value).ok());
     }
   }
-  const uint64_t useful_before = stats_->getTickerCount(tickers::BLOOM_FILTER_PREFIX_USEFUL) +
-                                 stats_->getTickerCount(tickers::BLOOM_FILTER_USEFUL);
+  const FilterCounts before = Counts();
   int lookups = 0;
   for (uint64_t group = 1; group < 100; group += 2) {
     for (uint64_t j = 0; j < 1000; j += 25, ++lookups) {
@@ -479,8 +419,8 @@ TEST_F(DbTest, PrefixFiltering) {
                       .IsNotFound());
     }
   }
-  const uint64_t useful = stats_->getTickerCount(tickers::BLOOM_FILTER_PREFIX_USEFUL) +
-                          stats_->getTickerCount(tickers::BLOOM_FILTER_USEFUL) - useful_before;
+  const FilterCounts during = Counts() - before;
+  const uint64_t useful = during.prefix_negatives + during.negatives;
   // 50 absent prefixes among 50 present ones at 10 bits per prefix: at most a few get through.
   EXPECT_GT(useful, lookups * 0.9) << useful << " of " << lookups;
   // Prefix iteration finds every key of a prefix.
@@ -495,17 +435,15 @@ TEST_F(DbTest, PrefixFiltering) {
 TEST_F(DbTest, PartitionedFilters) {
   for (const char* uri : {"sstfilter.Bloom:10", "{id=sstfilter.Cuckoo;fp_rate=0.001}"}) {
     SCOPED_TRACE(uri);
-    Options options = MakeOptions(uri);
-    BlockBasedTableOptions table = *TableOptionsOf(options);
+    BlockBasedTableOptions table;
     table.partition_filters = true;
     table.index_type = BlockBasedTableOptions::kTwoLevelIndexSearch;
     table.metadata_block_size = 1024;
-    options.table_factory.reset(ROCKSDB_NAMESPACE::NewBlockBasedTableFactory(table));
+    Options options = MakeOptions(uri, table);
     options.write_buffer_size = 16 << 20;  // one file of 50k keys, many partitions
     Open(options);
     Load(0, 50'000);
-    const FilterSpec spec =
-        dynamic_cast<const SstFilterPolicy&>(*table.filter_policy).Spec().value();
+    const FilterSpec spec = SpecOf(*TableOptionsOf(options)->filter_policy);
     for (const auto& [file, props] : Tables()) {
       // Many partitions, each a whole filter with its own trailer, plus their index: larger
       // than one filter of all the keys.
@@ -601,10 +539,10 @@ TEST_F(DbTest, NoTrivialMoveKeepsLeveledWithinItsBudget) {
     Options options = MakeOptions("sstfilter.Leveled:10");
     if (rewrite) {
       // By name, as an OPTIONS file or a user's option string gives it.
-      ASSERT_TRUE(
-          ROCKSDB_NAMESPACE::GetColumnFamilyOptionsFromString(
-              StrictConfig(), options, "sst_partitioner_factory=sstfilter.NoTrivialMove", &options)
-              .ok());
+      ASSERT_TRUE(ROCKSDB_NAMESPACE::GetColumnFamilyOptionsFromString(
+                      StrictConfigOptions(), options,
+                      "sst_partitioner_factory=sstfilter.NoTrivialMove", &options)
+                      .ok());
       ASSERT_STREQ(options.sst_partitioner_factory->Name(), "sstfilter.NoTrivialMove");
     }
     ShapeSmallTree(/*level1_bytes=*/512 << 10, /*file_bytes=*/128 << 10, &options);
@@ -615,7 +553,7 @@ TEST_F(DbTest, NoTrivialMoveKeepsLeveledWithinItsBudget) {
       ASSERT_TRUE(db_->Put(w, PresentKey(i), ValueOf(PresentKey(i))).ok());
     }
     ASSERT_TRUE(db_->Flush({}).ok());
-    WaitForCompactions();
+    testing::WaitForCompactions(db_.get());
     const Options reopened = ReopenFromOptionsFile();
     ASSERT_EQ(reopened.sst_partitioner_factory != nullptr, rewrite);
     std::string level2_files;
@@ -672,11 +610,9 @@ TEST_F(DbTest, OptimizeFiltersForHits) {
 }
 
 TEST_F(DbTest, DetectFilterConstructCorruptionRuns) {
-  Options options = MakeOptions("{id=sstfilter.Cuckoo;fp_rate=0.01}");
-  BlockBasedTableOptions table = *TableOptionsOf(options);
+  BlockBasedTableOptions table;
   table.detect_filter_construct_corruption = true;
-  options.table_factory.reset(ROCKSDB_NAMESPACE::NewBlockBasedTableFactory(table));
-  Open(options);
+  Open(MakeOptions("{id=sstfilter.Cuckoo;fp_rate=0.01}", table));
   Load(0, 30'000);  // MaybePostVerify checks every filter; a failure would fail the flush
   CompactAll();
   ExpectAllPresent(0, 30'000);

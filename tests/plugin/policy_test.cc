@@ -14,6 +14,8 @@
 #include "core/filter_spec.h"
 #include "plugin/policies.h"
 #include "sstfilter/sstfilter.h"
+#include "tests/plugin/db_fixture.h"
+#include "tests/test_util.h"
 
 namespace sstfilter {
 namespace {
@@ -26,19 +28,11 @@ using ROCKSDB_NAMESPACE::FilterBuildingContext;
 using ROCKSDB_NAMESPACE::FilterPolicy;
 using ROCKSDB_NAMESPACE::Slice;
 using ROCKSDB_NAMESPACE::Status;
+using testing::PolicyFrom;
+using testing::SpecOf;
 
-std::shared_ptr<const FilterPolicy> Create(const std::string& uri) {
-  std::shared_ptr<const FilterPolicy> policy;
-  const Status s = NewFilterPolicy(uri, &policy);
-  EXPECT_TRUE(s.ok()) << uri << ": " << s.ToString();
-  return policy;
-}
-
-const SstFilterPolicy& AsSst(const std::shared_ptr<const FilterPolicy>& p) {
-  return dynamic_cast<const SstFilterPolicy&>(*p);
-}
-
-std::string Key(int i) { return "key" + std::to_string(i); }
+// Not padded ("key7"): the builders' false-positive counts below are measured on these keys.
+std::string Key(int i) { return testing::NumberedKey(i, /*digits=*/0); }
 
 TEST(Policy, AcceptedForms) {
   struct Case {
@@ -58,11 +52,11 @@ TEST(Policy, AcceptedForms) {
       {"{id=sstfilter.Cuckoo;bits_per_key=20}", "sstfilter.Cuckoo", Cuckoo::kId, 0, 19},
   };
   for (const Case& c : cases) {
-    const auto policy = Create(c.uri);
+    const auto policy = PolicyFrom(c.uri);
     ASSERT_NE(policy, nullptr) << c.uri;
     EXPECT_STREQ(policy->Name(), c.name) << c.uri;
     EXPECT_STREQ(policy->CompatibilityName(), "sstfilter") << c.uri;
-    const FilterSpec spec = AsSst(policy).Spec().value();
+    const FilterSpec spec = SpecOf(*policy);
     EXPECT_EQ(spec.kind(), c.kind) << c.uri;
     if (c.kind == Cuckoo::kId) {
       EXPECT_EQ(spec.get_if<CuckooParams>()->fingerprint_bits, c.param) << c.uri;
@@ -142,7 +136,7 @@ TEST(Policy, SerialisedOptionsRecreateAnEqualPolicy) {
         "{id=sstfilter.Cuckoo;fp_rate=0.001}", "sstfilter.Cuckoo:12.5",
         "{id=sstfilter.Leveled;bits_per_key=8;size_ratio=4;num_levels=5}"}) {
     BlockBasedTableOptions options;
-    options.filter_policy = Create(uri);
+    options.filter_policy = PolicyFrom(uri);
     ConfigOptions config;
     std::string serialised;
     std::unique_ptr<ROCKSDB_NAMESPACE::TableFactory> factory(
@@ -155,11 +149,10 @@ TEST(Policy, SerialisedOptionsRecreateAnEqualPolicy) {
     ASSERT_EQ(serialised[open], '{') << serialised;
     const std::string text = serialised.substr(open, serialised.find('}', open) - open + 1);
     EXPECT_EQ(text.find("nan"), std::string::npos) << text;  // an unset option is left out
-    const auto again = Create(text);
+    const auto again = PolicyFrom(text);
     ASSERT_NE(again, nullptr) << text;
     EXPECT_STREQ(again->Name(), options.filter_policy->Name());
-    EXPECT_EQ(AsSst(again).Spec().value().ToString(),
-              AsSst(options.filter_policy).Spec().value().ToString())
+    EXPECT_EQ(SpecOf(*again).ToString(), SpecOf(*options.filter_policy).ToString())
         << uri << " -> " << text;
     std::string mismatch;
     EXPECT_TRUE(again->AreEquivalent(config, options.filter_policy.get(), &mismatch)) << mismatch;
@@ -173,18 +166,12 @@ TEST(Policy, RegistrationIsIdempotent) {
   EXPECT_EQ(sstfilter_register(*library, ""), 0);
 }
 
-struct BuilderCase {
-  const char* uri;
-};
-
 class BuilderTest : public ::testing::TestWithParam<const char*> {
  protected:
   std::unique_ptr<FilterBitsBuilder> NewBuilder(bool verify = false) {
-    options_.filter_policy = Create(GetParam());
+    options_.filter_policy = PolicyFrom(GetParam());
     options_.detect_filter_construct_corruption = verify;
-    const FilterBuildingContext context(options_);
-    return std::unique_ptr<FilterBitsBuilder>(
-        options_.filter_policy->GetBuilderWithContext(context));
+    return testing::NewBuilder(options_);
   }
   BlockBasedTableOptions options_;
 };
@@ -204,8 +191,7 @@ TEST_P(BuilderTest, FinishEmptiesTheBuilderForTheNextPartition) {
     const Slice filter = builder->Finish(&buf, &status);
     ASSERT_TRUE(status.ok());
     EXPECT_EQ(builder->EstimateEntriesAdded(), 0u);
-    EXPECT_EQ(filter.size(),
-              FilterBytes(AsSst(options_.filter_policy).Spec().value(), 10000).value());
+    EXPECT_EQ(filter.size(), FilterBytes(SpecOf(*options_.filter_policy), 10000).value());
     std::unique_ptr<FilterBitsReader> reader(options_.filter_policy->GetFilterBitsReader(filter));
     // This partition's keys all match, singly and batched; the trailer counts exactly them.
     EXPECT_EQ(FilterReader::Open(reinterpret_cast<const uint8_t*>(filter.data()), filter.size())
@@ -232,7 +218,7 @@ TEST_P(BuilderTest, FinishEmptiesTheBuilderForTheNextPartition) {
 
 TEST_P(BuilderTest, ApproximateNumEntriesIsTheInverseOfTheSize) {
   auto builder = NewBuilder();
-  const FilterSpec spec = AsSst(options_.filter_policy).Spec().value();
+  const FilterSpec spec = SpecOf(*options_.filter_policy);
   for (size_t bytes : {size_t{0}, size_t{31}, size_t{100}, size_t{4096}, size_t{1} << 20}) {
     const size_t n = builder->ApproximateNumEntries(bytes);
     if (n > 0) {
@@ -279,7 +265,7 @@ TEST_P(BuilderTest, EmptyFilterAndGarbage) {
 // levels, fewer on the last; the uniform filter for files of unknown level or universal trees.
 TEST(LeveledPolicy, EachLevelGetsItsOwnFilter) {
   BlockBasedTableOptions options;
-  options.filter_policy = Create("{id=sstfilter.Leveled;bits_per_key=10;size_ratio=10}");
+  options.filter_policy = PolicyFrom("{id=sstfilter.Leveled;bits_per_key=10;size_ratio=10}");
   ASSERT_NE(options.filter_policy, nullptr);
   EXPECT_STREQ(options.filter_policy->CompatibilityName(), "sstfilter");
   auto bits_per_key_at = [&](int level, ROCKSDB_NAMESPACE::CompactionStyle style) {

@@ -2,11 +2,9 @@
 // concurrent reads while filters are built, SIGKILL in the middle of synced writes, hostile keys
 // and configurations, and the silent loss of the filter policy.
 #include <gtest/gtest.h>
-#include <rocksdb/convenience.h>
 #include <rocksdb/db.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/options.h>
-#include <rocksdb/statistics.h>
 #include <rocksdb/table.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -16,7 +14,6 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <random>
 #include <sstream>
@@ -27,13 +24,14 @@
 #include "compat/filter_bits_interface.h"
 #include "sstfilter/inspect.h"
 #include "sstfilter/sstfilter.h"
+#include "tests/plugin/db_fixture.h"
+#include "tests/test_util.h"
 
 namespace sstfilter {
 namespace {
 
 namespace fs = std::filesystem;
 using ROCKSDB_NAMESPACE::BlockBasedTableOptions;
-using ROCKSDB_NAMESPACE::DB;
 using ROCKSDB_NAMESPACE::Options;
 using ROCKSDB_NAMESPACE::PinnableSlice;
 using ROCKSDB_NAMESPACE::ReadOptions;
@@ -41,55 +39,21 @@ using ROCKSDB_NAMESPACE::Slice;
 using ROCKSDB_NAMESPACE::Status;
 using ROCKSDB_NAMESPACE::WriteOptions;
 
-std::string Key(uint64_t i) {
-  char buf[32];
-  snprintf(buf, sizeof(buf), "key%012llu", static_cast<unsigned long long>(i));
-  return buf;
-}
+using testing::OpenDb;
+using testing::PolicyFrom;
+using testing::ReadFile;
+using testing::TempDir;
+using testing::WriteFile;
 
-std::shared_ptr<const ROCKSDB_NAMESPACE::FilterPolicy> Policy(const std::string& uri) {
-  std::shared_ptr<const ROCKSDB_NAMESPACE::FilterPolicy> p;
-  EXPECT_TRUE(NewFilterPolicy(uri, &p).ok()) << uri;
-  return p;
-}
+// The width of crash_writer's keys, which the crash test reads back.
+std::string Key(uint64_t i) { return testing::NumberedKey(i, testing::kCrashWriterKeyDigits); }
 
 Options MakeOptions(const std::string& uri, bool cache_filters = false) {
-  Options options;
-  options.create_if_missing = true;
-  options.statistics = ROCKSDB_NAMESPACE::CreateDBStatistics();
   BlockBasedTableOptions table;
-  if (!uri.empty()) table.filter_policy = Policy(uri);
   // With the filter in the block cache it is read under each lookup's ReadOptions, so
   // verify_checksums = false really lets unverified filter bytes reach the reader.
   table.cache_index_and_filter_blocks = cache_filters;
-  options.table_factory.reset(ROCKSDB_NAMESPACE::NewBlockBasedTableFactory(table));
-  return options;
-}
-
-std::unique_ptr<DB> OpenDb(const Options& options, const std::string& dir, Status* status) {
-  DB* raw = nullptr;
-  *status = DB::Open(options, dir, &raw);
-  return std::unique_ptr<DB>(raw);
-}
-
-std::string TempDir(const std::string& what) {
-  const std::string dir =
-      (fs::temp_directory_path() / ("sstfilter_" + what + "_" + std::to_string(::getpid())))
-          .string();
-  fs::remove_all(dir);
-  return dir;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void WriteFile(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << bytes;
+  return testing::OptionsFor(uri, table);
 }
 
 // ---- Locating the filter block of an SST file through its footer and metaindex --------------
@@ -148,17 +112,17 @@ bool FindMetaBlock(const std::string& sst, const std::string& name, BlockHandle*
 class CorruptFilterTest : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(CorruptFilterTest, ChecksumsReportItLoseNoKeyAndUnverifiedReadsNeverCrash) {
-  const std::string dir = TempDir("corrupt");
+  const TempDir dir("corrupt");
   constexpr int kKeys = 5000;
   {
     Status s;
-    auto db = OpenDb(MakeOptions(GetParam()), dir, &s);
+    auto db = OpenDb(MakeOptions(GetParam()), dir.path(), &s);
     ASSERT_TRUE(s.ok()) << s.ToString();
     for (int i = 0; i < kKeys; ++i) ASSERT_TRUE(db->Put(WriteOptions(), Key(2 * i), "v").ok());
     ASSERT_TRUE(db->Flush({}).ok());
   }
   std::string sst_path;
-  for (const auto& e : fs::directory_iterator(dir)) {
+  for (const auto& e : fs::directory_iterator(dir.path())) {
     if (e.path().extension() == ".sst") sst_path = e.path().string();
   }
   const std::string original = ReadFile(sst_path);
@@ -180,7 +144,7 @@ TEST_P(CorruptFilterTest, ChecksumsReportItLoseNoKeyAndUnverifiedReadsNeverCrash
     WriteFile(sst_path, bad);
     for (const bool verify : {true, false}) {
       Status s;
-      auto db = OpenDb(MakeOptions(GetParam(), /*cache_filters=*/true), dir, &s);
+      auto db = OpenDb(MakeOptions(GetParam(), /*cache_filters=*/true), dir.path(), &s);
       ASSERT_TRUE(s.ok() || s.IsCorruption()) << s.ToString();
       if (db == nullptr) continue;
       ReadOptions ro;
@@ -208,7 +172,6 @@ TEST_P(CorruptFilterTest, ChecksumsReportItLoseNoKeyAndUnverifiedReadsNeverCrash
   WriteFile(sst_path, original);
   printf("[ figures  ] %s: %d corrupt filter blocks, %d reported by checksums, no crash\n",
          GetParam(), trials, reported);
-  fs::remove_all(dir);
 }
 
 INSTANTIATE_TEST_SUITE_P(Policies, CorruptFilterTest,
@@ -217,14 +180,14 @@ INSTANTIATE_TEST_SUITE_P(Policies, CorruptFilterTest,
 
 // ---- Concurrency ------------------------------------------------------------------------------
 
-TEST(Concurrency, ReadsDuringFlushesAndCompactionsFindEveryKey) {
-  const std::string dir = TempDir("concurrent");
+TEST(PluginConcurrency, ReadsDuringFlushesAndCompactionsFindEveryKey) {
+  const TempDir dir("concurrent");
   Options options = MakeOptions("{id=sstfilter.Cuckoo;fp_rate=0.01}");
   options.write_buffer_size = 256 << 10;
   options.level0_file_num_compaction_trigger = 2;
   options.max_background_jobs = 4;
   Status s;
-  auto db = OpenDb(options, dir, &s);
+  auto db = OpenDb(options, dir.path(), &s);
   ASSERT_TRUE(s.ok()) << s.ToString();
   constexpr uint64_t kPreloaded = 20000, kWritten = 60000;
   for (uint64_t i = 0; i < kPreloaded; ++i) {
@@ -275,14 +238,12 @@ TEST(Concurrency, ReadsDuringFlushesAndCompactionsFindEveryKey) {
   EXPECT_GT(lookups.load(), 10000u);
   printf("[ figures  ] %llu concurrent lookups during flushes and compactions, none lost\n",
          static_cast<unsigned long long>(lookups.load()));
-  db.reset();
-  fs::remove_all(dir);
 }
 
 // ---- SIGKILL during synced writes -------------------------------------------------------------
 
 TEST(Crash, EveryAcknowledgedKeySurvivesSigkill) {
-  const std::string dir = TempDir("crash");
+  const TempDir dir("crash");
   std::mt19937_64 rng(17);
   uint64_t next = 0;  // the first key the next child writes
   uint64_t total_acked = 0;
@@ -296,7 +257,8 @@ TEST(Crash, EveryAcknowledgedKeySurvivesSigkill) {
       close(pipe_fds[0]);
       close(pipe_fds[1]);
       const std::string start = std::to_string(next);
-      execl(CRASH_WRITER, CRASH_WRITER, dir.c_str(), start.c_str(), static_cast<char*>(nullptr));
+      execl(CRASH_WRITER, CRASH_WRITER, dir.path().c_str(), start.c_str(),
+            static_cast<char*>(nullptr));
       _exit(127);
     }
     close(pipe_fds[1]);
@@ -317,7 +279,7 @@ TEST(Crash, EveryAcknowledgedKeySurvivesSigkill) {
 
     Options options = MakeOptions("sstfilter.Bloom:10");
     Status s;
-    auto db = OpenDb(options, dir, &s);
+    auto db = OpenDb(options, dir.path(), &s);
     ASSERT_TRUE(s.ok()) << s.ToString();
     PinnableSlice value;
     for (uint64_t k = 0; k <= acked.back(); ++k) {
@@ -331,7 +293,7 @@ TEST(Crash, EveryAcknowledgedKeySurvivesSigkill) {
       EXPECT_TRUE(
           db->Get(ReadOptions(), db->DefaultColumnFamily(), Key(k) + "~", &value).IsNotFound());
     }
-    EXPECT_GT(options.statistics->getTickerCount(ROCKSDB_NAMESPACE::BLOOM_FILTER_USEFUL), 0u);
+    EXPECT_GT(testing::FilterCountsOf(*options.statistics).negatives, 0u);
     std::vector<SstFilterInfo> files;
     ASSERT_TRUE(DescribeFilters(db.get(), &files).ok());
     for (const SstFilterInfo& f : files) EXPECT_TRUE(f.has_sstfilter_filter()) << f.file;
@@ -340,15 +302,14 @@ TEST(Crash, EveryAcknowledgedKeySurvivesSigkill) {
   }
   printf("[ figures  ] 5 SIGKILLs during synced writes, %llu acknowledged keys, none lost\n",
          static_cast<unsigned long long>(total_acked));
-  fs::remove_all(dir);
 }
 
 // ---- Hostile keys and configurations ----------------------------------------------------------
 
 TEST(HostileKeys, EmptyHugeBinaryAndDuplicateKeys) {
-  const std::string dir = TempDir("hostile_keys");
+  const TempDir dir("hostile_keys");
   Status s;
-  auto db = OpenDb(MakeOptions("{id=sstfilter.Cuckoo;fp_rate=0.001}"), dir, &s);
+  auto db = OpenDb(MakeOptions("{id=sstfilter.Cuckoo;fp_rate=0.001}"), dir.path(), &s);
   ASSERT_TRUE(s.ok()) << s.ToString();
   std::vector<std::string> keys = {"", std::string(1 << 20, 'k'), std::string(1 << 20, '\0'),
                                    std::string("\0\0\0", 3), std::string("\xff\xfe", 2)};
@@ -369,17 +330,13 @@ TEST(HostileKeys, EmptyHugeBinaryAndDuplicateKeys) {
     }
     ASSERT_TRUE(db->Get(ReadOptions(), db->DefaultColumnFamily(), "same", &value).ok());
   }
-  db.reset();
-  fs::remove_all(dir);
 }
 
 TEST(HostileKeys, MillionsOfDuplicatesThroughTheBuilder) {
   for (const char* uri : {"sstfilter.Bloom:10", "{id=sstfilter.Cuckoo;fp_rate=0.001}"}) {
     BlockBasedTableOptions table;
-    table.filter_policy = Policy(uri);
-    const ROCKSDB_NAMESPACE::FilterBuildingContext context(table);
-    std::unique_ptr<ROCKSDB_NAMESPACE::FilterBitsBuilder> builder(
-        table.filter_policy->GetBuilderWithContext(context));
+    table.filter_policy = PolicyFrom(uri);
+    std::unique_ptr<ROCKSDB_NAMESPACE::FilterBitsBuilder> builder = testing::NewBuilder(table);
     for (int i = 0; i < 2'000'000; ++i) builder->AddKey("the same key");
     EXPECT_EQ(builder->EstimateEntriesAdded(), 1u) << uri;
     std::unique_ptr<const char[]> buf;
@@ -403,11 +360,9 @@ TEST(HostileConfig, TinyAndHugeBudgetsWorkOrFailClearly) {
                           "{id=sstfilter.Bloom;fp_rate=1e-9}", "{id=sstfilter.Cuckoo;fp_rate=0.9}",
                           "{id=sstfilter.Cuckoo;fp_rate=1e-8}"}) {
     BlockBasedTableOptions table;
-    table.filter_policy = Policy(uri);
+    table.filter_policy = PolicyFrom(uri);
     ASSERT_NE(table.filter_policy, nullptr) << uri;
-    const ROCKSDB_NAMESPACE::FilterBuildingContext context(table);
-    std::unique_ptr<ROCKSDB_NAMESPACE::FilterBitsBuilder> builder(
-        table.filter_policy->GetBuilderWithContext(context));
+    std::unique_ptr<ROCKSDB_NAMESPACE::FilterBitsBuilder> builder = testing::NewBuilder(table);
     ASSERT_NE(builder, nullptr) << uri;
     EXPECT_EQ(builder->ApproximateNumEntries(0), 0u) << uri;
     EXPECT_GT(builder->ApproximateNumEntries(SIZE_MAX), 0u) << uri;
@@ -437,10 +392,10 @@ TEST(HostileConfig, TinyAndHugeBudgetsWorkOrFailClearly) {
 // ---- The silent loss of the filter policy -----------------------------------------------------
 
 TEST(PolicyLoss, DescribeFiltersShowsFilesWithoutAnSstfilterFilter) {
-  const std::string dir = TempDir("policy_loss");
+  const TempDir dir("policy_loss");
   {
     Status s;
-    auto db = OpenDb(MakeOptions("sstfilter.Bloom:10"), dir, &s);
+    auto db = OpenDb(MakeOptions("sstfilter.Bloom:10"), dir.path(), &s);
     ASSERT_TRUE(s.ok());
     for (int i = 0; i < 1000; ++i) ASSERT_TRUE(db->Put(WriteOptions(), Key(i), "v").ok());
     ASSERT_TRUE(db->Flush({}).ok());
@@ -448,13 +403,13 @@ TEST(PolicyLoss, DescribeFiltersShowsFilesWithoutAnSstfilterFilter) {
   {
     // What a process without the plugin does: the policy is gone, new files get no filter.
     Status s;
-    auto db = OpenDb(MakeOptions(""), dir, &s);
+    auto db = OpenDb(MakeOptions(""), dir.path(), &s);
     ASSERT_TRUE(s.ok());
     for (int i = 1000; i < 2000; ++i) ASSERT_TRUE(db->Put(WriteOptions(), Key(i), "v").ok());
     ASSERT_TRUE(db->Flush({}).ok());
   }
   std::vector<SstFilterInfo> files;
-  const Status s = DescribeFilters(dir, &files);
+  const Status s = DescribeFilters(dir.path(), &files);
   ASSERT_TRUE(s.ok()) << s.ToString();
   ASSERT_EQ(files.size(), 2u);
   int with = 0;
@@ -465,8 +420,7 @@ TEST(PolicyLoss, DescribeFiltersShowsFilesWithoutAnSstfilterFilter) {
   EXPECT_NE(report.find("(none)"), std::string::npos) << report;
   EXPECT_NE(report.find("2 SST files, 1 without an sstfilter filter"), std::string::npos) << report;
   // A database whose OPTIONS file names a policy nobody registered fails clearly.
-  EXPECT_FALSE(DescribeFilters(dir + "/does-not-exist", &files).ok());
-  fs::remove_all(dir);
+  EXPECT_FALSE(DescribeFilters(dir.path() + "/does-not-exist", &files).ok());
 }
 
 }  // namespace

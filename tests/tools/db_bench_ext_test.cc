@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -16,12 +15,14 @@
 #include "core/filter_spec.h"
 #include "plugin/policies.h"
 #include "sstfilter/sstfilter.h"
+#include "tests/plugin/db_fixture.h"
 #include "tests/test_util.h"
 
 namespace sstfilter {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::ReadFile;
 
 struct RunResult {
   int exit_code = -1;
@@ -42,14 +43,8 @@ RunResult RunTool(const std::vector<std::string>& args) {
   const int status = std::system(cmd.c_str());
   RunResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  auto slurp = [](const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  };
-  r.out = slurp(dir + ".out");
-  r.err = slurp(dir + ".err");
+  r.out = ReadFile(dir + ".out");
+  r.err = ReadFile(dir + ".err");
   fs::remove(dir + ".out");
   fs::remove(dir + ".err");
   return r;
@@ -57,12 +52,8 @@ RunResult RunTool(const std::vector<std::string>& args) {
 
 class DbBenchExtTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    db_ = fs::temp_directory_path() / ("db_bench_ext_test_" + std::to_string(::getpid()));
-    fs::remove_all(db_);
-  }
-  void TearDown() override { fs::remove_all(db_); }
-  std::string db_;
+  const testing::TempDir db_dir_{"db_bench_ext_test"};
+  const std::string db_ = db_dir_.path();
 };
 
 TEST_F(DbBenchExtTest, BadFlagsFailBeforeAnyWorkWithOneLine) {
@@ -130,10 +121,7 @@ TEST_F(DbBenchExtTest, EndToEndRatesAgreeWithTheEstimatesAndJsonHasEveryField) {
   EXPECT_NE(r.out.find("sizing       :"), std::string::npos);
   EXPECT_NE(r.out.find("filter policy"), std::string::npos);  // the closing table
 
-  std::ifstream in(json);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
+  const std::string text = ReadFile(json);
   ASSERT_FALSE(text.empty());
   for (const char* field :
        {"\"config\"", "\"num\"", "\"policies\"", "\"filter_uri\"", "\"bits_per_key\"",
@@ -147,7 +135,7 @@ TEST_F(DbBenchExtTest, EndToEndRatesAgreeWithTheEstimatesAndJsonHasEveryField) {
     ASSERT_NE(policy, std::string::npos) << uris[i];
     std::shared_ptr<const ROCKSDB_NAMESPACE::FilterPolicy> p;
     ASSERT_TRUE(NewFilterPolicy(uris[i], &p).ok());
-    const FilterSpec spec = dynamic_cast<const SstFilterPolicy&>(*p).Spec().value();
+    const FilterSpec spec = testing::SpecOf(*p);
     // One SST file of kNum keys (they fit in one memtable): one filter per lookup.
     EXPECT_EQ(NumberAfter(text, policy, "sst_files"), 1);
     const double estimate = EstimatedFpRate(spec, kNum).value();
@@ -182,10 +170,7 @@ TEST_F(DbBenchExtTest, RoundsReportTheMedianOfInterleavedRuns) {
   EXPECT_TRUE(none_line != std::string::npos && bloom_line != std::string::npos &&
               none_line < bloom_line)
       << r.out;
-  std::ifstream in(json);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
+  const std::string text = ReadFile(json);
   for (const char* uri : {"none", "sstfilter.Bloom:10"}) {
     const size_t policy = text.find(std::string("\"filter_uri\": \"") + uri + "\"");
     ASSERT_NE(policy, std::string::npos) << uri;
@@ -217,10 +202,7 @@ TEST_F(DbBenchExtTest, SettledFillGivesTheSameTreeEveryTime) {
                  "--target_file_size_base=65536", "--level0_file_num_compaction_trigger=2",
                  "--compression_type=none", "--filter_uri=sstfilter.Leveled:10"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    std::ifstream in(json);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    const std::string text = ss.str();
+    const std::string text = ReadFile(json);
     const size_t begin = text.find("\"levels\": [");
     ASSERT_NE(begin, std::string::npos) << text;
     levels[run] = text.substr(begin, text.find(']', begin) - begin);

@@ -1,0 +1,144 @@
+// Helpers shared by the tests that run sstfilter inside RocksDB (tests/plugin/, tests/tools/):
+// policies created from their strings, Options for a policy, a fresh temporary directory, opening
+// a database, waiting for its compactions, and what RocksDB's statistics say the filters did.
+// Helpers that need no RocksDB, the key format among them, are in tests/test_util.h.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <rocksdb/db.h>
+#include <rocksdb/filter_policy.h>
+#include <rocksdb/options.h>
+#include <rocksdb/statistics.h>
+#include <rocksdb/table.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <system_error>
+#include <thread>
+
+#include "core/filter_spec.h"
+#include "plugin/policies.h"
+#include "sstfilter/sstfilter.h"
+#include "tests/test_util.h"
+
+namespace sstfilter::testing {
+
+// The policy `uri` names, created as an application creates it. A string that names none fails the
+// test, and the result is then null.
+inline std::shared_ptr<const ROCKSDB_NAMESPACE::FilterPolicy> PolicyFrom(const std::string& uri) {
+  std::shared_ptr<const ROCKSDB_NAMESPACE::FilterPolicy> policy;
+  const ROCKSDB_NAMESPACE::Status s = NewFilterPolicy(uri, &policy);
+  EXPECT_TRUE(s.ok()) << uri << ": " << s.ToString();
+  return policy;
+}
+
+// The filter an sstfilter policy builds (sstfilter.Leveled: its uniform filter, for files of
+// unknown level).
+inline FilterSpec SpecOf(const ROCKSDB_NAMESPACE::FilterPolicy& policy) {
+  return dynamic_cast<const SstFilterPolicy&>(policy).Spec().value();
+}
+
+// Options for a database that is created if missing, counts into statistics of its own, and builds
+// block-based tables with `table` and, unless `filter_uri` is empty, the policy it names.
+inline ROCKSDB_NAMESPACE::Options OptionsFor(const std::string& filter_uri,
+                                             ROCKSDB_NAMESPACE::BlockBasedTableOptions table = {}) {
+  ROCKSDB_NAMESPACE::Options options;
+  options.create_if_missing = true;
+  options.statistics = ROCKSDB_NAMESPACE::CreateDBStatistics();
+  if (!filter_uri.empty()) table.filter_policy = PolicyFrom(filter_uri);
+  options.table_factory.reset(ROCKSDB_NAMESPACE::NewBlockBasedTableFactory(table));
+  return options;
+}
+
+inline const ROCKSDB_NAMESPACE::BlockBasedTableOptions* TableOptionsOf(
+    const ROCKSDB_NAMESPACE::Options& options) {
+  return options.table_factory->GetOptions<ROCKSDB_NAMESPACE::BlockBasedTableOptions>();
+}
+
+// A builder of `table.filter_policy`'s filters, as RocksDB asks for one where the level is unknown.
+inline std::unique_ptr<ROCKSDB_NAMESPACE::FilterBitsBuilder> NewBuilder(
+    const ROCKSDB_NAMESPACE::BlockBasedTableOptions& table) {
+  const ROCKSDB_NAMESPACE::FilterBuildingContext context(table);
+  return std::unique_ptr<ROCKSDB_NAMESPACE::FilterBitsBuilder>(
+      table.filter_policy->GetBuilderWithContext(context));
+}
+
+// The path of a directory of this test process's own under the system's temporary directory,
+// sstfilter_<name>_<pid>. Nothing is there at first (DB::Open creates the directory), and
+// whatever is there is removed when the object goes, also when an assertion ends the test early;
+// so a database in it must be closed first, by being declared after it.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& name)
+      : path_((std::filesystem::temp_directory_path() /
+               ("sstfilter_" + name + "_" + std::to_string(::getpid())))
+                  .string()) {
+    std::filesystem::remove_all(path_);
+  }
+  ~TempDir() {
+    std::error_code ignored;  // a destructor must not throw
+    std::filesystem::remove_all(path_, ignored);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// The database in `dir`, or null with the reason in *status.
+inline std::unique_ptr<ROCKSDB_NAMESPACE::DB> OpenDb(const ROCKSDB_NAMESPACE::Options& options,
+                                                     const std::string& dir,
+                                                     ROCKSDB_NAMESPACE::Status* status) {
+  ROCKSDB_NAMESPACE::DB* raw = nullptr;
+  *status = ROCKSDB_NAMESPACE::DB::Open(options, dir, &raw);
+  return std::unique_ptr<ROCKSDB_NAMESPACE::DB>(raw);
+}
+
+// Waits until no compaction of `db` is pending or running. RocksDB 7.8, the version sstfilter
+// builds against, has no call that waits for them, so this polls.
+inline void WaitForCompactions(ROCKSDB_NAMESPACE::DB* db) {
+  for (;;) {
+    uint64_t pending = 0, running = 0;
+    ASSERT_TRUE(db->GetIntProperty("rocksdb.compaction-pending", &pending));
+    ASSERT_TRUE(db->GetIntProperty("rocksdb.num-running-compactions", &running));
+    if (pending == 0 && running == 0) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+// What the filters of a database told its lookups, from RocksDB's statistics: totals since the
+// statistics were created, or (subtracted) over a stretch of lookups.
+struct FilterCounts {
+  uint64_t negatives = 0;         // a whole-key filter said "no" (BLOOM_FILTER_USEFUL)
+  uint64_t positives = 0;         // it said "may match" (BLOOM_FILTER_FULL_POSITIVE)
+  uint64_t true_positives = 0;    // ... and the key was there (BLOOM_FILTER_FULL_TRUE_POSITIVE)
+  uint64_t prefix_negatives = 0;  // a prefix filter said "no" (BLOOM_FILTER_PREFIX_USEFUL)
+  uint64_t checks() const { return negatives + positives; }  // whole-key checks
+};
+
+inline FilterCounts FilterCountsOf(const ROCKSDB_NAMESPACE::Statistics& stats) {
+  FilterCounts c;
+  c.negatives = stats.getTickerCount(ROCKSDB_NAMESPACE::BLOOM_FILTER_USEFUL);
+  c.positives = stats.getTickerCount(ROCKSDB_NAMESPACE::BLOOM_FILTER_FULL_POSITIVE);
+  c.true_positives = stats.getTickerCount(ROCKSDB_NAMESPACE::BLOOM_FILTER_FULL_TRUE_POSITIVE);
+  c.prefix_negatives = stats.getTickerCount(ROCKSDB_NAMESPACE::BLOOM_FILTER_PREFIX_USEFUL);
+  return c;
+}
+
+inline FilterCounts operator-(const FilterCounts& after, const FilterCounts& before) {
+  FilterCounts d;
+  d.negatives = after.negatives - before.negatives;
+  d.positives = after.positives - before.positives;
+  d.true_positives = after.true_positives - before.true_positives;
+  d.prefix_negatives = after.prefix_negatives - before.prefix_negatives;
+  return d;
+}
+
+}  // namespace sstfilter::testing

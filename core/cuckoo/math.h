@@ -17,8 +17,9 @@
 namespace sstfilter {
 
 inline constexpr int kCuckooSlotsPerBucket = 4;
-// Fingerprint widths: below 4 bits the rate passes 50% at full load; above 32 a slot no longer
-// fits the 32-bit fingerprint arithmetic (and 32 bits already reach about 2e-9).
+// Fingerprint widths: at 3 bits the rate 2ba / (2^f - 1) exceeds 1 at the target load (4 bits:
+// 51%); above 32 a slot no longer fits the 32-bit fingerprint arithmetic (and 32 bits already
+// reach 1.8e-9 at 95% load).
 inline constexpr int kCuckooMinFingerprintBits = 4;
 inline constexpr int kCuckooMaxFingerprintBits = 32;
 // The load static builds aim for. The paper measures 95.5% as the reachable load of 4-slot

@@ -2,6 +2,7 @@
 // concurrent reads while filters are built, SIGKILL in the middle of synced writes, hostile keys
 // and configurations, and the silent loss of the filter policy.
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <rocksdb/db.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/options.h>
@@ -262,11 +263,17 @@ TEST(Crash, EveryAcknowledgedKeySurvivesSigkill) {
       _exit(127);
     }
     close(pipe_fds[1]);
-    std::this_thread::sleep_for(std::chrono::milliseconds(150 + rng() % 400));
+    // The kill comes at a random moment after the writer's first acknowledgment: timed from the
+    // fork instead, a writer slowed by a loaded machine (ASan, ctest -j) could be killed while
+    // still recovering its log, and the round would test nothing.
+    pollfd first_ack = {pipe_fds[0], POLLIN, 0};
+    const int ready = poll(&first_ack, 1, /*timeout ms=*/60'000);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50 + rng() % 400));
     kill(child, SIGKILL);
     int status = 0;
     waitpid(child, &status, 0);
     ASSERT_TRUE(WIFSIGNALED(status)) << "the writer exited by itself: " << status;
+    ASSERT_EQ(ready, 1) << "round " << round << ": the writer acknowledged nothing in 60 s";
     // Everything the child printed was acknowledged; a partial last line was not.
     std::string acks;
     char buf[4096];

@@ -38,8 +38,9 @@ class CuckooTableView {
     slot_mask_ = f == 32 ? 0xffffffffu : (1u << f) - 1;
     // The SWAR constants of Contains: 4 lanes over a whole bucket up to f = 16, 2 lanes over
     // half a bucket up to f = 28; wider fingerprints are matched slot by slot.
+    // An empty view (f = 0: a default or zero-bucket table) has no lanes, and nothing matches.
     const int lanes = f <= 16 ? 4 : 2;
-    if (f <= kMaxHalfBucketBits) {
+    if (f >= kCuckooMinFingerprintBits && f <= kMaxHalfBucketBits) {
       lane_ones_ = 0;
       for (int s = 0; s < lanes; ++s) lane_ones_ |= uint64_t{1} << (s * f);
       lane_highs_ = lane_ones_ << (f - 1);

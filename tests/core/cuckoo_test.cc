@@ -324,6 +324,26 @@ TEST(CuckooFilter, DeserialiseRefusesATableThatDisagreesWithItsTrailer) {
       << back.error();
 }
 
+// Found by reader_fuzzer: the empty filter that zero-bucket bytes deserialise to was moved with a
+// table view of 0-bit fingerprints, whose setup shifted by -1 (undefined behaviour, caught by
+// UBSan in the sanitizer build). The bytes: the trailer of a cuckoo filter of no buckets.
+TEST(CuckooFilter, AnEmptyDeserialisedFilterMovesAndStaysEmpty) {
+  CuckooParams params;
+  params.fingerprint_bits = 32;
+  std::string bytes;
+  ASSERT_TRUE(BuildCuckooFilter(params, nullptr, 0, &bytes).ok());
+  ASSERT_EQ(bytes.size(), kTrailerBytes);
+  Result<CuckooFilter> r =
+      CuckooFilter::Deserialize(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  ASSERT_TRUE(r.ok()) << r.error();
+  CuckooFilter moved = std::move(r).value();
+  CuckooFilter again = std::move(moved);
+  EXPECT_EQ(again.size(), 0u);
+  EXPECT_EQ(again.num_buckets(), 0u);
+  EXPECT_FALSE(again.AddHash(KeyHash("k", 1)));
+  EXPECT_FALSE(again.MayContainHash(KeyHash("k", 1)));
+}
+
 TEST(CuckooFilter, StaticBuildsDeserialiseToo) {
   const std::vector<uint64_t> keys = KeyHashes(90, 1000);
   const Built b = Build(12, keys);

@@ -19,6 +19,13 @@ namespace sstfilter {
 // more than 128 probes never lowers the rate of a budget sstfilter accepts (kMaxBitsPerKey).
 inline constexpr int kMaxNumProbes = 128;
 
+// The parameters of a Bloom filter, of either kind. Each kind derives its own Params type from
+// it, so that a FilterSpec holding them names the kind.
+struct BloomParams {
+  double bits_per_key = 10;
+  int num_probes = 6;
+};
+
 // The message for a probe count outside [1, kMaxNumProbes].
 inline std::string NumProbesError(int num_probes) {
   return "num_probes must be in [1, " + std::to_string(kMaxNumProbes) + "], got " +
@@ -44,7 +51,10 @@ struct BloomKindOps {
   static Result<Params> ForBitsPerKey(double bits_per_key) {
     const Result<int> k = Kind::ProbesForBitsPerKey(bits_per_key);
     if (!k.ok()) return Err(k.error());
-    return Params{bits_per_key, k.value()};
+    Params params;
+    params.bits_per_key = bits_per_key;
+    params.num_probes = k.value();
+    return params;
   }
   static Result<Params> ForFpRate(double fp_rate) {
     const Result<double> b = Kind::BitsPerKeyForFpRate(fp_rate);

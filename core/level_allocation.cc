@@ -55,7 +55,10 @@ std::vector<Offer> ComputeFrontier(FilterCostModel model) {
       // The model's rate, with k = b ln 2 probes unrounded; the spec's probe count (rounded) is
       // only what a real filter of this budget would use.
       o.rate = std::exp(-b * kLn2Squared);
-      o.spec = FilterSpec(StandardBloomParams{b, StandardBloomProbesForBitsPerKey(b).value()});
+      StandardBloomParams params;
+      params.bits_per_key = b;
+      params.num_probes = StandardBloomProbesForBitsPerKey(b).value();
+      o.spec = FilterSpec(params);
       all.push_back(o);
     }
   } else {

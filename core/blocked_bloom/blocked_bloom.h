@@ -14,22 +14,15 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <string>
 #include <vector>
 
 #include "core/blocked_bloom/math.h"
 #include "core/bloom_common.h"
-#include "core/format.h"
 #include "core/hash.h"
-#include "core/hash_list.h"
-#include "core/result.h"
 
 namespace sstfilter {
 
-struct BlockedBloomParams {
-  double bits_per_key = 10;
-  int num_probes = 6;
-};
+struct BlockedBloomParams : BloomParams {};
 
 // Probe positions 0..511 inside the key's block, shared by the builder and the reader so that the
 // two cannot disagree. `visit(bit)` returns false to stop early; returns false iff a visit did.

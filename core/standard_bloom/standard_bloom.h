@@ -10,22 +10,15 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <string>
 #include <vector>
 
 #include "core/bloom_common.h"
-#include "core/format.h"
 #include "core/hash.h"
-#include "core/hash_list.h"
-#include "core/result.h"
 #include "core/standard_bloom/math.h"
 
 namespace sstfilter {
 
-struct StandardBloomParams {
-  double bits_per_key = 10;
-  int num_probes = 7;
-};
+struct StandardBloomParams : BloomParams {};
 
 // Probe positions 0..num_bits-1 of the whole array, shared by the builder and the reader.
 // `visit(bit)` returns false to stop early; returns false iff a visit did.

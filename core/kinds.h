@@ -1,11 +1,11 @@
 // The one list of filter kinds, and the generic dispatch over it.
 //
 // A filter kind is a descriptor struct in its own folder of core/ (core/blocked_bloom/,
-// core/standard_bloom/, core/cuckoo/) that holds everything about the kind. Every layer above
-// (the byte format's parser, FilterSpec, FilterReader, the RocksDB builder and reader adapters,
-// sstfilter.Leveled's allocation) reaches a kind only through this list, so adding a kind is its
-// folder plus one entry in AllKinds below, and a kind that lacks an operation fails to compile
-// here, with the message of the static_assert it fails.
+// core/standard_bloom/, core/cuckoo/, core/fuse/) that holds everything about the kind. Every layer
+// above (the byte format's parser, FilterSpec, FilterReader, the RocksDB builder and reader
+// adapters, sstfilter.Leveled's allocation) reaches a kind only through this list, so adding a kind
+// is its folder plus one entry in AllKinds below, and a kind that lacks an operation fails to
+// compile here, with the message of the static_assert it fails.
 //
 // A kind K provides (CheckKind below enforces each):
 //   using Params;   the parameters that describe one filter of the kind (a type of its own)
@@ -40,6 +40,7 @@
 #include "core/blocked_bloom/blocked_bloom.h"
 #include "core/cuckoo/cuckoo.h"
 #include "core/format.h"
+#include "core/fuse/fuse.h"
 #include "core/hash_list.h"
 #include "core/result.h"
 #include "core/standard_bloom/standard_bloom.h"
@@ -50,7 +51,7 @@ template <typename... Kinds>
 struct KindList {};
 
 // ---- The list. A new kind goes here (and nowhere else outside its folder). ------------------
-using AllKinds = KindList<BlockedBloom, StandardBloom, Cuckoo>;
+using AllKinds = KindList<BlockedBloom, StandardBloom, Cuckoo, Fuse>;
 
 // ---- Checks that each kind is complete and the list consistent. -----------------------------
 namespace kinds_internal {

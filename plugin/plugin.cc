@@ -96,5 +96,6 @@ extern "C" int sstfilter_register(ObjectLibrary& library, const std::string& /*a
   return sstfilter::AddPolicyFactory<sstfilter::BloomPolicy>(library) +
          sstfilter::AddPolicyFactory<sstfilter::CuckooPolicy>(library) +
          sstfilter::AddPolicyFactory<sstfilter::LeveledPolicy>(library) +
+         sstfilter::AddPolicyFactory<sstfilter::FusePolicy>(library) +
          sstfilter::AddNoTrivialMoveFactory(library);
 }

@@ -223,6 +223,12 @@ const char* CuckooPolicy::kClassName() { return kCuckooPolicyName; }
 
 Result<FilterSpec> CuckooPolicy::Spec() const { return KindSpec<Cuckoo>(); }
 
+FusePolicy::FusePolicy() = default;
+
+const char* FusePolicy::kClassName() { return kFusePolicyName; }
+
+Result<FilterSpec> FusePolicy::Spec() const { return KindSpec<Fuse>(); }
+
 LeveledPolicy::LeveledPolicy() { RegisterOptions("leveled", &shape_, &LeveledTypeInfo()); }
 
 const char* LeveledPolicy::kClassName() { return kLeveledPolicyName; }

@@ -87,6 +87,16 @@ class CuckooPolicy : public SstFilterPolicy {
   Result<FilterSpec> Spec() const override;
 };
 
+// sstfilter.Fuse: the binary fuse kind (core/fuse/): the smallest filter for a rate, 1.075 to
+// 1.4 times the information limit; a build that cannot peel writes a blocked Bloom filter.
+class FusePolicy : public SstFilterPolicy {
+ public:
+  FusePolicy();
+  static const char* kClassName();
+  const char* Name() const override { return kClassName(); }
+  Result<FilterSpec> Spec() const override;
+};
+
 // sstfilter.Leveled: one memory budget for the whole tree (bits_per_key, averaged over all keys),
 // spent per level as Monkey prescribes (core/level_allocation.h). Each new file gets the filter of
 // its level: the level RocksDB creates it on (FilterBuildingContext::level_at_creation; flushes

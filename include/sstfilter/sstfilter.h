@@ -4,6 +4,10 @@
 //   {id=sstfilter.Bloom;fp_rate=0.01;layout=standard}
 //   sstfilter.Cuckoo:12                        cuckoo filter, at most 12 bits per key
 //   {id=sstfilter.Cuckoo;fp_rate=0.001}        cuckoo filter for a 0.1% false-positive rate
+//   sstfilter.Fuse:10                          binary fuse filter, at most 10 bits per key for
+//                                              large files (9-bit fingerprints)
+//   {id=sstfilter.Fuse;fp_rate=0.01}           binary fuse filter for a 1% rate (7-bit
+//                                              fingerprints, 0.78%; about 7.5 bits per key)
 //   sstfilter.Leveled:10                       10 bits per key over the whole tree, spent per
 //                                              level as Monkey prescribes (size_ratio=10,
 //                                              num_levels=0: the column family's)
@@ -46,6 +50,7 @@ namespace sstfilter {
 inline constexpr const char* kBloomPolicyName = "sstfilter.Bloom";
 inline constexpr const char* kCuckooPolicyName = "sstfilter.Cuckoo";
 inline constexpr const char* kLeveledPolicyName = "sstfilter.Leveled";
+inline constexpr const char* kFusePolicyName = "sstfilter.Fuse";
 // The CompatibilityName of every sstfilter policy, and so the suffix of the SST metaindex entry
 // of its filters ("fullfilter.sstfilter", "partitionedfilter.sstfilter").
 inline constexpr const char* kCompatibilityName = "sstfilter";

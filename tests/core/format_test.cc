@@ -14,6 +14,7 @@
 #include "core/blocked_bloom/blocked_bloom.h"
 #include "core/cuckoo/cuckoo.h"
 #include "core/filter_reader.h"
+#include "core/fuse/fuse.h"
 #include "core/standard_bloom/standard_bloom.h"
 #include "tests/test_util.h"
 
@@ -54,6 +55,12 @@ std::string CuckooBytes(int fingerprint_bits, const std::vector<uint64_t>& keys)
   return out;
 }
 
+std::string FuseBytes(int fingerprint_bits, const std::vector<uint64_t>& keys) {
+  std::string out;
+  EXPECT_TRUE(BuildFuseFilter(FuseParams{fingerprint_bits}, keys.data(), keys.size(), &out).ok());
+  return out;
+}
+
 uint64_t Digest(const std::string& bytes) { return XXH3_64bits(bytes.data(), bytes.size()); }
 
 // An accidental change of the byte format (hashing, probe derivation, layout, trailer) changes
@@ -70,6 +77,15 @@ TEST(Format, GoldenBytes) {
   EXPECT_EQ(Digest(blocked), 0x2c7c803a25341b87u);
   EXPECT_EQ(Digest(standard), 0x6217237745fe071eu);
   EXPECT_EQ(Digest(cuckoo), 0xe615f607a42c8c87u);
+  // The binary fuse filter (kind 4), 4-wise for 1000 keys: 1376 cells of 8 bits, + 8 pad bytes.
+  const std::string fuse = FuseBytes(8, keys);
+  EXPECT_EQ(fuse.size(), 1384u + kTrailerBytes);
+  EXPECT_EQ(Digest(fuse), 0x7171a34467475f72u);
+  const unsigned char fuse_prefix[24] = {0xe8, 0x03, 0, 0, 0, 0, 0, 0,  // num_keys 1000
+                                         0x60, 0x05, 0, 0, 0, 0, 0, 0,  // num_units: 1376 cells
+                                         0,    0,    5, 4,              // seed 0, L = 2^5, 4-wise
+                                         8,    4,    1, 0};             // 8 bits, kind 4, v1
+  EXPECT_EQ(std::memcmp(fuse.data() + fuse.size() - kTrailerBytes, fuse_prefix, 24), 0);
   // The trailer of the blocked filter, byte for byte.
   const std::string tail = blocked.substr(blocked.size() - kTrailerBytes);
   const unsigned char expected_prefix[24] = {0xe8, 0x03, 0, 0, 0, 0, 0, 0,  // num_keys 1000
@@ -108,6 +124,10 @@ std::vector<std::string> SampleFilters() {
           CuckooBytes(12, keys),
           CuckooBytes(7, keys),
           CuckooBytes(23, keys),
+          FuseBytes(8, keys),
+          FuseBytes(1, keys),
+          FuseBytes(32, KeyHashes(32, 1200)),  // 4-wise
+          FuseBytes(13, {}),
           BloomBytes<BlockedBloom>(10, {})};
 }
 

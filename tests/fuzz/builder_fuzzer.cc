@@ -8,6 +8,7 @@
 
 #include "core/filter_reader.h"
 #include "core/filter_spec.h"
+#include "core/fuse/fuse.h"
 #include "core/hash.h"
 
 using namespace sstfilter;
@@ -15,14 +16,18 @@ using namespace sstfilter;
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 2) return 0;
   FilterSpec spec;
-  switch (data[0] % 3) {
+  switch (data[0] % 4) {
     case 0:
     case 1: {
       const double bits_per_key = 0.5 + data[1] % 40;
-      auto params = data[0] % 3 == 0 ? SpecForBitsPerKey<BlockedBloom>(bits_per_key)
+      auto params = data[0] % 4 == 0 ? SpecForBitsPerKey<BlockedBloom>(bits_per_key)
                                      : SpecForBitsPerKey<StandardBloom>(bits_per_key);
       if (!params.ok()) __builtin_trap();  // every budget in (0, 100] is valid
       spec = params.value();
+      break;
+    }
+    case 2: {  // a fuse filter of any width: short keys repeat often, which the build must handle
+      spec = FilterSpec(FuseParams{1 + data[1] % 32});
       break;
     }
     default: {

@@ -352,7 +352,8 @@ INSTANTIATE_TEST_SUITE_P(Policies, DbPolicyTest,
                          ::testing::Values("sstfilter.Bloom:10",
                                            "{id=sstfilter.Bloom;bits_per_key=10;layout=standard}",
                                            "{id=sstfilter.Cuckoo;fp_rate=0.001}",
-                                           "sstfilter.Cuckoo:12"));
+                                           "sstfilter.Cuckoo:12", "sstfilter.Fuse:10",
+                                           "{id=sstfilter.Fuse;fp_rate=0.001}"));
 
 TEST_F(DbTest, ChangingThePolicyKeepsOldFiltersWorking) {
   Open(MakeOptions("sstfilter.Bloom:10"));

@@ -50,6 +50,9 @@ TEST(Policy, AcceptedForms) {
       {"sstfilter.Cuckoo:12", "sstfilter.Cuckoo", Cuckoo::kId, 0, 11},
       {"{id=sstfilter.Cuckoo;fp_rate=0.001}", "sstfilter.Cuckoo", Cuckoo::kId, 0, 13},
       {"{id=sstfilter.Cuckoo;bits_per_key=20}", "sstfilter.Cuckoo", Cuckoo::kId, 0, 19},
+      {"sstfilter.Fuse:10", "sstfilter.Fuse", Fuse::kId, 10, 9},
+      {"{id=sstfilter.Fuse;fp_rate=0.01}", "sstfilter.Fuse", Fuse::kId, 0, 7},
+      {"{id=sstfilter.Fuse;fp_rate=0.001}", "sstfilter.Fuse", Fuse::kId, 0, 10},
   };
   for (const Case& c : cases) {
     const auto policy = PolicyFrom(c.uri);
@@ -58,12 +61,15 @@ TEST(Policy, AcceptedForms) {
     EXPECT_STREQ(policy->CompatibilityName(), "sstfilter") << c.uri;
     const FilterSpec spec = SpecOf(*policy);
     EXPECT_EQ(spec.kind(), c.kind) << c.uri;
-    if (c.kind == Cuckoo::kId) {
+    if (c.kind == Fuse::kId) {
+      EXPECT_EQ(spec.get_if<FuseParams>()->fingerprint_bits, c.param) << c.uri;
+      EXPECT_EQ(spec.get_if<FuseParams>()->bits_per_key, c.bits_per_key) << c.uri;
+    } else if (c.kind == Cuckoo::kId) {
       EXPECT_EQ(spec.get_if<CuckooParams>()->fingerprint_bits, c.param) << c.uri;
     } else {
       // Both Bloom kinds' parameters have these two fields.
       Visit(spec.params(), [&](const auto& bloom) {
-        if constexpr (!std::is_same_v<std::decay_t<decltype(bloom)>, CuckooParams>) {
+        if constexpr (std::is_base_of_v<BloomParams, std::decay_t<decltype(bloom)>>) {
           EXPECT_NEAR(bloom.bits_per_key, c.bits_per_key, 1e-9) << c.uri;
           EXPECT_EQ(bloom.num_probes, c.param) << c.uri;
         }
@@ -134,7 +140,8 @@ TEST(Policy, SerialisedOptionsRecreateAnEqualPolicy) {
   for (const char* uri :
        {"sstfilter.Bloom:10", "{id=sstfilter.Bloom;fp_rate=0.001;layout=standard}",
         "{id=sstfilter.Cuckoo;fp_rate=0.001}", "sstfilter.Cuckoo:12.5",
-        "{id=sstfilter.Leveled;bits_per_key=8;size_ratio=4;num_levels=5}"}) {
+        "{id=sstfilter.Leveled;bits_per_key=8;size_ratio=4;num_levels=5}", "sstfilter.Fuse:8",
+        "{id=sstfilter.Fuse;fp_rate=0.001}"}) {
     BlockBasedTableOptions options;
     options.filter_policy = PolicyFrom(uri);
     ConfigOptions config;
@@ -162,7 +169,7 @@ TEST(Policy, SerialisedOptionsRecreateAnEqualPolicy) {
 TEST(Policy, RegistrationIsIdempotent) {
   EXPECT_EQ(sstfilter_register(*ROCKSDB_NAMESPACE::ObjectLibrary::Default(), ""), 0);
   auto library = std::make_shared<ROCKSDB_NAMESPACE::ObjectLibrary>("test");
-  EXPECT_EQ(sstfilter_register(*library, ""), 4);
+  EXPECT_EQ(sstfilter_register(*library, ""), 5);  // four policies and the partitioner
   EXPECT_EQ(sstfilter_register(*library, ""), 0);
 }
 
@@ -301,7 +308,8 @@ INSTANTIATE_TEST_SUITE_P(AllPolicies, BuilderTest,
                          ::testing::Values("sstfilter.Bloom:10",
                                            "{id=sstfilter.Bloom;bits_per_key=10;layout=standard}",
                                            "{id=sstfilter.Cuckoo;fp_rate=0.001}",
-                                           "sstfilter.Cuckoo:24", "sstfilter.Leveled:10"));
+                                           "sstfilter.Cuckoo:24", "sstfilter.Leveled:10",
+                                           "{id=sstfilter.Fuse;fp_rate=0.01}"));
 
 }  // namespace
 }  // namespace sstfilter

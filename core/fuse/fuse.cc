@@ -1,0 +1,380 @@
+#include "core/fuse/fuse.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+
+#include "core/batch.h"
+#include "core/blocked_bloom/blocked_bloom.h"
+#include "core/sizing.h"
+
+namespace sstfilter {
+namespace {
+
+// A cell's entry count, kept in the top 6 bits of its byte; the low 2 bits hold the xor of the
+// indexes (0 .. arity - 1) at which its keys reach it, so a cell of one key knows which of that
+// key's cells it is. 64 keys in one cell overflow it: the attempt fails and the next seed runs.
+constexpr uint8_t kOneEntry = 4;
+constexpr uint32_t kPeeledOut = std::numeric_limits<uint32_t>::max();
+
+// The memory of one build attempt, reused by the next: per cell, the count byte, the xor of the
+// keys' remixed hashes, and the peeling queue (13 bytes per cell).
+struct Scratch {
+  std::vector<uint8_t> count;
+  std::vector<uint64_t> xor_hash;
+  std::vector<uint32_t> queue;
+  uint64_t Bytes() const {
+    return count.capacity() + 8 * xor_hash.capacity() + 4 * queue.capacity();
+  }
+};
+
+void Insert(Scratch* s, const uint64_t* cells, int arity, uint64_t h, bool* overflow) {
+  for (int i = 0; i < arity; ++i) {
+    uint8_t& c = s->count[cells[i]];
+    c = static_cast<uint8_t>((c + kOneEntry) ^ i);
+    *overflow |= c < kOneEntry;  // the count wrapped to 0
+    s->xor_hash[cells[i]] ^= h;
+  }
+}
+
+void Remove(Scratch* s, const uint64_t* cells, int arity, uint64_t h) {
+  for (int i = 0; i < arity; ++i) {
+    uint8_t& c = s->count[cells[i]];
+    c = static_cast<uint8_t>((c ^ i) - kOneEntry);
+    s->xor_hash[cells[i]] ^= h;
+  }
+}
+
+// Writes the low w bits of value into cell i of a zeroed, padded table.
+void SetCell(uint8_t* table, int w, uint64_t i, uint32_t value) {
+  const uint64_t bit = i * static_cast<uint64_t>(w);
+  uint8_t* p = table + (bit >> 3);
+  const int shift = static_cast<int>(bit & 7);
+  const uint64_t mask = ((w == 32 ? uint64_t{0xffffffff} : (uint64_t{1} << w) - 1)) << shift;
+  StoreLE64(p, (LoadLE64(p) & ~mask) | ((static_cast<uint64_t>(value) << shift) & mask));
+}
+
+uint32_t GetCell(const uint8_t* table, int w, uint64_t i) {
+  const uint64_t bit = i * static_cast<uint64_t>(w);
+  return static_cast<uint32_t>(LoadLE64(table + (bit >> 3)) >> (bit & 7));
+}
+
+// One attempt at a given layout. On success, the table of `out` (zeroed, table_bytes long at the
+// front) holds the cells and *distinct the keys stored.
+template <typename ForEachChunk>
+bool TryBuild(const FuseShape& shape, const FuseLayout& layout, int w, ForEachChunk& for_each_chunk,
+              Scratch* s, uint8_t* table, uint64_t* distinct) {
+  const uint64_t num_cells = shape.num_cells;
+  const uint64_t segment_count = (num_cells >> layout.segment_length_log2) - (layout.arity - 1);
+  const FuseHashing hashing(layout, segment_count, w);
+  const int arity = layout.arity;
+  std::fill(s->count.begin(), s->count.end(), 0);
+  std::fill(s->xor_hash.begin(), s->xor_hash.end(), 0);
+
+  // Count every key into its cells. A key whose cells already hold exactly one other key with
+  // the same hash is a repeat (the two cancel to a zero xor): it is taken out again.
+  uint64_t keys = 0;
+  bool overflow = false;
+  uint64_t cells[4];
+  for_each_chunk([&](const uint64_t* hashes, size_t n) {
+    for (size_t k = 0; k < n; ++k) {
+      const uint64_t h = hashing.Remix(hashes[k]);
+      hashing.Cells(h, cells);
+      Insert(s, cells, arity, h, &overflow);
+      ++keys;
+      for (int i = 0; i < arity; ++i) {
+        if (s->xor_hash[cells[i]] == 0 && s->count[cells[i]] == 2 * kOneEntry) {
+          Remove(s, cells, arity, h);
+          --keys;
+          break;
+        }
+      }
+    }
+  });
+  if (overflow) return false;
+
+  // Peel: a cell of one key fixes that key last; taking the key out may leave other cells with
+  // one key. The queue holds each cell at most once (counts only fall), and its peeled entries,
+  // in order, are the reverse of the order in which the cells are assigned.
+  uint64_t head = 0, tail = 0;
+  for (uint64_t c = 0; c < num_cells; ++c) {
+    if ((s->count[c] >> 2) == 1) s->queue[tail++] = static_cast<uint32_t>(c);
+  }
+  uint64_t peeled = 0;
+  while (head < tail) {
+    const uint64_t c = s->queue[head];
+    if ((s->count[c] >> 2) != 1) {  // emptied since it was queued
+      s->queue[head++] = kPeeledOut;
+      continue;
+    }
+    ++head;
+    ++peeled;
+    const uint64_t h = s->xor_hash[c];  // the only key left in c; stays there for assignment
+    hashing.Cells(h, cells);
+    for (int i = 0; i < arity; ++i) {
+      if (cells[i] == c) continue;
+      uint8_t& other = s->count[cells[i]];
+      other = static_cast<uint8_t>((other ^ i) - kOneEntry);
+      s->xor_hash[cells[i]] ^= h;
+      if ((other >> 2) == 1) s->queue[tail++] = static_cast<uint32_t>(cells[i]);
+    }
+    s->count[c] = 0;
+  }
+  if (peeled != keys) return false;
+
+  // Assign in reverse peeling order: each key's own cell makes the xor of its cells its
+  // fingerprint; the cells it shares were assigned (or stay 0) before, and stay as they are.
+  for (uint64_t q = tail; q-- > 0;) {
+    const uint64_t c = s->queue[q];
+    if (c == kPeeledOut) continue;
+    const uint64_t h = s->xor_hash[c];
+    hashing.Cells(h, cells);
+    uint32_t value = hashing.Fingerprint(h);
+    for (int i = 0; i < arity; ++i) {
+      if (cells[i] != c) value ^= GetCell(table, w, cells[i]);
+    }
+    SetCell(table, w, c, value);
+  }
+  *distinct = keys;
+  return true;
+}
+
+// The seeds of one shape, in order, until one peels: the bytes depend only on the key set, the
+// shape and the first seed that peels. On success *out holds the filter.
+template <typename ForEachChunk>
+bool BuildWithSeeds(const FuseShape& shape, int w, int first_attempt, int max_attempts,
+                    ForEachChunk& for_each_chunk, Scratch* s, std::string* out,
+                    FuseBuildInfo* info) {
+  const uint64_t table_bytes = FuseTableBytes(shape.num_cells, w);
+  s->count.resize(shape.num_cells);
+  s->xor_hash.resize(shape.num_cells);
+  s->queue.resize(shape.num_cells);
+  for (int attempt = first_attempt; attempt < max_attempts; ++attempt) {
+    FuseLayout layout;
+    layout.seed_index = static_cast<uint32_t>(attempt);
+    layout.arity = shape.arity;
+    layout.segment_length_log2 = shape.segment_length_log2;
+    // Every fourth try halves the segments (same cells): sizes just past a doubling of the
+    // segment length peel poorly at their own (measured by the reference's authors).
+    if (attempt % 4 == 3 && layout.segment_length_log2 > 1) --layout.segment_length_log2;
+    out->assign(table_bytes + kTrailerBytes, '\0');
+    uint8_t* table = reinterpret_cast<uint8_t*>(out->data());
+    ++info->attempts;
+    if (!TryBuild(shape, layout, w, for_each_chunk, s, table, &info->distinct)) continue;
+    Trailer trailer;
+    trailer.kind = Fuse::kId;
+    trailer.param = static_cast<uint8_t>(w);
+    trailer.num_keys = info->distinct;
+    trailer.num_units = shape.num_cells;
+    trailer.seed = layout.Encode();
+    EncodeTrailer(trailer, table + table_bytes);
+    return true;
+  }
+  return false;
+}
+
+// The build over hashes delivered by for_each_chunk(f) as f(hashes, count), the same on every
+// call; `count` counts them, repeats included.
+//
+// The first seed runs over the input as it is, in a table sized for `count`. That is the whole
+// build when it peels and the input had no repeats (the usual case). Otherwise the build makes a
+// sorted copy without repeats (8 more bytes per key) and tries the seeds from the first again in
+// the table of the distinct keys, so the result is the same as for the input without repeats.
+template <typename ForEachChunk>
+Result<FuseBuildInfo> BuildFromChunks(const FuseParams& params, uint64_t count,
+                                      ForEachChunk&& for_each_chunk, std::string* out,
+                                      int max_attempts) {
+  const Result<int> width = Fuse::FingerprintBitsFor(params, count);
+  if (!width.ok()) return Err(width.error());
+  int w = width.value();
+  FuseBuildInfo info;
+  if (count == 0) {
+    Trailer trailer;
+    trailer.kind = Fuse::kId;
+    trailer.param = static_cast<uint8_t>(w);
+    out->clear();
+    AppendTrailer(trailer, out);
+    return info;
+  }
+  Result<FuseShape> shape = FuseShapeFor(count);
+  if (!shape.ok()) return Err(shape.error());
+  // The queue indexes cells with 32 bits: a larger table (over 4e9 keys) takes the fallback.
+  const bool fits_queue = shape.value().num_cells <= kPeeledOut;
+  Scratch s;
+  if (fits_queue && max_attempts > 0 &&
+      BuildWithSeeds(shape.value(), w, 0, 1, for_each_chunk, &s, out, &info) &&
+      info.distinct == count) {
+    info.scratch_bytes = s.Bytes();
+    return info;
+  }
+  std::vector<uint64_t> unique;
+  unique.reserve(count);
+  for_each_chunk(
+      [&](const uint64_t* hashes, size_t n) { unique.insert(unique.end(), hashes, hashes + n); });
+  std::sort(unique.begin(), unique.end());
+  unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
+  info.distinct = unique.size();
+  shape = FuseShapeFor(unique.size());
+  w = Fuse::FingerprintBitsFor(params, unique.size()).value();  // valid: it was for `count`
+  auto over_unique = [&](auto&& f) { f(unique.data(), unique.size()); };
+  if (fits_queue && shape.ok() &&
+      BuildWithSeeds(shape.value(), w, 0, max_attempts, over_unique, &s, out, &info)) {
+    info.scratch_bytes = s.Bytes() + 8 * unique.capacity();
+    return info;
+  }
+  // No seed peeled: a blocked Bloom filter of about the same size, so no key is lost.
+  info.fell_back = true;
+  info.scratch_bytes = 8 * unique.capacity();
+  const uint64_t table_bytes =
+      FuseTableBytes(shape.ok() ? shape.value().num_cells : unique.size() * 2, w);
+  const double bits_per_key = std::clamp(static_cast<double>(table_bytes) * 8 / unique.size(),
+                                         kMinBitsPerKey, kMaxBitsPerKey);
+  const BlockedBloomParams bloom = BlockedBloom::ForBitsPerKey(bits_per_key).value();
+  Result<std::string> bytes = BlockedBloom::Build(bloom, unique.data(), unique.size());
+  if (!bytes.ok()) return Err(bytes.error());
+  *out = std::move(bytes).value();
+  return info;
+}
+
+}  // namespace
+
+Result<FuseBuildInfo> BuildFuseFilter(const FuseParams& params, const uint64_t* hashes,
+                                      size_t count, std::string* out, int max_attempts) {
+  return BuildFromChunks(
+      params, count, [&](auto&& f) { f(hashes, count); }, out, max_attempts);
+}
+
+Result<FuseBuildInfo> BuildFuseFilter(const FuseParams& params, const HashList& hashes,
+                                      std::string* out, int max_attempts) {
+  return BuildFromChunks(
+      params, hashes.size(), [&](auto&& f) { hashes.ForEachChunk(f); }, out, max_attempts);
+}
+
+void FuseReader::MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match) const {
+  uint64_t remixed[kPrefetchBatch];
+  uint64_t cells[kPrefetchBatch][4];
+  const int arity = hashing_.arity();
+  for (size_t start = 0; start < count; start += kPrefetchBatch) {
+    const size_t n = std::min(kPrefetchBatch, count - start);
+    for (size_t i = 0; i < n; ++i) {
+      remixed[i] = hashing_.Remix(hashes[start + i]);
+      hashing_.Cells(remixed[i], cells[i]);
+      for (int j = 0; j < arity; ++j) __builtin_prefetch(CellAddress(cells[i][j]));
+    }
+    for (size_t i = 0; i < n; ++i) may_match[start + i] = Matches(remixed[i], cells[i]);
+  }
+}
+
+Result<FuseParams> Fuse::ForBitsPerKey(double bits_per_key) {
+  const Result<int> w = FuseFingerprintBitsForBitsPerKey(bits_per_key);
+  if (!w.ok()) return Err(w.error());
+  Params p;
+  p.fingerprint_bits = w.value();  // what the budget buys for large sets (NominalFpRate)
+  p.bits_per_key = bits_per_key;
+  return p;
+}
+
+Result<int> Fuse::FingerprintBitsFor(const Params& params, uint64_t num_keys) {
+  if (params.bits_per_key <= 0) {
+    if (!ValidFuseFingerprintBits(params.fingerprint_bits)) {
+      return Err(FuseFingerprintBitsError(params.fingerprint_bits));
+    }
+    return params.fingerprint_bits;
+  }
+  if (!ValidBitsPerKey(params.bits_per_key)) return Err(BitsPerKeyError(params.bits_per_key));
+  if (num_keys == 0) return kFuseMinFingerprintBits;
+  const Result<FuseShape> shape = FuseShapeFor(num_keys);
+  if (!shape.ok()) return Err(shape.error());
+  const double w = std::floor(params.bits_per_key * static_cast<double>(num_keys) /
+                              static_cast<double>(shape.value().num_cells));
+  return static_cast<int>(
+      std::clamp(w, double{kFuseMinFingerprintBits}, double{kFuseMaxFingerprintBits}));
+}
+
+Result<FuseParams> Fuse::ForFpRate(double fp_rate) {
+  const Result<int> w = FuseFingerprintBits(fp_rate);
+  if (!w.ok()) return Err(w.error());
+  Params p;
+  p.fingerprint_bits = w.value();
+  return p;
+}
+
+std::string Fuse::Describe(const Params& params) {
+  char buf[64];
+  if (params.bits_per_key > 0) {
+    snprintf(buf, sizeof(buf), "binary fuse, at most %.2f bits/key", params.bits_per_key);
+  } else {
+    snprintf(buf, sizeof(buf), "binary fuse, %d-bit fingerprints", params.fingerprint_bits);
+  }
+  return buf;
+}
+
+Result<uint64_t> Fuse::FilterBytes(const Params& params, uint64_t num_keys) {
+  const Result<int> w = FingerprintBitsFor(params, num_keys);
+  if (!w.ok()) return Err(w.error());
+  if (num_keys == 0) return static_cast<uint64_t>(kTrailerBytes);
+  const Result<FuseShape> shape = FuseShapeFor(num_keys);
+  if (!shape.ok()) return Err(shape.error());
+  return FuseTableBytes(shape.value().num_cells, w.value()) + kTrailerBytes;
+}
+
+uint64_t Fuse::MaxKeysForBytes(const Params& params, uint64_t bytes) {
+  if (!FingerprintBitsFor(params, 1).ok() || bytes < kTrailerBytes) return 0;
+  const double guess = static_cast<double>(bytes - kTrailerBytes) * 8 / NominalBitsPerKey(params);
+  return MaxKeysFitting(bytes, guess, [&](uint64_t n) { return FilterBytes(params, n); });
+}
+
+Result<double> Fuse::EstimatedFpRate(const Params& params, uint64_t num_keys) {
+  if (num_keys == 0) return Err(kNoKeysError);
+  const Result<int> w = FingerprintBitsFor(params, num_keys);
+  if (!w.ok()) return Err(w.error());
+  const Result<double> rate = FuseFpRate(w.value());
+  if (!rate.ok()) return Err(rate.error());
+  return IndependentSum(rate.value(), HashCollisionRate(num_keys));
+}
+
+double Fuse::NominalFpRate(const Params& params) {
+  return FuseFpRate(params.fingerprint_bits).value();
+}
+
+double Fuse::NominalBitsPerKey(const Params& params) {
+  return params.bits_per_key > 0 ? params.bits_per_key
+                                 : kFuse4LargeSizeFactor * params.fingerprint_bits;
+}
+
+Result<std::string> Fuse::Build(const Params& params, const HashList& hashes) {
+  std::string out;
+  const Result<FuseBuildInfo> info = BuildFuseFilter(params, hashes, &out);
+  if (!info.ok()) return Err(info.error());
+  return out;
+}
+
+Result<std::string> Fuse::Build(const Params& params, const uint64_t* hashes, size_t count) {
+  std::string out;
+  const Result<FuseBuildInfo> info = BuildFuseFilter(params, hashes, count, &out);
+  if (!info.ok()) return Err(info.error());
+  return out;
+}
+
+bool Fuse::BodyBytes(const Trailer& t, uint64_t* body_bytes) {
+  FuseLayout layout;
+  if (!ValidFuseFingerprintBits(t.param) || !FuseLayout::Decode(t.seed, &layout)) return false;
+  // The table is whole segments, at least `arity` of them, and holds at most one key per cell.
+  const uint64_t segments = t.num_units >> layout.segment_length_log2;
+  if ((segments << layout.segment_length_log2) != t.num_units) return false;
+  if (segments < static_cast<uint64_t>(layout.arity)) return false;
+  if (t.num_keys > t.num_units) return false;
+  *body_bytes = FuseTableBytes(t.num_units, t.param);
+  return true;
+}
+
+FuseReader Fuse::OpenReader(const Trailer& t, const uint8_t* body) {
+  FuseLayout layout;
+  FuseLayout::Decode(t.seed, &layout);  // BodyBytes accepted it
+  const uint64_t segment_count = (t.num_units >> layout.segment_length_log2) - (layout.arity - 1);
+  return FuseReader(body, FuseHashing(layout, segment_count, t.param), t.param);
+}
+
+}  // namespace sstfilter

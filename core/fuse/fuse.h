@@ -1,0 +1,204 @@
+// The binary fuse filter kind (FilterKind 4): a static filter for the key set of one SST file or
+// filter partition, at 1.075 to 1.4 times the information limit of log2(1/p) bits per key
+// (math.h), with w-bit fingerprints for any w from 1 to 32, bit-packed.
+//
+// From a key hash h and the filter's seed index s:
+//   h'   = h                              if s = 0
+//          Mix64(h + s * kGoldenMul64)    otherwise (a retry's fresh, independent hashing)
+//   fp   = (h' xor (h' >> 32)) & (2^w - 1)
+//   p0   = FastRange64(h', segment_count * L)          (high bits of h')
+//   p_i  = (p0 + i L) xor ((h' >> 18 (i - 1)) & (L - 1))   for i = 1 .. arity - 1
+// L = segment length, a power of two, so the xor keeps p_i in the segment after p_{i-1}'s: the
+// arity cells of a key are distinct and lie in arity consecutive segments. A key is in the
+// filter iff fp = cell[p_0] xor ... xor cell[p_{arity-1}]: an absent key matches with chance 2^-w.
+//
+// Body: num_cells cells of w bits, packed (cell i is bits [i w, (i + 1) w) of the little-endian
+// bit string of the body), then kFusePadBytes zero bytes.
+// Trailer (core/format.h): num_keys = distinct key hashes, num_units = cells, param = w,
+// seed = s | segment_length_log2 << 16 | arity << 24 (FuseLayout). Every byte: docs/format.md.
+//
+// The build (BuildFuseFilter) never fails and never drops a key: repeated hashes are removed,
+// a failed peel is retried with the next seed (every fourth try with segments half as long), and
+// after kFuseMaxAttempts tries it writes a blocked Bloom filter of the same size instead. The
+// same keys, in any order, give the same bytes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/format.h"
+#include "core/fuse/math.h"
+#include "core/hash.h"
+#include "core/hash_list.h"
+#include "core/result.h"
+
+namespace sstfilter {
+
+// A fuse filter is chosen by its fingerprint width (a rate: 2^-w), or by a budget of bits per
+// key, which picks for each filter the widest fingerprint whose table fits the budget at that
+// filter's key count (small sets need more cells per key: math.h).
+struct FuseParams {
+  int fingerprint_bits = 8;
+  double bits_per_key = 0;  // > 0: a budget, and fingerprint_bits is not used
+};
+
+// The trailer's seed field of a fuse filter: which hashing and which table geometry.
+struct FuseLayout {
+  uint32_t seed_index = 0;  // s: 0 means the key hash itself
+  int segment_length_log2 = 1;
+  int arity = 4;
+
+  uint32_t Encode() const {
+    return seed_index | static_cast<uint32_t>(segment_length_log2) << 16 |
+           static_cast<uint32_t>(arity) << 24;
+  }
+  // False for a field no build writes.
+  static bool Decode(uint32_t field, FuseLayout* out) {
+    FuseLayout l;
+    l.seed_index = field & 0xffff;
+    l.segment_length_log2 = static_cast<int>((field >> 16) & 0xff);
+    l.arity = static_cast<int>(field >> 24);
+    if (l.segment_length_log2 < 1 || l.segment_length_log2 > kFuseMaxSegmentLengthLog2) {
+      return false;
+    }
+    if (l.arity != 3 && l.arity != 4) return false;
+    *out = l;
+    return true;
+  }
+};
+
+// Where a key lives in a table of a given shape. Cheap to copy.
+class FuseHashing {
+ public:
+  FuseHashing() = default;
+  FuseHashing(const FuseLayout& layout, uint64_t segment_count, int fingerprint_bits)
+      : seed_index_(layout.seed_index),
+        arity_(layout.arity),
+        segment_length_(uint64_t{1} << layout.segment_length_log2),
+        segment_mask_(segment_length_ - 1),
+        first_cells_(segment_count << layout.segment_length_log2),
+        fp_mask_(fingerprint_bits == 32 ? 0xffffffffu : (1u << fingerprint_bits) - 1) {}
+
+  uint64_t Remix(uint64_t hash) const {
+    return seed_index_ == 0 ? hash : Mix64(hash + seed_index_ * kGoldenMul64);
+  }
+  uint32_t Fingerprint(uint64_t remixed) const {
+    return static_cast<uint32_t>(remixed ^ (remixed >> 32)) & fp_mask_;
+  }
+  // The arity cells of a key, into cells[0, arity).
+  void Cells(uint64_t remixed, uint64_t* cells) const {
+    const uint64_t p0 = FastRange64(remixed, first_cells_);
+    cells[0] = p0;
+    for (int i = 1; i < arity_; ++i) {
+      cells[i] = (p0 + i * segment_length_) ^
+                 ((remixed >> (kFuseOffsetFieldBits * (i - 1))) & segment_mask_);
+    }
+  }
+  int arity() const { return arity_; }
+  uint32_t fingerprint_mask() const { return fp_mask_; }
+
+ private:
+  uint32_t seed_index_ = 0;
+  int arity_ = 4;
+  uint64_t segment_length_ = 2;
+  uint64_t segment_mask_ = 1;
+  uint64_t first_cells_ = 0;  // segment_count * L: where a key's first cell may be
+  uint32_t fp_mask_ = 0;
+};
+
+// A view over a parsed fuse body. Cheap to copy; does not own the bytes.
+class FuseReader {
+ public:
+  FuseReader() = default;
+  FuseReader(const uint8_t* cells, const FuseHashing& hashing, int fingerprint_bits)
+      : cells_(cells), hashing_(hashing), bits_(fingerprint_bits) {}
+
+  bool MayContain(uint64_t hash) const {
+    const uint64_t h = hashing_.Remix(hash);
+    uint64_t cells[4];
+    hashing_.Cells(h, cells);
+    return Matches(h, cells);
+  }
+
+  // Computes every key's cells and prefetches them first, then tests them.
+  void MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match) const;
+
+ private:
+  uint32_t Cell(uint64_t i) const {
+    const uint64_t bit = i * static_cast<uint64_t>(bits_);
+    return static_cast<uint32_t>(LoadLE64(cells_ + (bit >> 3)) >> (bit & 7));
+  }
+  const uint8_t* CellAddress(uint64_t i) const {
+    return cells_ + ((i * static_cast<uint64_t>(bits_)) >> 3);
+  }
+  bool Matches(uint64_t remixed, const uint64_t* cells) const {
+    // Cell() leaves the neighbours' bits above the low w: the mask drops them after the xor.
+    uint32_t x = hashing_.Fingerprint(remixed) ^ Cell(cells[0]) ^ Cell(cells[1]) ^ Cell(cells[2]);
+    if (hashing_.arity() == 4) x ^= Cell(cells[3]);
+    return (x & hashing_.fingerprint_mask()) == 0;
+  }
+
+  const uint8_t* cells_ = nullptr;
+  FuseHashing hashing_;
+  int bits_ = 0;
+};
+
+// Statistics of a build, for benchmarks and tests.
+struct FuseBuildInfo {
+  uint64_t distinct = 0;   // keys after removing repeated hashes
+  int attempts = 0;        // seeds tried (0 for no keys)
+  bool fell_back = false;  // wrote a blocked Bloom filter instead
+  // The temporary memory the build held at its peak, beyond its input and output: 13 bytes per
+  // table cell, plus 8 per key when the input had repeats or the first seed did not peel.
+  uint64_t scratch_bytes = 0;
+};
+
+// Tries before the build falls back to a blocked Bloom filter.
+inline constexpr int kFuseMaxAttempts = 32;
+
+// Builds the filter of hashes[0, count) (any order, repeats allowed) into *out (replaced). Fails
+// only for invalid params. `max_attempts` (tests): the tries before the fallback.
+Result<FuseBuildInfo> BuildFuseFilter(const FuseParams& params, const uint64_t* hashes,
+                                      size_t count, std::string* out,
+                                      int max_attempts = kFuseMaxAttempts);
+Result<FuseBuildInfo> BuildFuseFilter(const FuseParams& params, const HashList& hashes,
+                                      std::string* out, int max_attempts = kFuseMaxAttempts);
+
+// The kind's descriptor (the operations every kind provides: core/kinds.h).
+struct Fuse {
+  using Params = FuseParams;
+  using Reader = FuseReader;
+  static constexpr FilterKind kId = FilterKind{4};
+  static constexpr const char* kName = "fuse";
+
+  // A budget (the widest fingerprint that fits it, per filter); ceil(log2(1/p))-bit
+  // fingerprints for a rate.
+  static Result<Params> ForBitsPerKey(double bits_per_key);
+  static Result<Params> ForFpRate(double fp_rate);
+  // "binary fuse, 7-bit fingerprints" or "binary fuse, at most 10.00 bits/key".
+  static std::string Describe(const Params& params);
+  // The fingerprint width of the filter of num_keys distinct keys: the budget's widest that fits,
+  // at least 1 (a set too small for its budget gets 1-bit cells), or the fixed width.
+  static Result<int> FingerprintBitsFor(const Params& params, uint64_t num_keys);
+
+  // Table plus trailer for num_keys distinct keys (the fallback writes no more); 32 for none.
+  static Result<uint64_t> FilterBytes(const Params& params, uint64_t num_keys);
+  static uint64_t MaxKeysForBytes(const Params& params, uint64_t bytes);
+  // 2^-w, with the chance of a 64-bit hash collision.
+  static Result<double> EstimatedFpRate(const Params& params, uint64_t num_keys);
+  static double NominalFpRate(const Params& params);
+  static double NominalBitsPerKey(const Params& params);
+  // None yet: a small file's table is up to 1.4 times its large-set size (math.h), which the
+  // allocation's per-key costs do not model; offering it would break sstfilter.Leveled's budget.
+  static std::vector<Params> LevelOffers() { return {}; }
+
+  static Result<std::string> Build(const Params& params, const HashList& hashes);
+  static Result<std::string> Build(const Params& params, const uint64_t* hashes, size_t count);
+
+  static bool BodyBytes(const Trailer& t, uint64_t* body_bytes);
+  static Reader OpenReader(const Trailer& t, const uint8_t* body);
+};
+
+}  // namespace sstfilter

@@ -55,4 +55,14 @@ struct Err {
   std::string message;
 };
 
+// The value a build writes into *out, without the statistics it returns: for builds of the form
+// Result<Info> build(std::string* out), such as BuildCuckooFilter and BuildFuseFilter.
+template <typename Build>
+Result<std::string> BuiltBytes(Build&& build) {
+  std::string out;
+  const auto info = build(&out);
+  if (!info.ok()) return Err(info.error());
+  return out;
+}
+
 }  // namespace sstfilter

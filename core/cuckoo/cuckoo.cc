@@ -202,17 +202,12 @@ std::vector<CuckooParams> Cuckoo::LevelOffers() {
 }
 
 Result<std::string> Cuckoo::Build(const Params& params, const HashList& hashes) {
-  std::string out;
-  const Result<CuckooBuildInfo> info = BuildCuckooFilter(params, hashes, &out);
-  if (!info.ok()) return Err(info.error());
-  return out;
+  return BuiltBytes([&](std::string* out) { return BuildCuckooFilter(params, hashes, out); });
 }
 
 Result<std::string> Cuckoo::Build(const Params& params, const uint64_t* hashes, size_t count) {
-  std::string out;
-  const Result<CuckooBuildInfo> info = BuildCuckooFilter(params, hashes, count, &out);
-  if (!info.ok()) return Err(info.error());
-  return out;
+  return BuiltBytes(
+      [&](std::string* out) { return BuildCuckooFilter(params, hashes, count, out); });
 }
 
 bool Cuckoo::BodyBytes(const Trailer& t, uint64_t* body_bytes) {

@@ -345,17 +345,11 @@ double Fuse::NominalBitsPerKey(const Params& params) {
 }
 
 Result<std::string> Fuse::Build(const Params& params, const HashList& hashes) {
-  std::string out;
-  const Result<FuseBuildInfo> info = BuildFuseFilter(params, hashes, &out);
-  if (!info.ok()) return Err(info.error());
-  return out;
+  return BuiltBytes([&](std::string* out) { return BuildFuseFilter(params, hashes, out); });
 }
 
 Result<std::string> Fuse::Build(const Params& params, const uint64_t* hashes, size_t count) {
-  std::string out;
-  const Result<FuseBuildInfo> info = BuildFuseFilter(params, hashes, count, &out);
-  if (!info.ok()) return Err(info.error());
-  return out;
+  return BuiltBytes([&](std::string* out) { return BuildFuseFilter(params, hashes, count, out); });
 }
 
 bool Fuse::BodyBytes(const Trailer& t, uint64_t* body_bytes) {

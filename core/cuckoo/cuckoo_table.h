@@ -15,6 +15,7 @@
 
 #include "core/cuckoo/math.h"
 #include "core/format.h"
+#include "core/packed_fields.h"
 
 namespace sstfilter {
 
@@ -35,7 +36,7 @@ class CuckooTableView {
   CuckooTableView(const uint8_t* data, uint64_t num_buckets, int fingerprint_bits)
       : data_(data), num_buckets_(num_buckets), fingerprint_bits_(fingerprint_bits) {
     const int f = fingerprint_bits;
-    slot_mask_ = f == 32 ? 0xffffffffu : (1u << f) - 1;
+    slot_mask_ = LowBitsMask(f);
     // The SWAR constants of Contains: 4 lanes over a whole bucket up to f = 16, 2 lanes over
     // half a bucket up to f = 28; wider fingerprints are matched slot by slot.
     // An empty view (f = 0: a default or zero-bucket table) has no lanes, and nothing matches.
@@ -59,7 +60,7 @@ class CuckooTableView {
 
   uint32_t Slot(uint64_t bucket, int slot) const {
     const uint64_t bit = (bucket * kCuckooSlotsPerBucket + slot) * fingerprint_bits_;
-    return static_cast<uint32_t>(LoadLE64(data_ + (bit >> 3)) >> (bit & 7)) & slot_mask_;
+    return static_cast<uint32_t>(LoadBitsFrom(data_, bit)) & slot_mask_;
   }
 
   // Whether any slot of the bucket holds `fp` (fp = 0 asks for an empty slot).
@@ -95,7 +96,7 @@ class CuckooTableView {
  private:
   // Whether the lanes (4 or 2 slots, see Contains) that start at `bit` hold fp.
   bool LanesHold(uint64_t bit, uint32_t fp) const {
-    const uint64_t slots = (LoadLE64(data_ + (bit >> 3)) >> (bit & 7)) & bucket_mask_;
+    const uint64_t slots = LoadBitsFrom(data_, bit) & bucket_mask_;
     const uint64_t x = slots ^ (fp * lane_ones_);
     return ((x - lane_ones_) & ~x & lane_highs_) != 0;
   }
@@ -119,12 +120,7 @@ class CuckooTable : public CuckooTableView {
 
   void SetSlot(uint64_t bucket, int slot, uint32_t fp) {
     const int f = fingerprint_bits();
-    const uint64_t bit = (bucket * kCuckooSlotsPerBucket + slot) * f;
-    uint8_t* p = mutable_data_ + (bit >> 3);
-    const int shift = static_cast<int>(bit & 7);
-    const uint64_t mask = (f == 32 ? uint64_t{0xffffffff} : (uint64_t{1} << f) - 1) << shift;
-    const uint64_t word = (LoadLE64(p) & ~mask) | ((static_cast<uint64_t>(fp) << shift) & mask);
-    StoreLE64(p, word);
+    StoreField(mutable_data_, (bucket * kCuckooSlotsPerBucket + slot) * f, f, fp);
   }
 
   // Puts fp into an empty slot of the bucket; false if the bucket is full.

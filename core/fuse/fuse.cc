@@ -8,6 +8,7 @@
 
 #include "core/batch.h"
 #include "core/blocked_bloom/blocked_bloom.h"
+#include "core/packed_fields.h"
 #include "core/sizing.h"
 
 namespace sstfilter {
@@ -45,20 +46,6 @@ void Remove(Scratch* s, const uint64_t* cells, int arity, uint64_t h) {
     c = static_cast<uint8_t>((c ^ i) - kOneEntry);
     s->xor_hash[cells[i]] ^= h;
   }
-}
-
-// Writes the low w bits of value into cell i of a zeroed, padded table.
-void SetCell(uint8_t* table, int w, uint64_t i, uint32_t value) {
-  const uint64_t bit = i * static_cast<uint64_t>(w);
-  uint8_t* p = table + (bit >> 3);
-  const int shift = static_cast<int>(bit & 7);
-  const uint64_t mask = ((w == 32 ? uint64_t{0xffffffff} : (uint64_t{1} << w) - 1)) << shift;
-  StoreLE64(p, (LoadLE64(p) & ~mask) | ((static_cast<uint64_t>(value) << shift) & mask));
-}
-
-uint32_t GetCell(const uint8_t* table, int w, uint64_t i) {
-  const uint64_t bit = i * static_cast<uint64_t>(w);
-  return static_cast<uint32_t>(LoadLE64(table + (bit >> 3)) >> (bit & 7));
 }
 
 // One attempt at a given layout. On success, the table of `out` (zeroed, table_bytes long at the
@@ -133,9 +120,9 @@ bool TryBuild(const FuseShape& shape, const FuseLayout& layout, int w, ForEachCh
     hashing.Cells(h, cells);
     uint32_t value = hashing.Fingerprint(h);
     for (int i = 0; i < arity; ++i) {
-      if (cells[i] != c) value ^= GetCell(table, w, cells[i]);
+      if (cells[i] != c) value ^= static_cast<uint32_t>(LoadBitsFrom(table, cells[i] * w));
     }
-    SetCell(table, w, c, value);
+    StoreField(table, c * w, w, value);
   }
   *distinct = keys;
   return true;

@@ -32,6 +32,7 @@
 #include "core/fuse/math.h"
 #include "core/hash.h"
 #include "core/hash_list.h"
+#include "core/packed_fields.h"
 #include "core/result.h"
 
 namespace sstfilter {
@@ -79,7 +80,7 @@ class FuseHashing {
         segment_length_(uint64_t{1} << layout.segment_length_log2),
         segment_mask_(segment_length_ - 1),
         first_cells_(segment_count << layout.segment_length_log2),
-        fp_mask_(fingerprint_bits == 32 ? 0xffffffffu : (1u << fingerprint_bits) - 1) {}
+        fp_mask_(LowBitsMask(fingerprint_bits)) {}
 
   uint64_t Remix(uint64_t hash) const {
     return seed_index_ == 0 ? hash : Mix64(hash + seed_index_ * kGoldenMul64);
@@ -127,8 +128,7 @@ class FuseReader {
 
  private:
   uint32_t Cell(uint64_t i) const {
-    const uint64_t bit = i * static_cast<uint64_t>(bits_);
-    return static_cast<uint32_t>(LoadLE64(cells_ + (bit >> 3)) >> (bit & 7));
+    return static_cast<uint32_t>(LoadBitsFrom(cells_, i * static_cast<uint64_t>(bits_)));
   }
   const uint8_t* CellAddress(uint64_t i) const {
     return cells_ + ((i * static_cast<uint64_t>(bits_)) >> 3);

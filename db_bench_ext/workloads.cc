@@ -75,6 +75,9 @@ Status DbRunner::Open(bool fresh) {
   ROCKSDB_NAMESPACE::DB* db = nullptr;
   const Status s = ROCKSDB_NAMESPACE::DB::Open(options, path_, &db);
   db_.reset(db);
+  // A reopened database may start background work (a compaction its recovered tree asks for):
+  // reads and the per-level figures wait for it, so that they see the tree the fill left.
+  if (s.ok() && !fresh) Settle(std::chrono::milliseconds(1));
   return s;
 }
 
@@ -147,15 +150,28 @@ void DbRunner::Fill(bool sequential, BenchResult* r) {
   FlushAndSettle(std::chrono::milliseconds(50));
 }
 
-// Flushes the memtable and waits, polling every `poll`, until no compaction is pending or running.
+// Flushes the memtable, then settles (below).
 void DbRunner::FlushAndSettle(std::chrono::microseconds poll) {
   const Status s = db_->Flush(ROCKSDB_NAMESPACE::FlushOptions());
   if (!s.ok()) Fail("flush failed: " + s.ToString());
-  for (;;) {
-    uint64_t pending = 0, running = 0;
-    db_->GetIntProperty("rocksdb.compaction-pending", &pending);
-    db_->GetIntProperty("rocksdb.num-running-compactions", &running);
-    if (pending == 0 && running == 0) break;
+  Settle(poll);
+}
+
+// Waits, polling every `poll`, until no flush or compaction is pending or running. The quiet state
+// must be seen on two polls in a row: one reading could fall between two background jobs that
+// RocksDB hands over without holding its mutex throughout.
+void DbRunner::Settle(std::chrono::microseconds poll) {
+  static const char* const kBusy[] = {
+      "rocksdb.compaction-pending", "rocksdb.num-running-compactions",
+      "rocksdb.mem-table-flush-pending", "rocksdb.num-running-flushes"};
+  for (int quiet_polls = 0; quiet_polls < 2;) {
+    uint64_t busy = 0;
+    for (const char* property : kBusy) {
+      uint64_t value = 0;
+      if (!db_->GetIntProperty(property, &value)) Fail(std::string("no property ") + property);
+      busy += value;
+    }
+    quiet_polls = busy == 0 ? quiet_polls + 1 : 0;
     std::this_thread::sleep_for(poll);
   }
 }

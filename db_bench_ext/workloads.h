@@ -46,6 +46,7 @@ class DbRunner {
   Snapshot Take() const;
   void Fill(bool sequential, BenchResult* r);
   void FlushAndSettle(std::chrono::microseconds poll);
+  void Settle(std::chrono::microseconds poll);
   void Read(const Benchmark& benchmark, BenchResult* r);
 
   const Config& config_;

@@ -42,6 +42,18 @@ Result<double> EstimatedFpRate(const FilterSpec& spec, uint64_t num_keys) {
       spec, [&](auto kind, const auto& p) { return decltype(kind)::EstimatedFpRate(p, num_keys); });
 }
 
+Result<double> EstimatedFpRate(const FilterSpec& spec, uint64_t num_keys, uint64_t bytes) {
+  if (num_keys == 0) return 0.0;
+  const Result<uint64_t> own_bytes = FilterBytes(spec, num_keys);
+  if (own_bytes.ok() && own_bytes.value() == bytes) return EstimatedFpRate(spec, num_keys);
+  return WithKind(spec, [&](auto kind, const auto&) -> Result<double> {
+    using Kind = decltype(kind);
+    const auto params = Kind::ForBitsPerKey(8.0 * static_cast<double>(bytes) / num_keys);
+    if (!params.ok()) return Err(params.error());
+    return Kind::EstimatedFpRate(params.value(), num_keys);
+  });
+}
+
 std::string MatchAllFilter(uint64_t num_keys) {
   // One blocked-Bloom block with every bit set and one probe: valid, and every probe hits.
   std::string out(BlockedBloom::kUnitBytes, '\xff');

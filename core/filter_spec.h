@@ -66,6 +66,10 @@ Result<std::string> BuildFilter(const FilterSpec& spec, const HashList& hashes);
 
 // The false-positive rate to expect from the filter of num_keys keys.
 Result<double> EstimatedFpRate(const FilterSpec& spec, uint64_t num_keys);
+// The same for num_keys keys in `bytes` bytes: the rate above when `bytes` is the spec's own size
+// for them (FilterBytes), else that of the spec's kind at 8 * bytes / num_keys bits per key
+// (ForBitsPerKey). 0 for no keys.
+Result<double> EstimatedFpRate(const FilterSpec& spec, uint64_t num_keys, uint64_t bytes);
 
 // A valid filter that answers "may match" for every key: what a builder emits when it cannot build
 // the real one (out of memory, say), so that the file is still written and no key is lost.

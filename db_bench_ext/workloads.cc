@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "compat/rocksdb_api.h"
 #include "core/random.h"
 #include "sstfilter/inspect.h"
 
@@ -72,9 +73,7 @@ Status DbRunner::Open(bool fresh) {
   table.block_cache = ROCKSDB_NAMESPACE::NewLRUCache(static_cast<size_t>(FLAGS_cache_size));
   options.table_factory.reset(ROCKSDB_NAMESPACE::NewBlockBasedTableFactory(table));
   stats_ = options.statistics;
-  ROCKSDB_NAMESPACE::DB* db = nullptr;
-  const Status s = ROCKSDB_NAMESPACE::DB::Open(options, path_, &db);
-  db_.reset(db);
+  const Status s = sstfilter::compat::OpenDb(options, path_, &db_);
   // A reopened database may start background work (a compaction its recovered tree asks for):
   // reads and the per-level figures wait for it, so that they see the tree the fill left.
   if (s.ok() && !fresh) Settle(std::chrono::milliseconds(1));

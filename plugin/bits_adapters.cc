@@ -70,12 +70,35 @@ SstFilterBitsBuilder::SstFilterBitsBuilder(const FilterSpec& spec, bool verify,
     : spec_(spec), verify_(verify), log_(log) {}
 
 void SstFilterBitsBuilder::AddKey(const Slice& key) {
+  const uint64_t h = HashOf(key);
+  have_last_key_ = true;
+  last_key_ = h;
+  have_last_alt_ = false;  // the next AddKeyAndAlt compares its alternate with this key only
   try {
-    hashes_.Add(HashOf(key));  // skips a repeat of the previous key
+    hashes_.Add(h);  // skips a repeat of the previous entry
   } catch (const std::exception&) {
     failed_ = true;  // Finish writes a match-all filter: reads cost more, no key is lost
   }
 }
+
+#if SSTFILTER_ROCKSDB_HAS_ADD_KEY_AND_ALT
+void SstFilterBitsBuilder::AddKeyAndAlt(const Slice& key, const Slice& alt) {
+  const uint64_t k = HashOf(key), a = HashOf(alt);
+  const bool key_is_new =
+      !(have_last_key_ && k == last_key_) && !(have_last_alt_ && k == last_alt_);
+  const bool alt_is_new =
+      a != k && !(have_last_alt_ && a == last_alt_) && !(have_last_key_ && a == last_key_);
+  have_last_key_ = have_last_alt_ = true;
+  last_key_ = k;
+  last_alt_ = a;
+  try {
+    if (key_is_new) hashes_.Add(k);
+    if (alt_is_new) hashes_.Add(a);
+  } catch (const std::exception&) {
+    failed_ = true;
+  }
+}
+#endif
 
 Slice SstFilterBitsBuilder::Finish(std::unique_ptr<const char[]>* buf) {
   Status status;
@@ -109,6 +132,7 @@ Slice SstFilterBitsBuilder::Finish(std::unique_ptr<const char[]>* buf, Status* s
   if (verify_) last_hashes_.Swap(hashes_);
   hashes_.Clear();
   failed_ = false;
+  have_last_key_ = have_last_alt_ = false;
   return result;
 }
 
@@ -135,6 +159,19 @@ Status SstFilterBitsBuilder::MaybePostVerify(const Slice& filter) {
 size_t SstFilterBitsBuilder::ApproximateNumEntries(size_t bytes) {
   return static_cast<size_t>(MaxKeysForBytes(spec_, bytes));
 }
+
+#if SSTFILTER_ROCKSDB_HAS_CALCULATE_SPACE
+size_t SstFilterBitsBuilder::CalculateSpace(size_t num_entries) {
+  const Result<uint64_t> bytes = FilterBytes(spec_, num_entries);
+  // A spec that cannot hold that many keys builds the match-all filter instead (Finish).
+  return static_cast<size_t>(bytes.ok() ? bytes.value() : kMatchAllFilter.size());
+}
+
+double SstFilterBitsBuilder::EstimatedFpRate(size_t num_entries, size_t bytes) {
+  const Result<double> rate = sstfilter::EstimatedFpRate(spec_, num_entries, bytes);
+  return rate.ok() ? rate.value() : 1.0;  // a rate it cannot say: assume every key may match
+}
+#endif
 
 void LogError(ROCKSDB_NAMESPACE::Logger* log, const std::string& message) {
   if (log != nullptr) {

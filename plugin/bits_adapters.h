@@ -27,6 +27,13 @@ class SstFilterBitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
 
   // Hashes the key once and keeps the 8-byte hash, skipping a repeat of the previous key.
   void AddKey(const ROCKSDB_NAMESPACE::Slice& key) override;
+#if SSTFILTER_ROCKSDB_HAS_ADD_KEY_AND_ALT
+  // Adds the key and its alternate (prefix), skipping the repeats RocksDB's contract names
+  // (compat/filter_bits_interface.h). A skipped entry is always one whose hash is already in the
+  // filter, so skipping never loses a key.
+  void AddKeyAndAlt(const ROCKSDB_NAMESPACE::Slice& key,
+                    const ROCKSDB_NAMESPACE::Slice& alt) override;
+#endif
   size_t EstimateEntriesAdded() override { return hashes_.size(); }
   ROCKSDB_NAMESPACE::Slice Finish(std::unique_ptr<const char[]>* buf) override;
   // Builds the filter of the keys added since the last Finish and empties the builder (RocksDB
@@ -38,6 +45,13 @@ class SstFilterBitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
   ROCKSDB_NAMESPACE::Status MaybePostVerify(const ROCKSDB_NAMESPACE::Slice& filter) override;
   // The exact inverse of the filter size (core's MaxKeysForBytes).
   size_t ApproximateNumEntries(size_t bytes) override;
+#if SSTFILTER_ROCKSDB_HAS_CALCULATE_SPACE
+  // The bytes Finish writes for `num_entries` distinct entries (core's FilterBytes; a cuckoo
+  // build that needs more buckets can be a few percent larger).
+  size_t CalculateSpace(size_t num_entries) override;
+  // core's EstimatedFpRate for this builder's filter of `num_entries` entries in `bytes` bytes.
+  double EstimatedFpRate(size_t num_entries, size_t bytes) override;
+#endif
 
  private:
   const FilterSpec spec_;
@@ -46,6 +60,9 @@ class SstFilterBitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
   HashList hashes_;       // 8 bytes per distinct key (core/hash_list.h)
   HashList last_hashes_;  // the keys of the last Finish, kept only for verification
   bool failed_ = false;   // a key could not be recorded (out of memory)
+  // AddKeyAndAlt's memory: the hashes of the last key and of the last alternate, if any.
+  bool have_last_key_ = false, have_last_alt_ = false;
+  uint64_t last_key_ = 0, last_alt_ = 0;
 };
 
 // Logs "[sstfilter] <message>" at ERROR level to a table's logger, which may be null.

@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 
+#include "compat/rocksdb_api.h"
 #include "sstfilter/sstfilter.h"
 
 namespace sstfilter {
@@ -69,10 +70,9 @@ Status DescribeFilters(const std::string& db_path, std::vector<SstFilterInfo>* f
                                    s.ToString());
   }
   std::vector<ROCKSDB_NAMESPACE::ColumnFamilyHandle*> handles;
-  ROCKSDB_NAMESPACE::DB* raw = nullptr;
-  s = ROCKSDB_NAMESPACE::DB::OpenForReadOnly(db_options, db_path, cfs, &handles, &raw);
+  std::unique_ptr<ROCKSDB_NAMESPACE::DB> db;
+  s = compat::OpenDbForReadOnly(db_options, db_path, cfs, &handles, &db);
   if (!s.ok()) return s;
-  std::unique_ptr<ROCKSDB_NAMESPACE::DB> db(raw);
   s = DescribeFilters(db.get(), files);
   for (auto* h : handles) db->DestroyColumnFamilyHandle(h);
   return s;

@@ -2,10 +2,12 @@
 # Installs what sstfilter needs on Debian bookworm (as root) if it is missing, then configures and
 # builds one build tree.
 #
-#   scripts/setup.sh [--sanitize | --tsan] [--build-dir DIR]
+#   scripts/setup.sh [--sanitize | --tsan] [--rocksdb VERSION|PREFIX] [--build-dir DIR]
 #
 # --sanitize: ASan+UBSan, everything (build-sanitize/). --tsan: ThreadSanitizer, core/ and its
-# tests only, since Debian's librocksdb is not instrumented (build-tsan/).
+# tests only, since Debian's librocksdb is not instrumented (build-tsan/). --rocksdb: build
+# against another RocksDB than Debian's: a version in ../shared/rocksdb/ (8.9.1, 9.10.0, 11.8.1)
+# or the prefix of any install (build-rocksdb-<name>/, without the Google Benchmark programs).
 #
 # Prints the build directory on its last line. Used by scripts/bench.sh, scripts/test.sh and CI.
 set -euo pipefail
@@ -14,12 +16,14 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 sanitize=OFF
 tsan=OFF
 build_dir=""
+rocksdb=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --sanitize) sanitize=ON ;;
     --tsan) tsan=ON ;;
     --build-dir) build_dir="$2"; shift ;;
-    *) echo "setup.sh: unknown argument '$1' (expected --sanitize, --tsan or --build-dir DIR)" >&2
+    --rocksdb) rocksdb="$2"; shift ;;
+    *) echo "setup.sh: unknown argument '$1' (expected --sanitize, --tsan, --rocksdb VERSION|PREFIX or --build-dir DIR)" >&2
        exit 2 ;;
   esac
   shift
@@ -28,6 +32,7 @@ if [ -z "$build_dir" ]; then
   build_dir="$root/build"
   [ "$sanitize" = ON ] && build_dir="$root/build-sanitize"
   [ "$tsan" = ON ] && build_dir="$root/build-tsan"
+  [ -n "$rocksdb" ] && build_dir="$root/build-rocksdb-$(basename "$rocksdb")"
 fi
 
 packages=(cmake g++ make pkg-config librocksdb-dev rocksdb-tools libgflags-dev libgtest-dev
@@ -53,6 +58,10 @@ extra=()
 if [ "$tsan" = ON ]; then
   build_type=RelWithDebInfo
   extra=(-DSSTFILTER_WITH_ROCKSDB=OFF -DSSTFILTER_BENCHMARKS=OFF)
+fi
+if [ -n "$rocksdb" ]; then
+  prefix=$("$root/scripts/rocksdb-prefix.sh" "$rocksdb" "$build_dir/rocksdb-prefix")
+  extra+=(-DCMAKE_PREFIX_PATH="$prefix" -DSSTFILTER_BENCHMARKS=OFF)
 fi
 cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE="$build_type" \
   -DSSTFILTER_SANITIZE="$sanitize" -DSSTFILTER_TSAN="$tsan" "${extra[@]}" >&2

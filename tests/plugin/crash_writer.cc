@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 
+#include "compat/rocksdb_api.h"
 #include "sstfilter/sstfilter.h"
 #include "tests/test_util.h"
 
@@ -35,13 +36,12 @@ int main(int argc, char** argv) {
   rocksdb::BlockBasedTableOptions table;
   table.filter_policy = policy;
   options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
-  rocksdb::DB* raw = nullptr;
-  s = rocksdb::DB::Open(options, argv[1], &raw);
+  std::unique_ptr<rocksdb::DB> db;
+  s = sstfilter::compat::OpenDb(options, argv[1], &db);
   if (!s.ok()) {
     fprintf(stderr, "crash_writer: %s\n", s.ToString().c_str());
     return 1;
   }
-  std::unique_ptr<rocksdb::DB> db(raw);
   rocksdb::WriteOptions synced;
   synced.sync = true;
   const std::string value(200, 'v');

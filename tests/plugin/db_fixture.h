@@ -20,6 +20,7 @@
 #include <system_error>
 #include <thread>
 
+#include "compat/rocksdb_api.h"
 #include "core/filter_spec.h"
 #include "plugin/policies.h"
 #include "sstfilter/sstfilter.h"
@@ -96,9 +97,9 @@ class TempDir {
 inline std::unique_ptr<ROCKSDB_NAMESPACE::DB> OpenDb(const ROCKSDB_NAMESPACE::Options& options,
                                                      const std::string& dir,
                                                      ROCKSDB_NAMESPACE::Status* status) {
-  ROCKSDB_NAMESPACE::DB* raw = nullptr;
-  *status = ROCKSDB_NAMESPACE::DB::Open(options, dir, &raw);
-  return std::unique_ptr<ROCKSDB_NAMESPACE::DB>(raw);
+  std::unique_ptr<ROCKSDB_NAMESPACE::DB> db;
+  *status = sstfilter::compat::OpenDb(options, dir, &db);
+  return db;
 }
 
 // Waits until no compaction of `db` is pending or running. RocksDB 7.8, the version sstfilter
@@ -120,6 +121,7 @@ struct FilterCounts {
   uint64_t positives = 0;         // it said "may match" (BLOOM_FILTER_FULL_POSITIVE)
   uint64_t true_positives = 0;    // ... and the key was there (BLOOM_FILTER_FULL_TRUE_POSITIVE)
   uint64_t prefix_negatives = 0;  // a prefix filter said "no" (BLOOM_FILTER_PREFIX_USEFUL)
+  uint64_t seek_negatives = 0;    // ... to an iterator's seek (compat::SeeksFilteredByPrefix)
   uint64_t checks() const { return negatives + positives; }  // whole-key checks
 };
 
@@ -129,6 +131,7 @@ inline FilterCounts FilterCountsOf(const ROCKSDB_NAMESPACE::Statistics& stats) {
   c.positives = stats.getTickerCount(ROCKSDB_NAMESPACE::BLOOM_FILTER_FULL_POSITIVE);
   c.true_positives = stats.getTickerCount(ROCKSDB_NAMESPACE::BLOOM_FILTER_FULL_TRUE_POSITIVE);
   c.prefix_negatives = stats.getTickerCount(ROCKSDB_NAMESPACE::BLOOM_FILTER_PREFIX_USEFUL);
+  c.seek_negatives = sstfilter::compat::SeeksFilteredByPrefix(stats);
   return c;
 }
 
@@ -138,6 +141,7 @@ inline FilterCounts operator-(const FilterCounts& after, const FilterCounts& bef
   d.positives = after.positives - before.positives;
   d.true_positives = after.true_positives - before.true_positives;
   d.prefix_negatives = after.prefix_negatives - before.prefix_negatives;
+  d.seek_negatives = after.seek_negatives - before.seek_negatives;
   return d;
 }
 

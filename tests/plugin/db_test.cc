@@ -226,6 +226,9 @@ class DbTest : public ::testing::Test {
     options->target_file_size_base = file_bytes;
     options->write_buffer_size = static_cast<size_t>(file_bytes);
     options->level0_file_num_compaction_trigger = 2;
+    // Levels sized from level 1 down, as these tests count on (RocksDB's default from 8.4 sizes
+    // them from the last level up, and flushed files then go straight to the deepest levels).
+    options->level_compaction_dynamic_level_bytes = false;
   }
 
   int PopulatedLevels() {
@@ -431,6 +434,67 @@ TEST_F(DbTest, PrefixFiltering) {
   int found = 0;
   for (it->Seek(in_group(12, 0)); it->Valid(); it->Next()) ++found;
   EXPECT_EQ(found, 1000);
+}
+
+// A prefix extractor with whole-key filtering: each file's filter holds its keys and their
+// prefixes (RocksDB 9.6 and later add both in one AddKeyAndAlt call, earlier versions call AddKey
+// twice), and answers both kinds of query.
+TEST_F(DbTest, PrefixAndWholeKeyFiltering) {
+  for (const char* uri : {"sstfilter.Bloom:10", "{id=sstfilter.Cuckoo;fp_rate=0.001}",
+                          "{id=sstfilter.Fuse;fp_rate=0.01}"}) {
+    SCOPED_TRACE(uri);
+    // Prefix: "key" and 7 digits, so a prefix spans 1000 numbers. Even groups hold their even
+    // numbers; odd groups hold nothing.
+    BlockBasedTableOptions table;
+    table.whole_key_filtering = true;
+    Options options = MakeOptions(uri, table);
+    options.prefix_extractor.reset(ROCKSDB_NAMESPACE::NewFixedPrefixTransform(10));
+    Open(options);
+    auto number = [](uint64_t group, uint64_t j) { return Key(group * 1000 + j); };
+    for (uint64_t group = 0; group < 100; group += 2) {
+      for (uint64_t j = 0; j < 1000; j += 2) {
+        ASSERT_TRUE(db_->Put(WriteOptions(), number(group, j), "v").ok());
+      }
+    }
+    ASSERT_TRUE(db_->Flush({}).ok());
+    const auto tables = Tables();
+    ASSERT_EQ(tables.size(), 1u);
+    EXPECT_EQ(tables.begin()->second->num_filter_entries, 50u * 500 + 50);  // keys + prefixes
+
+    PinnableSlice value;
+    for (uint64_t group = 0; group < 100; group += 2) {
+      for (uint64_t j = 0; j < 1000; j += 2) {
+        ASSERT_TRUE(
+            db_->Get(ReadOptions(), db_->DefaultColumnFamily(), number(group, j), &value).ok());
+      }
+    }
+    // Absent keys under present prefixes: only the whole-key entries can reject them.
+    FilterCounts before = Counts();
+    int lookups = 0;
+    for (uint64_t group = 0; group < 100; group += 2) {
+      for (uint64_t j = 1; j < 1000; j += 20, ++lookups) {
+        EXPECT_TRUE(db_->Get(ReadOptions(), db_->DefaultColumnFamily(), number(group, j), &value)
+                        .IsNotFound());
+      }
+    }
+    const FilterCounts keys = Counts() - before;
+    EXPECT_GT(keys.negatives, lookups * 0.9) << keys.negatives << " of " << lookups;
+    // Seeks into absent prefixes: the prefix entries reject them.
+    before = Counts();
+    ReadOptions same_prefix;
+    same_prefix.prefix_same_as_start = true;
+    int seeks = 0;
+    for (uint64_t group = 1; group < 100; group += 2, ++seeks) {
+      std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> it(db_->NewIterator(same_prefix));
+      it->Seek(number(group, 0));
+      EXPECT_FALSE(it->Valid());
+      EXPECT_TRUE(it->status().ok()) << it->status().ToString();
+    }
+    const FilterCounts prefixes = Counts() - before;
+    EXPECT_GT(prefixes.seek_negatives, seeks * 0.9) << prefixes.seek_negatives << " of " << seeks;
+    db_.reset();
+    fs::remove_all(dir_);
+  }
 }
 
 TEST_F(DbTest, PartitionedFilters) {

@@ -4,7 +4,9 @@
 #include <rocksdb/convenience.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/table.h>
+#include <rocksdb/version.h>
 
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -166,6 +168,18 @@ TEST(Policy, SerialisedOptionsRecreateAnEqualPolicy) {
   }
 }
 
+// The librocksdb that the tests run against is the version whose headers they were built with
+// (a library found first on another path would test the wrong interface layout), and one that
+// compat/filter_bits_interface.h declares.
+TEST(RocksDb, TheLoadedLibraryIsTheVersionOfTheHeaders) {
+  const std::string headers = std::to_string(ROCKSDB_MAJOR) + "." + std::to_string(ROCKSDB_MINOR) +
+                              "." + std::to_string(ROCKSDB_PATCH);
+  EXPECT_EQ(ROCKSDB_NAMESPACE::GetRocksVersionAsString(/*with_patch=*/true), headers);
+  printf("[ figures  ] RocksDB %s, FilterBitsBuilder with AddKeyAndAlt: %s, CalculateSpace: %s\n",
+         headers.c_str(), SSTFILTER_ROCKSDB_HAS_ADD_KEY_AND_ALT ? "yes" : "no",
+         SSTFILTER_ROCKSDB_HAS_CALCULATE_SPACE ? "yes" : "no");
+}
+
 TEST(Policy, RegistrationIsIdempotent) {
   EXPECT_EQ(sstfilter_register(*ROCKSDB_NAMESPACE::ObjectLibrary::Default(), ""), 0);
   auto library = std::make_shared<ROCKSDB_NAMESPACE::ObjectLibrary>("test");
@@ -236,6 +250,74 @@ TEST_P(BuilderTest, ApproximateNumEntriesIsTheInverseOfTheSize) {
   // Huge budgets are clamped, not overflowed.
   EXPECT_GT(builder->ApproximateNumEntries(SIZE_MAX), size_t{1} << 40);
 }
+
+#if SSTFILTER_ROCKSDB_HAS_ADD_KEY_AND_ALT
+// RocksDB 9.6 and later: a key and its prefix in one call, with the repeats of its contract
+// (filter_policy_internal.h) skipped, and every key and prefix in the filter.
+TEST_P(BuilderTest, AddKeyAndAltAddsBothAndSkipsRepeats) {
+  auto builder = NewBuilder();
+  // Keys "p<group>k<j>" with prefixes "p<group>"; a prefix repeats for the keys of its group.
+  std::vector<std::string> added;
+  for (int group = 0; group < 500; ++group) {
+    const std::string prefix = "p" + std::to_string(1000 + group);
+    for (int j = 0; j < 10; ++j) {
+      const std::string key = prefix + "k" + std::to_string(j);
+      builder->AddKeyAndAlt(key, prefix);
+      builder->AddKeyAndAlt(key, prefix);  // the same key and prefix again: nothing new
+      added.push_back(key);
+    }
+    added.push_back(prefix);
+  }
+  // A key that is its own prefix counts once; then AddKey after AddKeyAndAlt.
+  builder->AddKeyAndAlt("p9999", "p9999");
+  builder->AddKey("p9999");
+  added.push_back("p9999");
+  EXPECT_EQ(builder->EstimateEntriesAdded(), added.size());
+  std::unique_ptr<const char[]> buf;
+  Status status;
+  const Slice filter = builder->Finish(&buf, &status);
+  ASSERT_TRUE(status.ok());
+  EXPECT_EQ(builder->EstimateEntriesAdded(), 0u);
+  std::unique_ptr<FilterBitsReader> reader(options_.filter_policy->GetFilterBitsReader(filter));
+  for (const std::string& k : added) ASSERT_TRUE(reader->MayMatch(k)) << k;
+}
+#endif
+
+#if SSTFILTER_ROCKSDB_HAS_CALCULATE_SPACE
+// RocksDB 10.9 and later size filters before building them: CalculateSpace must be the size that
+// Finish writes, and EstimatedFpRate the rate that the built filter shows.
+TEST_P(BuilderTest, CalculateSpaceAndEstimatedFpRateDescribeTheBuiltFilter) {
+  auto builder = NewBuilder();
+  for (const size_t n : {size_t{1}, size_t{100}, size_t{5000}, size_t{50000}}) {
+    SCOPED_TRACE(n);
+    for (size_t i = 0; i < n; ++i) builder->AddKey(Key(i));
+    const size_t expected_bytes = builder->CalculateSpace(n);
+    std::unique_ptr<const char[]> buf;
+    Status status;
+    const Slice filter = builder->Finish(&buf, &status);
+    ASSERT_TRUE(status.ok());
+    // A cuckoo build whose placement fails takes more buckets: a few percent more at most.
+    EXPECT_GE(filter.size(), expected_bytes);
+    EXPECT_LE(filter.size(), expected_bytes + expected_bytes / 20 + 64);
+    const double rate = builder->EstimatedFpRate(n, filter.size());
+    ASSERT_GT(rate, 0.0);
+    ASSERT_LT(rate, 1.0);
+    if (n < 5000) continue;
+    std::unique_ptr<FilterBitsReader> reader(options_.filter_policy->GetFilterBitsReader(filter));
+    constexpr int kTrials = 400000;
+    int false_positives = 0;
+    for (int i = 0; i < kTrials; ++i) false_positives += reader->MayMatch(Key(10'000'000 + i));
+    // Within 5 sigma of the estimate, plus 15% for the estimate's own approximations.
+    EXPECT_NEAR(false_positives, kTrials * rate,
+                testing::BinomialTolerance(kTrials, rate) + 0.15 * kTrials * rate)
+        << "estimated " << rate;
+  }
+  // Another size than the filter's own: the same kind at that many bits per key, so more bytes
+  // give a lower rate.
+  EXPECT_LT(builder->EstimatedFpRate(10000, 40000), builder->EstimatedFpRate(10000, 10000));
+  EXPECT_EQ(builder->EstimatedFpRate(0, 100), 0.0);
+}
+#endif
 
 TEST_P(BuilderTest, PostVerifyCatchesACorruptedFilter) {
   auto builder = NewBuilder(/*verify=*/true);

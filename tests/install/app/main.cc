@@ -35,13 +35,18 @@ int main(int argc, char** argv) {
   options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
   options.statistics = rocksdb::CreateDBStatistics();
 
+  std::unique_ptr<rocksdb::DB> db;
+#if ROCKSDB_MAJOR >= 11  // 11.x opens into a std::unique_ptr only; earlier versions into a DB*
+  s = rocksdb::DB::Open(options, argv[1], &db);
+#else
   rocksdb::DB* raw = nullptr;
   s = rocksdb::DB::Open(options, argv[1], &raw);
+  db.reset(raw);
+#endif
   if (!s.ok()) {
     fprintf(stderr, "example_app: %s\n", s.ToString().c_str());
     return 1;
   }
-  std::unique_ptr<rocksdb::DB> db(raw);
   for (int i = 0; i < 10000; ++i) {
     db->Put(rocksdb::WriteOptions(), "user:" + std::to_string(2 * i), "profile");
   }

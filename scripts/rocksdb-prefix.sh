@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Makes a RocksDB install usable as a CMake prefix and prints the prefix to use.
+#
+#   scripts/rocksdb-prefix.sh VERSION|PREFIX VIEW_DIR
+#
+# VERSION (8.9.1, 9.10.0, 11.8.1, ...) names a build in ../shared/rocksdb/ beside the project's
+# root; PREFIX is any install (include/, lib/librocksdb.so.*, lib/cmake/rocksdb/). The printed
+# prefix is VIEW_DIR, a tree of symbolic links to that install in which the library's soname links
+# (librocksdb.so.11 -> librocksdb.so.11.8.1, librocksdb.so) are real links: copies of an install
+# can hold them as small text files instead, which the linker and the loader reject ("file too
+# short"). Its lib/ is where programs built against it find the library (CMake's build rpath,
+# LD_LIBRARY_PATH).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+if [ $# -ne 2 ]; then
+  echo "usage: rocksdb-prefix.sh VERSION|PREFIX VIEW_DIR" >&2
+  exit 2
+fi
+case "$1" in
+  /*|./*|../*) src=$1 ;;
+  *) src="$root/../shared/rocksdb/$1" ;;
+esac
+if [ ! -d "$src/include/rocksdb" ] || [ ! -d "$src/lib/cmake/rocksdb" ]; then
+  echo "rocksdb-prefix.sh: $src has no include/rocksdb/ and lib/cmake/rocksdb/: not a RocksDB install" >&2
+  exit 1
+fi
+src=$(cd "$src" && pwd)
+view=$2
+rm -rf "$view"
+mkdir -p "$view/lib"
+ln -s "$src/include" "$view/include"
+ln -s "$src/lib/cmake" "$view/lib/cmake"
+# pkg-config files are copied, not linked: their prefix is relative to the directory they are
+# found in (${pcfiledir}/../..), which must be the view's.
+if [ -d "$src/lib/pkgconfig" ]; then
+  mkdir -p "$view/lib/pkgconfig"
+  cp "$src"/lib/pkgconfig/*.pc "$view/lib/pkgconfig/"
+fi
+[ -d "$src/bin" ] && ln -s "$src/bin" "$view/bin"
+# The library itself: the one librocksdb.so* that is an ELF file; then its soname and the
+# linker's name as links to it.
+lib=""
+for f in "$src"/lib/librocksdb.so*; do
+  if [ "$(head -c 4 "$f" | od -An -c | tr -d ' ')" = "177ELF" ] && [ ! -L "$f" ]; then lib=$f; fi
+done
+if [ -z "$lib" ]; then
+  echo "rocksdb-prefix.sh: no shared librocksdb in $src/lib" >&2
+  exit 1
+fi
+name=$(basename "$lib")
+ln -s "$lib" "$view/lib/$name"
+soname=$(objdump -p "$lib" | awk '/SONAME/ {print $2}')
+[ -n "$soname" ] && [ "$soname" != "$name" ] && ln -s "$name" "$view/lib/$soname"
+[ "$name" != librocksdb.so ] && ln -s "$name" "$view/lib/librocksdb.so"
+echo "$view"

@@ -20,10 +20,14 @@
 //
 // The layout is chosen at compile time from <rocksdb/version.h>; the SSTFILTER_ROCKSDB_HAS_*
 // macros below say which functions exist, for the code that implements them. A RocksDB outside
-// 7.8 to 11.8 stops the build. The tests DbPolicyTest.LoadCompactReopenAndFilter and
-// DbPolicyTest.PrefixAndWholeKeyFiltering (tests/plugin/db_test.cc), run against each RocksDB
-// that CI covers, prove that the real library calls through these declarations: they build real
-// SST files and count, in RocksDB's statistics, the reads the filters skipped.
+// 7.8 to 11.8 stops the build (inside a RocksDB tree, only one older than 7.8). The tests
+// DbPolicyTest.LoadCompactReopenAndFilter and DbPolicyTest.PrefixAndWholeKeyFiltering
+// (tests/plugin/db_test.cc), run against each RocksDB that CI covers, prove that the real library
+// calls through these declarations: they build real SST files and count, in RocksDB's statistics,
+// the reads the filters skipped.
+//
+// Built inside a RocksDB source tree (plugin/sstfilter, sstfilter.mk), that tree's own header is
+// on the include path and is used instead: the declarations are then RocksDB's, by construction.
 //
 // It lives in compat/ rather than plugin/ because the benchmarks (db_bench_ext, core_bench) also
 // call RocksDB's own filters through it.
@@ -40,18 +44,27 @@
 // RocksDB's version as one number: 7.8 is 708, 11.8 is 1108.
 #define SSTFILTER_ROCKSDB_VERSION (ROCKSDB_MAJOR * 100 + ROCKSDB_MINOR)
 
-#if SSTFILTER_ROCKSDB_VERSION < 708 || SSTFILTER_ROCKSDB_VERSION > 1108
-#error \
-    "sstfilter re-declares RocksDB's internal FilterBitsBuilder/FilterBitsReader as they are \
-in RocksDB 7.8 to 11.8 (table/block_based/filter_policy_internal.h). This RocksDB is outside that \
-range: compare that header at this version's tag with compat/filter_bits_interface.h, add its \
-layout if the virtual functions or their order changed, then widen this check."
+#if SSTFILTER_ROCKSDB_VERSION < 708
+#error "sstfilter needs RocksDB 7.8 or later."
 #endif
 
 // From 9.6: AddKeyAndAlt, right after AddKey.
 #define SSTFILTER_ROCKSDB_HAS_ADD_KEY_AND_ALT (SSTFILTER_ROCKSDB_VERSION >= 906)
 // From 10.9: CalculateSpace and EstimatedFpRate, pure virtual, at the end.
 #define SSTFILTER_ROCKSDB_HAS_CALCULATE_SPACE (SSTFILTER_ROCKSDB_VERSION >= 1009)
+
+#if __has_include("table/block_based/filter_policy_internal.h")
+// Inside RocksDB's tree: the real declarations, of any version (a newer pure virtual function
+// would stop the build as an abstract class, naming it).
+#include "table/block_based/filter_policy_internal.h"
+#else
+#if SSTFILTER_ROCKSDB_VERSION > 1108
+#error \
+    "sstfilter re-declares RocksDB's internal FilterBitsBuilder/FilterBitsReader as they are \
+in RocksDB 7.8 to 11.8 (table/block_based/filter_policy_internal.h). This RocksDB is newer: \
+compare that header at this version's tag with compat/filter_bits_interface.h, add its layout if \
+the virtual functions or their order changed, then widen this check."
+#endif
 
 namespace ROCKSDB_NAMESPACE {
 
@@ -117,3 +130,4 @@ class FilterBitsReader {
 };
 
 }  // namespace ROCKSDB_NAMESPACE
+#endif  // inside RocksDB's tree

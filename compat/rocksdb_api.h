@@ -35,6 +35,20 @@ inline ROCKSDB_NAMESPACE::Status OpenDb(const ROCKSDB_NAMESPACE::Options& option
 #endif
 }
 
+// DB::OpenForReadOnly(options, path, ...) into *db (null on failure).
+inline ROCKSDB_NAMESPACE::Status OpenDbForReadOnly(const ROCKSDB_NAMESPACE::Options& options,
+                                                   const std::string& path,
+                                                   std::unique_ptr<ROCKSDB_NAMESPACE::DB>* db) {
+#if ROCKSDB_MAJOR >= 11
+  return ROCKSDB_NAMESPACE::DB::OpenForReadOnly(options, path, db);
+#else
+  ROCKSDB_NAMESPACE::DB* raw = nullptr;
+  const ROCKSDB_NAMESPACE::Status s = ROCKSDB_NAMESPACE::DB::OpenForReadOnly(options, path, &raw);
+  db->reset(raw);
+  return s;
+#endif
+}
+
 // DB::OpenForReadOnly with column families into *db (null on failure).
 inline ROCKSDB_NAMESPACE::Status OpenDbForReadOnly(
     const ROCKSDB_NAMESPACE::DBOptions& options, const std::string& path,

@@ -71,11 +71,12 @@ SstFilterBitsBuilder::SstFilterBitsBuilder(const FilterSpec& spec, bool verify,
 
 void SstFilterBitsBuilder::AddKey(const Slice& key) {
   const uint64_t h = HashOf(key);
+  const bool repeat = have_last_key_ && h == last_key_;
   have_last_key_ = true;
   last_key_ = h;
-  have_last_alt_ = false;  // the next AddKeyAndAlt compares its alternate with this key only
+  if (repeat) return;
   try {
-    hashes_.Add(h);  // skips a repeat of the previous entry
+    hashes_.Add(h);  // also skips a repeat of the previous entry (an alternate)
   } catch (const std::exception&) {
     failed_ = true;  // Finish writes a match-all filter: reads cost more, no key is lost
   }
@@ -157,19 +158,31 @@ Status SstFilterBitsBuilder::MaybePostVerify(const Slice& filter) {
 }
 
 size_t SstFilterBitsBuilder::ApproximateNumEntries(size_t bytes) {
-  return static_cast<size_t>(MaxKeysForBytes(spec_, bytes));
+  try {
+    return static_cast<size_t>(MaxKeysForBytes(spec_, bytes));
+  } catch (const std::exception&) {
+    return 0;  // RocksDB then sizes partitions by its own rule
+  }
 }
 
 #if SSTFILTER_ROCKSDB_HAS_CALCULATE_SPACE
 size_t SstFilterBitsBuilder::CalculateSpace(size_t num_entries) {
-  const Result<uint64_t> bytes = FilterBytes(spec_, num_entries);
-  // A spec that cannot hold that many keys builds the match-all filter instead (Finish).
-  return static_cast<size_t>(bytes.ok() ? bytes.value() : kMatchAllFilter.size());
+  try {
+    const Result<uint64_t> bytes = FilterBytes(spec_, num_entries);
+    // A spec that cannot hold that many keys builds the match-all filter instead (Finish).
+    if (bytes.ok()) return static_cast<size_t>(bytes.value());
+  } catch (const std::exception&) {  // out of memory for an error message
+  }
+  return kMatchAllFilter.size();
 }
 
 double SstFilterBitsBuilder::EstimatedFpRate(size_t num_entries, size_t bytes) {
-  const Result<double> rate = sstfilter::EstimatedFpRate(spec_, num_entries, bytes);
-  return rate.ok() ? rate.value() : 1.0;  // a rate it cannot say: assume every key may match
+  try {
+    const Result<double> rate = sstfilter::EstimatedFpRate(spec_, num_entries, bytes);
+    if (rate.ok()) return rate.value();
+  } catch (const std::exception&) {
+  }
+  return 1.0;  // a rate it cannot say: assume every key may match
 }
 #endif
 

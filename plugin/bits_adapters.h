@@ -25,7 +25,8 @@ class SstFilterBitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
   // detect_filter_construct_corruption). `log` may be null.
   SstFilterBitsBuilder(const FilterSpec& spec, bool verify, ROCKSDB_NAMESPACE::Logger* log);
 
-  // Hashes the key once and keeps the 8-byte hash, skipping a repeat of the previous key.
+  // Hashes the key once and keeps the 8-byte hash, skipping a repeat of the previous key (or of
+  // the previous entry).
   void AddKey(const ROCKSDB_NAMESPACE::Slice& key) override;
 #if SSTFILTER_ROCKSDB_HAS_ADD_KEY_AND_ALT
   // Adds the key and its alternate (prefix), skipping the repeats RocksDB's contract names
@@ -34,7 +35,9 @@ class SstFilterBitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
   void AddKeyAndAlt(const ROCKSDB_NAMESPACE::Slice& key,
                     const ROCKSDB_NAMESPACE::Slice& alt) override;
 #endif
-  size_t EstimateEntriesAdded() override { return hashes_.size(); }
+  // 0 if and only if nothing was added since the last Finish (RocksDB skips the filter, or the
+  // partition, of a builder that says 0): a key that could not be recorded still counts.
+  size_t EstimateEntriesAdded() override { return failed_ && hashes_.empty() ? 1 : hashes_.size(); }
   ROCKSDB_NAMESPACE::Slice Finish(std::unique_ptr<const char[]>* buf) override;
   // Builds the filter of the keys added since the last Finish and empties the builder (RocksDB
   // reuses it for the next partition). *status is always OK: a failure is logged and answered with

@@ -17,8 +17,8 @@ if [ $# -ne 2 ]; then
   exit 2
 fi
 case "$1" in
-  /*|./*|../*) src=$1 ;;
-  *) src="$root/../shared/rocksdb/$1" ;;
+  */*) src=$1 ;;                            # a path
+  *) src="$root/../shared/rocksdb/$1" ;;    # a version
 esac
 if [ ! -d "$src/include/rocksdb" ] || [ ! -d "$src/lib/cmake/rocksdb" ]; then
   echo "rocksdb-prefix.sh: $src has no include/rocksdb/ and lib/cmake/rocksdb/: not a RocksDB install" >&2
@@ -34,15 +34,15 @@ ln -s "$src/lib/cmake" "$view/lib/cmake"
 # found in (${pcfiledir}/../..), which must be the view's.
 if [ -d "$src/lib/pkgconfig" ]; then
   mkdir -p "$view/lib/pkgconfig"
-  cp "$src"/lib/pkgconfig/*.pc "$view/lib/pkgconfig/"
+  find "$src/lib/pkgconfig" -maxdepth 1 -name '*.pc' -exec cp {} "$view/lib/pkgconfig/" \;
 fi
 [ -d "$src/bin" ] && ln -s "$src/bin" "$view/bin"
-# The library itself: the one librocksdb.so* that is an ELF file; then its soname and the
-# linker's name as links to it.
+# The library itself: the librocksdb.so* that is an ELF file (the newest, should there be several);
+# then its soname and the linker's name as links to it.
 lib=""
-for f in "$src"/lib/librocksdb.so*; do
+while read -r f; do
   if [ "$(head -c 4 "$f" | od -An -c | tr -d ' ')" = "177ELF" ] && [ ! -L "$f" ]; then lib=$f; fi
-done
+done < <(ls "$src"/lib/librocksdb.so* 2>/dev/null | sort -V)
 if [ -z "$lib" ]; then
   echo "rocksdb-prefix.sh: no shared librocksdb in $src/lib" >&2
   exit 1

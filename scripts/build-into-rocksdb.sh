@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Builds RocksDB with sstfilter inside it (RocksDB's plugin convention: this repository as
+# plugin/sstfilter, ROCKSDB_PLUGINS=sstfilter, sstfilter.mk), then a small program linked
+# statically against that librocksdb (tests/in_tree) which, with nothing preloaded, opens a
+# database with filter_policy=sstfilter.Cuckoo:12 from an options string and proves the filter is
+# used.
+#
+#   scripts/build-into-rocksdb.sh SOURCE [--make] [--work DIR]
+#
+# SOURCE: a RocksDB source tree or a source tarball (.tar.xz/.tar.gz, extracted under the work
+# directory), such as ../shared/rocksdb/src/rocksdb-11.8.1.tar.xz. The sources this build needs
+# are copied to SOURCE/plugin/sstfilter (a copy, not a link: RocksDB's Makefile writes object files
+# next to the sources), unless this repository already is that directory. --make: build with
+# RocksDB's Makefile instead of CMake. --work: where the build goes (default build-in-rocksdb/ in
+# this repository). RocksDB's library alone takes about 20 minutes on 2 cores. RocksDB's own
+# sources do not build with -Werror under g++ 12 (-Wrestrict in options/configurable.cc), so
+# warnings are not errors here; sstfilter's own build keeps them at zero.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+source=""
+use_make=0
+work="$root/build-in-rocksdb"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --make) use_make=1 ;;
+    --work) [ $# -ge 2 ] || { echo "build-into-rocksdb.sh: --work needs a directory" >&2; exit 2; }
+            work="$2"; shift ;;
+    -*) echo "build-into-rocksdb.sh: unknown option '$1'" >&2; exit 2 ;;
+    *) source="$1" ;;
+  esac
+  shift
+done
+if [ -z "$source" ]; then
+  echo "usage: build-into-rocksdb.sh SOURCE_DIR|TARBALL [--make] [--work DIR]" >&2
+  exit 2
+fi
+mkdir -p "$work"
+work=$(cd "$work" && pwd -P)
+jobs=$(nproc)
+# Each step logs to a file under the work directory; a failed step shows the end of its log.
+log=""
+trap 'status=$?; if [ $status -ne 0 ] && [ -n "$log" ]; then echo "build-into-rocksdb.sh: failed; the end of $log:" >&2; tail -n 30 "$log" >&2; fi' EXIT
+
+if [ -f "$source" ]; then
+  src="$work/src"
+  if [ ! -f "$src/.extracted-$(basename "$source")" ]; then
+    rm -rf "$src"
+    mkdir -p "$src"
+    tar -xf "$source" -C "$src" --strip-components=1
+    touch "$src/.extracted-$(basename "$source")"
+  fi
+elif [ -d "$source" ]; then
+  src=$(cd "$source" && pwd -P)
+else
+  echo "build-into-rocksdb.sh: $source is neither a directory nor a file" >&2
+  exit 1
+fi
+if [ ! -f "$src/include/rocksdb/version.h" ] || [ ! -d "$src/plugin" ]; then
+  echo "build-into-rocksdb.sh: $src is not a RocksDB source tree" >&2
+  exit 1
+fi
+plugin="$src/plugin/sstfilter"
+if [ "$(readlink -f "$plugin")" != "$root" ]; then
+  rm -rf "$plugin"
+  mkdir -p "$plugin"
+  cp -r "$root"/{CMakeLists.txt,sstfilter.mk,core,plugin,compat,include} "$plugin/"
+fi
+major=$(awk '/define ROCKSDB_MAJOR/ {print $3}' "$src/include/rocksdb/version.h")
+minor=$(awk '/define ROCKSDB_MINOR/ {print $3}' "$src/include/rocksdb/version.h")
+std=17
+[ $((major * 100 + minor)) -ge 1007 ] && std=20
+echo "== RocksDB $major.$minor from $src, with sstfilter built in ($([ $use_make = 1 ] && echo make || echo cmake))"
+
+if [ $use_make = 0 ]; then
+  log="$work/configure.log"
+  cmake -S "$src" -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DROCKSDB_PLUGINS=sstfilter \
+    -DPORTABLE=1 -DWITH_GFLAGS=OFF -DWITH_TESTS=OFF -DWITH_BENCHMARK_TOOLS=OFF \
+    -DWITH_CORE_TOOLS=OFF -DWITH_TOOLS=OFF -DROCKSDB_BUILD_SHARED=OFF -DWITH_LIBURING=OFF \
+    -DFAIL_ON_WARNINGS=OFF > "$log"
+  log="$work/build.log"
+  cmake --build "$work/build" -j "$jobs" --target rocksdb > "$log" 2>&1
+  log="$work/install.log"
+  cmake --install "$work/build" --prefix "$work/prefix" > "$log"
+  log="$work/check-build.log"
+  cmake -S "$root/tests/in_tree" -B "$work/check" -DCMAKE_PREFIX_PATH="$work/prefix" \
+    -DCMAKE_CXX_STANDARD="$std" -DCMAKE_BUILD_TYPE=Release > "$log"
+  cmake --build "$work/check" >> "$log" 2>&1
+  check="$work/check/in_tree_check"
+else
+  log="$work/build.log"
+  make -C "$src" -j "$jobs" static_lib ROCKSDB_PLUGINS=sstfilter PORTABLE=1 DEBUG_LEVEL=0 \
+    DISABLE_WARNING_AS_ERROR=1 > "$log" 2>&1
+  # A static library carries no dependencies: the program links the ones RocksDB's platform
+  # detection found (compression and the like) and sstfilter's libxxhash.
+  ldflags=$(sed -n 's/^PLATFORM_LDFLAGS=//p' "$src/make_config.mk")
+  log="$work/check-build.log"
+  # shellcheck disable=SC2086
+  ${CXX:-g++} -std=c++$std -O2 "$root/tests/in_tree/main.cc" -o "$work/in_tree_check" \
+    -I"$src/include" "$src/librocksdb.a" -lxxhash $ldflags -lpthread -ldl > "$log" 2>&1
+  check="$work/in_tree_check"
+fi
+log=""
+libraries=$(ldd "$check")
+if grep -q librocksdb <<< "$libraries"; then
+  echo "build-into-rocksdb.sh: $check links a shared librocksdb" >&2
+  exit 1
+fi
+rm -rf "$work/db"
+"$check" "$work/db"
+echo "1 passed, 0 failed"

@@ -1,0 +1,17 @@
+# sstfilter built into RocksDB, by RocksDB's plugin convention (plugin/README.md in its source
+# tree): this repository at plugin/sstfilter of a RocksDB tree, built with ROCKSDB_PLUGINS=sstfilter
+# by make or cmake (scripts/build-into-rocksdb.sh does it). RocksDB then compiles these sources into
+# librocksdb itself and lists sstfilter_register among its built-in registrars; the policies also
+# register themselves when the library starts (plugin/plugin.cc), so static programs know every
+# sstfilter policy with nothing preloaded.
+#
+# This is also the one list of the library's sources: CMakeLists.txt reads it. RocksDB's CMake
+# takes the first match of each of its patterns anywhere in this file (the sources, the registrar
+# function and the libraries, each a name, an equals sign between spaces, a value), so the list
+# stays on one line and no comment may contain such an assignment. For make, libxxhash is a link
+# flag (LDFLAGS); for cmake, a library name (LIBS).
+sstfilter_SOURCES = core/blocked_bloom/blocked_bloom.cc core/blocked_bloom/math.cc core/cuckoo/cuckoo.cc core/cuckoo/cuckoo_filter.cc core/cuckoo/math.cc core/filter_reader.cc core/filter_spec.cc core/format.cc core/fuse/fuse.cc core/fuse/math.cc core/hash.cc core/kinds.cc core/level_allocation.cc core/sizing.cc core/standard_bloom/math.cc core/standard_bloom/standard_bloom.cc plugin/bits_adapters.cc plugin/inspect.cc plugin/no_trivial_move.cc plugin/plugin.cc plugin/policies.cc
+sstfilter_FUNC = sstfilter_register
+sstfilter_LIBS = xxhash
+sstfilter_LDFLAGS = -lxxhash
+sstfilter_CXXFLAGS = -I./plugin/sstfilter -I./plugin/sstfilter/include

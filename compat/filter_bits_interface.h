@@ -36,13 +36,11 @@
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/slice.h>
 #include <rocksdb/status.h>
-#include <rocksdb/version.h>
 
 #include <cstddef>
 #include <memory>
 
-// RocksDB's version as one number: 7.8 is 708, 11.8 is 1108.
-#define SSTFILTER_ROCKSDB_VERSION (ROCKSDB_MAJOR * 100 + ROCKSDB_MINOR)
+#include "compat/rocksdb_version.h"
 
 #if SSTFILTER_ROCKSDB_VERSION < 708
 #error "sstfilter needs RocksDB 7.8 or later."

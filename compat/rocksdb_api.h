@@ -12,11 +12,12 @@
 #include <rocksdb/db.h>
 #include <rocksdb/options.h>
 #include <rocksdb/statistics.h>
-#include <rocksdb/version.h>
 
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "compat/rocksdb_version.h"
 
 namespace sstfilter {
 namespace compat {
@@ -25,7 +26,7 @@ namespace compat {
 inline ROCKSDB_NAMESPACE::Status OpenDb(const ROCKSDB_NAMESPACE::Options& options,
                                         const std::string& path,
                                         std::unique_ptr<ROCKSDB_NAMESPACE::DB>* db) {
-#if ROCKSDB_MAJOR >= 11
+#if SSTFILTER_ROCKSDB_VERSION >= 1100
   return ROCKSDB_NAMESPACE::DB::Open(options, path, db);
 #else
   ROCKSDB_NAMESPACE::DB* raw = nullptr;
@@ -39,7 +40,7 @@ inline ROCKSDB_NAMESPACE::Status OpenDb(const ROCKSDB_NAMESPACE::Options& option
 inline ROCKSDB_NAMESPACE::Status OpenDbForReadOnly(const ROCKSDB_NAMESPACE::Options& options,
                                                    const std::string& path,
                                                    std::unique_ptr<ROCKSDB_NAMESPACE::DB>* db) {
-#if ROCKSDB_MAJOR >= 11
+#if SSTFILTER_ROCKSDB_VERSION >= 1100
   return ROCKSDB_NAMESPACE::DB::OpenForReadOnly(options, path, db);
 #else
   ROCKSDB_NAMESPACE::DB* raw = nullptr;
@@ -55,7 +56,7 @@ inline ROCKSDB_NAMESPACE::Status OpenDbForReadOnly(
     const std::vector<ROCKSDB_NAMESPACE::ColumnFamilyDescriptor>& column_families,
     std::vector<ROCKSDB_NAMESPACE::ColumnFamilyHandle*>* handles,
     std::unique_ptr<ROCKSDB_NAMESPACE::DB>* db) {
-#if ROCKSDB_MAJOR >= 11
+#if SSTFILTER_ROCKSDB_VERSION >= 1100
   return ROCKSDB_NAMESPACE::DB::OpenForReadOnly(options, path, column_families, handles, db);
 #else
   ROCKSDB_NAMESPACE::DB* raw = nullptr;
@@ -68,7 +69,7 @@ inline ROCKSDB_NAMESPACE::Status OpenDbForReadOnly(
 
 // Iterator seeks that a prefix filter turned away, from RocksDB's statistics.
 inline uint64_t SeeksFilteredByPrefix(const ROCKSDB_NAMESPACE::Statistics& stats) {
-#if ROCKSDB_MAJOR * 100 + ROCKSDB_MINOR >= 803
+#if SSTFILTER_ROCKSDB_VERSION >= 803
   return stats.getTickerCount(ROCKSDB_NAMESPACE::LAST_LEVEL_SEEK_FILTERED) +
          stats.getTickerCount(ROCKSDB_NAMESPACE::NON_LAST_LEVEL_SEEK_FILTERED);
 #else

@@ -17,6 +17,7 @@ namespace sstfilter {
 
 // The reader of bytes not understood: "may match" for every key.
 struct MatchAllReader {
+  void Prefetch(uint64_t) const {}
   bool MayContain(uint64_t) const { return true; }
   void MayContainBatch(const uint64_t*, size_t count, bool* may_match) const {
     for (size_t i = 0; i < count; ++i) may_match[i] = true;
@@ -25,6 +26,7 @@ struct MatchAllReader {
 
 // The reader of a valid filter of zero keys: "no" for every key.
 struct MatchNoneReader {
+  void Prefetch(uint64_t) const {}
   bool MayContain(uint64_t) const { return false; }
   void MayContainBatch(const uint64_t*, size_t count, bool* may_match) const {
     for (size_t i = 0; i < count; ++i) may_match[i] = false;
@@ -58,6 +60,13 @@ class FilterReader {
 
   void MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match) const {
     Visit(reader_, [&](const auto& r) { r.MayContainBatch(hashes, count, may_match); });
+  }
+
+  // Starts loading what a query for `hash` will read. A batch that prefetches each key as soon as
+  // it is hashed overlaps the memory latency with the hashing of the keys after it; hashing all
+  // first and prefetching after waited for both in turn (core_bench, 20M keys, batches of 32).
+  void Prefetch(uint64_t hash) const {
+    Visit(reader_, [hash](const auto& r) { r.Prefetch(hash); });
   }
 
  private:

@@ -10,8 +10,9 @@
 // A kind K provides (CheckKind below enforces each):
 //   using Params;   the parameters that describe one filter of the kind (a type of its own)
 //   using Reader;   a cheap-to-copy view over a parsed body, with
-//                     bool MayContain(uint64_t hash) const and
-//                     void MayContainBatch(const uint64_t* hashes, size_t n, bool* out) const
+//                     bool MayContain(uint64_t hash) const,
+//                     void MayContainBatch(const uint64_t* hashes, size_t n, bool* out) const and
+//                     void Prefetch(uint64_t hash) const (starts loading what MayContain reads)
 //   static constexpr FilterKind kId;          trailer byte 21: persistent, unique, never 0
 //   static constexpr const char* kName;       "blocked_bloom", for reports and messages
 //   static Result<Params> ForBitsPerKey(double bits_per_key);   the best filter within a budget
@@ -110,6 +111,8 @@ constexpr bool CheckKind() {
                          std::declval<const uint64_t*>(), size_t{}, std::declval<bool*>())),
                      void>,
       "Reader::MayContainBatch(const uint64_t*, size_t, bool*) const");
+  static_assert(std::is_same_v<decltype(std::declval<const R&>().Prefetch(uint64_t{})), void>,
+                "Reader::Prefetch(uint64_t) const");
   static_assert(std::is_trivially_copyable_v<R>, "a Reader is a view: cheap to copy");
   return true;
 }

@@ -46,7 +46,10 @@ class TypedReader : public FilterBitsReader {
     for (int start = 0; start < num_keys; start += kChunk) {
       const int n = std::min(kChunk, num_keys - start);
       if constexpr (!kConstant) {
-        for (int i = 0; i < n; ++i) hashes[i] = HashOf(*keys[start + i]);
+        for (int i = 0; i < n; ++i) {
+          hashes[i] = HashOf(*keys[start + i]);
+          reader_.Prefetch(hashes[i]);  // loads while the next keys hash
+        }
       }
       reader_.MayContainBatch(hashes, static_cast<size_t>(n), may_match + start);
     }

@@ -91,12 +91,12 @@ else
   make -C "$src" -j "$jobs" static_lib ROCKSDB_PLUGINS=sstfilter PORTABLE=1 DEBUG_LEVEL=0 \
     DISABLE_WARNING_AS_ERROR=1 > "$log" 2>&1
   # A static library carries no dependencies: the program links the ones RocksDB's platform
-  # detection found (compression and the like) and sstfilter's libxxhash.
+  # detection found (compression and the like) and sstfilter's libxxhash and libhwy.
   ldflags=$(sed -n 's/^PLATFORM_LDFLAGS=//p' "$src/make_config.mk")
   log="$work/check-build.log"
   # shellcheck disable=SC2086
   ${CXX:-g++} -std=c++$std -O2 "$root/tests/in_tree/main.cc" -o "$work/in_tree_check" \
-    -I"$src/include" "$src/librocksdb.a" -lxxhash $ldflags -lpthread -ldl > "$log" 2>&1
+    -I"$src/include" "$src/librocksdb.a" -lxxhash -lhwy $ldflags -lpthread -ldl > "$log" 2>&1
   check="$work/in_tree_check"
 fi
 log=""

@@ -36,7 +36,7 @@ if [ -z "$build_dir" ]; then
 fi
 
 packages=(cmake g++ make pkg-config librocksdb-dev rocksdb-tools libgflags-dev libgtest-dev
-          libxxhash-dev libbenchmark-dev gnuplot-nox nlohmann-json3-dev)
+          libxxhash-dev libhwy-dev libbenchmark-dev gnuplot-nox nlohmann-json3-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

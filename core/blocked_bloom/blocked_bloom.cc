@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "core/batch.h"
+#include "core/blocked_bloom/simd.h"
 #include "core/sizing.h"
 
 namespace sstfilter {
@@ -32,18 +33,17 @@ std::vector<BlockedBloomParams> BlockedBloom::LevelOffers() {
 
 void BlockedBloom::SetBits(const Params& params, uint64_t num_units, const uint64_t* hashes,
                            uint64_t n, uint8_t* body) {
-  const int k = params.num_probes;
-  const BlockedBloomReader layout(body, num_units, k);
+  const int num_probes = params.num_probes;
   uint8_t* blocks[kPrefetchBatch];
   for (uint64_t start = 0; start < n; start += kPrefetchBatch) {
     const size_t m = static_cast<size_t>(std::min<uint64_t>(kPrefetchBatch, n - start));
     for (size_t i = 0; i < m; ++i) {
-      blocks[i] = const_cast<uint8_t*>(layout.BlockFor(hashes[start + i]));
+      blocks[i] = body + BlockedBloomBlock(hashes[start + i], num_units) * kUnitBytes;
       __builtin_prefetch(blocks[i], 1);
     }
     for (size_t i = 0; i < m; ++i) {
       uint8_t* block = blocks[i];
-      ForEachBlockedProbe(hashes[start + i], k, [block](uint32_t bit) {
+      ForEachBlockedProbe(hashes[start + i], num_probes, [block](uint32_t bit) {
         SetBit(block, bit);
         return true;
       });
@@ -53,6 +53,11 @@ void BlockedBloom::SetBits(const Params& params, uint64_t num_units, const uint6
 
 void BlockedBloomReader::MayContainBatch(const uint64_t* hashes, size_t count,
                                          bool* may_match) const {
+  BlockedBloomMayContainBatchSimd(blocks_, num_blocks_, num_probes_, hashes, count, may_match);
+}
+
+void BlockedBloomReader::MayContainBatchScalar(const uint64_t* hashes, size_t count,
+                                               bool* may_match) const {
   const uint8_t* blocks[kPrefetchBatch];
   for (size_t start = 0; start < count; start += kPrefetchBatch) {
     const size_t n = std::min(kPrefetchBatch, count - start);

@@ -97,6 +97,14 @@ class CuckooReader {
             static_cast<int>(table_.Contains(hashing_.Alt(i1, fp), fp))) != 0;
   }
 
+  // Starts loading both of the key's buckets.
+  void Prefetch(uint64_t hash) const {
+    const uint64_t h = hashing_.Remix(hash);
+    const uint64_t i1 = hashing_.Bucket(h);
+    __builtin_prefetch(table_.BucketAddress(i1));
+    __builtin_prefetch(table_.BucketAddress(hashing_.Alt(i1, hashing_.Fingerprint(h))));
+  }
+
   // Prefetches both buckets of every key first, then tests them.
   void MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match) const;
 

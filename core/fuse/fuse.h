@@ -123,6 +123,13 @@ class FuseReader {
     return Matches(h, cells);
   }
 
+  // Starts loading the key's cells.
+  void Prefetch(uint64_t hash) const {
+    uint64_t cells[4];
+    hashing_.Cells(hashing_.Remix(hash), cells);
+    for (int j = 0; j < hashing_.arity(); ++j) __builtin_prefetch(CellAddress(cells[j]));
+  }
+
   // Computes every key's cells and prefetches them first, then tests them.
   void MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match) const;
 

@@ -35,7 +35,7 @@ void StandardBloomReader::MayContainBatch(const uint64_t* hashes, size_t count,
   for (size_t start = 0; start < count; start += kPrefetchBatch) {
     const size_t n = std::min(kPrefetchBatch, count - start);
     for (size_t i = 0; i < n; ++i) {
-      __builtin_prefetch(bits_ + (FastRange64(hashes[start + i], num_bits_) >> 3));
+      Prefetch(hashes[start + i]);
     }
     for (size_t i = 0; i < n; ++i) may_match[start + i] = MayContain(hashes[start + i]);
   }

@@ -46,6 +46,12 @@ class StandardBloomReader {
                                 [this](uint64_t bit) { return TestBit(bits_, bit); });
   }
 
+  // Starts loading the key's first probe (the others are independent lines: a miss usually ends at
+  // the first or second).
+  void Prefetch(uint64_t hash) const {
+    __builtin_prefetch(bits_ + (FastRange64(hash, num_bits_) >> 3));
+  }
+
   // Prefetches each key's first probe, then tests them.
   void MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match) const;
 

@@ -37,11 +37,12 @@ void AppendTrailer(const Trailer& t, std::string* out) {
 }
 
 bool BodyBytes(const Trailer& t, uint64_t* body_bytes) {
-  if (t.version != kFormatVersion || t.flags != 0) return false;
+  if (t.flags != 0) return false;
   if (t.num_units > kMaxUnits) return false;
   bool valid = false;
   const bool known = VisitKind(t.kind, [&](auto kind) {
     using Kind = decltype(kind);
+    if (t.version < 1 || t.version > Kind::kMaxVersion) return;  // a version not known here
     // No units: an empty filter of a known kind, and nothing else can be. Keys without units are
     // inconsistent.
     if (t.num_units == 0) {

@@ -18,7 +18,8 @@
 //                              itself); Bloom: 0
 //       20    1 param          Bloom: num_probes; cuckoo: fingerprint_bits
 //       21    1 kind           FilterKind: each kind's kId (core/kinds.h lists them)
-//       22    1 version        format version of that kind; 1 for every kind today
+//       22    1 version        format version of that kind: 1 .. the kind's kMaxVersion (cuckoo: 2
+//                              for semi-sorted buckets; every other kind: 1)
 //       23    1 flags          0; reserved for later versions
 //       24    4 check          low 32 bits of XXH3-64(trailer bytes 0..23, seed kTrailerCheckSeed)
 //       28    4 magic          "SSTF" (0x46545353 as a little-endian u32)
@@ -48,6 +49,7 @@ enum class FilterKind : uint8_t {};
 
 inline constexpr size_t kTrailerBytes = 32;
 inline constexpr uint32_t kTrailerMagic = 0x46545353;  // "SSTF" in little-endian byte order
+// The version writers put in a trailer unless the kind's layout says otherwise (Trailer's default).
 inline constexpr uint8_t kFormatVersion = 1;
 inline constexpr uint64_t kTrailerCheckSeed = 0x7472'6169'6c65'7231ull;  // "trailer1"
 

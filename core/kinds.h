@@ -15,6 +15,8 @@
 //                     void Prefetch(uint64_t hash) const (starts loading what MayContain reads)
 //   static constexpr FilterKind kId;          trailer byte 21: persistent, unique, never 0
 //   static constexpr const char* kName;       "blocked_bloom", for reports and messages
+//   static constexpr uint8_t kMaxVersion;     trailer byte 22 runs 1 .. kMaxVersion; what each
+//                                             version means is the kind's (BodyBytes, OpenReader)
 //   static Result<Params> ForBitsPerKey(double bits_per_key);   the best filter within a budget
 //   static Result<Params> ForFpRate(double fp_rate);            the smallest filter for a rate
 //   static std::string Describe(const Params&);                 for logs and benchmark output
@@ -72,6 +74,8 @@ constexpr bool CheckKind() {
   using R = typename K::Reader;
   static_assert(std::is_same_v<decltype(K::kId), const FilterKind>, "kId must be a FilterKind");
   static_assert(static_cast<uint8_t>(K::kId) != 0, "kind 0 is reserved: it marks no kind");
+  static_assert(std::is_same_v<decltype(K::kMaxVersion), const uint8_t> && K::kMaxVersion >= 1,
+                "kMaxVersion: a uint8_t, at least 1");
   static_assert(std::is_same_v<decltype(&K::ForBitsPerKey), Result<P> (*)(double)>,
                 "ForBitsPerKey(double) -> Result<Params>");
   static_assert(std::is_same_v<decltype(&K::ForFpRate), Result<P> (*)(double)>,

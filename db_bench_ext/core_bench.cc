@@ -10,7 +10,8 @@
 // the N runs (the least disturbed by the machine's other work).
 //
 // sstfilter's blocked Bloom filters run the SIMD kernels of this CPU (core/blocked_bloom/simd.h);
-// sstfilter.blocked-scalar:10 is sstfilter.blocked:10 with them switched off.
+// sstfilter.blocked-scalar:10 is sstfilter.blocked:10 with them switched off. Static cuckoo
+// filters semi-sort their buckets; sstfilter.cuckoo-plain@0.1% is the same filter in plain ones.
 //
 //   core_bench [--keys=N] [--filters=NAME,...] [--list] [Google Benchmark flags]
 #include <benchmark/benchmark.h>
@@ -184,6 +185,18 @@ const std::vector<Candidate>& Candidates() {
       {"sstfilter.cuckoo@1%", [] { return MakeSstFilter(SpecForFpRate<Cuckoo>(0.01)); }},
       {"sstfilter.blocked@0.1%", [] { return MakeSstFilter(SpecForFpRate<BlockedBloom>(0.001)); }},
       {"sstfilter.cuckoo@0.1%", [] { return MakeSstFilter(SpecForFpRate<Cuckoo>(0.001)); }},
+      // The same fingerprints in plain buckets (format version 1, before semi-sorting).
+      {"sstfilter.cuckoo-plain@0.1%",
+       [] {
+         return std::make_unique<SstFilter>(
+             [](const std::vector<uint64_t>& h, std::string* out) {
+               const sstfilter::CuckooParams params = Cuckoo::ForFpRate(0.001).value();
+               (void)sstfilter::BuildCuckooFilter(params, h.data(), h.size(), out,
+                                                  sstfilter::CuckooLayout::kPlain)
+                   .value();
+             },
+             /*simd=*/true);
+       }},
       {"sstfilter.blocked@0.01%",
        [] { return MakeSstFilter(SpecForFpRate<BlockedBloom>(0.0001)); }},
       {"sstfilter.cuckoo@0.01%", [] { return MakeSstFilter(SpecForFpRate<Cuckoo>(0.0001)); }},

@@ -130,6 +130,7 @@ struct BlockedBloom : BloomKindOps<BlockedBloom, BlockedBloomParams> {
   using Reader = BlockedBloomReader;
   static constexpr FilterKind kId = FilterKind{1};
   static constexpr const char* kName = "blocked_bloom";
+  static constexpr uint8_t kMaxVersion = 1;
   static constexpr const char* kLayoutName = "blocked";
   static constexpr uint64_t kUnitBytes = BlockedBloomReader::kBlockBytes;
 

@@ -21,6 +21,17 @@ using cuckoo_internal::kMaxKicks;
 using cuckoo_internal::Place;
 using cuckoo_internal::Placement;
 
+// Bytes of a table in a layout.
+uint64_t TableBytes(uint64_t num_buckets, int fingerprint_bits, CuckooLayout layout) {
+  switch (layout) {
+    case CuckooLayout::kPlain:
+      return CuckooTableView::BytesFor(num_buckets, fingerprint_bits);
+    case CuckooLayout::kSemiSorted:
+      return SemiSortedTableView::BytesFor(num_buckets, fingerprint_bits);
+  }
+  return 0;  // not reached: the switch is exhaustive (-Wswitch)
+}
+
 Result<bool> CheckParams(const CuckooParams& p) {
   if (!ValidCuckooFingerprintBits(p.fingerprint_bits)) {
     return Err(CuckooFingerprintBitsError(p.fingerprint_bits));
@@ -42,13 +53,12 @@ void CuckooReader::MayContainBatch(const uint64_t* hashes, size_t count, bool* m
       buckets[i] = hashing_.Bucket(h);
       fps[i] = hashing_.Fingerprint(h);
       alts[i] = hashing_.Alt(buckets[i], fps[i]);
-      __builtin_prefetch(table_.BucketAddress(buckets[i]));
-      __builtin_prefetch(table_.BucketAddress(alts[i]));
+      __builtin_prefetch(BucketAddress(buckets[i]));
+      __builtin_prefetch(BucketAddress(alts[i]));
     }
     for (size_t i = 0; i < n; ++i) {
-      // Both buckets without a branch between them, as in MayContain.
-      may_match[start + i] = (static_cast<int>(table_.Contains(buckets[i], fps[i])) |
-                              static_cast<int>(table_.Contains(alts[i], fps[i]))) != 0;
+      may_match[start + i] = semi_sorted_ ? sorted_.ContainsEither(buckets[i], alts[i], fps[i])
+                                          : EitherHolds(plain_, buckets[i], alts[i], fps[i]);
     }
   }
 }
@@ -75,12 +85,13 @@ Result<uint64_t> Cuckoo::FilterBytes(const Params& params, uint64_t num_keys) {
   if (num_keys == 0) return static_cast<uint64_t>(kTrailerBytes);
   const Result<uint64_t> buckets = CuckooBuckets(num_keys, params.load);
   if (!buckets.ok()) return Err(buckets.error());
-  return CuckooTableView::BytesFor(buckets.value(), params.fingerprint_bits) + kTrailerBytes;
+  const int f = params.fingerprint_bits;
+  return TableBytes(buckets.value(), f, StaticCuckooLayout(f)) + kTrailerBytes;
 }
 
 uint64_t Cuckoo::MaxKeysForBytes(const Params& params, uint64_t bytes) {
   if (!CheckParams(params).ok() || bytes < kTrailerBytes) return 0;
-  const double bits_per_key = params.fingerprint_bits / params.load;
+  const double bits_per_key = CuckooStaticSlotBits(params.fingerprint_bits) / params.load;
   const double guess = static_cast<double>(bytes - kTrailerBytes) * 8 / bits_per_key;
   return MaxKeysFitting(bytes, guess, [&](uint64_t n) { return FilterBytes(params, n); });
 }
@@ -92,13 +103,20 @@ namespace {
 // consecutive repeats, which are skipped.
 template <typename ForEachChunk>
 Result<CuckooBuildInfo> BuildCuckooFromChunks(const CuckooParams& params, uint64_t distinct,
-                                              ForEachChunk&& for_each_chunk, std::string* out) {
+                                              CuckooLayout layout, ForEachChunk&& for_each_chunk,
+                                              std::string* out) {
   const Result<bool> valid = CheckParams(params);
   if (!valid.ok()) return Err(valid.error());
   const int f = params.fingerprint_bits;
+  if (layout == CuckooLayout::kSemiSorted && f < kCuckooSemiSortMinFingerprintBits) {
+    return Err("semi-sorted cuckoo buckets need fingerprints of at least " +
+               std::to_string(kCuckooSemiSortMinFingerprintBits) + " bits, got " +
+               std::to_string(f));
+  }
   Trailer trailer;
   trailer.kind = Cuckoo::kId;
   trailer.param = static_cast<uint8_t>(f);
+  trailer.version = static_cast<uint8_t>(layout);
   CuckooBuildInfo info;
   if (distinct == 0) {
     out->clear();
@@ -112,15 +130,18 @@ Result<CuckooBuildInfo> BuildCuckooFromChunks(const CuckooParams& params, uint64
 
   std::vector<Kick> path;
   path.reserve(kMaxKicks);
+  // Placement needs a plain table; the plain layout places straight into *out, the semi-sorted
+  // one into this scratch table, which is then encoded into *out.
+  std::string scratch;
+  std::string* placed_into = layout == CuckooLayout::kPlain ? out : &scratch;
   for (uint32_t attempt = 0;; ++attempt) {
     const uint32_t seed = attempt;
     if (attempt > 0 && attempt % kSeedsPerSize == 0) {
       const auto grown = static_cast<uint64_t>(std::ceil(num_buckets * kGrowth));
       num_buckets = grown + (grown & 1);
     }
-    const uint64_t table_bytes = CuckooTableView::BytesFor(num_buckets, f);
-    out->assign(table_bytes + kTrailerBytes, '\0');
-    CuckooTable table(reinterpret_cast<uint8_t*>(out->data()), num_buckets, f);
+    placed_into->assign(CuckooTableView::BytesFor(num_buckets, f) + kTrailerBytes, '\0');
+    CuckooTable table(reinterpret_cast<uint8_t*>(placed_into->data()), num_buckets, f);
     const CuckooHashing hashing(num_buckets, f, seed);
     uint64_t rng = 0x6375'636b'6f6f'0000ull + seed;  // "cuckoo" + seed
     uint64_t stored = 0;
@@ -140,6 +161,11 @@ Result<CuckooBuildInfo> BuildCuckooFromChunks(const CuckooParams& params, uint64
       }
     });
     if (!placed_all) continue;
+    const uint64_t table_bytes = TableBytes(num_buckets, f, layout);
+    if (layout == CuckooLayout::kSemiSorted) {
+      out->assign(table_bytes + kTrailerBytes, '\0');
+      SemiSortedTableView::Encode(table, reinterpret_cast<uint8_t*>(out->data()));
+    }
     trailer.num_keys = stored;
     trailer.num_units = num_buckets;
     trailer.seed = seed;
@@ -155,23 +181,28 @@ Result<CuckooBuildInfo> BuildCuckooFromChunks(const CuckooParams& params, uint64
 }  // namespace
 
 Result<CuckooBuildInfo> BuildCuckooFilter(const CuckooParams& params, const uint64_t* hashes,
-                                          size_t count, std::string* out) {
+                                          size_t count, std::string* out,
+                                          std::optional<CuckooLayout> layout) {
   uint64_t distinct = 0;
   for (size_t i = 0; i < count; ++i) distinct += (i == 0 || hashes[i] != hashes[i - 1]);
   return BuildCuckooFromChunks(
-      params, distinct, [&](auto&& f) { f(hashes, count); }, out);
+      params, distinct, layout.value_or(StaticCuckooLayout(params.fingerprint_bits)),
+      [&](auto&& f) { f(hashes, count); }, out);
 }
 
 Result<CuckooBuildInfo> BuildCuckooFilter(const CuckooParams& params, const HashList& hashes,
                                           std::string* out) {
   return BuildCuckooFromChunks(
-      params, hashes.size(), [&](auto&& f) { hashes.ForEachChunk(f); }, out);
+      params, hashes.size(), StaticCuckooLayout(params.fingerprint_bits),
+      [&](auto&& f) { hashes.ForEachChunk(f); }, out);
 }
 
 std::string Cuckoo::Describe(const Params& params) {
   char buf[96];
-  snprintf(buf, sizeof(buf), "cuckoo, %d-bit fingerprints, %.2f bits/key at %.0f%% load",
-           params.fingerprint_bits, params.fingerprint_bits / params.load, 100 * params.load);
+  const int f = params.fingerprint_bits;
+  snprintf(buf, sizeof(buf), "cuckoo, %d-bit fingerprints%s, %.2f bits/key at %.0f%% load", f,
+           StaticCuckooLayout(f) == CuckooLayout::kSemiSorted ? " semi-sorted" : "",
+           CuckooStaticSlotBits(f) / params.load, 100 * params.load);
   return buf;
 }
 
@@ -193,7 +224,8 @@ double Cuckoo::NominalBitsPerKey(const Params& params) {
 
 std::vector<CuckooParams> Cuckoo::LevelOffers() {
   std::vector<Params> offers;
-  for (int f = kCuckooMinFingerprintBits; f <= kCuckooMaxFingerprintBits; ++f) {
+  // From 5 bits: a 4-bit filter costs what a 5-bit semi-sorted one does, at twice the rate.
+  for (int f = kCuckooSemiSortMinFingerprintBits; f <= kCuckooMaxFingerprintBits; ++f) {
     Params p;
     p.fingerprint_bits = f;
     offers.push_back(p);
@@ -214,7 +246,12 @@ bool Cuckoo::BodyBytes(const Trailer& t, uint64_t* body_bytes) {
   if (!ValidCuckooFingerprintBits(t.param)) return false;
   if (t.num_units % 2 != 0) return false;  // the alternate-bucket function needs even counts
   if (t.num_keys > t.num_units * kCuckooSlotsPerBucket) return false;
-  *body_bytes = CuckooTableView::BytesFor(t.num_units, t.param);
+  // The version is 1 or 2 (format.cc checks it against kMaxVersion): the layout.
+  const auto layout = static_cast<CuckooLayout>(t.version);
+  if (layout == CuckooLayout::kSemiSorted && t.param < kCuckooSemiSortMinFingerprintBits) {
+    return false;
+  }
+  *body_bytes = TableBytes(t.num_units, t.param, layout);
   return true;
 }
 

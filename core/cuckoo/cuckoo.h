@@ -27,18 +27,23 @@
 // This header is the static cuckoo filter kind (FilterKind 3); the dynamic CuckooFilter for
 // applications is in core/cuckoo/cuckoo_filter.h.
 //
-// Body: the bucket table (core/cuckoo/cuckoo_table.h). Trailer (core/format.h): num_keys =
-// fingerprints stored, num_units = buckets, seed = the seed placement succeeded with, param =
-// fingerprint_bits. Sizing math: core/cuckoo/math.h. Every byte: docs/format.md.
+// Body: the bucket table, semi-sorted (core/cuckoo/semi_sorted_table.h, format version 2) from
+// 5-bit fingerprints on, plain (core/cuckoo/cuckoo_table.h, version 1) for 4 bits and for the
+// dynamic filter. A static build places fingerprints in a plain table, then encodes it. Trailer
+// (core/format.h): num_keys = fingerprints stored, num_units = buckets, seed = the seed placement
+// succeeded with, param = fingerprint_bits, version = the layout. Sizing math: core/cuckoo/math.h.
+// Every byte: docs/format.md.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/cuckoo/cuckoo_table.h"
 #include "core/cuckoo/math.h"
+#include "core/cuckoo/semi_sorted_table.h"
 #include "core/format.h"
 #include "core/hash.h"
 #include "core/hash_list.h"
@@ -79,37 +84,70 @@ class CuckooHashing {
   uint32_t seed_ = 0;
 };
 
-// A view over a parsed cuckoo body: the query side, for SST files and serialised dynamic filters.
+// The two bucket tables of the cuckoo kind. The value is the format version (trailer byte 22) of
+// the bytes that use it, so a reader knows the layout from the version.
+enum class CuckooLayout : uint8_t {
+  kPlain = 1,       // core/cuckoo/cuckoo_table.h: f bits a slot; the dynamic CuckooFilter's too
+  kSemiSorted = 2,  // core/cuckoo/semi_sorted_table.h: f - 1 bits a slot, for f >= 5
+};
+
+// The layout a static build writes for f-bit fingerprints.
+inline CuckooLayout StaticCuckooLayout(int fingerprint_bits) {
+  return fingerprint_bits >= kCuckooSemiSortMinFingerprintBits ? CuckooLayout::kSemiSorted
+                                                               : CuckooLayout::kPlain;
+}
+
+// A view over a parsed cuckoo body, of either layout: the query side, for SST files and
+// serialised dynamic filters.
 class CuckooReader {
  public:
   CuckooReader() = default;
-  CuckooReader(const uint8_t* table, uint64_t num_buckets, int fingerprint_bits, uint32_t seed)
-      : table_(table, num_buckets, fingerprint_bits),
-        hashing_(num_buckets, fingerprint_bits, seed) {}
+  CuckooReader(const uint8_t* table, uint64_t num_buckets, int fingerprint_bits, uint32_t seed,
+               CuckooLayout layout = CuckooLayout::kPlain)
+      : semi_sorted_(layout == CuckooLayout::kSemiSorted),
+        hashing_(num_buckets, fingerprint_bits, seed) {
+    if (semi_sorted_) {
+      sorted_ = SemiSortedTableView(table, num_buckets, fingerprint_bits);
+    } else {
+      plain_ = CuckooTableView(table, num_buckets, fingerprint_bits);
+    }
+  }
 
   bool MayContain(uint64_t hash) const {
     const uint64_t h = hashing_.Remix(hash);
     const uint64_t i1 = hashing_.Bucket(h);
     const uint32_t fp = hashing_.Fingerprint(h);
-    // Both buckets are tested without a branch between them: a hit found in the first bucket
-    // is about as likely as one in the second, so a branch would be mispredicted.
-    return (static_cast<int>(table_.Contains(i1, fp)) |
-            static_cast<int>(table_.Contains(hashing_.Alt(i1, fp), fp))) != 0;
+    const uint64_t i2 = hashing_.Alt(i1, fp);
+    // The layout branch goes the same way for every query of a filter: always predicted.
+    return semi_sorted_ ? sorted_.ContainsEither(i1, i2, fp) : EitherHolds(plain_, i1, i2, fp);
   }
 
   // Starts loading both of the key's buckets.
   void Prefetch(uint64_t hash) const {
     const uint64_t h = hashing_.Remix(hash);
     const uint64_t i1 = hashing_.Bucket(h);
-    __builtin_prefetch(table_.BucketAddress(i1));
-    __builtin_prefetch(table_.BucketAddress(hashing_.Alt(i1, hashing_.Fingerprint(h))));
+    __builtin_prefetch(BucketAddress(i1));
+    __builtin_prefetch(BucketAddress(hashing_.Alt(i1, hashing_.Fingerprint(h))));
   }
 
   // Prefetches both buckets of every key first, then tests them.
   void MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match) const;
 
  private:
-  CuckooTableView table_;
+  const uint8_t* BucketAddress(uint64_t bucket) const {
+    return semi_sorted_ ? sorted_.BucketAddress(bucket) : plain_.BucketAddress(bucket);
+  }
+  // Both buckets are tested without a branch between them: a hit found in the first bucket is
+  // about as likely as one in the second, so a branch would be mispredicted.
+  template <typename Table>
+  static bool EitherHolds(const Table& table, uint64_t i1, uint64_t i2, uint32_t fp) {
+    return (static_cast<int>(table.Contains(i1, fp)) | static_cast<int>(table.Contains(i2, fp))) !=
+           0;
+  }
+
+  bool semi_sorted_ = false;
+  CuckooTableView plain_;       // when !semi_sorted_
+  SemiSortedTableView sorted_;  // when semi_sorted_
   CuckooHashing hashing_;
 };
 
@@ -131,9 +169,12 @@ struct CuckooBuildInfo {
 };
 
 // Builds the static filter for hashes[0, count) (any order, duplicates allowed) into *out (which
-// is replaced). Fails only for invalid params. Cuckoo::Build is the same without the statistics.
+// is replaced), in StaticCuckooLayout(f) unless `layout` says which (tests write the plain layout
+// of older versions with it; the semi-sorted one needs f >= 5). Fails only for invalid params.
+// Cuckoo::Build is the same without the statistics.
 Result<CuckooBuildInfo> BuildCuckooFilter(const CuckooParams& params, const uint64_t* hashes,
-                                          size_t count, std::string* out);
+                                          size_t count, std::string* out,
+                                          std::optional<CuckooLayout> layout = std::nullopt);
 // The same from the chunked hash list of a builder.
 Result<CuckooBuildInfo> BuildCuckooFilter(const CuckooParams& params, const HashList& hashes,
                                           std::string* out);
@@ -144,12 +185,14 @@ struct Cuckoo {
   using Reader = CuckooReader;
   static constexpr FilterKind kId = FilterKind{3};
   static constexpr const char* kName = "cuckoo";
+  // Version 1: plain buckets; version 2: semi-sorted (CuckooLayout).
+  static constexpr uint8_t kMaxVersion = 2;
 
   // Parameters for a target rate (fingerprint width from the paper's bound) or a space budget
   // (the widest fingerprint that fits it at kCuckooTargetLoad).
   static Result<Params> ForBitsPerKey(double bits_per_key);
   static Result<Params> ForFpRate(double fp_rate);
-  // "cuckoo, 12-bit fingerprints, 12.63 bits/key at 95% load".
+  // "cuckoo, 13-bit fingerprints semi-sorted, 12.63 bits/key at 95% load".
   static std::string Describe(const Params& params);
 
   // Size in bytes of the filter a static build of num_keys distinct keys aims for (before any
@@ -170,7 +213,7 @@ struct Cuckoo {
 
   static bool BodyBytes(const Trailer& t, uint64_t* body_bytes);
   static Reader OpenReader(const Trailer& t, const uint8_t* body) {
-    return Reader(body, t.num_units, t.param, t.seed);
+    return Reader(body, t.num_units, t.param, t.seed, static_cast<CuckooLayout>(t.version));
   }
 };
 

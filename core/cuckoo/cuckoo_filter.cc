@@ -33,8 +33,21 @@ Result<CuckooFilter> CuckooFilter::Deserialize(const uint8_t* data, size_t size)
   }
   CuckooFilter filter;
   if (t.num_units == 0) return filter;  // built from no keys: holds nothing, accepts nothing
-  filter.bytes_.assign(parsed.body, parsed.body + parsed.body_bytes);
-  filter.table_ = CuckooTable(filter.bytes_.data(), t.num_units, t.param);
+  switch (static_cast<CuckooLayout>(t.version)) {
+    case CuckooLayout::kPlain:
+      filter.bytes_.assign(parsed.body, parsed.body + parsed.body_bytes);
+      filter.table_ = CuckooTable(filter.bytes_.data(), t.num_units, t.param);
+      break;
+    case CuckooLayout::kSemiSorted: {
+      // A static build's semi-sorted table: the filter keeps the plain one, decoded.
+      filter.bytes_.assign(CuckooTableView::BytesFor(t.num_units, t.param), 0);
+      filter.table_ = CuckooTable(filter.bytes_.data(), t.num_units, t.param);
+      if (!SemiSortedTableView(parsed.body, t.num_units, t.param).Decode(&filter.table_)) {
+        return Err("corrupt cuckoo filter: a bucket of the semi-sorted table is not understood");
+      }
+      break;
+    }
+  }
   filter.hashing_ = CuckooHashing(t.num_units, t.param, t.seed);
   // The table must hold exactly the fingerprints the trailer counts: a filter that disagrees
   // with itself is corrupt, and adding to it would overrun its real capacity.

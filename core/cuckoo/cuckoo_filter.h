@@ -54,7 +54,8 @@ class CuckooFilter {
                : static_cast<double>(size_) / (num_buckets() * kCuckooSlotsPerBucket);
   }
 
-  // The same byte format as the static build; readable by CuckooReader and FilterReader.
+  // The byte format of the cuckoo kind, with plain buckets (format version 1; a static build
+  // semi-sorts them): readable by CuckooReader and FilterReader, and by Deserialize.
   std::string Serialize() const;
 
   // Copying would leave table_ pointing into the other filter's bytes.

@@ -19,20 +19,20 @@ Result<int> CuckooFingerprintBits(double fp_rate) {
     return Err("fp_rate " + FormatNumber(fp_rate) + " needs fingerprints wider than " +
                std::to_string(kCuckooMaxFingerprintBits) + " bits");
   }
-  return std::max(kCuckooMinFingerprintBits, static_cast<int>(f));
+  return std::max(kCuckooSemiSortMinFingerprintBits, static_cast<int>(f));
 }
 
 Result<int> CuckooFingerprintBitsForBitsPerKey(double bits_per_key, double load) {
   if (!ValidBitsPerKey(bits_per_key)) return Err(BitsPerKeyError(bits_per_key));
   if (!ValidLoad(load)) return Err(LoadError(load));
-  const double f = std::floor(bits_per_key * load);
-  if (f < kCuckooMinFingerprintBits) {
+  const double slot_bits = std::floor(bits_per_key * load);
+  constexpr int kMinSlotBits = kCuckooSemiSortMinFingerprintBits - 1;
+  if (slot_bits < kMinSlotBits) {
     return Err("bits_per_key " + FormatNumber(bits_per_key) + " is below the cuckoo minimum of " +
-               FormatNumber(kCuckooMinFingerprintBits / load) + " (" +
-               std::to_string(kCuckooMinFingerprintBits) + "-bit fingerprints at load " +
-               FormatNumber(load) + ")");
+               FormatNumber(kMinSlotBits / load) + " (" + std::to_string(kMinSlotBits) +
+               "-bit slots at load " + FormatNumber(load) + ")");
   }
-  return std::min(kCuckooMaxFingerprintBits, static_cast<int>(f));
+  return std::min(kCuckooMaxFingerprintBits, static_cast<int>(slot_bits) + 1);
 }
 
 Result<double> CuckooFpRate(int fingerprint_bits, double load) {
@@ -49,7 +49,7 @@ Result<double> CuckooBitsPerKey(int fingerprint_bits, double load) {
     return Err(CuckooFingerprintBitsError(fingerprint_bits));
   }
   if (!ValidLoad(load)) return Err(LoadError(load));
-  return fingerprint_bits / load;
+  return CuckooStaticSlotBits(fingerprint_bits) / load;
 }
 
 Result<uint64_t> CuckooBuckets(uint64_t num_keys, double load) {

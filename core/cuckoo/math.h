@@ -26,6 +26,16 @@ inline constexpr int kCuckooMaxFingerprintBits = 32;
 // buckets (section 5.2); 95% leaves a margin so that placement rarely needs a retry.
 inline constexpr double kCuckooTargetLoad = 0.95;
 
+// Static builds semi-sort their buckets (core/cuckoo/semi_sorted_table.h) from 5-bit fingerprints
+// on: each slot then costs f - 1 bits. A 4-bit fingerprint has no low part to keep, so it stays
+// plain, and costs what a semi-sorted 5-bit one does at a higher rate: sizing never picks it.
+inline constexpr int kCuckooSemiSortMinFingerprintBits = 5;
+
+// Bits a slot of a static filter costs: f - 1 semi-sorted, f plain.
+inline constexpr int CuckooStaticSlotBits(int f) {
+  return f >= kCuckooSemiSortMinFingerprintBits ? f - 1 : f;
+}
+
 inline bool ValidCuckooFingerprintBits(int f) {
   return f >= kCuckooMinFingerprintBits && f <= kCuckooMaxFingerprintBits;
 }
@@ -33,17 +43,19 @@ inline bool ValidCuckooFingerprintBits(int f) {
 std::string CuckooFingerprintBitsError(int f);
 
 // Fingerprint bits for rate p: the paper's f >= log2(2b / p) (section 5.1), which reaches p at
-// any load up to 1 - 2^-f; at least kCuckooMinFingerprintBits, error if it needs more than 32.
+// any load up to 1 - 2^-f; at least kCuckooSemiSortMinFingerprintBits, error if it needs more than
+// 32.
 Result<int> CuckooFingerprintBits(double fp_rate);
 
-// Fingerprint bits that fit a budget of b bits per key at load `load`: floor(b * load). Error if
-// that is below kCuckooMinFingerprintBits; clamped to 32.
+// Fingerprint bits of a static filter that fit a budget of b bits per key at load `load`: slots of
+// floor(b * load) bits, so floor(b * load) + 1 semi-sorted bits. Error if the slot is below 4 bits;
+// clamped to 32.
 Result<int> CuckooFingerprintBitsForBitsPerKey(double bits_per_key, double load);
 
 // Expected rate at fingerprint width f and load a in (0, 1]: min(1, 2ba / (2^f - 1)).
 Result<double> CuckooFpRate(int fingerprint_bits, double load);
 
-// Bits per key at width f and load a: f / a.
+// Bits per key of a static filter at width f and load a: CuckooStaticSlotBits(f) / a.
 Result<double> CuckooBitsPerKey(int fingerprint_bits, double load);
 
 // Buckets for n keys at load a: ceil(n / (b a)), rounded up to even (the alternate-bucket function

@@ -179,6 +179,7 @@ struct Fuse {
   using Reader = FuseReader;
   static constexpr FilterKind kId = FilterKind{4};
   static constexpr const char* kName = "fuse";
+  static constexpr uint8_t kMaxVersion = 1;
 
   // A budget (the widest fingerprint that fits it, per filter); ceil(log2(1/p))-bit
   // fingerprints for a rate.

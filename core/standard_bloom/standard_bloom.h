@@ -67,6 +67,7 @@ struct StandardBloom : BloomKindOps<StandardBloom, StandardBloomParams> {
   using Reader = StandardBloomReader;
   static constexpr FilterKind kId = FilterKind{2};
   static constexpr const char* kName = "standard_bloom";
+  static constexpr uint8_t kMaxVersion = 1;
   static constexpr const char* kLayoutName = "standard";
   static constexpr uint64_t kUnitBytes = 8;  // one 64-bit word
 

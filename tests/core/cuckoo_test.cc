@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -26,16 +27,23 @@ struct Built {
 };
 
 Built Build(int fingerprint_bits, const std::vector<uint64_t>& hashes,
-            double load = kCuckooTargetLoad) {
+            double load = kCuckooTargetLoad, std::optional<CuckooLayout> layout = std::nullopt) {
   CuckooParams params;
   params.fingerprint_bits = fingerprint_bits;
   params.load = load;
   Built b;
   const Result<CuckooBuildInfo> r =
-      BuildCuckooFilter(params, hashes.data(), hashes.size(), &b.bytes);
+      BuildCuckooFilter(params, hashes.data(), hashes.size(), &b.bytes, layout);
   EXPECT_TRUE(r.ok()) << r.error();
   if (r.ok()) b.info = r.value();
   return b;
+}
+
+// The trailer of valid filter bytes.
+Trailer ParsedTrailer(const std::string& bytes) {
+  ParsedFilter parsed;
+  EXPECT_TRUE(ParseFilter(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &parsed));
+  return parsed.trailer;
 }
 
 // Every key is found by the single and the batched query. Returns the number missed.
@@ -351,6 +359,112 @@ TEST(CuckooFilter, StaticBuildsDeserialiseToo) {
       CuckooFilter::Deserialize(reinterpret_cast<const uint8_t*>(b.bytes.data()), b.bytes.size())
           .value();
   for (uint64_t h : keys) ASSERT_TRUE(filter.MayContainHash(h));
+}
+
+// ---- Semi-sorted buckets (format version 2) ---------------------------------------------------
+
+// The semi-sorted table is the plain one, encoded: the same keys give filters that answer every
+// query alike, at every width that semi-sorts.
+TEST(SemiSortedCuckoo, AnswersExactlyAsThePlainTableOfTheSameKeys) {
+  const std::vector<uint64_t> keys = KeyHashes(200, 5000);
+  const std::vector<uint64_t> queries = KeyHashes(201, 50000);
+  for (int f = kCuckooSemiSortMinFingerprintBits; f <= kCuckooMaxFingerprintBits; ++f) {
+    SCOPED_TRACE("f=" + std::to_string(f));
+    const Built plain = Build(f, keys, kCuckooTargetLoad, CuckooLayout::kPlain);
+    const Built sorted = Build(f, keys, kCuckooTargetLoad, CuckooLayout::kSemiSorted);
+    EXPECT_EQ(ParsedTrailer(plain.bytes).version, 1);
+    EXPECT_EQ(ParsedTrailer(sorted.bytes).version, 2);
+    // One bit less per slot, to the byte: num_buckets * 4 / 8 bytes.
+    EXPECT_EQ(plain.bytes.size() - sorted.bytes.size(), plain.info.num_buckets / 2);
+    const FilterReader a = plain.reader();
+    const FilterReader b = sorted.reader();
+    ASSERT_EQ(CountMissing(b, keys), 0u);
+    uint64_t positives = 0;
+    for (uint64_t q : queries) {
+      ASSERT_EQ(a.MayContain(q), b.MayContain(q)) << q;
+      positives += b.MayContain(q);
+    }
+    if (f <= 8) {
+      EXPECT_GT(positives, 0u);  // the comparison saw both answers
+    }
+  }
+}
+
+// The ranks the encoder computes are the positions in the decoder's table, for all 3876 tuples.
+TEST(SemiSortedCuckoo, EncoderRanksAreTheDecoderTablePositions) {
+  const auto& table = semi_sorted_internal::kNibblesOfRank;
+  for (uint32_t rank = 0; rank < table.size(); ++rank) {
+    const uint32_t n = table[rank];
+    ASSERT_EQ(SemiSortedRankForTesting(n >> 12, (n >> 8) & 15, (n >> 4) & 15, n & 15), rank);
+  }
+}
+
+// Buckets that hold every mix of equal nibbles, equal fingerprints and empty slots: hashes chosen
+// to crowd few buckets with fingerprints that share their top bits.
+TEST(SemiSortedCuckoo, CrowdedBucketsWithSharedNibblesRoundTrip) {
+  for (int f : {5, 6, 9, 13, 16, 17, 24, 32}) {
+    SCOPED_TRACE("f=" + std::to_string(f));
+    std::vector<uint64_t> keys;
+    std::mt19937_64 rng(f);
+    // Two buckets' worth of keys (8 slots at 4 buckets): high bits pick the bucket, low bits the
+    // fingerprint, drawn from a handful of values so that nibbles and whole fingerprints repeat.
+    for (int i = 0; i < 14; ++i) {
+      const uint64_t high = (rng() % 2) << 63;
+      const uint64_t low = (rng() % 6) * 0x1111'1111ull + (rng() % 3);
+      keys.push_back(high | low);
+    }
+    const Built plain = Build(f, keys, 0.9, CuckooLayout::kPlain);
+    const Built sorted = Build(f, keys, 0.9, CuckooLayout::kSemiSorted);
+    ASSERT_EQ(CountMissing(sorted.reader(), keys), 0u);
+    // Decoding gives the plain table back, slot for slot after sorting each bucket: compare the
+    // dynamic filter's plain serialisation with a plain build's answers.
+    CuckooFilter decoded =
+        CuckooFilter::Deserialize(reinterpret_cast<const uint8_t*>(sorted.bytes.data()),
+                                  sorted.bytes.size())
+            .value();
+    EXPECT_EQ(decoded.size(), sorted.info.stored);
+    for (uint64_t q : KeyHashes(f, 20000)) {
+      ASSERT_EQ(decoded.MayContainHash(q), plain.reader().MayContain(q));
+    }
+  }
+}
+
+// A rank that no writer produces (3876 .. 4095) makes its bucket answer "may match", and the
+// dynamic filter refuses the bytes: never a false negative, never a crash.
+TEST(SemiSortedCuckoo, RanksNeverWrittenReadAsMayMatch) {
+  const std::vector<uint64_t> keys = KeyHashes(300, 2000);
+  Built b = Build(13, keys);
+  ASSERT_EQ(ParsedTrailer(b.bytes).version, 2);
+  // Bucket 0's rank is the first 12 bits of the body: make it 4095.
+  b.bytes[0] = static_cast<char>(0xff);
+  b.bytes[1] = static_cast<char>(b.bytes[1] | 0x0f);
+  const FilterReader reader = b.reader();
+  ASSERT_TRUE(reader.valid());
+  const SemiSortedTableView table(reinterpret_cast<const uint8_t*>(b.bytes.data()),
+                                  ParsedTrailer(b.bytes).num_units, 13);
+  for (uint32_t fp = 1; fp < 8192; fp += 97) EXPECT_TRUE(table.Contains(0, fp)) << fp;
+  EXPECT_FALSE(
+      CuckooFilter::Deserialize(reinterpret_cast<const uint8_t*>(b.bytes.data()), b.bytes.size())
+          .ok());
+}
+
+// The target: at 0.1%, at most 12.7 bits per key, and the measured rate at most 0.1%
+// within a binomial bound.
+TEST(SemiSortedCuckoo, OneTenthPercentCostsAtMost12Point7BitsPerKey) {
+  const std::vector<uint64_t> keys = KeyHashes(400, 200000);
+  const CuckooParams params = Cuckoo::ForFpRate(0.001).value();
+  EXPECT_EQ(params.fingerprint_bits, 13);
+  const std::string bytes = Cuckoo::Build(params, keys.data(), keys.size()).value();
+  const double bits_per_key = 8.0 * bytes.size() / keys.size();
+  EXPECT_LE(bits_per_key, 12.7);
+  const FilterReader reader = ReaderOf(bytes);
+  const std::vector<uint64_t> absent = KeyHashes(401, 1000000);
+  uint64_t fp = 0;
+  for (uint64_t q : absent) fp += reader.MayContain(q);
+  const double expected = Cuckoo::EstimatedFpRate(params, keys.size()).value();
+  EXPECT_LE(expected, 0.001);
+  const double n = static_cast<double>(absent.size());
+  EXPECT_NEAR(static_cast<double>(fp), expected * n, BinomialTolerance(n, expected));
 }
 
 }  // namespace

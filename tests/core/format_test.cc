@@ -47,11 +47,12 @@ std::string BloomBytes(double bits_per_key, const std::vector<uint64_t>& k) {
       .value();
 }
 
-std::string CuckooBytes(int fingerprint_bits, const std::vector<uint64_t>& keys) {
+std::string CuckooBytes(int fingerprint_bits, const std::vector<uint64_t>& keys,
+                        CuckooLayout layout) {
   CuckooParams params;
   params.fingerprint_bits = fingerprint_bits;
   std::string out;
-  EXPECT_TRUE(BuildCuckooFilter(params, keys.data(), keys.size(), &out).ok());
+  EXPECT_TRUE(BuildCuckooFilter(params, keys.data(), keys.size(), &out, layout).ok());
   return out;
 }
 
@@ -70,13 +71,27 @@ TEST(Format, GoldenBytes) {
   EXPECT_EQ(KeyHash("key0", 4), 0x25fe91c0b51f0819u);  // XXH3-64, seed kKeyHashSeed
   const std::string blocked = BloomBytes<BlockedBloom>(10, keys);
   const std::string standard = BloomBytes<StandardBloom>(10, keys);
-  const std::string cuckoo = CuckooBytes(12, keys);
-  EXPECT_EQ(blocked.size(), 1280u + kTrailerBytes);   // 20 blocks
-  EXPECT_EQ(standard.size(), 1256u + kTrailerBytes);  // 157 words
-  EXPECT_EQ(cuckoo.size(), 1592u + kTrailerBytes);    // 264 buckets of 48 bits, + 8 pad bytes
+  // The cuckoo kind in both versions: plain buckets (version 1, what sstfilter wrote before
+  // semi-sorting, and what dynamic filters write) and semi-sorted ones (version 2).
+  const std::string cuckoo = CuckooBytes(12, keys, CuckooLayout::kPlain);
+  const std::string semi_sorted = CuckooBytes(12, keys, CuckooLayout::kSemiSorted);
+  EXPECT_EQ(blocked.size(), 1280u + kTrailerBytes);      // 20 blocks
+  EXPECT_EQ(standard.size(), 1256u + kTrailerBytes);     // 157 words
+  EXPECT_EQ(cuckoo.size(), 1592u + kTrailerBytes);       // 264 buckets of 48 bits, + 8 pad bytes
+  EXPECT_EQ(semi_sorted.size(), 1460u + kTrailerBytes);  // 264 buckets of 44 bits, + 8 pad bytes
   EXPECT_EQ(Digest(blocked), 0x2c7c803a25341b87u);
   EXPECT_EQ(Digest(standard), 0x6217237745fe071eu);
   EXPECT_EQ(Digest(cuckoo), 0xe615f607a42c8c87u);
+  EXPECT_EQ(Digest(semi_sorted), 0x186ce4a866bfd2f7u);
+  // The static build writes the semi-sorted version by default.
+  EXPECT_EQ(Cuckoo::Build(CuckooParams{12}, keys.data(), keys.size()).value(), semi_sorted);
+  const unsigned char semi_sorted_prefix[24] = {0xe7, 0x03, 0, 0, 0, 0, 0, 0,  // 999 stored
+                                                0x08, 0x01, 0, 0, 0, 0, 0, 0,  // 264 buckets
+                                                0,    0,    0, 0,              // seed 0
+                                                12,   3,    2, 0};             // f, kind 3, v2
+  EXPECT_EQ(
+      std::memcmp(semi_sorted.data() + semi_sorted.size() - kTrailerBytes, semi_sorted_prefix, 24),
+      0);
   // The binary fuse filter (kind 4), 4-wise for 1000 keys: 1376 cells of 8 bits, + 8 pad bytes.
   const std::string fuse = FuseBytes(8, keys);
   EXPECT_EQ(fuse.size(), 1384u + kTrailerBytes);
@@ -121,9 +136,15 @@ std::vector<std::string> SampleFilters() {
   const std::vector<uint64_t> keys = KeyHashes(31, 150);
   return {BloomBytes<BlockedBloom>(10, keys),
           BloomBytes<StandardBloom>(10, keys),
-          CuckooBytes(12, keys),
-          CuckooBytes(7, keys),
-          CuckooBytes(23, keys),
+          CuckooBytes(12, keys, CuckooLayout::kPlain),
+          CuckooBytes(7, keys, CuckooLayout::kPlain),
+          CuckooBytes(23, keys, CuckooLayout::kPlain),
+          CuckooBytes(4, keys, CuckooLayout::kPlain),
+          CuckooBytes(12, keys, CuckooLayout::kSemiSorted),
+          CuckooBytes(5, keys, CuckooLayout::kSemiSorted),
+          CuckooBytes(16, keys, CuckooLayout::kSemiSorted),
+          CuckooBytes(23, keys, CuckooLayout::kSemiSorted),
+          CuckooBytes(32, keys, CuckooLayout::kSemiSorted),
           FuseBytes(8, keys),
           FuseBytes(1, keys),
           FuseBytes(32, KeyHashes(32, 1200)),  // 4-wise

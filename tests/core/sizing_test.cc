@@ -116,12 +116,19 @@ TEST(CuckooSizing, PaperFormulas) {
   EXPECT_EQ(CuckooFingerprintBits(0.001).value(), 13);  // log2(8000) = 12.97
   EXPECT_EQ(CuckooFingerprintBits(0.0001).value(), 17);
   EXPECT_EQ(CuckooFingerprintBits(0.4).value(), 5);
-  EXPECT_EQ(CuckooFingerprintBits(0.9).value(), kCuckooMinFingerprintBits);
+  // Never 4 bits: 5 semi-sorted bits cost what 4 plain ones do.
+  EXPECT_EQ(CuckooFingerprintBits(0.9).value(), kCuckooSemiSortMinFingerprintBits);
   // 2ba / 2^f to first order.
   EXPECT_NEAR(CuckooFpRate(13, 0.95).value(), 8 * 0.95 / 8191.0, 1e-6);
-  EXPECT_NEAR(CuckooBitsPerKey(12, 0.95).value(), 12.6316, 1e-4);
-  EXPECT_EQ(CuckooFingerprintBitsForBitsPerKey(12, 0.95).value(), 11);
-  EXPECT_EQ(CuckooFingerprintBitsForBitsPerKey(14, 0.95).value(), 13);
+  // Static filters semi-sort from 5 bits: a slot costs f - 1 bits (4 bits stay plain).
+  EXPECT_NEAR(CuckooBitsPerKey(12, 0.95).value(), 11 / 0.95, 1e-12);
+  EXPECT_NEAR(CuckooBitsPerKey(13, 0.95).value(), 12.6316, 1e-4);  // the 0.1% filter
+  EXPECT_NEAR(CuckooBitsPerKey(5, 0.95).value(), 4 / 0.95, 1e-12);
+  EXPECT_NEAR(CuckooBitsPerKey(4, 0.95).value(), 4 / 0.95, 1e-12);
+  EXPECT_EQ(CuckooFingerprintBitsForBitsPerKey(12, 0.95).value(), 12);  // 11-bit slots
+  EXPECT_EQ(CuckooFingerprintBitsForBitsPerKey(14, 0.95).value(), 14);
+  EXPECT_EQ(CuckooFingerprintBitsForBitsPerKey(4.22, 0.95).value(), 5);  // 4-bit slots
+  EXPECT_EQ(CuckooFingerprintBitsForBitsPerKey(60, 0.95).value(), kCuckooMaxFingerprintBits);
   EXPECT_EQ(CuckooBuckets(1'000'000, 0.95).value(), 263158u);  // ceil(1e6 / 3.8), even
   EXPECT_EQ(CuckooBuckets(1, 0.95).value(), 2u);
   EXPECT_EQ(CuckooBuckets(7, 1.0).value(), 2u);
@@ -169,7 +176,7 @@ TEST(Sizing, RejectsBadInput) {
     EXPECT_FALSE(CuckooFpRate(f, 0.9).ok()) << f;
     EXPECT_FALSE(CuckooBitsPerKey(f, 0.9).ok()) << f;
   }
-  EXPECT_FALSE(CuckooFingerprintBitsForBitsPerKey(4.0, 0.95).ok());  // 3.8-bit fingerprints
+  EXPECT_FALSE(CuckooFingerprintBitsForBitsPerKey(4.0, 0.95).ok());  // 3.8-bit slots
   EXPECT_FALSE(CuckooFingerprintBits(1e-10).ok());                   // needs 37 bits
   // Rates that need more than the largest budget.
   EXPECT_FALSE(StandardBloomBits(10, 1e-30).ok());

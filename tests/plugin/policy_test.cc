@@ -49,9 +49,11 @@ TEST(Policy, AcceptedForms) {
       {"{id=sstfilter.Bloom;bits_per_key=10;layout=standard}", "sstfilter.Bloom",
        StandardBloom::kId, 10, 7},
       {"{id=sstfilter.Bloom;fp_rate=0.01}", "sstfilter.Bloom", BlockedBloom::kId, 9.9, 6},
-      {"sstfilter.Cuckoo:12", "sstfilter.Cuckoo", Cuckoo::kId, 0, 11},
+      // A budget of b bits/key buys slots of floor(0.95 b) bits, semi-sorted fingerprints of one
+      // bit more.
+      {"sstfilter.Cuckoo:12", "sstfilter.Cuckoo", Cuckoo::kId, 0, 12},
       {"{id=sstfilter.Cuckoo;fp_rate=0.001}", "sstfilter.Cuckoo", Cuckoo::kId, 0, 13},
-      {"{id=sstfilter.Cuckoo;bits_per_key=20}", "sstfilter.Cuckoo", Cuckoo::kId, 0, 19},
+      {"{id=sstfilter.Cuckoo;bits_per_key=20}", "sstfilter.Cuckoo", Cuckoo::kId, 0, 20},
       {"sstfilter.Fuse:10", "sstfilter.Fuse", Fuse::kId, 10, 9},
       {"{id=sstfilter.Fuse;fp_rate=0.01}", "sstfilter.Fuse", Fuse::kId, 0, 7},
       {"{id=sstfilter.Fuse;fp_rate=0.001}", "sstfilter.Fuse", Fuse::kId, 0, 10},
@@ -382,10 +384,13 @@ TEST(LeveledPolicy, EachLevelGetsItsOwnFilter) {
     EXPECT_LT(b, previous) << "level " << level;
     previous = b;
   }
-  EXPECT_GT(bits_per_key_at(0, level_style), 20);           // the top level: a wide cuckoo filter
-  EXPECT_LT(bits_per_key_at(4, level_style), 10);           // the last level holds 90% of the keys
-  const double uniform = bits_per_key_at(-1, level_style);  // unknown level (ingested file)
-  EXPECT_NEAR(uniform, 10, 0.1);
+  EXPECT_GT(bits_per_key_at(0, level_style), 20);  // the top level: a wide cuckoo filter
+  EXPECT_LT(bits_per_key_at(4, level_style), 10);  // the last level holds 90% of the keys
+  // An unknown level (an ingested file) gets the best filter of 10 bits/key: a cuckoo filter of
+  // 10-bit semi-sorted fingerprints (9.47 bits/key, 0.74%) beats every Bloom filter of 10 bits.
+  const double uniform = bits_per_key_at(-1, level_style);
+  EXPECT_LE(uniform, 10.05);
+  EXPECT_GE(uniform, 9.4);
   EXPECT_NEAR(bits_per_key_at(2, ROCKSDB_NAMESPACE::kCompactionStyleUniversal), uniform, 1e-9);
 }
 

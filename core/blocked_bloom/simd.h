@@ -13,14 +13,14 @@
 // comparison answers for all of them: no branch on the bits, about a dozen instructions for the 6
 // probes of 10 bits/key on AVX-512.
 //
-// Measured (core_bench, 10 bits/key, fastest of 3 runs, AVX-512, ns per key, RocksDB 7.8.3's
-// bloomfilter:10 in the same run):        hit    miss   batched miss
-//   1M keys   SIMD kernels               11.3    11.2    11.2
-//             scalar twins               15.7    15.8    13.9
-//             RocksDB bloomfilter:10     15.1    23.6    20.9
-//   20M keys  SIMD kernels               58.9    59.0    24.2
-//             scalar twins               88.1    90.3    31.4
-//             RocksDB bloomfilter:10     71.5    63.5    25.1
+// Measured (core_bench, 10 bits/key, fastest of 3 interleaved runs, AVX-512, ns per key, RocksDB
+// 7.8.3's bloomfilter:10 in the same run):  hit    miss   batched miss
+//   1M keys   SIMD kernels                 10.9    10.8    11.6
+//             scalar twins                 15.3    15.1    13.2
+//             RocksDB bloomfilter:10       15.3    22.9    21.0
+//   20M keys  SIMD kernels                 53.0    60.5    24.1
+//             scalar twins                 84.2    77.4    30.7
+//             RocksDB bloomfilter:10       73.2    75.6    23.7
 #pragma once
 
 #include <cstddef>
@@ -43,9 +43,11 @@ BlockedBloomMatchFn BlockedBloomMatchKernel();
 // or "scalar" while they are switched off, for benchmark reports.
 const char* BlockedBloomSimdTarget();
 
-// Switches the kernels off (false: the two functions above run their scalar twins) or back on, for
-// the whole process; on by default. For benchmarks that compare the two, and as a way out should a
-// target ever misbehave: the bytes and answers are the same either way.
+// Switches the kernels off (false: the functions above run or return their scalar twins) or back
+// on, for the whole process; on by default. Batches see the switch on their next call; a reader
+// takes its single-query kernel when it opens, so readers opened before keep theirs. For
+// benchmarks that compare the two, and as a way out should a target ever misbehave: the answers
+// are the same either way.
 void SetBlockedBloomSimdEnabled(bool enabled);
 
 }  // namespace sstfilter

@@ -116,7 +116,9 @@ Result<CuckooBuildInfo> BuildCuckooFromChunks(const CuckooParams& params, uint64
   Trailer trailer;
   trailer.kind = Cuckoo::kId;
   trailer.param = static_cast<uint8_t>(f);
-  trailer.version = static_cast<uint8_t>(layout);
+  // An empty filter is written as version 1, which every sstfilter release reads as "no key";
+  // releases from before semi-sorting would read a version-2 one as "may match".
+  trailer.version = static_cast<uint8_t>(distinct == 0 ? CuckooLayout::kPlain : layout);
   CuckooBuildInfo info;
   if (distinct == 0) {
     out->clear();
@@ -140,7 +142,8 @@ Result<CuckooBuildInfo> BuildCuckooFromChunks(const CuckooParams& params, uint64
       const auto grown = static_cast<uint64_t>(std::ceil(num_buckets * kGrowth));
       num_buckets = grown + (grown & 1);
     }
-    placed_into->assign(CuckooTableView::BytesFor(num_buckets, f) + kTrailerBytes, '\0');
+    const uint64_t trailer_room = layout == CuckooLayout::kPlain ? kTrailerBytes : 0;
+    placed_into->assign(CuckooTableView::BytesFor(num_buckets, f) + trailer_room, '\0');
     CuckooTable table(reinterpret_cast<uint8_t*>(placed_into->data()), num_buckets, f);
     const CuckooHashing hashing(num_buckets, f, seed);
     uint64_t rng = 0x6375'636b'6f6f'0000ull + seed;  // "cuckoo" + seed

@@ -442,7 +442,19 @@ TEST(SemiSortedCuckoo, RanksNeverWrittenReadAsMayMatch) {
   ASSERT_TRUE(reader.valid());
   const SemiSortedTableView table(reinterpret_cast<const uint8_t*>(b.bytes.data()),
                                   ParsedTrailer(b.bytes).num_units, 13);
-  for (uint32_t fp = 1; fp < 8192; fp += 97) EXPECT_TRUE(table.Contains(0, fp)) << fp;
+  for (uint32_t fp = 1; fp < 8192; fp += 97) {
+    EXPECT_TRUE(table.Contains(0, fp)) << fp;
+    EXPECT_TRUE(table.ContainsEither(0, 2, fp)) << fp;  // the query path, whatever the low parts
+    EXPECT_TRUE(table.ContainsEither(2, 0, fp)) << fp;
+  }
+  // Every key whose first bucket is 0 gets "may match" from the reader, single and batched.
+  const uint64_t buckets = ParsedTrailer(b.bytes).num_units;
+  std::vector<uint64_t> in_bucket_0;
+  for (uint64_t h : KeyHashes(302, 200000)) {
+    if (FastRange64(h, buckets) == 0) in_bucket_0.push_back(h);
+  }
+  ASSERT_GT(in_bucket_0.size(), 100u);
+  EXPECT_EQ(CountMissing(reader, in_bucket_0), 0u);
   EXPECT_FALSE(
       CuckooFilter::Deserialize(reinterpret_cast<const uint8_t*>(b.bytes.data()), b.bytes.size())
           .ok());
@@ -450,6 +462,15 @@ TEST(SemiSortedCuckoo, RanksNeverWrittenReadAsMayMatch) {
 
 // The target: at 0.1%, at most 12.7 bits per key, and the measured rate at most 0.1%
 // within a binomial bound.
+// An empty static filter is version 1 at every width: readers from before semi-sorting read it as
+// "no key" too.
+TEST(SemiSortedCuckoo, EmptyFiltersStayVersionOne) {
+  const Built b = Build(13, {});
+  EXPECT_EQ(ParsedTrailer(b.bytes).version, 1);
+  EXPECT_EQ(b.bytes.size(), kTrailerBytes);
+  EXPECT_FALSE(b.reader().MayContain(KeyHash("k", 1)));
+}
+
 TEST(SemiSortedCuckoo, OneTenthPercentCostsAtMost12Point7BitsPerKey) {
   const std::vector<uint64_t> keys = KeyHashes(400, 200000);
   const CuckooParams params = Cuckoo::ForFpRate(0.001).value();

@@ -142,7 +142,10 @@ std::vector<std::string> SampleFilters() {
           CuckooBytes(4, keys, CuckooLayout::kPlain),
           CuckooBytes(12, keys, CuckooLayout::kSemiSorted),
           CuckooBytes(5, keys, CuckooLayout::kSemiSorted),
+          CuckooBytes(15, keys, CuckooLayout::kSemiSorted),  // the last one-load bucket
           CuckooBytes(16, keys, CuckooLayout::kSemiSorted),
+          CuckooBytes(18, keys, CuckooLayout::kSemiSorted),  // the last one-load low parts
+          CuckooBytes(19, keys, CuckooLayout::kSemiSorted),
           CuckooBytes(23, keys, CuckooLayout::kSemiSorted),
           CuckooBytes(32, keys, CuckooLayout::kSemiSorted),
           FuseBytes(8, keys),
@@ -201,7 +204,13 @@ TEST(Format, BodyCorruptionNeverCrashes) {
       const auto exact = Exact(bad);
       const FilterReader reader = FilterReader::Open(exact.get(), bad.size());
       EXPECT_TRUE(reader.valid());
-      for (uint64_t h : KeyHashes(round, 64)) (void)reader.MayContain(h);
+      const std::vector<uint64_t> hashes = KeyHashes(round, 64);
+      bool batch[64];
+      for (uint64_t h : hashes) {
+        reader.Prefetch(h);
+        (void)reader.MayContain(h);
+      }
+      reader.MayContainBatch(hashes.data(), hashes.size(), batch);
     }
   }
 }
@@ -265,6 +274,22 @@ TEST(Format, InconsistentTrailersMatchAll) {
       with([](Trailer& t) {  // cuckoo with a fingerprint width out of range
         t.kind = Cuckoo::kId;
         t.param = 40;
+      }),
+      with([&](Trailer& t) {  // a cuckoo version no reader knows, over a fitting version-1 body
+        CuckooFittingTheBody(body.size(), &t);
+        t.version = 3;
+      }),
+      with([&](Trailer& t) {  // version 2 (semi-sorted) over a body sized for version 1
+        CuckooFittingTheBody(body.size(), &t);
+        t.version = 2;
+      }),
+      with([&](Trailer& t) {  // version 2 with 4-bit fingerprints, over a body of its size
+        t.kind = Cuckoo::kId;
+        t.param = 4;
+        t.version = 2;
+        t.num_units =
+            (body.size() - SemiSortedTableView::kPadBytes) * 8 / SemiSortedTableView::BucketBits(4);
+        ASSERT_EQ(SemiSortedTableView::BytesFor(t.num_units, 4), body.size());
       }),
   };
   for (size_t i = 0; i < bad.size(); ++i) {

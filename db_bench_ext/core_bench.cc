@@ -151,12 +151,12 @@ class RocksDbFilter : public Filter {
 };
 
 std::unique_ptr<Filter> MakeSstFilter(const sstfilter::Result<sstfilter::FilterSpec>& spec,
-                                      bool simd = true) {
+                                      bool simd = true, bool prefetch_while_hashing = true) {
   return std::make_unique<SstFilter>(
       [spec = spec.value()](const std::vector<uint64_t>& h, std::string* out) {
         *out = sstfilter::BuildFilter(spec, h.data(), h.size()).value();
       },
-      simd);
+      simd, prefetch_while_hashing);
 }
 
 // Counter flags that turn "keys per second" into "seconds per key".
@@ -184,12 +184,8 @@ const std::vector<Candidate>& Candidates() {
       // plugin prefetched while hashing: the pipeline's effect, measured in one run.
       {"sstfilter.blocked-late-prefetch:10",
        [] {
-         return std::make_unique<SstFilter>(
-             [spec = SpecForBitsPerKey<BlockedBloom>(10).value()](const std::vector<uint64_t>& h,
-                                                                  std::string* out) {
-               *out = sstfilter::BuildFilter(spec, h.data(), h.size()).value();
-             },
-             /*simd=*/true, /*prefetch_while_hashing=*/false);
+         return MakeSstFilter(SpecForBitsPerKey<BlockedBloom>(10), /*simd=*/true,
+                              /*prefetch_while_hashing=*/false);
        }},
       {"sstfilter.standard:10", [] { return MakeSstFilter(SpecForBitsPerKey<StandardBloom>(10)); }},
       {"sstfilter.blocked:16", [] { return MakeSstFilter(SpecForBitsPerKey<BlockedBloom>(16)); }},

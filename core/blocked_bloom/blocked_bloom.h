@@ -14,12 +14,12 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <vector>
 
 #include "core/blocked_bloom/math.h"
 #include "core/blocked_bloom/simd.h"
 #include "core/bloom_common.h"
+#include "core/format.h"
 #include "core/hash.h"
 
 namespace sstfilter {
@@ -59,14 +59,7 @@ inline bool ForEachBlockedProbe(uint64_t hash, int num_probes, Visit&& visit) {
 
 // Word w (0..7) of a block as a 64-bit integer: bit j of the block is bit (j & 63) of word j >> 6,
 // the same bit as TestBit's byte addressing, because the words are read little-endian.
-inline uint64_t BlockWord(const uint8_t* block, uint32_t w) {
-  uint64_t word;
-  std::memcpy(&word, block + 8 * w, sizeof(word));
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-  word = __builtin_bswap64(word);
-#endif
-  return word;
-}
+inline uint64_t BlockWord(const uint8_t* block, uint32_t w) { return LoadLE64(block + 8 * w); }
 
 // A view over a parsed blocked-Bloom body. Cheap to copy; does not own the bytes.
 class BlockedBloomReader {
@@ -112,10 +105,6 @@ class BlockedBloomReader {
   void MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match) const;
   // Its scalar twin: the same answers, without SIMD (the tests compare the two).
   void MayContainBatchScalar(const uint64_t* hashes, size_t count, bool* may_match) const;
-
-  const uint8_t* blocks() const { return blocks_; }
-  uint64_t num_blocks() const { return num_blocks_; }
-  int num_probes() const { return num_probes_; }
 
  private:
   const uint8_t* blocks_ = nullptr;

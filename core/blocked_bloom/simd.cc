@@ -37,9 +37,7 @@ static_assert(kBlockedProbesPerProduct == 7 && kBlockedProbeWindowBits == 9,
 struct Shape {
   size_t lanes;
   int lanes_log2;
-  explicit Shape(D d) : lanes(hn::Lanes(d)), lanes_log2(0) {
-    while ((size_t{1} << lanes_log2) < lanes) ++lanes_log2;
-  }
+  explicit Shape(D d) : lanes(hn::Lanes(d)), lanes_log2(static_cast<int>(hwy::FloorLog2(lanes))) {}
 };
 
 // The block's word word_index[l] in each lane l: a table lookup within each of the block's

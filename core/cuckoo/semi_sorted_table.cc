@@ -12,11 +12,9 @@ using semi_sorted_internal::kRankBits;
 
 uint32_t SemiSortedTableView::Slot(uint64_t bucket, int slot) const {
   const uint64_t bit = bucket * bucket_bits_;
-  const uint32_t rank = static_cast<uint32_t>(LoadBitsFrom(data_, bit)) & LowBitsMask(kRankBits);
+  const uint32_t rank = RankIn(LoadBitsFrom(data_, bit));
   if (rank >= kNumRanks) return kNotUnderstood;
-  const uint32_t nibble = (kNibblesOfRank[rank] >> (12 - kNibbleBits * slot)) & 0xf;
-  const uint64_t low_bit = bit + kRankBits + static_cast<uint64_t>(slot) * low_bits_;
-  return nibble << low_bits_ | (static_cast<uint32_t>(LoadBitsFrom(data_, low_bit)) & low_mask_);
+  return FingerprintIn(bit, kNibblesOfRank[rank], slot);
 }
 
 namespace {

@@ -81,7 +81,6 @@ class SemiSortedTableView {
   SemiSortedTableView(const uint8_t* data, uint64_t num_buckets, int fingerprint_bits)
       : data_(data),
         bucket_bits_(BucketBits(fingerprint_bits)),
-        fingerprint_bits_(fingerprint_bits),
         low_bits_(fingerprint_bits - semi_sorted_internal::kNibbleBits),
         num_buckets_(num_buckets) {
     low_mask_ = LowBitsMask(low_bits_);
@@ -126,9 +125,8 @@ class SemiSortedTableView {
   bool Contains(uint64_t bucket, uint32_t fp) const {
     using semi_sorted_internal::kNibblesOfRank;
     using semi_sorted_internal::kNumRanks;
-    using semi_sorted_internal::kRankBits;
     const uint64_t bit = bucket * bucket_bits_;
-    const uint32_t rank = static_cast<uint32_t>(LoadBitsFrom(data_, bit)) & LowBitsMask(kRankBits);
+    const uint32_t rank = RankIn(LoadBitsFrom(data_, bit));
     if (rank >= kNumRanks) return true;  // never written: not understood
     const uint32_t nibbles = kNibblesOfRank[rank];
     if (low_bits_ <= 12) {
@@ -148,12 +146,7 @@ class SemiSortedTableView {
     }
     // f > 16: slot by slot.
     bool found = false;
-    for (int s = 0; s < kCuckooSlotsPerBucket; ++s) {
-      const uint32_t nibble = (nibbles >> (12 - 4 * s)) & 0xf;
-      const uint64_t low_bit = bit + kRankBits + static_cast<uint64_t>(s) * low_bits_;
-      const uint32_t low = static_cast<uint32_t>(LoadBitsFrom(data_, low_bit)) & low_mask_;
-      found |= ((nibble << low_bits_) | low) == fp;
-    }
+    for (int s = 0; s < kCuckooSlotsPerBucket; ++s) found |= FingerprintIn(bit, nibbles, s) == fp;
     return found;
   }
 
@@ -170,6 +163,19 @@ class SemiSortedTableView {
   bool Decode(CuckooTable* plain) const;
 
  private:
+  // The rank in the bits loaded at a bucket's first bit.
+  static uint32_t RankIn(uint64_t bucket_bits) {
+    return static_cast<uint32_t>(bucket_bits) & LowBitsMask(semi_sorted_internal::kRankBits);
+  }
+
+  // The fingerprint in slot s of the bucket at `bit`, whose rank decodes to `nibbles`.
+  uint32_t FingerprintIn(uint64_t bit, uint32_t nibbles, int slot) const {
+    const uint32_t nibble = (nibbles >> (12 - semi_sorted_internal::kNibbleBits * slot)) & 0xf;
+    const uint64_t low_bit =
+        bit + semi_sorted_internal::kRankBits + static_cast<uint64_t>(slot) * low_bits_;
+    return nibble << low_bits_ | (static_cast<uint32_t>(LoadBitsFrom(data_, low_bit)) & low_mask_);
+  }
+
   // Whether a low part of the bucket may equal the query's, broadcast to every lane: Mycroft's
   // "has a zero lane" on the r-bit lanes XOR low_lanes (exact for existence, any lane width). Also
   // true for a bucket whose rank was never written: it is not understood, so it may hold anything.
@@ -181,8 +187,7 @@ class SemiSortedTableView {
     const uint64_t lows =
         whole_bucket_load_ ? first >> kRankBits : LoadBitsFrom(data_, bit + kRankBits);
     const uint64_t x = (lows & low_lanes_mask_) ^ low_lanes;
-    bool hit = (((x - low_lane_ones_) & ~x & low_lane_highs_) != 0) |
-               ((first & LowBitsMask(kRankBits)) >= kNumRanks);
+    bool hit = (((x - low_lane_ones_) & ~x & low_lane_highs_) != 0) | (RankIn(first) >= kNumRanks);
     if (low_lanes_ == 2) {  // f > 18: the other two
       const uint64_t other =
           bit + semi_sorted_internal::kRankBits + 2 * static_cast<uint64_t>(low_bits_);
@@ -206,7 +211,6 @@ class SemiSortedTableView {
 
   const uint8_t* data_ = nullptr;
   uint64_t bucket_bits_ = 0;
-  int fingerprint_bits_ = 0;
   int low_bits_ = 0;  // r = f - 4
   uint64_t num_buckets_ = 0;
   uint32_t low_mask_ = 0;       // r bits

@@ -136,7 +136,10 @@ Slice SstFilterBitsBuilder::Finish(std::unique_ptr<const char[]>* buf, Status* s
   if (verify_) last_hashes_.Swap(hashes_);
   hashes_.Clear();
   failed_ = false;
-  have_last_key_ = have_last_alt_ = false;
+  have_last_key_ = false;
+#if SSTFILTER_ROCKSDB_HAS_ADD_KEY_AND_ALT
+  have_last_alt_ = false;
+#endif
   return result;
 }
 

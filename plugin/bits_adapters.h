@@ -63,9 +63,14 @@ class SstFilterBitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
   HashList hashes_;       // 8 bytes per distinct key (core/hash_list.h)
   HashList last_hashes_;  // the keys of the last Finish, kept only for verification
   bool failed_ = false;   // a key could not be recorded (out of memory)
-  // AddKeyAndAlt's memory: the hashes of the last key and of the last alternate, if any.
-  bool have_last_key_ = false, have_last_alt_ = false;
-  uint64_t last_key_ = 0, last_alt_ = 0;
+  // The hash of the last key added, if any (consecutive repeats are skipped)...
+  bool have_last_key_ = false;
+  uint64_t last_key_ = 0;
+#if SSTFILTER_ROCKSDB_HAS_ADD_KEY_AND_ALT
+  // ... and, for AddKeyAndAlt, of the last alternate.
+  bool have_last_alt_ = false;
+  uint64_t last_alt_ = 0;
+#endif
 };
 
 // Logs "[sstfilter] <message>" at ERROR level to a table's logger, which may be null.

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -67,6 +68,22 @@ inline std::vector<FilterSpec> OneSpecOfEachKind() {
 // means a correct implementation would fail for fewer than 1 in 1.7 million seeds.
 inline double BinomialTolerance(double trials, double p, double sigmas = 5.0) {
   return sigmas * std::sqrt(trials * p * (1.0 - p));
+}
+
+// A soak knob: the environment variable `name` (set by scripts/soak.sh to run a test longer), or
+// `default_value` when it is unset. Accepts whole numbers written plainly or as "1e9". A value
+// that is not one aborts the test program with a message: a typo must not shrink a soak run to
+// the default without anyone noticing.
+inline uint64_t SoakKnob(const char* name, uint64_t default_value) {
+  const char* text = std::getenv(name);
+  if (text == nullptr || *text == '\0') return default_value;
+  char* end = nullptr;
+  const double value = std::strtod(text, &end);
+  if (*end != '\0' || !(value >= 0) || value > 1e18 || value != std::floor(value)) {
+    std::fprintf(stderr, "%s=%s: not a whole number\n", name, text);
+    std::abort();
+  }
+  return static_cast<uint64_t>(value);
 }
 
 // The bytes of the file at `path` ("" if it cannot be read).

@@ -9,6 +9,7 @@
 
 #include "core/filter_reader.h"
 #include "core/filter_spec.h"
+#include "sstfilter/bloom_filter.h"
 #include "tests/test_util.h"
 
 namespace sstfilter {
@@ -54,6 +55,70 @@ TEST(CoreConcurrency, BuildersInParallelAgree) {
     for (std::thread& th : threads) th.join();
     for (int t = 1; t < kThreads; ++t) EXPECT_EQ(built[t], built[0]) << spec.ToString();
   }
+}
+
+// BloomFilter's promise: adds, test-and-adds, merges and queries from many threads at once, without
+// a lock. A key is found by any query that starts after its add returned (published here through
+// a release store of the writer's progress).
+TEST(CoreConcurrency, BloomFilterAddsMergesAndQueriesWithoutALock) {
+  constexpr int kWriters = 3;
+  constexpr uint64_t kPerWriter = 60'000;
+  auto created = BloomFilter::Create(kWriters * kPerWriter * 2, 0.01);
+  ASSERT_TRUE(created.ok()) << created.error();
+  BloomFilter filter = std::move(created).value();
+  auto other = BloomFilter::Create(kWriters * kPerWriter * 2, 0.01);
+  ASSERT_TRUE(other.ok());
+  BloomFilter merged_in = std::move(other).value();
+  const std::vector<uint64_t> merged_keys = testing::KeyHashes(40, kPerWriter);
+  for (const uint64_t h : merged_keys) merged_in.AddHash(h);
+
+  std::vector<std::vector<uint64_t>> keys;
+  for (int t = 0; t < kWriters; ++t) keys.push_back(testing::KeyHashes(41 + t, kPerWriter));
+  std::atomic<uint64_t> progress[kWriters] = {};
+  std::atomic<bool> writing{true};
+  std::atomic<uint64_t> missed{0}, checked{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kWriters; ++t) {
+    threads.emplace_back([&, t] {
+      for (uint64_t i = 0; i < kPerWriter; ++i) {
+        // Writers alternate the two ways of adding.
+        if (i % 2 == 0) {
+          filter.AddHash(keys[t][i]);
+        } else {
+          filter.TestAndAddHash(keys[t][i]);
+        }
+        progress[t].store(i + 1, std::memory_order_release);
+      }
+    });
+  }
+  threads.emplace_back([&] { EXPECT_TRUE(filter.Merge(merged_in).ok()); });
+  for (int r = 0; r < 2; ++r) {
+    threads.emplace_back([&, r] {
+      uint64_t seen = 0, local_missed = 0, x = r + 1;
+      while (writing.load()) {
+        for (int t = 0; t < kWriters; ++t) {
+          const uint64_t n = progress[t].load(std::memory_order_acquire);
+          if (n == 0) continue;
+          x = x * 6364136223846793005u + 1442695040888963407u;
+          local_missed += !filter.MayContainHash(keys[t][(x >> 33) % n]);
+          ++seen;
+        }
+        (void)filter.ExpectedFpRate();  // reads every word while they change
+      }
+      missed += local_missed;
+      checked += seen;
+    });
+  }
+  for (int t = 0; t < kWriters; ++t) threads[t].join();
+  threads[kWriters].join();
+  writing = false;
+  for (size_t t = kWriters + 1; t < threads.size(); ++t) threads[t].join();
+  EXPECT_EQ(missed.load(), 0u);
+  EXPECT_GT(checked.load(), 0u);
+  for (int t = 0; t < kWriters; ++t) {
+    for (const uint64_t h : keys[t]) ASSERT_TRUE(filter.MayContainHash(h));
+  }
+  for (const uint64_t h : merged_keys) ASSERT_TRUE(filter.MayContainHash(h));
 }
 
 }  // namespace

@@ -1,0 +1,245 @@
+// BloomFilter (include/sstfilter/bloom_filter.h): the blocked Bloom kind of core/blocked_bloom/,
+// grown key by key with atomic bit sets. The probe positions are the kind's own
+// (ForEachBlockedProbe), so the bytes Serialize writes are those the static build writes for the
+// same keys, blocks and probes (tested).
+#include "sstfilter/bloom_filter.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <new>
+#include <utility>
+
+#include "core/batch.h"
+#include "core/blocked_bloom/blocked_bloom.h"
+#include "core/format.h"
+#include "core/hash.h"
+
+namespace sstfilter {
+
+static_assert(std::atomic<uint64_t>::is_always_lock_free, "bits are set by lock-free atomic OR");
+static_assert(sizeof(std::atomic<uint64_t>) == 8, "a block is 8 atomic words");
+static_assert(BlockedBloomReader::kBlockBytes == 64, "BloomFilter's blocks are the kind's");
+
+namespace {
+
+// The probes of a key as one mask per word of its block: an add ORs them in, a query tests them.
+struct BlockMask {
+  uint64_t words[8] = {};
+};
+
+BlockMask MaskOf(uint64_t hash, int num_probes) {
+  BlockMask mask;
+  ForEachBlockedProbe(hash, num_probes, [&mask](uint32_t bit) {
+    mask.words[bit >> 6] |= uint64_t{1} << (bit & 63);
+    return true;
+  });
+  return mask;
+}
+
+}  // namespace
+
+uint64_t HashKey(std::string_view key) { return KeyHash(key.data(), key.size()); }
+
+bool BloomFilter::Allocate(uint64_t num_blocks) {
+  void* memory =
+      ::operator new[](num_blocks* kBlockBytes, std::align_val_t{kBlockBytes}, std::nothrow);
+  if (memory == nullptr) return false;
+  words_ = static_cast<std::atomic<uint64_t>*>(memory);
+  num_blocks_ = num_blocks;
+  for (uint64_t i = 0; i < num_blocks * kWordsPerBlock; ++i) {
+    new (&words_[i]) std::atomic<uint64_t>(0);
+  }
+  return true;
+}
+
+BloomFilter::~BloomFilter() {
+  if (words_ != nullptr) ::operator delete[](words_, std::align_val_t{kBlockBytes});
+}
+
+BloomFilter& BloomFilter::operator=(BloomFilter&& other) noexcept {
+  if (this != &other) {
+    if (words_ != nullptr) ::operator delete[](words_, std::align_val_t{kBlockBytes});
+    words_ = std::exchange(other.words_, nullptr);
+    num_blocks_ = std::exchange(other.num_blocks_, 0);
+    num_probes_ = other.num_probes_;
+    capacity_ = other.capacity_;
+    fp_rate_at_capacity_ = other.fp_rate_at_capacity_;
+  }
+  return *this;
+}
+
+Result<BloomFilter> BloomFilter::Create(uint64_t capacity, double fp_rate) {
+  if (capacity == 0) return Err("capacity must be at least 1 key");
+  const Result<BlockedBloomParams> params = BlockedBloom::ForFpRate(fp_rate);
+  if (!params.ok()) return Err(params.error());
+  const Result<uint64_t> blocks = BlockedBloom::Units(params.value(), capacity);
+  if (!blocks.ok()) return Err(blocks.error());
+  BloomFilter filter;
+  if (!filter.Allocate(blocks.value())) {
+    return Err("cannot allocate " + std::to_string(blocks.value() * kBlockBytes) +
+               " bytes for a Bloom filter of " + std::to_string(capacity) + " keys");
+  }
+  filter.num_probes_ = params.value().num_probes;
+  filter.capacity_ = capacity;
+  filter.fp_rate_at_capacity_ = BlockedBloom::EstimatedFpRate(params.value(), capacity).value();
+  return filter;
+}
+
+Result<BloomFilter> BloomFilter::Deserialize(const void* data, size_t size) {
+  ParsedFilter parsed;
+  if (data == nullptr || !ParseFilter(static_cast<const uint8_t*>(data), size, &parsed)) {
+    return Err("not a filter of sstfilter's format (" + std::to_string(size) +
+               " bytes: truncated, corrupt, or of a newer version)");
+  }
+  const Trailer& t = parsed.trailer;
+  if (t.kind != BlockedBloom::kId) {
+    return Err("not a blocked Bloom filter (kind " + std::to_string(static_cast<int>(t.kind)) +
+               "); a BloomFilter reads only that kind");
+  }
+  if (t.num_units == 0) return Err("an empty filter (no blocks) cannot take keys");
+  BloomFilter filter;
+  if (!filter.Allocate(t.num_units)) {
+    return Err("cannot allocate " + std::to_string(parsed.body_bytes) + " bytes");
+  }
+  for (uint64_t i = 0; i < t.num_units * kWordsPerBlock; ++i) {
+    filter.words_[i].store(LoadLE64(parsed.body + 8 * i), std::memory_order_relaxed);
+  }
+  filter.num_probes_ = t.param;
+  filter.capacity_ = std::max<uint64_t>(t.num_keys, 1);
+  BlockedBloomParams params;
+  params.num_probes = t.param;
+  params.bits_per_key = std::min(
+      kMaxBitsPerKey, static_cast<double>(t.num_units * kBloomBlockBits) / filter.capacity_);
+  const Result<double> rate = BlockedBloom::EstimatedFpRate(params, filter.capacity_);
+  filter.fp_rate_at_capacity_ = rate.ok() ? rate.value() : 1.0;
+  return filter;
+}
+
+bool BloomFilter::AddHash(uint64_t hash) {
+  const BlockMask mask = MaskOf(hash, num_probes_);
+  std::atomic<uint64_t>* block = words_ + BlockedBloomBlock(hash, num_blocks_) * kWordsPerBlock;
+  bool changed = false;
+  for (uint64_t w = 0; w < kWordsPerBlock; ++w) {
+    const uint64_t m = mask.words[w];
+    // A plain load first: a locked OR costs far more, and streams that repeat keys (dedup) mostly
+    // find their bits set already.
+    if ((block[w].load(std::memory_order_relaxed) & m) == m) continue;
+    changed |= (block[w].fetch_or(m, std::memory_order_relaxed) & m) != m;
+  }
+  return changed;
+}
+
+bool BloomFilter::MayContainHash(uint64_t hash) const {
+  const BlockMask mask = MaskOf(hash, num_probes_);
+  const std::atomic<uint64_t>* block =
+      words_ + BlockedBloomBlock(hash, num_blocks_) * kWordsPerBlock;
+  uint64_t missing = 0;  // no branch per word: an absent key fails at an unpredictable word
+  for (uint64_t w = 0; w < kWordsPerBlock; ++w) {
+    missing |= mask.words[w] & ~block[w].load(std::memory_order_relaxed);
+  }
+  return missing == 0;
+}
+
+void BloomFilter::MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match) const {
+  for (size_t start = 0; start < count; start += kPrefetchBatch) {
+    const size_t n = std::min(kPrefetchBatch, count - start);
+    for (size_t i = 0; i < n; ++i) {
+      __builtin_prefetch(words_ +
+                         BlockedBloomBlock(hashes[start + i], num_blocks_) * kWordsPerBlock);
+    }
+    for (size_t i = 0; i < n; ++i) may_match[start + i] = MayContainHash(hashes[start + i]);
+  }
+}
+
+Result<bool> BloomFilter::Merge(const BloomFilter& other) {
+  if (!IsCompatible(other)) {
+    return Err("cannot merge a Bloom filter of " + std::to_string(other.num_blocks_) +
+               " blocks and " + std::to_string(other.num_probes_) + " probes into one of " +
+               std::to_string(num_blocks_) + " blocks and " + std::to_string(num_probes_) +
+               " probes: create both with the same capacity and rate");
+  }
+  if (&other == this) return true;
+  for (uint64_t i = 0; i < num_blocks_ * kWordsPerBlock; ++i) {
+    const uint64_t bits = other.words_[i].load(std::memory_order_relaxed);
+    if (bits != 0) words_[i].fetch_or(bits, std::memory_order_relaxed);
+  }
+  return true;
+}
+
+Result<BloomFilter> BloomFilter::Copy() const {
+  BloomFilter copy;
+  if (!copy.Allocate(num_blocks_)) {
+    return Err("cannot allocate " + std::to_string(memory_bytes()) + " bytes for the copy");
+  }
+  for (uint64_t i = 0; i < num_blocks_ * kWordsPerBlock; ++i) {
+    copy.words_[i].store(words_[i].load(std::memory_order_relaxed), std::memory_order_relaxed);
+  }
+  copy.num_probes_ = num_probes_;
+  copy.capacity_ = capacity_;
+  copy.fp_rate_at_capacity_ = fp_rate_at_capacity_;
+  return copy;
+}
+
+void BloomFilter::Clear() {
+  for (uint64_t i = 0; i < num_blocks_ * kWordsPerBlock; ++i) {
+    words_[i].store(0, std::memory_order_relaxed);
+  }
+}
+
+void BloomFilter::BlockFillHistogram(uint64_t* blocks_with_bits) const {
+  std::fill(blocks_with_bits, blocks_with_bits + kBloomBlockBits + 1, 0);
+  for (uint64_t b = 0; b < num_blocks_; ++b) {
+    int bits = 0;
+    for (uint64_t w = 0; w < kWordsPerBlock; ++w) {
+      bits += __builtin_popcountll(words_[b * kWordsPerBlock + w].load(std::memory_order_relaxed));
+    }
+    ++blocks_with_bits[bits];
+  }
+}
+
+double BloomFilter::ApproximateElementCount() const {
+  uint64_t histogram[kBloomBlockBits + 1];
+  BlockFillHistogram(histogram);
+  // A block that received x distinct keys has, in expectation, 512 (1 - (1 - 1/512)^(k x)) bits
+  // set (Swamidass and Baldi's estimator, per block). Inverted: x = ln(1 - bits/512) /
+  // (k ln(1 - 1/512)). A full block would give infinity; it counts as half a bit short of full.
+  const double per_key = num_probes_ * std::log1p(-1.0 / kBloomBlockBits);
+  double keys = 0;
+  for (int bits = 1; bits <= kBloomBlockBits; ++bits) {
+    if (histogram[bits] == 0) continue;
+    const double set = std::min(static_cast<double>(bits), kBloomBlockBits - 0.5);
+    keys += histogram[bits] * (std::log1p(-set / kBloomBlockBits) / per_key);
+  }
+  return keys;
+}
+
+double BloomFilter::ExpectedFpRate() const {
+  uint64_t histogram[kBloomBlockBits + 1];
+  BlockFillHistogram(histogram);
+  // An absent key picks a block uniformly (its hash's high bits) and probes k positions in it;
+  // it passes when all of them are set: (bits/512)^k for a block with `bits` set.
+  double sum = 0;
+  for (int bits = 1; bits <= kBloomBlockBits; ++bits) {
+    if (histogram[bits] == 0) continue;
+    sum += histogram[bits] * std::pow(static_cast<double>(bits) / kBloomBlockBits, num_probes_);
+  }
+  return sum / static_cast<double>(num_blocks_);
+}
+
+std::string BloomFilter::Serialize() const {
+  std::string out(memory_bytes() + kTrailerBytes, '\0');
+  uint8_t* dst = reinterpret_cast<uint8_t*>(out.data());
+  for (uint64_t i = 0; i < num_blocks_ * kWordsPerBlock; ++i) {
+    StoreLE64(dst + 8 * i, words_[i].load(std::memory_order_relaxed));
+  }
+  Trailer t;
+  t.kind = BlockedBloom::kId;
+  t.num_keys = capacity_;
+  t.num_units = num_blocks_;
+  t.param = static_cast<uint8_t>(num_probes_);
+  EncodeTrailer(t, dst + memory_bytes());
+  return out;
+}
+
+}  // namespace sstfilter

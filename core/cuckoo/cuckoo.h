@@ -25,7 +25,7 @@
 // the same hashes give the same bytes.
 //
 // This header is the static cuckoo filter kind (FilterKind 3); the dynamic CuckooFilter for
-// applications is in core/cuckoo/cuckoo_filter.h.
+// applications is in include/sstfilter/cuckoo_filter.h (implemented in cuckoo_filter.cc).
 //
 // Body: the bucket table, semi-sorted (core/cuckoo/semi_sorted_table.h, format version 2) from
 // 5-bit fingerprints on, plain (core/cuckoo/cuckoo_table.h, version 1) for 4 bits and for the

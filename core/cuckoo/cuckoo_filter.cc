@@ -1,8 +1,14 @@
-#include "core/cuckoo/cuckoo_filter.h"
+// CuckooFilter (include/sstfilter/cuckoo_filter.h): the plain table of the cuckoo kind
+// (core/cuckoo/cuckoo_table.h), filled key by key by the placement walk the static build uses
+// (core/cuckoo/placement.h).
+#include "sstfilter/cuckoo_filter.h"
 
 #include <utility>
 
+#include "core/cuckoo/cuckoo.h"
+#include "core/cuckoo/cuckoo_table.h"
 #include "core/cuckoo/placement.h"
+#include "core/cuckoo/semi_sorted_table.h"
 #include "core/kinds.h"
 
 namespace sstfilter {
@@ -10,6 +16,16 @@ namespace sstfilter {
 using cuckoo_internal::Kick;
 using cuckoo_internal::Place;
 using cuckoo_internal::Placement;
+
+namespace {
+
+// The views of a filter's bytes: rebuilt per call (a few words), so the filter holds only plain
+// data, moves as a vector does, and its header needs none of core/'s.
+CuckooTable TableOf(std::vector<uint8_t>& bytes, uint64_t num_buckets, int fingerprint_bits) {
+  return CuckooTable(bytes.data(), num_buckets, fingerprint_bits);
+}
+
+}  // namespace
 
 Result<CuckooFilter> CuckooFilter::Create(uint64_t capacity, int fingerprint_bits) {
   if (!ValidCuckooFingerprintBits(fingerprint_bits)) {
@@ -19,14 +35,16 @@ Result<CuckooFilter> CuckooFilter::Create(uint64_t capacity, int fingerprint_bit
   if (!buckets.ok()) return Err(buckets.error());
   CuckooFilter filter;
   filter.bytes_.assign(CuckooTableView::BytesFor(buckets.value(), fingerprint_bits), 0);
-  filter.table_ = CuckooTable(filter.bytes_.data(), buckets.value(), fingerprint_bits);
-  filter.hashing_ = CuckooHashing(buckets.value(), fingerprint_bits, 0);
+  filter.num_buckets_ = buckets.value();
+  filter.fingerprint_bits_ = fingerprint_bits;
   return filter;
 }
 
-Result<CuckooFilter> CuckooFilter::Deserialize(const uint8_t* data, size_t size) {
+Result<CuckooFilter> CuckooFilter::Deserialize(const void* data, size_t size) {
   ParsedFilter parsed;
-  if (!ParseFilter(data, size, &parsed)) return Err("not a valid sstfilter filter");
+  if (data == nullptr || !ParseFilter(static_cast<const uint8_t*>(data), size, &parsed)) {
+    return Err("not a valid sstfilter filter");
+  }
   const Trailer& t = parsed.trailer;
   if (t.kind != Cuckoo::kId) {
     return Err(std::string("not a cuckoo filter: ") + FilterKindName(t.kind));
@@ -36,24 +54,26 @@ Result<CuckooFilter> CuckooFilter::Deserialize(const uint8_t* data, size_t size)
   switch (static_cast<CuckooLayout>(t.version)) {
     case CuckooLayout::kPlain:
       filter.bytes_.assign(parsed.body, parsed.body + parsed.body_bytes);
-      filter.table_ = CuckooTable(filter.bytes_.data(), t.num_units, t.param);
       break;
     case CuckooLayout::kSemiSorted: {
       // A static build's semi-sorted table: the filter keeps the plain one, decoded.
       filter.bytes_.assign(CuckooTableView::BytesFor(t.num_units, t.param), 0);
-      filter.table_ = CuckooTable(filter.bytes_.data(), t.num_units, t.param);
-      if (!SemiSortedTableView(parsed.body, t.num_units, t.param).Decode(&filter.table_)) {
+      CuckooTable table = TableOf(filter.bytes_, t.num_units, t.param);
+      if (!SemiSortedTableView(parsed.body, t.num_units, t.param).Decode(&table)) {
         return Err("corrupt cuckoo filter: a bucket of the semi-sorted table is not understood");
       }
       break;
     }
   }
-  filter.hashing_ = CuckooHashing(t.num_units, t.param, t.seed);
+  filter.num_buckets_ = t.num_units;
+  filter.fingerprint_bits_ = t.param;
+  filter.seed_ = t.seed;
   // The table must hold exactly the fingerprints the trailer counts: a filter that disagrees
   // with itself is corrupt, and adding to it would overrun its real capacity.
+  const CuckooTable table = TableOf(filter.bytes_, t.num_units, t.param);
   uint64_t occupied = 0;
   for (uint64_t b = 0; b < t.num_units; ++b) {
-    for (int s = 0; s < kCuckooSlotsPerBucket; ++s) occupied += filter.table_.Slot(b, s) != 0;
+    for (int s = 0; s < kCuckooSlotsPerBucket; ++s) occupied += table.Slot(b, s) != 0;
   }
   if (occupied != t.num_keys) {
     return Err("corrupt cuckoo filter: the trailer counts " + std::to_string(t.num_keys) +
@@ -64,38 +84,60 @@ Result<CuckooFilter> CuckooFilter::Deserialize(const uint8_t* data, size_t size)
 }
 
 CuckooFilter& CuckooFilter::operator=(CuckooFilter&& other) noexcept {
-  const uint64_t buckets = other.table_.num_buckets();
-  const int f = other.table_.fingerprint_bits();
   bytes_ = std::move(other.bytes_);
-  table_ = CuckooTable(bytes_.data(), buckets, f);
-  hashing_ = other.hashing_;
-  size_ = other.size_;
+  num_buckets_ = std::exchange(other.num_buckets_, 0);
+  fingerprint_bits_ = other.fingerprint_bits_;
+  seed_ = other.seed_;
+  size_ = std::exchange(other.size_, 0);
   rng_state_ = other.rng_state_;
-  other.table_ = CuckooTable();
-  other.size_ = 0;
+  other.bytes_.clear();
   return *this;
 }
 
 bool CuckooFilter::AddHash(uint64_t hash) {
-  if (num_buckets() == 0) return false;
-  const uint64_t h = hashing_.Remix(hash);
+  if (num_buckets_ == 0) return false;
+  const CuckooHashing hashing(num_buckets_, fingerprint_bits_, seed_);
+  CuckooTable table = TableOf(bytes_, num_buckets_, fingerprint_bits_);
+  const uint64_t h = hashing.Remix(hash);
   std::vector<Kick> path;  // Add is not a query path; the walk is rare below ~90% load
-  const Placement p = Place(&table_, hashing_, hashing_.Bucket(h), hashing_.Fingerprint(h), false,
-                            &rng_state_, &path);
+  const Placement p =
+      Place(&table, hashing, hashing.Bucket(h), hashing.Fingerprint(h), false, &rng_state_, &path);
   if (p == Placement::kFailed) return false;
   ++size_;
   return true;
 }
 
+bool CuckooFilter::MayContainHash(uint64_t hash) const {
+  return size_ > 0 &&
+         CuckooReader(bytes_.data(), num_buckets_, fingerprint_bits_, seed_).MayContain(hash);
+}
+
+int CuckooFilter::CountHash(uint64_t hash) const {
+  if (size_ == 0) return 0;
+  const CuckooHashing hashing(num_buckets_, fingerprint_bits_, seed_);
+  const CuckooTableView table(bytes_.data(), num_buckets_, fingerprint_bits_);
+  const uint64_t h = hashing.Remix(hash);
+  const uint64_t i1 = hashing.Bucket(h);
+  const uint32_t fp = hashing.Fingerprint(h);
+  // The two buckets are never the same one (Alt adds an odd offset modulo an even count).
+  int copies = 0;
+  for (const uint64_t bucket : {i1, hashing.Alt(i1, fp)}) {
+    for (int s = 0; s < kCuckooSlotsPerBucket; ++s) copies += table.Slot(bucket, s) == fp;
+  }
+  return copies;
+}
+
 bool CuckooFilter::EraseHash(uint64_t hash) {
-  if (num_buckets() == 0) return false;
-  const uint64_t h = hashing_.Remix(hash);
-  const uint64_t i1 = hashing_.Bucket(h);
-  const uint32_t fp = hashing_.Fingerprint(h);
-  for (const uint64_t bucket : {i1, hashing_.Alt(i1, fp)}) {
-    const int slot = table_.FindSlot(bucket, fp);
+  if (size_ == 0) return false;
+  const CuckooHashing hashing(num_buckets_, fingerprint_bits_, seed_);
+  CuckooTable table = TableOf(bytes_, num_buckets_, fingerprint_bits_);
+  const uint64_t h = hashing.Remix(hash);
+  const uint64_t i1 = hashing.Bucket(h);
+  const uint32_t fp = hashing.Fingerprint(h);
+  for (const uint64_t bucket : {i1, hashing.Alt(i1, fp)}) {
+    const int slot = table.FindSlot(bucket, fp);
     if (slot >= 0) {
-      table_.SetSlot(bucket, slot, 0);
+      table.SetSlot(bucket, slot, 0);
       --size_;
       return true;
     }
@@ -103,13 +145,18 @@ bool CuckooFilter::EraseHash(uint64_t hash) {
   return false;
 }
 
+double CuckooFilter::load() const {
+  return num_buckets_ == 0 ? 0
+                           : static_cast<double>(size_) / (num_buckets_ * kCuckooSlotsPerBucket);
+}
+
 std::string CuckooFilter::Serialize() const {
   Trailer t;
   t.kind = Cuckoo::kId;
-  t.param = static_cast<uint8_t>(fingerprint_bits());
+  t.param = static_cast<uint8_t>(fingerprint_bits_);
   t.num_keys = size_;
-  t.num_units = num_buckets();
-  t.seed = hashing_.seed();
+  t.num_units = num_buckets_;
+  t.seed = seed_;
   std::string out(bytes_.begin(), bytes_.end());
   AppendTrailer(t, &out);
   return out;

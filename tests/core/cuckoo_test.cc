@@ -1,5 +1,5 @@
 #include "core/cuckoo/cuckoo.h"
-#include "core/cuckoo/cuckoo_filter.h"
+#include "sstfilter/cuckoo_filter.h"
 
 #include <gtest/gtest.h>
 
@@ -265,11 +265,15 @@ TEST(CuckooFilter, EraseRemovesOneCopy) {
   CuckooFilter filter = CuckooFilter::Create(1000, 16).value();
   const std::vector<uint64_t> keys = KeyHashes(80, 500);
   for (uint64_t h : keys) ASSERT_TRUE(filter.AddHash(h));
+  EXPECT_EQ(filter.CountHash(keys[0]), 1);
   ASSERT_TRUE(filter.AddHash(keys[0]));  // a second copy
   EXPECT_EQ(filter.size(), 501u);
+  EXPECT_EQ(filter.CountHash(keys[0]), 2);
   EXPECT_TRUE(filter.EraseHash(keys[0]));
   EXPECT_TRUE(filter.MayContainHash(keys[0]));  // one copy left
+  EXPECT_EQ(filter.CountHash(keys[0]), 1);
   EXPECT_TRUE(filter.EraseHash(keys[0]));
+  EXPECT_EQ(filter.CountHash(keys[0]), 0);
   for (size_t i = 1; i < keys.size(); i += 2) ASSERT_TRUE(filter.EraseHash(keys[i]));
   EXPECT_EQ(filter.size(), 500u - 1 - 250);
   for (size_t i = 2; i < keys.size(); i += 2) ASSERT_TRUE(filter.MayContainHash(keys[i])) << i;
@@ -283,7 +287,9 @@ TEST(CuckooFilter, EraseRemovesOneCopy) {
 TEST(CuckooFilter, KeysAndSerialisationRoundTrip) {
   CuckooFilter filter = CuckooFilter::Create(5000, 13).value();
   EXPECT_FALSE(filter.MayContain("never added"));
+  EXPECT_EQ(filter.Count("never added"), 0);
   for (int i = 0; i < 4000; ++i) ASSERT_TRUE(filter.Add("event-" + std::to_string(i)));
+  EXPECT_GE(filter.Count("event-7"), 1);
   const std::string bytes = filter.Serialize();
   // Readable by the generic reader, like a static build.
   const FilterReader reader = ReaderOf(bytes);

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <memory>
 
-#include "core/cuckoo/cuckoo_filter.h"
+#include "sstfilter/cuckoo_filter.h"
 #include "core/filter_reader.h"
 #include "core/hash.h"
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the core component alone (cmake --install --component core) into a temporary prefix and
 # builds an application of it (tests/install/core_app) with find_package(sstfilter COMPONENTS core)
-# and with pkg-config sstfilter-core, then runs both. Checks that the component holds no RocksDB
+# and with pkg-config sstfilter-core, then runs both, and the example programs (examples/). Checks that the component holds no RocksDB
 # plugin, that the application does not load RocksDB, and that asking a core-only install for the
 # plugin fails with a message.
 #
@@ -39,6 +39,18 @@ export PKG_CONFIG_PATH="$libdir/pkgconfig"
 g++ -std=c++17 "$src/tests/install/core_app/main.cc" -o "$work/app_pc" \
   $(pkg-config --cflags --libs sstfilter-core)
 "$work/app_pc"
+
+echo "== the example programs (examples/), built against the installed package"
+cmake -S "$src/examples" -B "$work/examples" -DCMAKE_PREFIX_PATH="$prefix" > "$work/examples.log"
+cmake --build "$work/examples" > "$work/examples-build.log"
+"$work/examples/dedup" 200000 0.3 0.001
+"$work/examples/read_exclusion" 1000 0.01
+if "$work/examples/dedup" 0 2> "$work/dedup.err"; then
+  echo "FAIL: dedup accepted 0 events" >&2
+  exit 1
+fi
+[ "$(wc -l < "$work/dedup.err")" -eq 1 ] ||
+  { echo "FAIL: dedup's error is not one line:" >&2; cat "$work/dedup.err" >&2; exit 1; }
 
 echo "== find_package(sstfilter COMPONENTS plugin) on a core-only install"
 mkdir -p "$work/plugin_app"

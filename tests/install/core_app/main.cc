@@ -1,11 +1,15 @@
-// An application of sstfilter's core component alone: BloomFilter, no RocksDB. Built by
+// An application of sstfilter's core component alone: BloomFilter, ScalableBloomFilter and
+// CuckooFilter, no RocksDB. Built by
 // tests/install/core_install_test.sh against the installed package, with find_package and with
 // pkg-config. Exits 0 only if every added key is found, the false positives stay near the target,
-// and a serialised filter reads back the same.
+// a serialised filter reads back the same, a scalable filter grows and a cuckoo filter forgets.
 #include <sstfilter/bloom_filter.h>
+#include <sstfilter/cuckoo_filter.h>
+#include <sstfilter/scalable_bloom_filter.h>
 
 #include <cstdio>
 #include <string>
+#include <utility>
 
 int main() {
   constexpr int kKeys = 10000;
@@ -29,6 +33,21 @@ int main() {
       "%s, junk bytes: \"%s\"\n",
       kKeys, missed, false_positives, kKeys, bytes.size(), round_trip ? "ok" : "FAILED",
       bad.ok() ? "accepted!" : bad.error().c_str());
+
+  auto scalable_made = sstfilter::ScalableBloomFilter::Create(100, 0.01);
+  auto cuckoo_made = sstfilter::CuckooFilter::Create(1000, 13);
+  if (!scalable_made.ok() || !cuckoo_made.ok()) return 1;
+  sstfilter::ScalableBloomFilter scalable = std::move(scalable_made).value();
+  sstfilter::CuckooFilter unread = std::move(cuckoo_made).value();
+  for (int i = 0; i < kKeys; ++i) scalable.Add("event-" + std::to_string(i));
+  const bool forgets = unread.Add("item") && unread.Add("item") && unread.Count("item") == 2 &&
+                       unread.Erase("item") && unread.Erase("item") && !unread.MayContain("item");
+  std::printf("core_app: a scalable filter of %zu filters for %llu keys; a cuckoo filter that %s\n",
+              scalable.num_filters(), static_cast<unsigned long long>(scalable.size()),
+              forgets ? "counts and forgets" : "FAILED to count and forget");
   // 5 binomial sigmas above 1% of 10000 is 150.
-  return missed == 0 && false_positives < 150 && round_trip && !bad.ok() ? 0 : 1;
+  return missed == 0 && false_positives < 150 && round_trip && !bad.ok() &&
+                 scalable.num_filters() > 1 && forgets
+             ? 0
+             : 1;
 }

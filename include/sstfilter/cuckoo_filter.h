@@ -1,0 +1,93 @@
+// CuckooFilter: a cuckoo filter that grows key by key and can forget keys, for applications:
+// events already seen, items already read (RedisBloom's CF.ADD, CF.DEL, CF.COUNT). Installed with
+// sstfilter's core library (find_package(sstfilter COMPONENTS core)); no RocksDB. It serialises to
+// the byte format of the cuckoo kind of the SST filters (plain buckets, format version 1).
+//
+//   auto created = sstfilter::CuckooFilter::Create(/*capacity=*/1'000'000,
+//   /*fingerprint_bits=*/13); if (!created.ok()) { /* created.error() says why */ }
+//   sstfilter::CuckooFilter seen = std::move(created).value();
+//   if (!seen.MayContain(url)) { crawl(url); if (!seen.Add(url)) { /* full */ } }
+//
+// The rate with f-bit fingerprints is at most 8 / 2^f (two buckets of four slots), about 0.1% at
+// 13 bits; the table costs f / 0.95 bits per key of capacity.
+//
+// Deletion, and its caveat: Erase removes one copy of the key's fingerprint. Only erase keys that
+// were added. Erasing a key that was never added can remove the fingerprint of another key that
+// shares its bucket and fingerprint (as likely as a false positive), and that key is then lost: a
+// false negative. A 4-bit counting Bloom filter, the other way to delete from a filter, has the
+// same caveat at four times a Bloom filter's size.
+//
+// Threads: const methods may run at the same time from many threads; Add and Erase need one writer
+// at a time, with no query running.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "sstfilter/bloom_filter.h"  // HashKey
+#include "sstfilter/export.h"
+#include "sstfilter/result.h"
+
+namespace sstfilter {
+
+class SSTFILTER_EXPORT CuckooFilter {
+ public:
+  // An empty filter for `capacity` keys at 95% load, with fingerprints of 4 to 32 bits. Fails, with
+  // a message, for a capacity of 0, a width outside 4..32, or a size that overflows.
+  static Result<CuckooFilter> Create(uint64_t capacity, int fingerprint_bits);
+  // A filter from the serialised bytes of any cuckoo filter (static or dynamic). Fails, with a
+  // message, for bytes that are not a valid cuckoo filter.
+  static Result<CuckooFilter> Deserialize(const void* data, size_t size);
+
+  // Adds a key. Returns false, leaving the filter exactly as it was, when the key cannot be placed:
+  // the table is full around this key. There is no hidden "victim" slot: a key that was not added
+  // is never reported as added. Adding a key twice stores it twice (Count counts the copies).
+  bool Add(std::string_view key) { return AddHash(HashKey(key)); }
+  bool AddHash(uint64_t hash);
+
+  bool MayContain(std::string_view key) const { return MayContainHash(HashKey(key)); }
+  bool MayContainHash(uint64_t hash) const;
+
+  // The copies of the key's fingerprint in its two buckets, 0 to 8: how many times it was added
+  // and not erased, plus any other key's equal fingerprint there (a false positive's count).
+  int Count(std::string_view key) const { return CountHash(HashKey(key)); }
+  int CountHash(uint64_t hash) const;
+
+  // Removes one copy of the key's fingerprint; false if none is present. See the caveat above.
+  bool Erase(std::string_view key) { return EraseHash(HashKey(key)); }
+  bool EraseHash(uint64_t hash);
+
+  // Fingerprints stored.
+  uint64_t size() const { return size_; }
+  uint64_t num_buckets() const { return num_buckets_; }
+  int fingerprint_bits() const { return fingerprint_bits_; }
+  // Stored fingerprints over slots.
+  double load() const;
+  // The bytes of the table.
+  uint64_t memory_bytes() const { return bytes_.size(); }
+
+  // The byte format of the cuckoo kind, with plain buckets (format version 1; a static build
+  // semi-sorts them): readable by the SST filter readers and by Deserialize.
+  std::string Serialize() const;
+
+  // A moved-from filter is empty: it holds nothing and accepts nothing.
+  CuckooFilter(CuckooFilter&& other) noexcept { *this = std::move(other); }
+  CuckooFilter& operator=(CuckooFilter&& other) noexcept;
+
+ private:
+  friend class Result<CuckooFilter>;  // its failed state holds a default-made filter
+  CuckooFilter() = default;
+
+  std::vector<uint8_t> bytes_;  // the plain table (core/cuckoo/cuckoo_table.h), then 8 pad bytes
+  uint64_t num_buckets_ = 0;
+  int fingerprint_bits_ = 0;
+  uint32_t seed_ = 0;  // the hashing seed (core/cuckoo/cuckoo.h, CuckooHashing)
+  uint64_t size_ = 0;
+  uint64_t rng_state_ = 0;  // the random walk of placements
+};
+
+}  // namespace sstfilter

@@ -28,25 +28,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
-#include <vector>
 
 #include "sstfilter/bloom_filter.h"
 #include "sstfilter/export.h"
 #include "sstfilter/result.h"
+#include "sstfilter/scaling.h"
 
 namespace sstfilter {
-
-struct ScalingOptions {
-  double growth = 2;        // capacity of each new filter over the previous one's, >= 1
-  double tightening = 0.5;  // rate of each new filter over the previous one's, in (0, 1)
-  bool scaling = true;      // false: at capacity, Add answers kFull instead of adding a filter
-};
-
-enum class AddOutcome {
-  kAdded,         // the key is now in the filter
-  kMayBePresent,  // the filter already reported the key (added before, or a false positive)
-  kFull,          // not added: a non-scaling filter at capacity, or no room for a further filter
-};
 
 class SSTFILTER_EXPORT ScalableBloomFilter {
  public:
@@ -64,13 +52,13 @@ class SSTFILTER_EXPORT ScalableBloomFilter {
   // Keys added (Add answered kAdded).
   uint64_t size() const { return size_; }
   // The keys the filters hold before the next one is added (or before kFull, not scaling).
-  uint64_t capacity() const { return capacity_; }
-  size_t num_filters() const { return filters_.size(); }
+  uint64_t capacity() const { return chain_.capacity(); }
+  size_t num_filters() const { return chain_.filters().size(); }
   // The rate the whole answers with now, from the bits that are set: 1 - prod_i (1 - p_i), p_i
   // each filter's BloomFilter::ExpectedFpRate(). Reads every filter.
   double ExpectedFpRate() const;
   // The bound above: the rate asked of Create.
-  double fp_rate() const { return fp_rate_; }
+  double fp_rate() const { return chain_.fp_rate(); }
   uint64_t memory_bytes() const;
 
   ScalableBloomFilter(ScalableBloomFilter&&) noexcept = default;
@@ -79,18 +67,10 @@ class SSTFILTER_EXPORT ScalableBloomFilter {
  private:
   friend class Result<ScalableBloomFilter>;  // its failed state holds a default-made filter
   ScalableBloomFilter() = default;
-  // Appends the next filter; false if its size or rate is beyond what sstfilter accepts.
-  bool Grow();
 
-  std::vector<BloomFilter> filters_;
-  std::vector<uint64_t> filter_capacities_;
-  uint64_t last_filter_keys_ = 0;  // keys added to filters_.back()
+  FilterChain<BloomFilter> chain_;
+  uint64_t newest_keys_ = 0;  // keys added to the newest filter
   uint64_t size_ = 0;
-  uint64_t capacity_ = 0;
-  double fp_rate_ = 0;
-  double next_rate_ = 0;  // the rate of the next filter
-  double next_capacity_ = 0;
-  ScalingOptions options_;
 };
 
 }  // namespace sstfilter

@@ -6,6 +6,7 @@
 #include <sstfilter/bloom_filter.h>
 #include <sstfilter/cuckoo_filter.h>
 #include <sstfilter/scalable_bloom_filter.h>
+#include <sstfilter/scalable_cuckoo_filter.h>
 
 #include <cstdio>
 #include <string>
@@ -40,8 +41,14 @@ int main() {
   sstfilter::ScalableBloomFilter scalable = std::move(scalable_made).value();
   sstfilter::CuckooFilter unread = std::move(cuckoo_made).value();
   for (int i = 0; i < kKeys; ++i) scalable.Add("event-" + std::to_string(i));
+  auto growing_made = sstfilter::ScalableCuckooFilter::Create(10, 0.01);
+  if (!growing_made.ok()) return 1;
+  sstfilter::ScalableCuckooFilter growing = std::move(growing_made).value();
+  for (int i = 0; i < 1000; ++i) growing.Add("item-" + std::to_string(i));
   const bool forgets = unread.Add("item") && unread.Add("item") && unread.Count("item") == 2 &&
-                       unread.Erase("item") && unread.Erase("item") && !unread.MayContain("item");
+                       unread.Erase("item") && unread.Erase("item") && !unread.MayContain("item") &&
+                       growing.num_filters() > 1 &&
+                       growing.Erase("item-7") != sstfilter::EraseOutcome::kAbsent;
   std::printf("core_app: a scalable filter of %zu filters for %llu keys; a cuckoo filter that %s\n",
               scalable.num_filters(), static_cast<unsigned long long>(scalable.size()),
               forgets ? "counts and forgets" : "FAILED to count and forget");

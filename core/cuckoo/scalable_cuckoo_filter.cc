@@ -1,0 +1,103 @@
+// ScalableCuckooFilter (include/sstfilter/scalable_cuckoo_filter.h): a chain of CuckooFilters of
+// growing capacity and wider fingerprints (FilterChain, include/sstfilter/scaling.h).
+#include "sstfilter/scalable_cuckoo_filter.h"
+
+#include <cmath>
+#include <utility>
+
+#include "core/cuckoo/math.h"
+
+namespace sstfilter {
+
+namespace {
+
+// The narrowest fingerprint whose union bound over the 8 slots of a bucket pair, 8 / (2^f - 1), is
+// at most `rate`: f = ceil(log2(8 / rate + 1)), at least 4. Above 32 bits: 0.
+int FingerprintBitsForBound(double rate) {
+  const double f = std::ceil(std::log2(8 / rate + 1));
+  if (!(f <= kCuckooMaxFingerprintBits)) return 0;
+  return f < kCuckooMinFingerprintBits ? kCuckooMinFingerprintBits : static_cast<int>(f);
+}
+
+double SlotUnionBound(int fingerprint_bits) {
+  return 2.0 * kCuckooSlotsPerBucket / (std::ldexp(1.0, fingerprint_bits) - 1);
+}
+
+Result<CuckooFilter> MakeFilter(uint64_t capacity, double rate) {
+  const int f = FingerprintBitsForBound(rate);
+  if (f == 0) {
+    return Err("a rate of " + std::to_string(rate) +
+               " needs cuckoo fingerprints of more than 32 bits");
+  }
+  return CuckooFilter::Create(capacity, f);
+}
+
+}  // namespace
+
+Result<ScalableCuckooFilter> ScalableCuckooFilter::Create(uint64_t initial_capacity, double fp_rate,
+                                                          ScalingOptions options) {
+  ScalableCuckooFilter filter;
+  const Result<bool> started = filter.chain_.Start(initial_capacity, fp_rate, options, MakeFilter);
+  if (!started.ok()) return Err(started.error());
+  return filter;
+}
+
+AddOutcome ScalableCuckooFilter::AddHash(uint64_t hash) {
+  // The newest filter takes the key below its capacity; one that cannot place it (full around
+  // the key) is left as it was, and the key goes to a new filter.
+  CuckooFilter& newest = chain_.filters().back();
+  if (newest.size() < chain_.newest_capacity() && newest.AddHash(hash)) return AddOutcome::kAdded;
+  if (!chain_.Grow(MakeFilter)) return AddOutcome::kFull;
+  // An empty filter always places a key.
+  return chain_.filters().back().AddHash(hash) ? AddOutcome::kAdded : AddOutcome::kFull;
+}
+
+AddOutcome ScalableCuckooFilter::AddIfAbsentHash(uint64_t hash) {
+  return MayContainHash(hash) ? AddOutcome::kMayBePresent : AddHash(hash);
+}
+
+bool ScalableCuckooFilter::MayContainHash(uint64_t hash) const {
+  const std::vector<CuckooFilter>& filters = chain_.filters();
+  for (size_t i = filters.size(); i-- > 0;) {  // newest first: the largest holds most keys
+    if (filters[i].MayContainHash(hash)) return true;
+  }
+  return false;
+}
+
+uint64_t ScalableCuckooFilter::CountHash(uint64_t hash) const {
+  uint64_t copies = 0;
+  for (const CuckooFilter& f : chain_.filters()) copies += f.CountHash(hash);
+  return copies;
+}
+
+EraseOutcome ScalableCuckooFilter::EraseHash(uint64_t hash) {
+  CuckooFilter* holder = nullptr;
+  for (CuckooFilter& f : chain_.filters()) {
+    if (!f.MayContainHash(hash)) continue;
+    if (holder != nullptr)
+      return EraseOutcome::kAmbiguous;  // two filters: which copy is the key's?
+    holder = &f;
+  }
+  if (holder == nullptr) return EraseOutcome::kAbsent;
+  return holder->EraseHash(hash) ? EraseOutcome::kErased : EraseOutcome::kAbsent;
+}
+
+uint64_t ScalableCuckooFilter::size() const {
+  uint64_t n = 0;
+  for (const CuckooFilter& f : chain_.filters()) n += f.size();
+  return n;
+}
+
+double ScalableCuckooFilter::FpRateBound() const {
+  double bound = 0;
+  for (const CuckooFilter& f : chain_.filters()) bound += SlotUnionBound(f.fingerprint_bits());
+  return bound;
+}
+
+uint64_t ScalableCuckooFilter::memory_bytes() const {
+  uint64_t bytes = 0;
+  for (const CuckooFilter& f : chain_.filters()) bytes += f.memory_bytes();
+  return bytes;
+}
+
+}  // namespace sstfilter

@@ -1,0 +1,134 @@
+// What the scalable filters (scalable_bloom_filter.h, scalable_cuckoo_filter.h) share: how they
+// grow (ScalingOptions, and the ScalingSchedule they make), and what an add answers.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sstfilter/result.h"
+
+namespace sstfilter {
+
+// A scalable filter is a list of filters. When the newest holds its capacity, a new one is added
+// with `growth` times its capacity and `tightening` times its rate; the first has the rate
+// p (1 - tightening), so the rates of however many filters are ever added sum to less than p.
+struct ScalingOptions {
+  double growth = 2;        // capacity of each new filter over the previous one's, >= 1
+  double tightening = 0.5;  // rate of each new filter over the previous one's, in (0, 1)
+  bool scaling = true;      // false: at capacity, Add answers kFull instead of adding a filter
+};
+
+enum class AddOutcome {
+  kAdded,         // the key is now in the filter
+  kMayBePresent,  // the filter already reported the key (added before, or a false positive)
+  kFull,          // not added: a non-scaling filter at capacity, or no room for a further filter
+};
+
+// The capacity and rate of each filter a scalable filter adds, one after another.
+class ScalingSchedule {
+ public:
+  // Fails, with a message, for options or a rate out of range, or a capacity of 0.
+  static Result<ScalingSchedule> Create(uint64_t initial_capacity, double fp_rate,
+                                        const ScalingOptions& options) {
+    if (!(options.growth >= 1 && options.growth <= 1024)) {
+      return Err("growth must be in [1, 1024], got " + std::to_string(options.growth));
+    }
+    if (!(options.tightening > 0 && options.tightening < 1)) {
+      return Err("tightening must be in (0, 1), got " + std::to_string(options.tightening));
+    }
+    if (!(fp_rate > 0 && fp_rate < 1)) {
+      return Err("fp_rate must be in (0, 1), got " + std::to_string(fp_rate));
+    }
+    if (initial_capacity == 0) return Err("capacity must be at least 1 key");
+    ScalingSchedule s;
+    s.growth_ = options.growth;
+    s.tightening_ = options.tightening;
+    // The first filter's share of the bound: the geometric series of the rates sums to fp_rate.
+    s.next_rate_ = fp_rate * (1 - options.tightening);
+    s.next_capacity_ = static_cast<double>(initial_capacity);
+    return s;
+  }
+
+  // The capacity and rate of the next filter, and advances to the one after. False, leaving
+  // everything as it was, when the capacities would pass 2^62 keys in all (beyond any memory, and
+  // the limit that keeps their sums from overflowing).
+  bool Next(uint64_t* capacity, double* rate) {
+    const double c = std::ceil(next_capacity_);
+    if (!(c + total_capacity_ < 4.6e18)) return false;
+    *capacity = static_cast<uint64_t>(c);
+    *rate = next_rate_;
+    total_capacity_ += c;
+    next_capacity_ *= growth_;
+    next_rate_ *= tightening_;
+    return true;
+  }
+
+ private:
+  double growth_ = 2, tightening_ = 0.5;
+  double next_capacity_ = 0, next_rate_ = 0, total_capacity_ = 0;
+};
+
+// The filters of a scalable filter, oldest first, with the schedule of the next: the mechanism the
+// scalable Bloom and cuckoo filters share. `make(capacity, rate)` returns a Result<Filter> for one
+// filter of that capacity whose false-positive rate is at most `rate`.
+template <typename Filter>
+class FilterChain {
+ public:
+  // The first filter; an error for options, a capacity or a rate that it cannot take.
+  template <typename Make>
+  Result<bool> Start(uint64_t initial_capacity, double fp_rate, const ScalingOptions& options,
+                     Make&& make) {
+    auto schedule = ScalingSchedule::Create(initial_capacity, fp_rate, options);
+    if (!schedule.ok()) return Err(schedule.error());
+    schedule_ = schedule.value();
+    scaling_ = options.scaling;
+    fp_rate_ = fp_rate;
+    uint64_t capacity = 0;
+    double rate = 0;
+    schedule_.Next(&capacity, &rate);
+    auto first = make(capacity, rate);
+    if (!first.ok()) return Err(first.error());
+    Append(std::move(first).value(), capacity);
+    return true;
+  }
+
+  // Appends the next filter. False, changing nothing, when the chain does not scale, or the
+  // schedule or `make` cannot give one (a capacity past 2^62 keys, a rate too small to size, no
+  // memory): the scalable filter is then full.
+  template <typename Make>
+  bool Grow(Make&& make) {
+    uint64_t capacity = 0;
+    double rate = 0;
+    if (!scaling_ || !schedule_.Next(&capacity, &rate)) return false;
+    auto next = make(capacity, rate);
+    if (!next.ok()) return false;
+    Append(std::move(next).value(), capacity);
+    return true;
+  }
+
+  std::vector<Filter>& filters() { return filters_; }
+  const std::vector<Filter>& filters() const { return filters_; }
+  // The capacity of the newest filter, and of all of them.
+  uint64_t newest_capacity() const { return newest_capacity_; }
+  uint64_t capacity() const { return capacity_; }
+  double fp_rate() const { return fp_rate_; }
+
+ private:
+  void Append(Filter filter, uint64_t capacity) {
+    filters_.push_back(std::move(filter));
+    newest_capacity_ = capacity;
+    capacity_ += capacity;
+  }
+
+  std::vector<Filter> filters_;
+  uint64_t newest_capacity_ = 0;
+  uint64_t capacity_ = 0;
+  double fp_rate_ = 0;
+  bool scaling_ = true;
+  ScalingSchedule schedule_;
+};
+
+}  // namespace sstfilter

@@ -1,14 +1,16 @@
 // libFuzzer: the filter readers fed arbitrary bytes, then queried. Any crash, out-of-bounds read
 // (ASan), undefined behaviour (UBSan), a disagreement between single and batched queries, or a
-// "no" from bytes that were not understood is a failure.
+// "no" from bytes that were not understood is a failure. Bytes the application filters accept
+// (CuckooFilter, BloomFilter) must keep working as filters.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <memory>
 
-#include "sstfilter/cuckoo_filter.h"
 #include "core/filter_reader.h"
 #include "core/hash.h"
+#include "sstfilter/bloom_filter.h"
+#include "sstfilter/cuckoo_filter.h"
 
 using sstfilter::FilterReader;
 
@@ -33,6 +35,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (int i = 0; i < 8; ++i) {
       if (filter.AddHash(hashes[i]) && !filter.MayContainHash(hashes[i])) __builtin_trap();
     }
+    const std::string again = filter.Serialize();
+    if (!FilterReader::Open(reinterpret_cast<const uint8_t*>(again.data()), again.size()).valid()) {
+      __builtin_trap();
+    }
+  }
+  // So does the application Bloom filter, with blocked Bloom bytes: every hash it adds it finds.
+  auto bloom = sstfilter::BloomFilter::Deserialize(bytes.get(), size);
+  if (bloom.ok()) {
+    sstfilter::BloomFilter filter = std::move(bloom).value();
+    for (int i = 0; i < 8; ++i) {
+      filter.AddHash(hashes[i]);
+      if (!filter.MayContainHash(hashes[i])) __builtin_trap();
+    }
+    (void)filter.ApproximateElementCount();
+    (void)filter.ExpectedFpRate();
     const std::string again = filter.Serialize();
     if (!FilterReader::Open(reinterpret_cast<const uint8_t*>(again.data()), again.size()).valid()) {
       __builtin_trap();

@@ -1,7 +1,8 @@
 // app_bench: the application filters of the core component (BloomFilter, CuckooFilter and their
 // scalable forms) as a service uses them, beside a plain std::unordered_set<uint64_t> of the key
-// hashes: memory at 1e8 keys (measured) and beyond (computed, with a Redis SETBIT Bloom filter of
-// the same rate), adds and queries per second with 1 and 2 threads, measured false-positive rates.
+// hashes: memory at 1e8 keys (the bytes of filters holding them) and beyond (computed, with a
+// Redis SETBIT Bloom filter of the same rate), adds and queries per second with 1 and 2 threads,
+// measured false-positive rates. The exact set's memory is the heap it takes (glibc's mallinfo2).
 //
 //   app_bench [--keys N] [--memory_keys N] [--rates 0.01,0.001]
 //

@@ -117,6 +117,7 @@ Result<BloomFilter> BloomFilter::Deserialize(const void* data, size_t size) {
 }
 
 bool BloomFilter::AddHash(uint64_t hash) {
+  if (num_blocks_ == 0) return false;  // moved from: takes nothing (and answers "may match")
   const BlockMask mask = MaskOf(hash, num_probes_);
   std::atomic<uint64_t>* block = words_ + BlockedBloomBlock(hash, num_blocks_) * kWordsPerBlock;
   bool changed = false;
@@ -131,6 +132,7 @@ bool BloomFilter::AddHash(uint64_t hash) {
 }
 
 bool BloomFilter::MayContainHash(uint64_t hash) const {
+  if (num_blocks_ == 0) return true;  // moved from: "may match", never a false negative
   const BlockMask mask = MaskOf(hash, num_probes_);
   const std::atomic<uint64_t>* block =
       words_ + BlockedBloomBlock(hash, num_blocks_) * kWordsPerBlock;
@@ -142,6 +144,10 @@ bool BloomFilter::MayContainHash(uint64_t hash) const {
 }
 
 void BloomFilter::MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match) const {
+  if (num_blocks_ == 0) {
+    std::fill(may_match, may_match + count, true);
+    return;
+  }
   for (size_t start = 0; start < count; start += kPrefetchBatch) {
     const size_t n = std::min(kPrefetchBatch, count - start);
     for (size_t i = 0; i < n; ++i) {
@@ -215,6 +221,7 @@ double BloomFilter::ApproximateElementCount() const {
 }
 
 double BloomFilter::ExpectedFpRate() const {
+  if (num_blocks_ == 0) return 1;  // moved from: every query matches
   uint64_t histogram[kBloomBlockBits + 1];
   BlockFillHistogram(histogram);
   // An absent key picks a block uniformly (its hash's high bits) and probes k positions in it;

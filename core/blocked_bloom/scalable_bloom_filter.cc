@@ -6,7 +6,7 @@ namespace sstfilter {
 
 namespace {
 
-Result<BloomFilter> MakeFilter(uint64_t capacity, double rate) {
+Result<BloomFilter> MakeBloomFilter(uint64_t capacity, double rate) {
   return BloomFilter::Create(capacity, rate);
 }
 
@@ -15,15 +15,17 @@ Result<BloomFilter> MakeFilter(uint64_t capacity, double rate) {
 Result<ScalableBloomFilter> ScalableBloomFilter::Create(uint64_t initial_capacity, double fp_rate,
                                                         ScalingOptions options) {
   ScalableBloomFilter filter;
-  const Result<bool> started = filter.chain_.Start(initial_capacity, fp_rate, options, MakeFilter);
+  const Result<bool> started =
+      filter.chain_.Start(initial_capacity, fp_rate, options, MakeBloomFilter);
   if (!started.ok()) return Err(started.error());
   return filter;
 }
 
 AddOutcome ScalableBloomFilter::AddHash(uint64_t hash) {
+  if (chain_.filters().empty()) return AddOutcome::kFull;  // moved from
   if (MayContainHash(hash)) return AddOutcome::kMayBePresent;
   if (newest_keys_ >= chain_.newest_capacity()) {
-    if (!chain_.Grow(MakeFilter)) return AddOutcome::kFull;
+    if (!chain_.Grow(MakeBloomFilter)) return AddOutcome::kFull;
     newest_keys_ = 0;
   }
   // The key is in no filter, so it changes the newest: every key added is counted once.
@@ -35,6 +37,7 @@ AddOutcome ScalableBloomFilter::AddHash(uint64_t hash) {
 
 bool ScalableBloomFilter::MayContainHash(uint64_t hash) const {
   const std::vector<BloomFilter>& filters = chain_.filters();
+  if (filters.empty()) return true;            // moved from: "may match", never a false negative
   for (size_t i = filters.size(); i-- > 0;) {  // newest first: the largest holds most keys
     if (filters[i].MayContainHash(hash)) return true;
   }

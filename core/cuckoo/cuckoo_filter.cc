@@ -3,6 +3,9 @@
 // (core/cuckoo/placement.h).
 #include "sstfilter/cuckoo_filter.h"
 
+#include <algorithm>
+#include <exception>
+#include <string>
 #include <utility>
 
 #include "core/cuckoo/cuckoo.h"
@@ -25,6 +28,20 @@ CuckooTable TableOf(std::vector<uint8_t>& bytes, uint64_t num_buckets, int finge
   return CuckooTable(bytes.data(), num_buckets, fingerprint_bits);
 }
 
+// A zeroed buffer of `bytes`; false, with no exception, when the memory cannot be had.
+bool Allocate(std::vector<uint8_t>* out, uint64_t bytes) {
+  try {
+    out->assign(bytes, 0);
+    return true;
+  } catch (const std::exception&) {  // std::bad_alloc, std::length_error
+    return false;
+  }
+}
+
+std::string AllocationError(uint64_t bytes) {
+  return "cannot allocate " + std::to_string(bytes) + " bytes for a cuckoo filter";
+}
+
 }  // namespace
 
 Result<CuckooFilter> CuckooFilter::Create(uint64_t capacity, int fingerprint_bits) {
@@ -34,7 +51,8 @@ Result<CuckooFilter> CuckooFilter::Create(uint64_t capacity, int fingerprint_bit
   const Result<uint64_t> buckets = CuckooBuckets(capacity, kCuckooTargetLoad);
   if (!buckets.ok()) return Err(buckets.error());
   CuckooFilter filter;
-  filter.bytes_.assign(CuckooTableView::BytesFor(buckets.value(), fingerprint_bits), 0);
+  const uint64_t bytes = CuckooTableView::BytesFor(buckets.value(), fingerprint_bits);
+  if (!Allocate(&filter.bytes_, bytes)) return Err(AllocationError(bytes));
   filter.num_buckets_ = buckets.value();
   filter.fingerprint_bits_ = fingerprint_bits;
   return filter;
@@ -53,11 +71,18 @@ Result<CuckooFilter> CuckooFilter::Deserialize(const void* data, size_t size) {
   if (t.num_units == 0) return filter;  // built from no keys: holds nothing, accepts nothing
   switch (static_cast<CuckooLayout>(t.version)) {
     case CuckooLayout::kPlain:
-      filter.bytes_.assign(parsed.body, parsed.body + parsed.body_bytes);
+      if (!Allocate(&filter.bytes_, parsed.body_bytes)) {
+        return Err(AllocationError(parsed.body_bytes));
+      }
+      std::copy(parsed.body, parsed.body + parsed.body_bytes, filter.bytes_.begin());
       break;
     case CuckooLayout::kSemiSorted: {
-      // A static build's semi-sorted table: the filter keeps the plain one, decoded.
-      filter.bytes_.assign(CuckooTableView::BytesFor(t.num_units, t.param), 0);
+      // A static build's semi-sorted table: the filter keeps the plain one, decoded. A static
+      // build stores a fingerprint once for all the keys of a bucket pair that share it, so
+      // erasing one of them would lose the others: this filter refuses Erase.
+      filter.erasable_ = false;
+      const uint64_t bytes = CuckooTableView::BytesFor(t.num_units, t.param);
+      if (!Allocate(&filter.bytes_, bytes)) return Err(AllocationError(bytes));
       CuckooTable table = TableOf(filter.bytes_, t.num_units, t.param);
       if (!SemiSortedTableView(parsed.body, t.num_units, t.param).Decode(&table)) {
         return Err("corrupt cuckoo filter: a bucket of the semi-sorted table is not understood");
@@ -84,12 +109,14 @@ Result<CuckooFilter> CuckooFilter::Deserialize(const void* data, size_t size) {
 }
 
 CuckooFilter& CuckooFilter::operator=(CuckooFilter&& other) noexcept {
+  if (this == &other) return *this;
   bytes_ = std::move(other.bytes_);
   num_buckets_ = std::exchange(other.num_buckets_, 0);
   fingerprint_bits_ = other.fingerprint_bits_;
   seed_ = other.seed_;
   size_ = std::exchange(other.size_, 0);
   rng_state_ = other.rng_state_;
+  erasable_ = other.erasable_;
   other.bytes_.clear();
   return *this;
 }
@@ -128,7 +155,7 @@ int CuckooFilter::CountHash(uint64_t hash) const {
 }
 
 bool CuckooFilter::EraseHash(uint64_t hash) {
-  if (size_ == 0) return false;
+  if (size_ == 0 || !erasable_) return false;
   const CuckooHashing hashing(num_buckets_, fingerprint_bits_, seed_);
   CuckooTable table = TableOf(bytes_, num_buckets_, fingerprint_bits_);
   const uint64_t h = hashing.Remix(hash);

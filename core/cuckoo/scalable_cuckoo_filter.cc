@@ -23,7 +23,7 @@ double SlotUnionBound(int fingerprint_bits) {
   return 2.0 * kCuckooSlotsPerBucket / (std::ldexp(1.0, fingerprint_bits) - 1);
 }
 
-Result<CuckooFilter> MakeFilter(uint64_t capacity, double rate) {
+Result<CuckooFilter> MakeCuckooFilter(uint64_t capacity, double rate) {
   const int f = FingerprintBitsForBound(rate);
   if (f == 0) {
     return Err("a rate of " + std::to_string(rate) +
@@ -37,7 +37,8 @@ Result<CuckooFilter> MakeFilter(uint64_t capacity, double rate) {
 Result<ScalableCuckooFilter> ScalableCuckooFilter::Create(uint64_t initial_capacity, double fp_rate,
                                                           ScalingOptions options) {
   ScalableCuckooFilter filter;
-  const Result<bool> started = filter.chain_.Start(initial_capacity, fp_rate, options, MakeFilter);
+  const Result<bool> started =
+      filter.chain_.Start(initial_capacity, fp_rate, options, MakeCuckooFilter);
   if (!started.ok()) return Err(started.error());
   return filter;
 }
@@ -45,9 +46,14 @@ Result<ScalableCuckooFilter> ScalableCuckooFilter::Create(uint64_t initial_capac
 AddOutcome ScalableCuckooFilter::AddHash(uint64_t hash) {
   // The newest filter takes the key below its capacity; one that cannot place it (full around
   // the key) is left as it was, and the key goes to a new filter.
+  if (chain_.filters().empty()) return AddOutcome::kFull;  // moved from
   CuckooFilter& newest = chain_.filters().back();
   if (newest.size() < chain_.newest_capacity() && newest.AddHash(hash)) return AddOutcome::kAdded;
-  if (!chain_.Grow(MakeFilter)) return AddOutcome::kFull;
+  // A bucket pair holds at most 8 copies of a fingerprint. A key added again and again fills its
+  // pair in every new filter, and growing for it would only allocate ever larger filters: once the
+  // newest holds 8 copies, the key is refused instead.
+  if (newest.CountHash(hash) >= 2 * kCuckooSlotsPerBucket) return AddOutcome::kFull;
+  if (!chain_.Grow(MakeCuckooFilter)) return AddOutcome::kFull;
   // An empty filter always places a key.
   return chain_.filters().back().AddHash(hash) ? AddOutcome::kAdded : AddOutcome::kFull;
 }
@@ -58,6 +64,7 @@ AddOutcome ScalableCuckooFilter::AddIfAbsentHash(uint64_t hash) {
 
 bool ScalableCuckooFilter::MayContainHash(uint64_t hash) const {
   const std::vector<CuckooFilter>& filters = chain_.filters();
+  if (filters.empty()) return true;            // moved from: "may match", never a false negative
   for (size_t i = filters.size(); i-- > 0;) {  // newest first: the largest holds most keys
     if (filters[i].MayContainHash(hash)) return true;
   }

@@ -77,8 +77,8 @@ class SSTFILTER_EXPORT BloomFilter {
   void Clear();
 
   // The number of distinct keys added, estimated from the bits that are set (each block's count of
-  // set bits gives its keys; 0.06% off at capacity, 0.12% at twice it, in the tests). Reads the
-  // whole filter.
+  // set bits gives its keys; 0.06% off at capacity and 0.12% at twice it, printed by
+  // BloomFilter.ApproximateElementCountFollowsTheKeys). Reads the whole filter.
   double ApproximateElementCount() const;
   // The false-positive rate now, from the bits that are set: the mean over blocks of the chance
   // that all probes of an absent key hit set bits. Reads the whole filter.
@@ -95,6 +95,7 @@ class SSTFILTER_EXPORT BloomFilter {
   // and the SST filter readers read it.
   std::string Serialize() const;
 
+  // A moved-from filter takes no keys and answers "may match" to every query.
   BloomFilter(BloomFilter&& other) noexcept { *this = std::move(other); }
   BloomFilter& operator=(BloomFilter&& other) noexcept;
   // Copying a filter of gigabytes is never an accident here: Copy() says it.

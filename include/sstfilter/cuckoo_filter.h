@@ -8,8 +8,9 @@
 //   sstfilter::CuckooFilter seen = std::move(created).value();
 //   if (!seen.MayContain(url)) { crawl(url); if (!seen.Add(url)) { /* full */ } }
 //
-// The rate with f-bit fingerprints is at most 8 / 2^f (two buckets of four slots), about 0.1% at
-// 13 bits; the table costs f / 0.95 bits per key of capacity.
+// The rate with f-bit fingerprints is at most load x 8 / (2^f - 1) (8 slots in two buckets, each
+// matching with chance 1 / (2^f - 1) when occupied), 0.093% at 13 bits and 95% load; the table
+// costs f / 0.95 bits per key of capacity.
 //
 // Deletion, and its caveat: Erase removes one copy of the key's fingerprint. Only erase keys that
 // were added. Erasing a key that was never added can remove the fingerprint of another key that
@@ -53,11 +54,17 @@ class SSTFILTER_EXPORT CuckooFilter {
   bool MayContainHash(uint64_t hash) const;
 
   // The copies of the key's fingerprint in its two buckets, 0 to 8: how many times it was added
-  // and not erased, plus any other key's equal fingerprint there (a false positive's count).
+  // and not erased, plus any other key's equal fingerprint there (a false positive's count). In a
+  // filter deserialised from a static build, keys that share a fingerprint share one copy.
   int Count(std::string_view key) const { return CountHash(HashKey(key)); }
   int CountHash(uint64_t hash) const;
 
   // Removes one copy of the key's fingerprint; false if none is present. See the caveat above.
+  // Also false, removing nothing, for a filter deserialised from a static SST build in semi-sorted
+  // buckets: a static build stores a fingerprint once for all the keys of a bucket pair that share
+  // it, so erasing one key would lose the others. (Static builds in plain buckets, of 4-bit
+  // fingerprints or from sstfilter before semi-sorting, cannot be told from a CuckooFilter's own
+  // bytes: do not erase from those.)
   bool Erase(std::string_view key) { return EraseHash(HashKey(key)); }
   bool EraseHash(uint64_t hash);
 
@@ -88,6 +95,7 @@ class SSTFILTER_EXPORT CuckooFilter {
   uint32_t seed_ = 0;  // the hashing seed (core/cuckoo/cuckoo.h, CuckooHashing)
   uint64_t size_ = 0;
   uint64_t rng_state_ = 0;  // the random walk of placements
+  bool erasable_ = true;    // false for a static build's semi-sorted table (see Erase)
 };
 
 }  // namespace sstfilter

@@ -13,8 +13,9 @@
 
 namespace sstfilter {
 
+// [[nodiscard]]: ignoring a Result ignores its error (a refused Merge, a filter not made).
 template <typename T>
-class Result {
+class [[nodiscard]] Result {
  public:
   // Implicit on purpose: `return value;` and `return Error("...");` both read naturally.
   Result(T value) : ok_(true), value_(std::move(value)) {}  // NOLINT(runtime/explicit)
@@ -26,12 +27,17 @@ class Result {
   }
 
   bool ok() const { return ok_; }
-  // Requires ok(). The rvalue form moves the value out (for move-only types).
+  // Requires ok(). The rvalue form moves the value out (for move-only types) and returns it by
+  // value, so that `auto f = Create(...).value();` never refers into a destroyed Result.
   const T& value() const& {
     assert(ok_);
     return value_;
   }
-  T&& value() && {
+  T& value() & {
+    assert(ok_);
+    return value_;
+  }
+  T value() && {
     assert(ok_);
     return std::move(value_);
   }

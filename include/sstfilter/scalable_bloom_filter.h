@@ -20,14 +20,15 @@
 // which costs 1.44 bits per key before any growth against 3.3 for 0.8. The defaults are
 // RedisBloom's: growth 2, tightening 0.5.
 //
-// Threads: queries may run from many threads at once; Add needs one writer at a time (a new filter
-// is appended to the list, which a concurrent query must not see half-made). Serialisation is not
-// provided yet.
+// Threads: queries may run from many threads at once, but not during an Add, which may append a
+// filter to the list (one writer at a time, with no query running). Serialisation is not provided
+// yet.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
+#include <utility>
 
 #include "sstfilter/bloom_filter.h"
 #include "sstfilter/export.h"
@@ -61,8 +62,14 @@ class SSTFILTER_EXPORT ScalableBloomFilter {
   double fp_rate() const { return chain_.fp_rate(); }
   uint64_t memory_bytes() const;
 
-  ScalableBloomFilter(ScalableBloomFilter&&) noexcept = default;
-  ScalableBloomFilter& operator=(ScalableBloomFilter&&) noexcept = default;
+  // A moved-from filter takes no keys (kFull) and answers "may match" to every query.
+  ScalableBloomFilter(ScalableBloomFilter&& other) noexcept { *this = std::move(other); }
+  ScalableBloomFilter& operator=(ScalableBloomFilter&& other) noexcept {
+    chain_ = std::move(other.chain_);
+    newest_keys_ = std::exchange(other.newest_keys_, 0);
+    size_ = std::exchange(other.size_, 0);
+    return *this;
+  }
 
  private:
   friend class Result<ScalableBloomFilter>;  // its failed state holds a default-made filter

@@ -47,7 +47,8 @@ class SSTFILTER_EXPORT ScalableCuckooFilter {
   static Result<ScalableCuckooFilter> Create(uint64_t initial_capacity, double fp_rate,
                                              ScalingOptions options = {});
 
-  // Adds a copy of the key (a key added twice is stored twice): kAdded or kFull.
+  // Adds a copy of the key (a key added twice is stored twice): kAdded or kFull (also for a key
+  // whose 8 slots in the newest filter all hold its copies already).
   AddOutcome Add(std::string_view key) { return AddHash(HashKey(key)); }
   AddOutcome AddHash(uint64_t hash);
   // Adds the key only if the filter does not report it already: kMayBePresent, kAdded or kFull.
@@ -74,6 +75,7 @@ class SSTFILTER_EXPORT ScalableCuckooFilter {
   double FpRateBound() const;
   uint64_t memory_bytes() const;
 
+  // A moved-from filter takes no keys (kFull) and answers "may match" to every query.
   ScalableCuckooFilter(ScalableCuckooFilter&&) noexcept = default;
   ScalableCuckooFilter& operator=(ScalableCuckooFilter&&) noexcept = default;
 

@@ -52,18 +52,20 @@ class ScalingSchedule {
     return s;
   }
 
-  // The capacity and rate of the next filter, and advances to the one after. False, leaving
-  // everything as it was, when the capacities would pass 2^62 keys in all (beyond any memory, and
-  // the limit that keeps their sums from overflowing).
-  bool Next(uint64_t* capacity, double* rate) {
+  // The capacity and rate of the next filter; false when the capacities would pass 2^62 keys in
+  // all (beyond any memory, and the limit that keeps their sums from overflowing).
+  bool Peek(uint64_t* capacity, double* rate) const {
     const double c = std::ceil(next_capacity_);
     if (!(c + total_capacity_ < 4.6e18)) return false;
     *capacity = static_cast<uint64_t>(c);
     *rate = next_rate_;
-    total_capacity_ += c;
+    return true;
+  }
+  // Moves on to the filter after the one Peek gave, once that one was made.
+  void Advance() {
+    total_capacity_ += std::ceil(next_capacity_);
     next_capacity_ *= growth_;
     next_rate_ *= tightening_;
-    return true;
   }
 
  private:
@@ -88,7 +90,9 @@ class FilterChain {
     fp_rate_ = fp_rate;
     uint64_t capacity = 0;
     double rate = 0;
-    schedule_.Next(&capacity, &rate);
+    if (!schedule_.Peek(&capacity, &rate)) {
+      return Err("capacity " + std::to_string(initial_capacity) + " is too large");
+    }
     auto first = make(capacity, rate);
     if (!first.ok()) return Err(first.error());
     Append(std::move(first).value(), capacity);
@@ -102,11 +106,27 @@ class FilterChain {
   bool Grow(Make&& make) {
     uint64_t capacity = 0;
     double rate = 0;
-    if (!scaling_ || !schedule_.Next(&capacity, &rate)) return false;
+    if (!scaling_ || !schedule_.Peek(&capacity, &rate)) return false;
     auto next = make(capacity, rate);
     if (!next.ok()) return false;
     Append(std::move(next).value(), capacity);
     return true;
+  }
+
+  FilterChain() = default;
+  // A moved-from chain is empty: no filter, no capacity, does not scale.
+  FilterChain(FilterChain&& other) noexcept { *this = std::move(other); }
+  FilterChain& operator=(FilterChain&& other) noexcept {
+    if (this != &other) {
+      filters_ = std::move(other.filters_);
+      other.filters_.clear();
+      newest_capacity_ = std::exchange(other.newest_capacity_, 0);
+      capacity_ = std::exchange(other.capacity_, 0);
+      fp_rate_ = other.fp_rate_;
+      scaling_ = std::exchange(other.scaling_, false);
+      schedule_ = other.schedule_;
+    }
+    return *this;
   }
 
   std::vector<Filter>& filters() { return filters_; }
@@ -119,6 +139,7 @@ class FilterChain {
  private:
   void Append(Filter filter, uint64_t capacity) {
     filters_.push_back(std::move(filter));
+    schedule_.Advance();
     newest_capacity_ = capacity;
     capacity_ += capacity;
   }

@@ -76,10 +76,18 @@ TEST(CoreConcurrency, BloomFilterAddsMergesAndQueriesWithoutALock) {
   for (int t = 0; t < kWriters; ++t) keys.push_back(testing::KeyHashes(41 + t, kPerWriter));
   std::atomic<uint64_t> progress[kWriters] = {};
   std::atomic<bool> writing{true};
+  // Everyone starts together, so that adds and queries overlap even on a loaded machine.
+  std::atomic<int> ready{0};
+  constexpr int kThreads = kWriters + 1 + 2;
+  auto start_together = [&ready] {
+    ready.fetch_add(1);
+    while (ready.load() < kThreads) std::this_thread::yield();
+  };
   std::atomic<uint64_t> missed{0}, checked{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < kWriters; ++t) {
     threads.emplace_back([&, t] {
+      start_together();
       for (uint64_t i = 0; i < kPerWriter; ++i) {
         // Writers alternate the two ways of adding.
         if (i % 2 == 0) {
@@ -91,9 +99,13 @@ TEST(CoreConcurrency, BloomFilterAddsMergesAndQueriesWithoutALock) {
       }
     });
   }
-  threads.emplace_back([&] { EXPECT_TRUE(filter.Merge(merged_in).ok()); });
+  threads.emplace_back([&] {
+    start_together();
+    EXPECT_TRUE(filter.Merge(merged_in).ok());
+  });
   for (int r = 0; r < 2; ++r) {
     threads.emplace_back([&, r] {
+      start_together();
       uint64_t seen = 0, local_missed = 0, x = r + 1;
       while (writing.load()) {
         for (int t = 0; t < kWriters; ++t) {

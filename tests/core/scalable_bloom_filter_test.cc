@@ -88,10 +88,49 @@ TEST(ScalableBloomFilter, NonScalingReportsFullAtCapacity) {
   EXPECT_EQ(in.size(), 1000u);
   EXPECT_EQ(filter.num_filters(), 1u);
   for (const uint64_t h : in) ASSERT_TRUE(filter.MayContainHash(h));
-  // Full stays full, and a key already in still answers kMayBePresent.
-  EXPECT_EQ(filter.AddHash(keys[i]),
-            filter.MayContainHash(keys[i]) ? AddOutcome::kMayBePresent : AddOutcome::kFull);
+  // Full stays full (the key that found it full is still not in), and a key already in still
+  // answers kMayBePresent.
+  EXPECT_FALSE(filter.MayContainHash(keys[i]));
+  EXPECT_EQ(filter.AddHash(keys[i]), AddOutcome::kFull);
   EXPECT_EQ(filter.AddHash(in[0]), AddOutcome::kMayBePresent);
+}
+
+// A grow that cannot happen leaves the filter as it was. Here the second filter's rate, 1e-11, is
+// beyond what a blocked Bloom filter can be sized for: once the first holds its 10 keys, every
+// add answers kFull and the filter keeps its one filter, its capacity and its keys.
+TEST(ScalableBloomFilter, AFailedGrowChangesNothing) {
+  auto created = ScalableBloomFilter::Create(10, 0.01, ScalingOptions{1, 1e-9});
+  ASSERT_TRUE(created.ok()) << created.error();
+  ScalableBloomFilter filter = std::move(created).value();
+  const std::vector<uint64_t> keys = testing::KeyHashes(54, 40);
+  std::vector<uint64_t> in;
+  size_t full = 0;
+  for (const uint64_t h : keys) {
+    const AddOutcome outcome = filter.AddHash(h);
+    if (outcome == AddOutcome::kAdded) in.push_back(h);
+    full += outcome == AddOutcome::kFull;
+  }
+  EXPECT_GE(full, 25u);  // 30 keys after the first 10, less any false positive
+  EXPECT_EQ(in.size(), 10u);
+  EXPECT_EQ(filter.num_filters(), 1u);
+  EXPECT_EQ(filter.capacity(), 10u);
+  EXPECT_EQ(filter.size(), 10u);
+  for (const uint64_t h : in) ASSERT_TRUE(filter.MayContainHash(h));
+  EXPECT_FALSE(ScalableBloomFilter::Create(uint64_t{1} << 63, 0.01).ok());  // too large
+}
+
+TEST(ScalableBloomFilter, AMovedFromFilterTakesNothingAndMatchesEverything) {
+  auto created = ScalableBloomFilter::Create(100, 0.01);
+  ASSERT_TRUE(created.ok());
+  ScalableBloomFilter filter = std::move(created).value();
+  ASSERT_EQ(filter.Add("a"), AddOutcome::kAdded);
+  ScalableBloomFilter moved = std::move(filter);
+  EXPECT_TRUE(moved.MayContain("a"));
+  EXPECT_EQ(moved.size(), 1u);
+  EXPECT_EQ(filter.Add("b"), AddOutcome::kFull);  // NOLINT(bugprone-use-after-move)
+  EXPECT_TRUE(filter.MayContain("anything"));
+  EXPECT_EQ(filter.size(), 0u);
+  EXPECT_EQ(filter.num_filters(), 0u);
 }
 
 // Rates that shrink a thousandfold per filter soon fall below what sstfilter can size: the filter

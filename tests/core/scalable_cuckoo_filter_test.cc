@@ -114,4 +114,26 @@ TEST(ScalableCuckooFilter, NonScalingReportsFullAtCapacity) {
 }
 
 }  // namespace
+// A key added again and again fills its 8 slots; the filter then refuses it (kFull) instead of
+// growing a new, larger filter for every 8 copies.
+TEST(ScalableCuckooFilter, RepeatedAddsOfOneKeyDoNotGrowWithoutEnd) {
+  ScalableCuckooFilter filter = Make(1000, 0.01);
+  size_t added = 0;
+  for (int i = 0; i < 200; ++i) added += filter.Add("again") == AddOutcome::kAdded;
+  EXPECT_LE(filter.num_filters(), 2u);
+  EXPECT_LE(added, 16u);
+  EXPECT_GE(added, 8u);
+  EXPECT_EQ(filter.Count("again"), added);
+}
+
+TEST(ScalableCuckooFilter, AMovedFromFilterTakesNothingAndMatchesEverything) {
+  ScalableCuckooFilter filter = Make(100, 0.01);
+  ASSERT_EQ(filter.Add("a"), AddOutcome::kAdded);
+  ScalableCuckooFilter moved = std::move(filter);
+  EXPECT_TRUE(moved.MayContain("a"));
+  EXPECT_EQ(filter.Add("b"), AddOutcome::kFull);  // NOLINT(bugprone-use-after-move)
+  EXPECT_TRUE(filter.MayContain("anything"));
+  EXPECT_EQ(filter.num_filters(), 0u);
+}
+
 }  // namespace sstfilter

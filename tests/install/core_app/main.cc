@@ -48,7 +48,7 @@ int main() {
   const bool forgets = unread.Add("item") && unread.Add("item") && unread.Count("item") == 2 &&
                        unread.Erase("item") && unread.Erase("item") && !unread.MayContain("item") &&
                        growing.num_filters() > 1 &&
-                       growing.Erase("item-7") != sstfilter::EraseOutcome::kAbsent;
+                       growing.Erase("item-7") == sstfilter::EraseOutcome::kErased;
   std::printf("core_app: a scalable filter of %zu filters for %llu keys; a cuckoo filter that %s\n",
               scalable.num_filters(), static_cast<unsigned long long>(scalable.size()),
               forgets ? "counts and forgets" : "FAILED to count and forget");

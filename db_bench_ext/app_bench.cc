@@ -202,6 +202,25 @@ void MeasureQueries(const std::vector<uint64_t>& keys, const std::vector<uint64_
   if (sinks[0].matches + sinks[1].matches == 0) std::printf("(no key matched)\n");
 }
 
+// The row of a scalable filter created for a hundredth of the keys and grown to hold them all.
+template <typename Scalable>
+void ScalableRow(const char* type, const std::vector<uint64_t>& keys,
+                 const std::vector<uint64_t>& absent, double p) {
+  const uint64_t n = keys.size();
+  Scalable f = Must(Scalable::Create(n / 100, p), type);
+  Row row;
+  char name[96];
+  std::snprintf(name, sizeof(name), "%s @%g, from n/100", type, p);
+  row.name = name;
+  row.add_1 = Mops(
+      n, 1, [&](uint64_t i, int) { f.AddHash(keys[i]); },
+      [&] { f = Must(Scalable::Create(n / 100, p), type); });
+  row.bits_per_key = 8.0 * f.memory_bytes() / n;
+  MeasureQueries(
+      keys, absent, [&](uint64_t h) { return f.MayContainHash(h); }, &row);
+  PrintRow(row);
+}
+
 void Throughput(const Flags& flags) {
   const uint64_t n = flags.keys;
   const std::vector<uint64_t> keys = Hashes(1, n), absent = Hashes(2, n);
@@ -238,34 +257,9 @@ void Throughput(const Flags& flags) {
           keys, absent, [&](uint64_t h) { return f.MayContainHash(h); }, &row);
       PrintRow(row);
     }
-    {
-      // Grown 100x: created for a hundredth of the keys.
-      ScalableBloomFilter f = Must(ScalableBloomFilter::Create(n / 100, p), "ScalableBloomFilter");
-      Row row;
-      std::snprintf(name, sizeof(name), "ScalableBloomFilter @%g, from n/100", p);
-      row.name = name;
-      row.add_1 = Mops(
-          n, 1, [&](uint64_t i, int) { f.AddHash(keys[i]); },
-          [&] { f = Must(ScalableBloomFilter::Create(n / 100, p), "ScalableBloomFilter"); });
-      row.bits_per_key = 8.0 * f.memory_bytes() / n;
-      MeasureQueries(
-          keys, absent, [&](uint64_t h) { return f.MayContainHash(h); }, &row);
-      PrintRow(row);
-    }
-    {
-      ScalableCuckooFilter f =
-          Must(ScalableCuckooFilter::Create(n / 100, p), "ScalableCuckooFilter");
-      Row row;
-      std::snprintf(name, sizeof(name), "ScalableCuckooFilter @%g, from n/100", p);
-      row.name = name;
-      row.add_1 = Mops(
-          n, 1, [&](uint64_t i, int) { f.AddHash(keys[i]); },
-          [&] { f = Must(ScalableCuckooFilter::Create(n / 100, p), "ScalableCuckooFilter"); });
-      row.bits_per_key = 8.0 * f.memory_bytes() / n;
-      MeasureQueries(
-          keys, absent, [&](uint64_t h) { return f.MayContainHash(h); }, &row);
-      PrintRow(row);
-    }
+    // Grown 100x: created for a hundredth of the keys.
+    ScalableRow<ScalableBloomFilter>("ScalableBloomFilter", keys, absent, p);
+    ScalableRow<ScalableCuckooFilter>("ScalableCuckooFilter", keys, absent, p);
   }
   {
     // The straightforward exact set: no reserve, a mutex when two threads add.

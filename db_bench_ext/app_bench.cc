@@ -25,6 +25,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/cuckoo/math.h"
 #include "core/hash.h"
 #include "core/standard_bloom/math.h"
 #include "sstfilter/bloom_filter.h"
@@ -141,9 +142,6 @@ double StandardBloomBytes(uint64_t n, double p) {
   return Must(StandardBloomBits(n, p), "StandardBloomBits") / 8.0;
 }
 
-// The narrowest cuckoo fingerprint for a rate, as the SST policies choose it (f = ceil(log2(8/p))).
-int CuckooBits(double p) { return static_cast<int>(std::ceil(std::log2(8 / p))); }
-
 // One row of the throughput table: million operations per second, medians of 3 passes.
 struct Row {
   std::string name;
@@ -244,7 +242,7 @@ void Throughput(const Flags& flags) {
       PrintRow(row);
     }
     {
-      const int bits = CuckooBits(p);
+      const int bits = Must(CuckooFingerprintBits(p), "CuckooFingerprintBits");
       CuckooFilter f = Must(CuckooFilter::Create(n, bits), "CuckooFilter");
       Row row;
       std::snprintf(name, sizeof(name), "CuckooFilter @%g (f = %d)", p, bits);
@@ -309,7 +307,9 @@ void Memory(const Flags& flags) {
       print("BloomFilter", static_cast<double>(f.memory_bytes()));
     }
     {
-      CuckooFilter f = Must(CuckooFilter::Create(n, CuckooBits(p)), "CuckooFilter");
+      CuckooFilter f =
+          Must(CuckooFilter::Create(n, Must(CuckooFingerprintBits(p), "CuckooFingerprintBits")),
+               "CuckooFilter");
       uint64_t added = 0;
       for (uint64_t i = 0; i < n; ++i) added += f.AddHash(Mix64(i + 1));
       if (added != n)

@@ -35,25 +35,10 @@ AddOutcome ScalableBloomFilter::AddHash(uint64_t hash) {
   return AddOutcome::kAdded;
 }
 
-bool ScalableBloomFilter::MayContainHash(uint64_t hash) const {
-  const std::vector<BloomFilter>& filters = chain_.filters();
-  if (filters.empty()) return true;            // moved from: "may match", never a false negative
-  for (size_t i = filters.size(); i-- > 0;) {  // newest first: the largest holds most keys
-    if (filters[i].MayContainHash(hash)) return true;
-  }
-  return false;
-}
-
 double ScalableBloomFilter::ExpectedFpRate() const {
   double none = 1;  // the chance that no filter passes an absent key
   for (const BloomFilter& f : chain_.filters()) none *= 1 - f.ExpectedFpRate();
   return 1 - none;
-}
-
-uint64_t ScalableBloomFilter::memory_bytes() const {
-  uint64_t bytes = 0;
-  for (const BloomFilter& f : chain_.filters()) bytes += f.memory_bytes();
-  return bytes;
 }
 
 }  // namespace sstfilter

@@ -19,10 +19,6 @@ int FingerprintBitsForBound(double rate) {
   return f < kCuckooMinFingerprintBits ? kCuckooMinFingerprintBits : static_cast<int>(f);
 }
 
-double SlotUnionBound(int fingerprint_bits) {
-  return 2.0 * kCuckooSlotsPerBucket / (std::ldexp(1.0, fingerprint_bits) - 1);
-}
-
 Result<CuckooFilter> MakeCuckooFilter(uint64_t capacity, double rate) {
   const int f = FingerprintBitsForBound(rate);
   if (f == 0) {
@@ -62,15 +58,6 @@ AddOutcome ScalableCuckooFilter::AddIfAbsentHash(uint64_t hash) {
   return MayContainHash(hash) ? AddOutcome::kMayBePresent : AddHash(hash);
 }
 
-bool ScalableCuckooFilter::MayContainHash(uint64_t hash) const {
-  const std::vector<CuckooFilter>& filters = chain_.filters();
-  if (filters.empty()) return true;            // moved from: "may match", never a false negative
-  for (size_t i = filters.size(); i-- > 0;) {  // newest first: the largest holds most keys
-    if (filters[i].MayContainHash(hash)) return true;
-  }
-  return false;
-}
-
 uint64_t ScalableCuckooFilter::CountHash(uint64_t hash) const {
   uint64_t copies = 0;
   for (const CuckooFilter& f : chain_.filters()) copies += f.CountHash(hash);
@@ -97,14 +84,10 @@ uint64_t ScalableCuckooFilter::size() const {
 
 double ScalableCuckooFilter::FpRateBound() const {
   double bound = 0;
-  for (const CuckooFilter& f : chain_.filters()) bound += SlotUnionBound(f.fingerprint_bits());
+  for (const CuckooFilter& f : chain_.filters()) {
+    bound += CuckooFpRate(f.fingerprint_bits(), /*load=*/1.0).value();  // 8 / (2^f - 1)
+  }
   return bound;
-}
-
-uint64_t ScalableCuckooFilter::memory_bytes() const {
-  uint64_t bytes = 0;
-  for (const CuckooFilter& f : chain_.filters()) bytes += f.memory_bytes();
-  return bytes;
 }
 
 }  // namespace sstfilter

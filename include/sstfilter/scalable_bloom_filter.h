@@ -48,7 +48,7 @@ class SSTFILTER_EXPORT ScalableBloomFilter {
   AddOutcome AddHash(uint64_t hash);
 
   bool MayContain(std::string_view key) const { return MayContainHash(HashKey(key)); }
-  bool MayContainHash(uint64_t hash) const;
+  bool MayContainHash(uint64_t hash) const { return chain_.MayContainHash(hash); }
 
   // Keys added (Add answered kAdded).
   uint64_t size() const { return size_; }
@@ -60,7 +60,7 @@ class SSTFILTER_EXPORT ScalableBloomFilter {
   double ExpectedFpRate() const;
   // The bound above: the rate asked of Create.
   double fp_rate() const { return chain_.fp_rate(); }
-  uint64_t memory_bytes() const;
+  uint64_t memory_bytes() const { return chain_.memory_bytes(); }
 
   // A moved-from filter takes no keys (kFull) and answers "may match" to every query.
   ScalableBloomFilter(ScalableBloomFilter&& other) noexcept { *this = std::move(other); }

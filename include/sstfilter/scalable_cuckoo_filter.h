@@ -56,7 +56,7 @@ class SSTFILTER_EXPORT ScalableCuckooFilter {
   AddOutcome AddIfAbsentHash(uint64_t hash);
 
   bool MayContain(std::string_view key) const { return MayContainHash(HashKey(key)); }
-  bool MayContainHash(uint64_t hash) const;
+  bool MayContainHash(uint64_t hash) const { return chain_.MayContainHash(hash); }
   // The copies of the key's fingerprint over all filters (CuckooFilter::Count of each).
   uint64_t Count(std::string_view key) const { return CountHash(HashKey(key)); }
   uint64_t CountHash(uint64_t hash) const;
@@ -73,7 +73,7 @@ class SSTFILTER_EXPORT ScalableCuckooFilter {
   double fp_rate() const { return chain_.fp_rate(); }
   // The bound of the filters made so far: sum_i 8 / (2^f_i - 1).
   double FpRateBound() const;
-  uint64_t memory_bytes() const;
+  uint64_t memory_bytes() const { return chain_.memory_bytes(); }
 
   // A moved-from filter takes no keys (kFull) and answers "may match" to every query.
   ScalableCuckooFilter(ScalableCuckooFilter&&) noexcept = default;

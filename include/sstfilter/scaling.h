@@ -74,8 +74,9 @@ class ScalingSchedule {
 };
 
 // The filters of a scalable filter, oldest first, with the schedule of the next: the mechanism the
-// scalable Bloom and cuckoo filters share. `make(capacity, rate)` returns a Result<Filter> for one
-// filter of that capacity whose false-positive rate is at most `rate`.
+// scalable Bloom and cuckoo filters share (Filter has MayContainHash and memory_bytes).
+// `make(capacity, rate)` returns a Result<Filter> for one filter of that capacity whose
+// false-positive rate is at most `rate`.
 template <typename Filter>
 class FilterChain {
  public:
@@ -127,6 +128,22 @@ class FilterChain {
       schedule_ = other.schedule_;
     }
     return *this;
+  }
+
+  // Whether any filter may hold the key, newest first (the largest holds most keys). A moved-from
+  // chain, with no filter, answers "may match": never a false negative.
+  bool MayContainHash(uint64_t hash) const {
+    if (filters_.empty()) return true;
+    for (size_t i = filters_.size(); i-- > 0;) {
+      if (filters_[i].MayContainHash(hash)) return true;
+    }
+    return false;
+  }
+  // The bytes of all the filters.
+  uint64_t memory_bytes() const {
+    uint64_t bytes = 0;
+    for (const Filter& f : filters_) bytes += f.memory_bytes();
+    return bytes;
   }
 
   std::vector<Filter>& filters() { return filters_; }

@@ -6,15 +6,18 @@
 #   scripts/fuzz.sh [SECONDS_PER_TARGET]     (default 60; CI's pass)
 #   scripts/fuzz.sh --runs N [--jobs J]      (N inputs per target, e.g. 3e7 for scripts/soak.sh;
 #                                             J targets at a time, default 1)
+#   ... --only TARGET [--only TARGET]        (just these targets, e.g. --only builder_fuzzer)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 seconds=60
 runs=""
 jobs=1
+only=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs="${2:-}"; shift ;;
     --jobs) jobs="${2:-}"; shift ;;
+    --only) only+=("${2:-}"); shift ;;
     *) seconds="$1" ;;
   esac
   shift
@@ -27,6 +30,16 @@ done
   { echo "fuzz.sh: --runs takes a positive whole number (3e7 allowed), got '$runs'" >&2; exit 2; }
 [[ "$jobs" =~ ^[0-9]+$ ]] && [ "$jobs" -gt 0 ] ||
   { echo "fuzz.sh: --jobs takes a positive integer, got '$jobs'" >&2; exit 2; }
+
+# The slowest first, so that with --jobs the others share the remaining cores while it runs.
+targets=(options_fuzzer builder_fuzzer reader_fuzzer)
+if [ ${#only[@]} -gt 0 ]; then
+  for target in "${only[@]}"; do
+    [[ " ${targets[*]} " == *" $target "* ]] ||
+      { echo "fuzz.sh: --only takes one of ${targets[*]}, got '$target'" >&2; exit 2; }
+  done
+  targets=("${only[@]}")
+fi
 
 # The normal set-up first (packages, and proof that the tree builds), then clang's.
 "$root/scripts/setup.sh" > /dev/null
@@ -73,8 +86,6 @@ fuzz_one() {
   rm -rf "$corpus"
 }
 
-# The slowest first, so that with --jobs the others share the remaining cores while it runs.
-targets=(options_fuzzer builder_fuzzer reader_fuzzer)
 running=0
 for target in "${targets[@]}"; do
   rm -f "$build/$target.verdict"

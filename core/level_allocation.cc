@@ -25,46 +25,56 @@ struct Offer {
   double rate = 1;
   bool has_filter = false;
   FilterSpec spec;
+  bool rate_depends_on_keys = false;  // the kind's kRateDependsOnKeyCount
 };
 
-// Every kind's offers, in the order of AllKinds (which breaks ties of cost in the frontier).
-void AddKindOffers(std::vector<Offer>* all) {
-  ForEachKind([all](auto kind) {
-    using Kind = decltype(kind);
-    for (const typename Kind::Params& params : Kind::LevelOffers()) {
-      Offer o;
-      o.bits = Kind::NominalBitsPerKey(params);
-      o.rate = Kind::NominalFpRate(params);
-      o.has_filter = true;
-      o.spec = FilterSpec(params);
-      all->push_back(o);
-    }
-  });
+// Every kind's offers at their nominal cost and rate, in the order of AllKinds (which breaks ties
+// of cost in the frontier). Computed once per process: about 50 ms of Poisson sums for the
+// blocked Bloom rates.
+const std::vector<Offer>& NominalOffers() {
+  static const std::vector<Offer> offers = [] {
+    std::vector<Offer> all;
+    ForEachKind([&all](auto kind) {
+      using Kind = decltype(kind);
+      for (const typename Kind::Params& params : Kind::LevelOffers()) {
+        Offer o;
+        o.bits = Kind::NominalBitsPerKey(params);
+        o.rate = Kind::NominalFpRate(params);
+        o.has_filter = true;
+        o.spec = FilterSpec(params);
+        o.rate_depends_on_keys = Kind::kRateDependsOnKeyCount;
+        all.push_back(o);
+      }
+    });
+    return all;
+  }();
+  return offers;
 }
 
-std::vector<Offer> ComputeFrontier(FilterCostModel model) {
-  std::vector<Offer> all;
-  all.push_back(Offer{});  // no filter: free, matches everything
-  if (model == FilterCostModel::kIdealBloom) {
-    const int steps = static_cast<int>(kIdealMaxOfferedBits / kIdealBitsStep);
-    for (int i = 1; i <= steps; ++i) {
-      const double b = i * kIdealBitsStep;
-      Offer o;
-      o.bits = b;
-      o.has_filter = true;
-      // The model's rate, with k = b ln 2 probes unrounded; the spec's probe count (rounded) is
-      // only what a real filter of this budget would use.
-      o.rate = std::exp(-b * kLn2Squared);
-      StandardBloomParams params;
-      params.bits_per_key = b;
-      params.num_probes = StandardBloomProbesForBitsPerKey(b).value();
-      o.spec = FilterSpec(params);
-      all.push_back(o);
+// The offers priced for filters of num_keys keys: bits per key from the bytes each really takes
+// (without the 32-byte trailer, as the nominal costs), and, for the kinds whose rate depends on
+// the key count, the rate at that count. Other rates are the nominal ones.
+std::vector<Offer> OffersFor(uint64_t num_keys) {
+  std::vector<Offer> priced;
+  for (const Offer& nominal : NominalOffers()) {
+    const Result<uint64_t> bytes = FilterBytes(nominal.spec, num_keys);
+    if (!bytes.ok()) continue;  // the kind cannot hold that many keys
+    Offer o = nominal;
+    o.bits = static_cast<double>(bytes.value() - kTrailerBytes) * 8 / static_cast<double>(num_keys);
+    if (o.rate_depends_on_keys) {
+      const Result<double> rate = EstimatedFpRate(nominal.spec, num_keys);
+      if (!rate.ok()) continue;
+      o.rate = rate.value();
     }
-  } else {
-    AddKindOffers(&all);
+    priced.push_back(o);
   }
-  // The Pareto frontier: by cost, each offer strictly better than every cheaper one.
+  return priced;
+}
+
+// The Pareto frontier of `all` and of no filter: by cost, each offer strictly better than every
+// cheaper one.
+std::vector<Offer> ParetoFrontier(std::vector<Offer> all) {
+  all.insert(all.begin(), Offer{});  // no filter: free, matches everything
   std::stable_sort(all.begin(), all.end(),
                    [](const Offer& a, const Offer& b) { return a.bits < b.bits; });
   std::vector<Offer> frontier;
@@ -74,11 +84,33 @@ std::vector<Offer> ComputeFrontier(FilterCostModel model) {
   return frontier;
 }
 
-const std::vector<Offer>& Frontier(FilterCostModel model) {
-  // Computed once per process (about 50 ms of Poisson sums for the blocked Bloom offers).
-  static const std::vector<Offer> sstfilter = ComputeFrontier(FilterCostModel::kSstfilter);
-  static const std::vector<Offer> ideal = ComputeFrontier(FilterCostModel::kIdealBloom);
-  return model == FilterCostModel::kSstfilter ? sstfilter : ideal;
+std::vector<Offer> IdealBloomOffers() {
+  std::vector<Offer> all;
+  const int steps = static_cast<int>(kIdealMaxOfferedBits / kIdealBitsStep);
+  for (int i = 1; i <= steps; ++i) {
+    const double b = i * kIdealBitsStep;
+    Offer o;
+    o.bits = b;
+    o.has_filter = true;
+    // The model's rate, with k = b ln 2 probes unrounded; the spec's probe count (rounded) is
+    // only what a real filter of this budget would use.
+    o.rate = std::exp(-b * kLn2Squared);
+    StandardBloomParams params;
+    params.bits_per_key = b;
+    params.num_probes = StandardBloomProbesForBitsPerKey(b).value();
+    o.spec = FilterSpec(params);
+    all.push_back(o);
+  }
+  return all;
+}
+
+// The frontier of a model; for sstfilter's filters, priced at num_keys keys per filter (0: the
+// nominal costs, computed once).
+std::vector<Offer> Frontier(FilterCostModel model, uint64_t num_keys) {
+  static const std::vector<Offer> ideal = ParetoFrontier(IdealBloomOffers());
+  static const std::vector<Offer> nominal = ParetoFrontier(NominalOffers());
+  if (model == FilterCostModel::kIdealBloom) return ideal;
+  return num_keys == 0 ? nominal : ParetoFrontier(OffersFor(num_keys));
 }
 
 Result<bool> CheckArgs(int num_levels, double size_ratio, double bits_per_key) {
@@ -134,11 +166,12 @@ Result<std::vector<double>> LevelShares(int num_levels, double size_ratio) {
 }
 
 Result<std::vector<LevelFilter>> AllocateLevels(int num_levels, double size_ratio,
-                                                double bits_per_key, FilterCostModel model) {
+                                                double bits_per_key, FilterCostModel model,
+                                                uint64_t keys_per_filter) {
   const Result<bool> ok = CheckArgs(num_levels, size_ratio, bits_per_key);
   if (!ok.ok()) return Err(ok.error());
   const std::vector<double> shares = LevelShares(num_levels, size_ratio).value();
-  const std::vector<Offer>& frontier = Frontier(model);
+  const std::vector<Offer> frontier = Frontier(model, keys_per_filter);
 
   // For a price mu per bit, each level takes the offer minimising rate + mu * share * bits.
   std::vector<size_t> choice(num_levels);
@@ -190,11 +223,12 @@ Result<std::vector<LevelFilter>> AllocateLevels(int num_levels, double size_rati
 }
 
 Result<std::vector<LevelFilter>> UniformAllocation(int num_levels, double size_ratio,
-                                                   double bits_per_key, FilterCostModel model) {
+                                                   double bits_per_key, FilterCostModel model,
+                                                   uint64_t keys_per_filter) {
   const Result<bool> ok = CheckArgs(num_levels, size_ratio, bits_per_key);
   if (!ok.ok()) return Err(ok.error());
   const std::vector<double> shares = LevelShares(num_levels, size_ratio).value();
-  const std::vector<Offer>& frontier = Frontier(model);
+  const std::vector<Offer> frontier = Frontier(model, keys_per_filter);
   size_t best = 0;
   while (best + 1 < frontier.size() && frontier[best + 1].bits <= bits_per_key) ++best;
   return Assemble(shares, frontier, std::vector<size_t>(num_levels, best));

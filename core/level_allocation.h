@@ -12,12 +12,19 @@
 //
 // AllocateLevels solves the same problem for sstfilter's real filters: each level takes the
 // cheapest filter that reaches its rate among those every kind offers (each kind's LevelOffers:
-// today blocked Bloom filters in 0.05 bits/key steps and cuckoo filters of every fingerprint width
-// at 95% load), or no filter when a rate of 1 is best. It minimises the sum of rates subject to
-// the average bits per key staying within the budget, by a Lagrangian relaxation over the Pareto
-// frontier of those filters.
+// blocked Bloom filters in 0.05 bits/key steps, cuckoo filters of every fingerprint width at 95%
+// load, binary fuse filters of budgets in 0.05 bits/key steps), or no filter when a rate of 1 is
+// best. It minimises the sum of rates subject to the average bits per key staying within the
+// budget, by a Lagrangian relaxation over the Pareto frontier of those filters.
+//
+// Which kind is cheapest depends on the filters' key count: a fuse table needs 1.075 cells per
+// key for a million keys but 1.3 for 2,000 (core/fuse/math.h), so at a 0.1% rate a fuse filter
+// beats a cuckoo filter for large files and loses to it for small ones. Given keys_per_filter,
+// the offers are priced at that count (the bytes each filter really takes, and the fuse rates its
+// budget buys there); 0 prices them nominally, as for unlimited keys.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "core/filter_spec.h"
@@ -38,7 +45,7 @@ struct LevelFilter {
 
 // How a filter's cost in bits per key depends on its rate.
 enum class FilterCostModel {
-  kSstfilter,   // sstfilter's blocked Bloom and cuckoo filters, as built
+  kSstfilter,   // sstfilter's filters, as built (the kinds' LevelOffers)
   kIdealBloom,  // b = -ln p / ln^2 2 (Monkey's model; for checking against its closed form)
 };
 
@@ -48,14 +55,16 @@ enum class FilterCostModel {
 Result<std::vector<double>> LevelShares(int num_levels, double size_ratio);
 
 // Per-level filters minimising the sum of false-positive rates, with the key-weighted average of
-// bits per key at most bits_per_key.
-Result<std::vector<LevelFilter>> AllocateLevels(
-    int num_levels, double size_ratio, double bits_per_key,
-    FilterCostModel model = FilterCostModel::kSstfilter);
+// bits per key at most bits_per_key, for filters of keys_per_filter keys (0: nominal costs; the
+// ideal model ignores it).
+Result<std::vector<LevelFilter>> AllocateLevels(int num_levels, double size_ratio,
+                                                double bits_per_key,
+                                                FilterCostModel model = FilterCostModel::kSstfilter,
+                                                uint64_t keys_per_filter = 0);
 
 // The same budget on every level: the best single filter within bits_per_key, everywhere.
 Result<std::vector<LevelFilter>> UniformAllocation(
     int num_levels, double size_ratio, double bits_per_key,
-    FilterCostModel model = FilterCostModel::kSstfilter);
+    FilterCostModel model = FilterCostModel::kSstfilter, uint64_t keys_per_filter = 0);
 
 }  // namespace sstfilter

@@ -72,6 +72,18 @@ SstFilterBitsBuilder::SstFilterBitsBuilder(const FilterSpec& spec, bool verify,
                                            ROCKSDB_NAMESPACE::Logger* log)
     : spec_(spec), verify_(verify), log_(log) {}
 
+SstFilterBitsBuilder::SstFilterBitsBuilder(FilterForKeys filter_for_keys, bool verify,
+                                           ROCKSDB_NAMESPACE::Logger* log)
+    : filter_for_keys_(std::move(filter_for_keys)), verify_(verify), log_(log) {}
+
+Result<LevelFilter> SstFilterBitsBuilder::FilterFor(uint64_t num_keys) const {
+  if (filter_for_keys_) return filter_for_keys_(num_keys);
+  LevelFilter fixed;
+  fixed.has_filter = true;
+  fixed.spec = spec_;
+  return fixed;
+}
+
 void SstFilterBitsBuilder::AddKey(const Slice& key) {
   const uint64_t h = HashOf(key);
   const bool repeat = have_last_key_ && h == last_key_;
@@ -113,12 +125,19 @@ Slice SstFilterBitsBuilder::Finish(std::unique_ptr<const char[]>* buf, Status* s
   if (status != nullptr) *status = Status::OK();
   Slice result;
   try {
-    Result<std::string> built =
-        failed_ ? Err("out of memory while adding keys") : BuildFilter(spec_, hashes_);
+    const Result<LevelFilter> filter = FilterFor(hashes_.size());
+    Result<std::string> built = Err("out of memory while adding keys");
+    if (!filter.ok()) {
+      built = Err(filter.error());
+    } else if (!filter.value().has_filter) {
+      built = MatchAllFilter(hashes_.size());  // chosen: this set is best served by no filter
+    } else if (!failed_) {
+      built = BuildFilter(filter.value().spec, hashes_);
+    }
     if (!built.ok()) {
-      LogError(log_, "cannot build " + spec_.ToString() + " filter of " +
-                         std::to_string(hashes_.size()) + " keys (" + built.error() +
-                         "); writing a filter that matches every key");
+      LogError(log_, "cannot build " + (filter.ok() ? filter.value().spec.ToString() : "a") +
+                         " filter of " + std::to_string(hashes_.size()) + " keys (" +
+                         built.error() + "); writing a filter that matches every key");
       built = MatchAllFilter(hashes_.size());
     }
     result = Hand(built.value(), buf);
@@ -165,18 +184,33 @@ Status SstFilterBitsBuilder::MaybePostVerify(const Slice& filter) {
 
 size_t SstFilterBitsBuilder::ApproximateNumEntries(size_t bytes) {
   try {
-    return static_cast<size_t>(MaxKeysForBytes(spec_, bytes));
+    if (!filter_for_keys_) return static_cast<size_t>(MaxKeysForBytes(spec_, bytes));
+    // The choice depends on the key count: from the nominal choice's count, the count that the
+    // choice for it fits, until the two agree (they do within a few rounds; if not, the smaller).
+    uint64_t keys = 0, smallest = UINT64_MAX;
+    for (int round = 0; round < 8; ++round) {
+      const Result<LevelFilter> filter = FilterFor(keys);
+      if (!filter.ok() || !filter.value().has_filter) return 0;
+      const uint64_t fits = MaxKeysForBytes(filter.value().spec, bytes);
+      if (fits == keys || fits == 0) return static_cast<size_t>(fits);
+      if (round > 0) smallest = std::min(smallest, fits);
+      keys = fits;
+    }
+    return static_cast<size_t>(std::min(smallest, keys));
   } catch (const std::exception&) {
-    return 0;  // RocksDB then sizes partitions by its own rule
   }
+  return 0;  // RocksDB then sizes partitions by its own rule
 }
 
 #if SSTFILTER_ROCKSDB_HAS_CALCULATE_SPACE
 size_t SstFilterBitsBuilder::CalculateSpace(size_t num_entries) {
   try {
-    const Result<uint64_t> bytes = FilterBytes(spec_, num_entries);
-    // A spec that cannot hold that many keys builds the match-all filter instead (Finish).
-    if (bytes.ok()) return static_cast<size_t>(bytes.value());
+    const Result<LevelFilter> filter = FilterFor(num_entries);
+    // No filter, or a spec that cannot hold that many keys: Finish writes the match-all filter.
+    if (filter.ok() && filter.value().has_filter) {
+      const Result<uint64_t> bytes = FilterBytes(filter.value().spec, num_entries);
+      if (bytes.ok()) return static_cast<size_t>(bytes.value());
+    }
   } catch (const std::exception&) {  // out of memory for an error message
   }
   return kMatchAllFilter.size();
@@ -184,8 +218,12 @@ size_t SstFilterBitsBuilder::CalculateSpace(size_t num_entries) {
 
 double SstFilterBitsBuilder::EstimatedFpRate(size_t num_entries, size_t bytes) {
   try {
-    const Result<double> rate = sstfilter::EstimatedFpRate(spec_, num_entries, bytes);
-    if (rate.ok()) return rate.value();
+    const Result<LevelFilter> filter = FilterFor(num_entries);
+    if (filter.ok() && filter.value().has_filter) {
+      const Result<double> rate =
+          sstfilter::EstimatedFpRate(filter.value().spec, num_entries, bytes);
+      if (rate.ok()) return rate.value();
+    }
   } catch (const std::exception&) {
   }
   return 1.0;  // a rate it cannot say: assume every key may match

@@ -9,6 +9,7 @@
 #include <rocksdb/env.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,14 +17,22 @@
 #include "compat/filter_bits_interface.h"
 #include "core/filter_spec.h"
 #include "core/hash_list.h"
+#include "core/level_allocation.h"
 
 namespace sstfilter {
+
+// The filter for a given number of keys, for builders whose choice depends on it
+// (sstfilter.Leveled: which kind is cheapest depends on the size of the set). No filter
+// (has_filter false) writes a filter that matches every key. May throw std::bad_alloc.
+using FilterForKeys = std::function<Result<LevelFilter>(uint64_t num_keys)>;
 
 class SstFilterBitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
  public:
   // `verify`: check each built filter against its keys in MaybePostVerify (RocksDB's
   // detect_filter_construct_corruption). `log` may be null.
   SstFilterBitsBuilder(const FilterSpec& spec, bool verify, ROCKSDB_NAMESPACE::Logger* log);
+  // Each filter as filter_for_keys chooses for its key count (at Finish, or in the estimates).
+  SstFilterBitsBuilder(FilterForKeys filter_for_keys, bool verify, ROCKSDB_NAMESPACE::Logger* log);
 
   // Hashes the key once and keeps the 8-byte hash, skipping a repeat of the previous key (or of
   // the previous entry).
@@ -57,7 +66,12 @@ class SstFilterBitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
 #endif
 
  private:
+  // The spec for num_keys keys: spec_, or filter_for_keys_'s choice (an error, or no spec for no
+  // filter, when it says so).
+  Result<LevelFilter> FilterFor(uint64_t num_keys) const;
+
   const FilterSpec spec_;
+  const FilterForKeys filter_for_keys_;  // empty: spec_ for every filter
   const bool verify_;
   ROCKSDB_NAMESPACE::Logger* const log_;
   HashList hashes_;       // 8 bytes per distinct key (core/hash_list.h)

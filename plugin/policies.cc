@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <exception>
 #include <new>
+#include <tuple>
 #include <unordered_map>
 
 #include "core/sizing.h"
@@ -229,7 +230,39 @@ const char* FusePolicy::kClassName() { return kFusePolicyName; }
 
 Result<FilterSpec> FusePolicy::Spec() const { return KindSpec<Fuse>(); }
 
-LeveledPolicy::LeveledPolicy() { RegisterOptions("leveled", &shape_, &LeveledTypeInfo()); }
+// Allocations by level count and key count, computed on first use (about 0.5 ms each; the
+// partitions of a partitioned filter mostly share one key count) and then shared by the builders.
+// Priced at each exact count: a fuse table's cells per key do not fall steadily as sets grow (its
+// segments double in length at some counts), so one count's choice may not fit a neighbour's.
+struct LeveledPolicy::Allocations {
+  static constexpr size_t kMaxCached = 4096;  // then the cache starts over: memory stays bounded
+
+  Result<std::vector<LevelFilter>> Get(int num_levels, double size_ratio, double bits_per_key,
+                                       uint64_t keys) {
+    // The options are part of the key: a policy reconfigured later must not reuse old choices.
+    const auto key = std::make_tuple(num_levels, keys, size_ratio, bits_per_key);
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      const auto it = cache.find(key);
+      if (it != cache.end()) return it->second;
+    }
+    const Result<std::vector<LevelFilter>> a =
+        AllocateLevels(num_levels, size_ratio, bits_per_key, FilterCostModel::kSstfilter, keys);
+    if (a.ok()) {
+      std::lock_guard<std::mutex> lock(mu);
+      if (cache.size() >= kMaxCached) cache.clear();
+      cache[key] = a.value();
+    }
+    return a;
+  }
+
+  std::mutex mu;
+  std::map<std::tuple<int, uint64_t, double, double>, std::vector<LevelFilter>> cache;
+};
+
+LeveledPolicy::LeveledPolicy() : allocations_(std::make_shared<Allocations>()) {
+  RegisterOptions("leveled", &shape_, &LeveledTypeInfo());
+}
 
 const char* LeveledPolicy::kClassName() { return kLeveledPolicyName; }
 
@@ -253,14 +286,9 @@ Result<FilterSpec> LeveledPolicy::Spec() const {
   return only.spec;
 }
 
-Result<std::vector<LevelFilter>> LeveledPolicy::Allocation(int num_levels) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  const auto it = allocations_.find(num_levels);
-  if (it != allocations_.end()) return it->second;
-  const Result<std::vector<LevelFilter>> a =
-      AllocateLevels(num_levels, shape_.size_ratio, budget_.bits_per_key);
-  if (a.ok()) allocations_[num_levels] = a.value();
-  return a;
+Result<std::vector<LevelFilter>> LeveledPolicy::Allocation(int num_levels,
+                                                           uint64_t keys_per_filter) const {
+  return allocations_->Get(num_levels, shape_.size_ratio, budget_.bits_per_key, keys_per_filter);
 }
 
 ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
@@ -271,23 +299,34 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
     return nullptr;
   }
   const bool verify = context.table_options.detect_filter_construct_corruption;
-  const int num_levels = shape_.num_levels > 0 ? shape_.num_levels : context.num_levels;
-  const int level = context.level_at_creation;
+  int num_levels = shape_.num_levels > 0 ? shape_.num_levels : context.num_levels;
+  int modelled = 0;  // the level of the model the file belongs to
   if (context.compaction_style != ROCKSDB_NAMESPACE::kCompactionStyleLevel || num_levels < 1 ||
-      level < 0) {
-    return new (std::nothrow) SstFilterBitsBuilder(uniform.value(), verify, context.info_log);
+      context.level_at_creation < 0) {
+    num_levels = 1;  // the uniform allocation: one level holding every key
+  } else {
+    // A file RocksDB writes to the bottommost level holding data belongs to the tree's largest
+    // level, whatever its number: the tree may not (yet) reach num_levels.
+    modelled = context.is_bottommost ? num_levels - 1
+                                     : std::min(context.level_at_creation, num_levels - 1);
+    const Result<std::vector<LevelFilter>> nominal = Allocation(num_levels);
+    if (!nominal.ok()) {
+      LogNoFilter(context.info_log, Name(), nominal.error());
+      return nullptr;
+    }
   }
-  const Result<std::vector<LevelFilter>> allocation = Allocation(num_levels);
-  if (!allocation.ok()) {
-    LogNoFilter(context.info_log, Name(), allocation.error());
-    return nullptr;
-  }
-  // A file RocksDB writes to the bottommost level holding data belongs to the tree's largest
-  // level, whatever its number: the tree may not (yet) reach num_levels.
-  const int modelled = context.is_bottommost ? num_levels - 1 : std::min(level, num_levels - 1);
-  const LevelFilter& mine = allocation.value()[modelled];
-  if (!mine.has_filter) return nullptr;  // a level whose best rate is 1: no filter at all
-  return new (std::nothrow) SstFilterBitsBuilder(mine.spec, verify, context.info_log);
+  // Each filter takes its level's choice for its own key count: which kind is cheapest for a
+  // level's rate depends on how many keys the filter holds (core/level_allocation.h).
+  FilterForKeys filter_for_keys =
+      [allocations = allocations_, num_levels, modelled, size_ratio = shape_.size_ratio,
+       bits_per_key = budget_.bits_per_key](uint64_t num_keys) -> Result<LevelFilter> {
+    const Result<std::vector<LevelFilter>> a =
+        allocations->Get(num_levels, size_ratio, bits_per_key, num_keys);
+    if (!a.ok()) return Err(a.error());
+    return a.value()[modelled];
+  };
+  return new (std::nothrow)
+      SstFilterBitsBuilder(std::move(filter_for_keys), verify, context.info_log);
 }
 
 }  // namespace sstfilter

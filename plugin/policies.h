@@ -6,8 +6,10 @@
 
 #include <limits>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compat/filter_bits_interface.h"
@@ -101,9 +103,11 @@ class FusePolicy : public SstFilterPolicy {
 // spent per level as Monkey prescribes (core/level_allocation.h). Each new file gets the filter of
 // its level: the level RocksDB creates it on (FilterBuildingContext::level_at_creation; flushes
 // are level 0), in a tree of num_levels levels (the option, or else the column family's
-// num_levels) growing by size_ratio. Files of unknown level (ingested, repaired) and trees under
-// universal or FIFO compaction get the uniform allocation: the best single filter within the
-// budget. Reads any sstfilter filter (same compatibility family).
+// num_levels) growing by size_ratio, with the allocation priced at the filter's key count (which
+// kind is cheapest depends on it), so the kind is chosen when the builder finishes. Files of
+// unknown level (ingested, repaired) and trees under universal or FIFO compaction get the uniform
+// allocation: the best single filter within the budget. Reads any sstfilter filter (same
+// compatibility family).
 //
 // A filter is fixed when its file is written, and RocksDB moves files down unchanged when they
 // overlap nothing below; such a file keeps its upper level's larger filter. Pair the policy with
@@ -115,8 +119,9 @@ class LeveledPolicy : public SstFilterPolicy {
   const char* Name() const override { return kClassName(); }
   // The uniform filter for the budget (for files of unknown level); validates the options.
   Result<FilterSpec> Spec() const override;
-  // The filter of each level of a tree of num_levels levels (computed once per level count).
-  Result<std::vector<LevelFilter>> Allocation(int num_levels) const;
+  // The filter of each level of a tree of num_levels levels, priced for filters of
+  // keys_per_filter keys (0: nominal costs). Computed once per level count and key count.
+  Result<std::vector<LevelFilter>> Allocation(int num_levels, uint64_t keys_per_filter = 0) const;
 
   struct Shape {
     double size_ratio = 10;
@@ -127,9 +132,10 @@ class LeveledPolicy : public SstFilterPolicy {
   ROCKSDB_NAMESPACE::FilterBitsBuilder* NewBuilder(
       const ROCKSDB_NAMESPACE::FilterBuildingContext& context) const override;
 
+  struct Allocations;  // the cache; builders hold it too, so it outlives the policy if need be
+
   Shape shape_;
-  mutable std::mutex mu_;
-  mutable std::map<int, std::vector<LevelFilter>> allocations_;
+  std::shared_ptr<Allocations> allocations_;
 };
 
 }  // namespace sstfilter

@@ -4,6 +4,10 @@
 
 #include <cmath>
 #include <numeric>
+#include <string>
+
+#include "core/filter_spec.h"
+#include "core/format.h"
 
 namespace sstfilter {
 namespace {
@@ -88,12 +92,74 @@ TEST(LevelAllocation, MatchesMonkeysClosedFormForBloomOnlyTrees) {
 }
 
 TEST(LevelAllocation, RealFiltersSpendLessOnDeeperLevelsAndBeatUniform) {
-  const auto a = AllocateLevels(5, 10, 10, FilterCostModel::kSstfilter).value();
-  for (int i = 2; i < 5; ++i) EXPECT_LE(a[i].bits_per_key, a[i - 1].bits_per_key) << i;
-  const auto u = UniformAllocation(5, 10, 10, FilterCostModel::kSstfilter).value();
-  EXPECT_LT(SumOfRates(a), 0.6 * SumOfRates(u));
-  // Small, shallow levels get rates low enough for cuckoo filters to be the cheaper choice.
-  EXPECT_EQ(a[0].spec.kind(), Cuckoo::kId) << a[0].spec.ToString();
+  for (const uint64_t keys : {uint64_t{0}, uint64_t{2000}, uint64_t{1000000}}) {
+    const auto a = AllocateLevels(5, 10, 10, FilterCostModel::kSstfilter, keys).value();
+    for (int i = 2; i < 5; ++i) EXPECT_LE(a[i].bits_per_key, a[i - 1].bits_per_key) << i;
+    const auto u = UniformAllocation(5, 10, 10, FilterCostModel::kSstfilter, keys).value();
+    EXPECT_LT(SumOfRates(a), 0.6 * SumOfRates(u)) << keys << " keys per filter";
+  }
+}
+
+// Bits per key of the table of a spec for num_keys keys, as the allocation prices them: the bytes
+// FilterBytes gives, without the trailer.
+double TableBitsPerKey(const FilterSpec& spec, uint64_t num_keys) {
+  return static_cast<double>(FilterBytes(spec, num_keys).value() - kTrailerBytes) * 8 /
+         static_cast<double>(num_keys);
+}
+
+// Priced at a key count, the allocation's costs and rates are those of the filters it names at
+// that count, so its budget holds for the bytes really written.
+TEST(LevelAllocation, PricedAtAKeyCountItsFiltersKeepTheBudget) {
+  for (const uint64_t keys : {uint64_t{100}, uint64_t{2000}, uint64_t{19483}, uint64_t{20000},
+                              uint64_t{200000}, uint64_t{1000000}, uint64_t{10000000}}) {
+    for (double budget : {2.0, 5.0, 8.0, 9.88, 10.0, 14.0, 20.0}) {
+      for (int levels : {1, 3, 5, 7}) {
+        SCOPED_TRACE(std::to_string(keys) + " keys, " + std::to_string(budget) + " bits/key, " +
+                     std::to_string(levels) + " levels");
+        const auto a =
+            AllocateLevels(levels, 10, budget, FilterCostModel::kSstfilter, keys).value();
+        double bits = 0;
+        for (const LevelFilter& l : a) {
+          if (!l.has_filter) continue;
+          const double real_bits = TableBitsPerKey(l.spec, keys);
+          EXPECT_NEAR(l.bits_per_key, real_bits, 1e-9) << l.spec.ToString();
+          bits += l.share * real_bits;
+          if (l.spec.kind() == Fuse::kId) {  // the kind whose rate depends on the key count
+            EXPECT_EQ(l.fp_rate, EstimatedFpRate(l.spec, keys).value()) << l.spec.ToString();
+          }
+        }
+        EXPECT_LE(bits, budget * (1 + 1e-9));
+        EXPECT_LE(
+            SumOfRates(a),
+            SumOfRates(
+                UniformAllocation(levels, 10, budget, FilterCostModel::kSstfilter, keys).value()) +
+                1e-12);
+      }
+    }
+  }
+}
+
+// The cheapest kind for a rate depends on the set's size: a fuse table needs about 1.08 cells per
+// key at a million keys but 1.3 at 2,000, while a cuckoo filter's cost does not change. So the
+// levels whose rates are low (the small upper ones) take cuckoo filters when files are small and
+// fuse filters when they are large; at nominal costs (unlimited keys) every level takes fuse.
+TEST(LevelAllocation, TheCheapestKindDependsOnTheKeyCount) {
+  const auto small = AllocateLevels(5, 10, 10, FilterCostModel::kSstfilter, 2000).value();
+  const auto large = AllocateLevels(5, 10, 10, FilterCostModel::kSstfilter, 1000000).value();
+  const auto nominal = AllocateLevels(5, 10, 10, FilterCostModel::kSstfilter).value();
+  for (int i = 0; i < 5; ++i) {
+    SCOPED_TRACE("level " + std::to_string(i));
+    EXPECT_EQ(large[i].spec.kind(), Fuse::kId) << large[i].spec.ToString();
+    EXPECT_EQ(nominal[i].spec.kind(), Fuse::kId) << nominal[i].spec.ToString();
+  }
+  EXPECT_EQ(small[3].spec.kind(), Cuckoo::kId) << small[3].spec.ToString();
+  EXPECT_LT(small[3].fp_rate, 1e-3);
+  // Why: at 2,000 keys a fuse filter of 0.1% (10-bit fingerprints) costs more than the
+  // semi-sorted cuckoo filter of 0.1%; at a million keys, less.
+  const FilterSpec fuse(Fuse::ForFpRate(0.001).value());
+  const FilterSpec cuckoo(Cuckoo::ForFpRate(0.001).value());
+  EXPECT_GT(TableBitsPerKey(fuse, 2000), TableBitsPerKey(cuckoo, 2000));
+  EXPECT_LT(TableBitsPerKey(fuse, 1000000), TableBitsPerKey(cuckoo, 1000000));
 }
 
 TEST(LevelAllocation, RejectsBadArguments) {

@@ -38,9 +38,18 @@ inline std::shared_ptr<const ROCKSDB_NAMESPACE::FilterPolicy> PolicyFrom(const s
 }
 
 // The filter an sstfilter policy builds (sstfilter.Leveled: its uniform filter, for files of
-// unknown level).
+// unknown level, at nominal costs).
 inline FilterSpec SpecOf(const ROCKSDB_NAMESPACE::FilterPolicy& policy) {
   return dynamic_cast<const SstFilterPolicy&>(policy).Spec().value();
+}
+
+// The filter an sstfilter policy builds for num_keys keys in a file of unknown level: the same
+// for every policy but sstfilter.Leveled, whose choice of kind depends on the key count.
+inline FilterSpec SpecOf(const ROCKSDB_NAMESPACE::FilterPolicy& policy, uint64_t num_keys) {
+  if (const auto* leveled = dynamic_cast<const LeveledPolicy*>(&policy)) {
+    return leveled->Allocation(/*num_levels=*/1, num_keys).value()[0].spec;
+  }
+  return SpecOf(policy);
 }
 
 // Options for a database that is created if missing, counts into statistics of its own, and builds

@@ -190,7 +190,9 @@ class DbTest : public ::testing::Test {
     }
     int Shallowest() const { return allocations.empty() ? -1 : allocations.front(); }
   };
-  std::vector<FileFilter> FilesAgainst(const std::vector<LevelFilter>& allocation) {
+  // Each file against the allocation for its own key count (Leveled's choice of kind depends on
+  // it), in a tree of num_levels levels.
+  std::vector<FileFilter> FilesAgainst(const LeveledPolicy& policy, int num_levels) {
     std::vector<ROCKSDB_NAMESPACE::LiveFileMetaData> files;
     db_->GetLiveFilesMetaData(&files);
     std::map<std::string, std::shared_ptr<const ROCKSDB_NAMESPACE::TableProperties>> props;
@@ -204,6 +206,8 @@ class DbTest : public ::testing::Test {
       ff.level = f.level;
       ff.filter_bytes = p->filter_size;
       ff.filter_entries = p->num_filter_entries;
+      const std::vector<LevelFilter> allocation =
+          policy.Allocation(num_levels, p->num_filter_entries).value();
       double best = 0.1;
       for (size_t j = 0; j < allocation.size(); ++j) {
         const double nominal = FilterBytes(allocation[j].spec, p->num_filter_entries).value();
@@ -579,9 +583,8 @@ TEST_F(DbTest, LeveledPolicyGivesEachLevelItsBudget) {
   // down, and a trivial move keeps the filter), or of the last level (files RocksDB writes as
   // bottommost). Per-level averages can therefore mix, but no file is off the allocation.
   const auto& policy = dynamic_cast<const LeveledPolicy&>(*TableOptionsOf(reopened)->filter_policy);
-  const std::vector<LevelFilter> allocation = policy.Allocation(4).value();
   std::set<int> allocations_used;
-  for (const FileFilter& f : FilesAgainst(allocation)) {
+  for (const FileFilter& f : FilesAgainst(policy, 4)) {
     EXPECT_TRUE(!f.allocations.empty() && (f.Shallowest() <= f.level || f.Has(3)))
         << f.name << " at level " << f.level << ": " << f.filter_bytes << " filter bytes for "
         << f.filter_entries << " keys";
@@ -629,9 +632,8 @@ TEST_F(DbTest, NoTrivialMoveKeepsLeveledWithinItsBudget) {
 
     const auto& policy =
         dynamic_cast<const LeveledPolicy&>(*TableOptionsOf(options)->filter_policy);
-    const std::vector<LevelFilter> allocation = policy.Allocation(4).value();
     uint64_t bytes = 0, entries = 0, upper_filters_below_level1 = 0;
-    for (const FileFilter& f : FilesAgainst(allocation)) {
+    for (const FileFilter& f : FilesAgainst(policy, 4)) {
       bytes += f.filter_bytes;
       entries += f.filter_entries;
       ASSERT_FALSE(f.allocations.empty()) << f.name;
@@ -654,7 +656,8 @@ TEST_F(DbTest, NoTrivialMoveKeepsLeveledWithinItsBudget) {
     db_.reset();
     fs::remove_all(dir_);
   }
-  // Measured: 19.4 bits/key moved, 9.5 rewritten (per-file trailers and rounding included).
+  printf("[ figures  ] sstfilter.Leveled:10: %.2f bits/key with trivial moves, %.2f rewritten\n",
+         average_bits[0], average_bits[1]);
   EXPECT_GT(average_bits[0], 1.5 * kBudget);
   EXPECT_LE(average_bits[1], 1.02 * kBudget);
 }

@@ -214,7 +214,7 @@ TEST_P(BuilderTest, FinishEmptiesTheBuilderForTheNextPartition) {
     const Slice filter = builder->Finish(&buf, &status);
     ASSERT_TRUE(status.ok());
     EXPECT_EQ(builder->EstimateEntriesAdded(), 0u);
-    EXPECT_EQ(filter.size(), FilterBytes(SpecOf(*options_.filter_policy), 10000).value());
+    EXPECT_EQ(filter.size(), FilterBytes(SpecOf(*options_.filter_policy, 10000), 10000).value());
     std::unique_ptr<FilterBitsReader> reader(options_.filter_policy->GetFilterBitsReader(filter));
     // This partition's keys all match, singly and batched; the trailer counts exactly them.
     EXPECT_EQ(FilterReader::Open(reinterpret_cast<const uint8_t*>(filter.data()), filter.size())
@@ -241,11 +241,20 @@ TEST_P(BuilderTest, FinishEmptiesTheBuilderForTheNextPartition) {
 
 TEST_P(BuilderTest, ApproximateNumEntriesIsTheInverseOfTheSize) {
   auto builder = NewBuilder();
-  const FilterSpec spec = SpecOf(*options_.filter_policy);
   for (size_t bytes : {size_t{0}, size_t{31}, size_t{100}, size_t{4096}, size_t{1} << 20}) {
     const size_t n = builder->ApproximateNumEntries(bytes);
+    // The filter of that many keys (sstfilter.Leveled: the one it chooses for that many).
+    const FilterSpec spec = SpecOf(*options_.filter_policy, std::max<size_t>(n, 1));
     if (n > 0) {
       EXPECT_LE(FilterBytes(spec, n).value(), bytes);
+    }
+    if (dynamic_cast<const LeveledPolicy*>(options_.filter_policy.get()) != nullptr) {
+      // Its filter for n + 1 keys may be another (a budget's fuse fingerprint narrows as keys
+      // are added), so there is no exact inverse: the count fits, and fills most of the bytes.
+      if (bytes >= 4096) {
+        EXPECT_GE(FilterBytes(spec, n).value(), 0.9 * bytes) << bytes;
+      }
+      continue;
     }
     EXPECT_GT(FilterBytes(spec, n + 1).value(), bytes);
   }
@@ -384,10 +393,11 @@ TEST(LeveledPolicy, EachLevelGetsItsOwnFilter) {
     EXPECT_LT(b, previous) << "level " << level;
     previous = b;
   }
-  EXPECT_GT(bits_per_key_at(0, level_style), 20);  // the top level: a wide cuckoo filter
+  EXPECT_GT(bits_per_key_at(0, level_style), 20);  // the top level: a wide filter
   EXPECT_LT(bits_per_key_at(4, level_style), 10);  // the last level holds 90% of the keys
-  // An unknown level (an ingested file) gets the best filter of 10 bits/key: a cuckoo filter of
-  // 10-bit semi-sorted fingerprints (9.47 bits/key, 0.74%) beats every Bloom filter of 10 bits.
+  // An unknown level (an ingested file) gets the best filter of 10 bits/key for its 20,000 keys:
+  // a fuse filter of 8-bit fingerprints (9.53 bits/key, 0.39%) beats the best cuckoo filter
+  // (9.47 bits/key, 0.74%) and every Bloom filter of 10 bits.
   const double uniform = bits_per_key_at(-1, level_style);
   EXPECT_LE(uniform, 10.05);
   EXPECT_GE(uniform, 9.4);

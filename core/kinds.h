@@ -26,8 +26,6 @@
 //   static double NominalFpRate(const Params&);       unlimited keys, no rounding
 //   static double NominalBitsPerKey(const Params&);   likewise
 //   static std::vector<Params> LevelOffers();         what sstfilter.Leveled may choose (or none)
-//   static constexpr bool kRateDependsOnKeyCount;     an offer's rate changes with the filter's
-//                                                     key count (Leveled then prices it there)
 //   static Result<std::string> Build(const Params&, const HashList&);
 //   static Result<std::string> Build(const Params&, const uint64_t* hashes, size_t count);
 //   static bool BodyBytes(const Trailer&, uint64_t* body_bytes);   false: not understood
@@ -97,8 +95,6 @@ constexpr bool CheckKind() {
                 "NominalBitsPerKey(const Params&) -> double");
   static_assert(std::is_same_v<decltype(&K::LevelOffers), std::vector<P> (*)()>,
                 "LevelOffers() -> std::vector<Params>");
-  static_assert(std::is_same_v<decltype(K::kRateDependsOnKeyCount), const bool>,
-                "kRateDependsOnKeyCount: a constexpr bool");
   static_assert(
       std::is_same_v<decltype(static_cast<Result<std::string> (*)(const P&, const HashList&)>(
                          &K::Build)),

@@ -25,7 +25,6 @@ struct Offer {
   double rate = 1;
   bool has_filter = false;
   FilterSpec spec;
-  bool rate_depends_on_keys = false;  // the kind's kRateDependsOnKeyCount
 };
 
 // Every kind's offers at their nominal cost and rate, in the order of AllKinds (which breaks ties
@@ -42,7 +41,6 @@ const std::vector<Offer>& NominalOffers() {
         o.rate = Kind::NominalFpRate(params);
         o.has_filter = true;
         o.spec = FilterSpec(params);
-        o.rate_depends_on_keys = Kind::kRateDependsOnKeyCount;
         all.push_back(o);
       }
     });
@@ -52,8 +50,9 @@ const std::vector<Offer>& NominalOffers() {
 }
 
 // The offers priced for filters of num_keys keys: bits per key from the bytes each really takes
-// (without the 32-byte trailer, as the nominal costs), and, for the kinds whose rate depends on
-// the key count, the rate at that count. Other rates are the nominal ones.
+// (without the 32-byte trailer, as the nominal costs). The rates stay the nominal ones: the
+// kinds' rates hardly depend on the key count (rounding up to whole blocks or buckets only
+// lowers them), their sizes do (a fuse table's cells per key most of all).
 std::vector<Offer> OffersFor(uint64_t num_keys) {
   std::vector<Offer> priced;
   for (const Offer& nominal : NominalOffers()) {
@@ -61,11 +60,6 @@ std::vector<Offer> OffersFor(uint64_t num_keys) {
     if (!bytes.ok()) continue;  // the kind cannot hold that many keys
     Offer o = nominal;
     o.bits = static_cast<double>(bytes.value() - kTrailerBytes) * 8 / static_cast<double>(num_keys);
-    if (o.rate_depends_on_keys) {
-      const Result<double> rate = EstimatedFpRate(nominal.spec, num_keys);
-      if (!rate.ok()) continue;
-      o.rate = rate.value();
-    }
     priced.push_back(o);
   }
   return priced;

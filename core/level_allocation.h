@@ -13,15 +13,14 @@
 // AllocateLevels solves the same problem for sstfilter's real filters: each level takes the
 // cheapest filter that reaches its rate among those every kind offers (each kind's LevelOffers:
 // blocked Bloom filters in 0.05 bits/key steps, cuckoo filters of every fingerprint width at 95%
-// load, binary fuse filters of budgets in 0.05 bits/key steps), or no filter when a rate of 1 is
-// best. It minimises the sum of rates subject to the average bits per key staying within the
+// load, binary fuse filters of every fingerprint width), or no filter when a rate of 1 is best. It minimises the sum of rates subject to the average bits per key staying within the
 // budget, by a Lagrangian relaxation over the Pareto frontier of those filters.
 //
 // Which kind is cheapest depends on the filters' key count: a fuse table needs 1.075 cells per
 // key for a million keys but 1.3 for 2,000 (core/fuse/math.h), so at a 0.1% rate a fuse filter
 // beats a cuckoo filter for large files and loses to it for small ones. Given keys_per_filter,
-// the offers are priced at that count (the bytes each filter really takes, and the fuse rates its
-// budget buys there); 0 prices them nominally, as for unlimited keys.
+// the offers are priced at that count (the bytes each filter really takes); 0 prices them
+// nominally, as for unlimited keys.
 #pragma once
 
 #include <cstdint>

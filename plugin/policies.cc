@@ -246,8 +246,21 @@ struct LeveledPolicy::Allocations {
       const auto it = cache.find(key);
       if (it != cache.end()) return it->second;
     }
-    const Result<std::vector<LevelFilter>> a =
+    Result<std::vector<LevelFilter>> a =
         AllocateLevels(num_levels, size_ratio, bits_per_key, FilterCostModel::kSstfilter, keys);
+    if (a.ok() && keys > 0) {
+      // A level never loses its filter to a file's size: where every filter of a small set costs
+      // more than the level's bits (each kind has a fixed minimum: a 64-byte block, two buckets,
+      // a few segments), the file gets the level's filter for large sets. A few bytes beyond
+      // the budget, rather than a read for every lookup.
+      const Result<std::vector<LevelFilter>> nominal = Get(num_levels, size_ratio, bits_per_key, 0);
+      if (!nominal.ok()) return nominal;
+      std::vector<LevelFilter> levels = a.value();
+      for (size_t i = 0; i < levels.size(); ++i) {
+        if (!levels[i].has_filter && nominal.value()[i].has_filter) levels[i] = nominal.value()[i];
+      }
+      a = levels;
+    }
     if (a.ok()) {
       std::lock_guard<std::mutex> lock(mu);
       if (cache.size() >= kMaxCached) cache.clear();

@@ -138,7 +138,6 @@ struct BlockedBloom : BloomKindOps<BlockedBloom, BlockedBloomParams> {
   // The filters offered to sstfilter.Leveled's allocation: every budget in 0.05 bits/key steps
   // up to 60 bits/key (about 1e-10, beyond any useful per-level rate).
   static std::vector<Params> LevelOffers();
-  static constexpr bool kRateDependsOnKeyCount = false;
 
   // Sets the probes of hashes[0, n) in a body of num_units blocks. Scalar: a SIMD twin (the
   // probes' mask built in lanes, ORed into the block with one load and one store) was measured

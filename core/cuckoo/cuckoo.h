@@ -207,7 +207,6 @@ struct Cuckoo {
   static double NominalBitsPerKey(const Params& params);
   // Every fingerprint width, at kCuckooTargetLoad.
   static std::vector<Params> LevelOffers();
-  static constexpr bool kRateDependsOnKeyCount = false;
 
   static Result<std::string> Build(const Params& params, const HashList& hashes);
   static Result<std::string> Build(const Params& params, const uint64_t* hashes, size_t count);

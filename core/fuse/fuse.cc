@@ -332,14 +332,11 @@ double Fuse::NominalBitsPerKey(const Params& params) {
 }
 
 std::vector<FuseParams> Fuse::LevelOffers() {
-  // Up to 45 bits/key: 32-bit fingerprints for sets of any size (1.4 cells per key at most).
-  constexpr double kStep = 0.05;
-  constexpr double kMaxOfferedBits = 45;
   std::vector<Params> offers;
-  const int steps = static_cast<int>(kMaxOfferedBits / kStep);
-  for (int i = 1; i <= steps; ++i) {
-    const Result<Params> p = ForBitsPerKey(i * kStep);
-    if (p.ok()) offers.push_back(p.value());  // below one 1-bit cell per key: none
+  for (int w = kFuseMinFingerprintBits; w <= kFuseMaxFingerprintBits; ++w) {
+    Params p;
+    p.fingerprint_bits = w;
+    offers.push_back(p);
   }
   return offers;
 }

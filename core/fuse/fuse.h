@@ -198,12 +198,10 @@ struct Fuse {
   static Result<double> EstimatedFpRate(const Params& params, uint64_t num_keys);
   static double NominalFpRate(const Params& params);
   static double NominalBitsPerKey(const Params& params);
-  // Budgets in 0.05 bits/key steps: a budget never takes more than its bits per key, and the
-  // fingerprint it buys narrows as files shrink (a small file's table has up to 1.4 times the
-  // cells per key of a large one's: math.h), so sstfilter.Leveled prices these offers at the
-  // files' key count (kRateDependsOnKeyCount).
+  // Every fingerprint width. Their cost per key depends on the key count (a small set's table
+  // has up to 1.4 times the cells per key of a large one's: math.h), so sstfilter.Leveled prices
+  // them at the filter's key count.
   static std::vector<Params> LevelOffers();
-  static constexpr bool kRateDependsOnKeyCount = true;
 
   static Result<std::string> Build(const Params& params, const HashList& hashes);
   static Result<std::string> Build(const Params& params, const uint64_t* hashes, size_t count);

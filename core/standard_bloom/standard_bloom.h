@@ -85,7 +85,6 @@ struct StandardBloom : BloomKindOps<StandardBloom, StandardBloomParams> {
   // one), and the allocation weighs only memory and false positives, not query time; so
   // sstfilter.Leveled keeps to kinds whose queries cost one or two cache misses.
   static std::vector<Params> LevelOffers() { return {}; }
-  static constexpr bool kRateDependsOnKeyCount = false;
 
   static void SetBits(const Params& params, uint64_t num_units, const uint64_t* hashes, uint64_t n,
                       uint8_t* body);

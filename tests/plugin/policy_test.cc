@@ -404,6 +404,37 @@ TEST(LeveledPolicy, EachLevelGetsItsOwnFilter) {
   EXPECT_NEAR(bits_per_key_at(2, ROCKSDB_NAMESPACE::kCompactionStyleUniversal), uniform, 1e-9);
 }
 
+// Every kind has a fixed minimum size (a 64-byte block, two buckets, a few segments), so for a
+// file of a handful of keys every filter costs more bits per key than the budget. Such a file still
+// gets its level's filter: a few bytes, not a data block read for every lookup.
+TEST(LeveledPolicy, TinyFilesKeepTheirLevelsFilter) {
+  BlockBasedTableOptions options;
+  options.filter_policy = PolicyFrom("sstfilter.Leveled:10");
+  ASSERT_NE(options.filter_policy, nullptr);
+  for (const int level : {-1, 0, 4}) {
+    SCOPED_TRACE(level);
+    FilterBuildingContext context(options);
+    context.num_levels = 5;
+    context.level_at_creation = level;
+    context.compaction_style = ROCKSDB_NAMESPACE::kCompactionStyleLevel;
+    std::unique_ptr<FilterBitsBuilder> builder(
+        options.filter_policy->GetBuilderWithContext(context));
+    ASSERT_NE(builder, nullptr);
+    for (const int keys : {1, 3}) {
+      for (int i = 0; i < keys; ++i) builder->AddKey(Key(i));
+      std::unique_ptr<const char[]> buf;
+      const Slice filter = builder->Finish(&buf);
+      std::unique_ptr<FilterBitsReader> reader(
+          options.filter_policy->GetFilterBitsReader(filter));
+      for (int i = 0; i < keys; ++i) EXPECT_TRUE(reader->MayMatch(Key(i)));
+      int false_positives = 0;
+      for (int i = 0; i < 10000; ++i) false_positives += reader->MayMatch(Key(1'000'000 + i));
+      // The least of these filters (level 4's) is an 8-bit fuse filter: 0.39%.
+      EXPECT_LT(false_positives, 100) << keys << " keys";
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(AllPolicies, BuilderTest,
                          ::testing::Values("sstfilter.Bloom:10",
                                            "{id=sstfilter.Bloom;bits_per_key=10;layout=standard}",

@@ -59,6 +59,9 @@ DEFINE_bool(use_direct_reads, false,
             "Read SST files with O_DIRECT, so that a data block missing from the block cache "
             "costs a device read, not a page-cache copy (what a false positive costs a database "
             "larger than memory)");
+DEFINE_bool(optimize_filters_for_hits, false,
+            "RocksDB's optimize_filters_for_hits: no filters on the last level (less memory; every "
+            "lookup of an absent key in the last level's range reads a block there)");
 DEFINE_int32(rounds, 0,
              "Extra rounds of the read benchmarks, run after every policy's first pass (then a "
              "warm-up) and interleaved across the policies, so that the machine's drift hits "

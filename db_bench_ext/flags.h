@@ -38,6 +38,7 @@ DECLARE_bool(level_compaction_dynamic_level_bytes);
 DECLARE_string(sst_partitioner_factory);
 DECLARE_bool(settled_fill);
 DECLARE_bool(use_direct_reads);
+DECLARE_bool(optimize_filters_for_hits);
 DECLARE_int32(rounds);
 DECLARE_int32(batch_size);
 DECLARE_double(fp_rate);

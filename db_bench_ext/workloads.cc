@@ -68,6 +68,7 @@ Status DbRunner::Open(bool fresh) {
   options.level_compaction_dynamic_level_bytes = FLAGS_level_compaction_dynamic_level_bytes;
   options.sst_partitioner_factory = config_.partitioner;
   options.use_direct_reads = FLAGS_use_direct_reads;
+  options.optimize_filters_for_hits = FLAGS_optimize_filters_for_hits;
   ROCKSDB_NAMESPACE::BlockBasedTableOptions table;
   table.filter_policy = policy_.policy;
   table.block_cache = ROCKSDB_NAMESPACE::NewLRUCache(static_cast<size_t>(FLAGS_cache_size));

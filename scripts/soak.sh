@@ -4,7 +4,7 @@
 # are printed at the end.
 #
 #   scripts/soak.sh [--membership-checks N] [--crash-rounds N] [--concurrency-seconds S]
-#                   [--fuzz-runs N] [--fuzz-jobs J]
+#                   [--fuzz-runs N] [--fuzz-jobs J] [--fuzz-split K]
 #
 # --membership-checks (default 1e9): filters of every kind, 1 to 10M keys, several widths, new key
 #   sets until N single and batched checks of added keys ran; false negatives are counted
@@ -14,7 +14,8 @@
 # --concurrency-seconds (default 600): readers and MultiGets while flushes and compactions replace
 #   the files under them (PluginConcurrency.ReadsDuringFlushesAndCompactionsFindEveryKey).
 # --fuzz-runs (default 3e7): inputs per libFuzzer target (scripts/fuzz.sh --runs), --fuzz-jobs
-#   targets at a time (default 1).
+#   targets at a time (default 1), --fuzz-split processes per target, N/K inputs each (default 1;
+#   2 uses both cores for one slow target).
 # A part given 0 is skipped. Numbers may be written 1e9. Release build from scripts/setup.sh;
 # the fuzzers are clang ASan+UBSan builds. Exits 1 if any part failed, after running the others.
 set -euo pipefail
@@ -25,6 +26,7 @@ crash_rounds=100
 concurrency_seconds=600
 fuzz_runs=3e7
 fuzz_jobs=1
+fuzz_split=1
 while [ $# -gt 0 ]; do
   [ $# -ge 2 ] || { echo "soak.sh: $1 needs a value (see the comment at the top)" >&2; exit 2; }
   case "$1" in
@@ -33,11 +35,13 @@ while [ $# -gt 0 ]; do
     --concurrency-seconds) concurrency_seconds="$2" ;;
     --fuzz-runs) fuzz_runs="$2" ;;
     --fuzz-jobs) fuzz_jobs="$2" ;;
+    --fuzz-split) fuzz_split="$2" ;;
     *) echo "soak.sh: unknown argument '$1' (see the comment at the top)" >&2; exit 2 ;;
   esac
   shift 2
 done
-for v in "$membership" "$crash_rounds" "$concurrency_seconds" "$fuzz_runs" "$fuzz_jobs"; do
+for v in "$membership" "$crash_rounds" "$concurrency_seconds" "$fuzz_runs" "$fuzz_jobs" \
+  "$fuzz_split"; do
   [[ "$v" =~ ^[0-9]+(e[0-9]+)?$ ]] ||
     { echo "soak.sh: '$v' is not a whole number (1e9 allowed)" >&2; exit 2; }
 done
@@ -69,9 +73,10 @@ is_zero "$concurrency_seconds" || soak_test concurrency plugin_tests \
   'PluginConcurrency.ReadsDuringFlushesAndCompactionsFindEveryKey' \
   SSTFILTER_SOAK_CONCURRENCY_SECONDS "$concurrency_seconds"
 if ! is_zero "$fuzz_runs"; then
-  echo "soak.sh: fuzzers (--runs $fuzz_runs --jobs $fuzz_jobs) ..." >&2
+  echo "soak.sh: fuzzers (--runs $fuzz_runs --jobs $fuzz_jobs --split $fuzz_split) ..." >&2
   fuzz_log=$(mktemp "${TMPDIR:-/tmp}/sstfilter_soak_fuzz.XXXXXX")
-  if "$root/scripts/fuzz.sh" --runs "$fuzz_runs" --jobs "$fuzz_jobs" > "$fuzz_log" 2>&1; then
+  if "$root/scripts/fuzz.sh" --runs "$fuzz_runs" --jobs "$fuzz_jobs" --split "$fuzz_split" \
+    > "$fuzz_log" 2>&1; then
     while read -r line; do figures+=("fuzz: $line"); done < <(grep "no crash" "$fuzz_log")
     rm -f "$fuzz_log"
   else

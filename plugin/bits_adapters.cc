@@ -205,7 +205,14 @@ size_t SstFilterBitsBuilder::ApproximateNumEntries(size_t bytes) {
 #if SSTFILTER_ROCKSDB_HAS_CALCULATE_SPACE
 size_t SstFilterBitsBuilder::CalculateSpace(size_t num_entries) {
   try {
-    const Result<LevelFilter> filter = FilterFor(num_entries);
+    // RocksDB calls this once per data block, each time with a new count. A choice that depends
+    // on the count is taken for the power of two below it, so that a file asks for at most one
+    // choice per doubling (the policy caches them): the size of that filter for num_entries keys,
+    // an estimate of what Finish writes.
+    const uint64_t choice_keys = filter_for_keys_ && num_entries > 0
+                                     ? uint64_t{1} << (63 - __builtin_clzll(num_entries))
+                                     : num_entries;
+    const Result<LevelFilter> filter = FilterFor(choice_keys);
     // No filter, or a spec that cannot hold that many keys: Finish writes the match-all filter.
     if (filter.ok() && filter.value().has_filter) {
       const Result<uint64_t> bytes = FilterBytes(filter.value().spec, num_entries);

@@ -59,7 +59,8 @@ class SstFilterBitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
   size_t ApproximateNumEntries(size_t bytes) override;
 #if SSTFILTER_ROCKSDB_HAS_CALCULATE_SPACE
   // The bytes Finish writes for `num_entries` distinct entries (core's FilterBytes; a cuckoo
-  // build that needs more buckets can be a few percent larger).
+  // build that needs more buckets can be a few percent larger). For a choice that depends on the
+  // key count (sstfilter.Leveled), an estimate: the choice for the power of two below it.
   size_t CalculateSpace(size_t num_entries) override;
   // core's EstimatedFpRate for this builder's filter of `num_entries` entries in `bytes` bytes.
   double EstimatedFpRate(size_t num_entries, size_t bytes) override;

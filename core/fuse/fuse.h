@@ -158,7 +158,8 @@ struct FuseBuildInfo {
   int attempts = 0;        // seeds tried (0 for no keys)
   bool fell_back = false;  // wrote a blocked Bloom filter instead
   // The temporary memory the build held at its peak, beyond its input and output: 13 bytes per
-  // table cell, plus 8 per key when the input had repeats or the first seed did not peel.
+  // table cell (and 4 more), plus 8 per key when the input had repeats or the first seed did
+  // not peel.
   uint64_t scratch_bytes = 0;
 };
 

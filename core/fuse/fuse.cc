@@ -19,6 +19,13 @@ namespace {
 // key's cells it is. 64 keys in one cell overflow it: the attempt fails and the next seed runs.
 constexpr uint8_t kOneEntry = 4;
 constexpr uint32_t kPeeledOut = std::numeric_limits<uint32_t>::max();
+// How far ahead, in queue entries, the peel prefetches the cells of the key it will peel, and the
+// assignment the hash of the cell it will assign. From about 4M keys the 13 bytes per cell
+// outgrow the caches: these took the build at 10M keys from 83.7 to 64.2 ns/key (core_bench, one
+// run; 30.6 and 31.0 at 1M, where they change nothing). Queue entries come in cell order, but a
+// key's cells lie segments apart, so no hardware prefetcher guesses them.
+constexpr uint64_t kPeelPrefetchDistance = 8;
+constexpr uint64_t kAssignPrefetchDistance = 16;
 
 // The memory of one build attempt, reused by the next: per cell, the count byte, the xor of the
 // keys' remixed hashes, and the peeling queue (13 bytes per cell, and one spare queue slot).
@@ -107,6 +114,16 @@ bool TryBuild(const FuseShape& shape, const FuseLayout& layout, int w, ForEachCh
   }
   uint64_t peeled = 0;
   while (head < tail) {
+    if (head + kPeelPrefetchDistance < tail) {
+      // The cell's hash may still change (then its count falls to 0 and it is skipped), so
+      // these are only guesses, and any hash gives cells inside the table.
+      uint64_t ahead[4];
+      hashing.Cells(s->xor_hash[s->queue[head + kPeelPrefetchDistance]], ahead);
+      for (int i = 0; i < arity; ++i) {
+        __builtin_prefetch(&s->count[ahead[i]], 1);
+        __builtin_prefetch(&s->xor_hash[ahead[i]], 1);
+      }
+    }
     const uint64_t c = s->queue[head];
     if ((s->count[c] >> 2) != 1) {  // emptied since it was queued
       s->queue[head++] = kPeeledOut;
@@ -133,6 +150,9 @@ bool TryBuild(const FuseShape& shape, const FuseLayout& layout, int w, ForEachCh
   // Assign in reverse peeling order: each key's own cell makes the xor of its cells its
   // fingerprint; the cells it shares were assigned (or stay 0) before, and stay as they are.
   for (uint64_t q = tail; q-- > 0;) {
+    if (q >= kAssignPrefetchDistance && s->queue[q - kAssignPrefetchDistance] != kPeeledOut) {
+      __builtin_prefetch(&s->xor_hash[s->queue[q - kAssignPrefetchDistance]]);
+    }
     const uint64_t c = s->queue[q];
     if (c == kPeeledOut) continue;
     const uint64_t h = s->xor_hash[c];

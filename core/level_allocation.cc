@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "core/hash.h"
 #include "core/kinds.h"
 #include "core/sizing.h"
 #include "core/standard_bloom/math.h"
@@ -121,29 +122,43 @@ Result<bool> CheckArgs(int num_levels, double size_ratio, double bits_per_key) {
   return true;
 }
 
-std::vector<LevelFilter> Assemble(const std::vector<double>& shares,
-                                  const std::vector<Offer>& frontier,
-                                  const std::vector<size_t>& choice) {
-  std::vector<LevelFilter> levels(shares.size());
-  for (size_t i = 0; i < shares.size(); ++i) {
-    const Offer& o = frontier[choice[i]];
-    levels[i].share = shares[i];
-    levels[i].fp_rate = o.rate;
-    levels[i].bits_per_key = o.bits;
-    levels[i].has_filter = o.has_filter;
-    levels[i].spec = o.spec;
+// The lower convex hull of a frontier (which starts at no filter): the offers that some mixture
+// of two others does not beat. Between two neighbours of the hull, a mixture is the best buy.
+std::vector<Offer> LowerHull(const std::vector<Offer>& frontier) {
+  std::vector<Offer> hull;
+  for (const Offer& o : frontier) {
+    // Drop the last point while it lies on or above the line from the one before it to o.
+    while (hull.size() >= 2) {
+      const Offer& a = hull[hull.size() - 2];
+      const Offer& b = hull.back();
+      const double t = (b.bits - a.bits) / (o.bits - a.bits);
+      if (b.rate < a.rate + t * (o.rate - a.rate)) break;
+      hull.pop_back();
+    }
+    hull.push_back(o);
   }
-  return levels;
+  return hull;
 }
 
-double AverageBits(const std::vector<double>& shares, const std::vector<Offer>& frontier,
-                   const std::vector<size_t>& choice) {
-  double bits = 0;
-  for (size_t i = 0; i < shares.size(); ++i) bits += shares[i] * frontier[choice[i]].bits;
-  return bits;
+FilterChoice ChoiceOf(const Offer& o) {
+  FilterChoice c;
+  c.has_filter = o.has_filter;
+  c.spec = o.spec;
+  c.fp_rate = o.rate;
+  c.bits_per_key = o.bits;
+  return c;
 }
 
 }  // namespace
+
+const FilterChoice& ChoiceForKeys(const LevelFilter& level, uint64_t smallest_key_hash) {
+  if (level.upper_fraction <= 0) return level.base;
+  // A uniform draw in [0, 1) from the keys: the smallest hash is the same for any order and any
+  // repeats, and remixed it is uniform (the smallest of n hashes itself is not: it is about
+  // 2^64 / n).
+  const double draw = std::ldexp(static_cast<double>(Mix64(smallest_key_hash) >> 11), -53);
+  return draw < level.upper_fraction ? level.upper : level.base;
+}
 
 Result<std::vector<double>> LevelShares(int num_levels, double size_ratio) {
   const Result<bool> ok = CheckArgs(num_levels, size_ratio, 10);
@@ -165,55 +180,43 @@ Result<std::vector<LevelFilter>> AllocateLevels(int num_levels, double size_rati
   const Result<bool> ok = CheckArgs(num_levels, size_ratio, bits_per_key);
   if (!ok.ok()) return Err(ok.error());
   const std::vector<double> shares = LevelShares(num_levels, size_ratio).value();
-  const std::vector<Offer> frontier = Frontier(model, keys_per_filter);
+  const std::vector<Offer> hull = LowerHull(Frontier(model, keys_per_filter));
 
-  // For a price mu per bit, each level takes the offer minimising rate + mu * share * bits.
-  std::vector<size_t> choice(num_levels);
-  auto choose = [&](double mu, std::vector<size_t>* out) {
-    for (int i = 0; i < num_levels; ++i) {
-      size_t best = 0;
-      double best_cost = 1;  // no filter: rate 1, no bits
-      for (size_t j = 1; j < frontier.size(); ++j) {
-        const double cost = frontier[j].rate + mu * shares[i] * frontier[j].bits;
-        if (cost < best_cost) {
-          best_cost = cost;
-          best = j;
-        }
-      }
-      (*out)[i] = best;
-    }
-  };
-  // The cheapest price whose choices fit the budget, by bisection in log space: the average
-  // falls as the price rises, and a high enough price buys no filters at all.
-  double lo = -40, hi = 40;  // log(mu)
-  for (int iter = 0; iter < 200; ++iter) {
-    const double mid = (lo + hi) / 2;
-    choose(std::exp(mid), &choice);
-    (AverageBits(shares, frontier, choice) <= bits_per_key ? hi : lo) = mid;
-  }
-  choose(std::exp(hi), &choice);
-  // Spend what the discrete offers left over: repeatedly take the one-step upgrade that removes
-  // the most rate per bit and still fits.
+  // Every level starts with no filter (hull[0]); each round buys the hull step of the level that
+  // removes the most rate per bit of the tree's budget, until a step no longer fits: that one is
+  // bought in part, as a mixture.
+  std::vector<size_t> at(num_levels, 0);
+  std::vector<LevelFilter> levels(num_levels);
+  double left = bits_per_key;  // per key of the tree
   for (;;) {
-    const double spent = AverageBits(shares, frontier, choice);
-    int best_level = -1;
+    int best = -1;
     double best_gain = 0;
     for (int i = 0; i < num_levels; ++i) {
-      if (choice[i] + 1 >= frontier.size()) continue;
-      const Offer& now = frontier[choice[i]];
-      const Offer& next = frontier[choice[i] + 1];
-      const double extra = shares[i] * (next.bits - now.bits);
-      if (spent + extra > bits_per_key * (1 + 1e-12)) continue;
-      const double gain = (now.rate - next.rate) / extra;
+      if (at[i] + 1 >= hull.size()) continue;
+      const Offer& now = hull[at[i]];
+      const Offer& next = hull[at[i] + 1];
+      const double gain = (now.rate - next.rate) / (shares[i] * (next.bits - now.bits));
       if (gain > best_gain) {
         best_gain = gain;
-        best_level = i;
+        best = i;
       }
     }
-    if (best_level < 0) break;
-    ++choice[best_level];
+    if (best < 0) break;  // every level has the best filter there is
+    const double cost = shares[best] * (hull[at[best] + 1].bits - hull[at[best]].bits);
+    if (cost <= left + 1e-12 * bits_per_key) {  // a step that fits but for rounding fits
+      left = std::max(0.0, left - cost);
+      ++at[best];
+      continue;
+    }
+    levels[best].upper_fraction = left / cost;
+    levels[best].upper = ChoiceOf(hull[at[best] + 1]);
+    break;
   }
-  return Assemble(shares, frontier, choice);
+  for (int i = 0; i < num_levels; ++i) {
+    levels[i].share = shares[i];
+    levels[i].base = ChoiceOf(hull[at[i]]);
+  }
+  return levels;
 }
 
 Result<std::vector<LevelFilter>> UniformAllocation(int num_levels, double size_ratio,
@@ -225,7 +228,12 @@ Result<std::vector<LevelFilter>> UniformAllocation(int num_levels, double size_r
   const std::vector<Offer> frontier = Frontier(model, keys_per_filter);
   size_t best = 0;
   while (best + 1 < frontier.size() && frontier[best + 1].bits <= bits_per_key) ++best;
-  return Assemble(shares, frontier, std::vector<size_t>(num_levels, best));
+  std::vector<LevelFilter> levels(num_levels);
+  for (int i = 0; i < num_levels; ++i) {
+    levels[i].share = shares[i];
+    levels[i].base = ChoiceOf(frontier[best]);
+  }
+  return levels;
 }
 
 }  // namespace sstfilter

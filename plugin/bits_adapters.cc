@@ -79,13 +79,14 @@ SstFilterBitsBuilder::SstFilterBitsBuilder(FilterForKeys filter_for_keys, bool v
 Result<LevelFilter> SstFilterBitsBuilder::FilterFor(uint64_t num_keys) const {
   if (filter_for_keys_) return filter_for_keys_(num_keys);
   LevelFilter fixed;
-  fixed.has_filter = true;
-  fixed.spec = spec_;
+  fixed.base.has_filter = true;
+  fixed.base.spec = spec_;
   return fixed;
 }
 
 void SstFilterBitsBuilder::AddKey(const Slice& key) {
   const uint64_t h = HashOf(key);
+  smallest_hash_ = std::min(smallest_hash_, h);
   const bool repeat = have_last_key_ && h == last_key_;
   have_last_key_ = true;
   last_key_ = h;
@@ -100,6 +101,7 @@ void SstFilterBitsBuilder::AddKey(const Slice& key) {
 #if SSTFILTER_ROCKSDB_HAS_ADD_KEY_AND_ALT
 void SstFilterBitsBuilder::AddKeyAndAlt(const Slice& key, const Slice& alt) {
   const uint64_t k = HashOf(key), a = HashOf(alt);
+  smallest_hash_ = std::min({smallest_hash_, k, a});
   const bool key_is_new =
       !(have_last_key_ && k == last_key_) && !(have_last_alt_ && k == last_alt_);
   const bool alt_is_new =
@@ -125,17 +127,21 @@ Slice SstFilterBitsBuilder::Finish(std::unique_ptr<const char[]>* buf, Status* s
   if (status != nullptr) *status = Status::OK();
   Slice result;
   try {
-    const Result<LevelFilter> filter = FilterFor(hashes_.size());
+    const Result<LevelFilter> level = FilterFor(hashes_.size());
+    const FilterChoice* choice = nullptr;
     Result<std::string> built = Err("out of memory while adding keys");
-    if (!filter.ok()) {
-      built = Err(filter.error());
-    } else if (!filter.value().has_filter) {
-      built = MatchAllFilter(hashes_.size());  // chosen: this set is best served by no filter
-    } else if (!failed_) {
-      built = BuildFilter(filter.value().spec, hashes_);
+    if (!level.ok()) {
+      built = Err(level.error());
+    } else {
+      choice = &ChoiceForKeys(level.value(), smallest_hash_);
+      if (!choice->has_filter) {
+        built = MatchAllFilter(hashes_.size());  // chosen: this set is best served by no filter
+      } else if (!failed_) {
+        built = BuildFilter(choice->spec, hashes_);
+      }
     }
     if (!built.ok()) {
-      LogError(log_, "cannot build " + (filter.ok() ? filter.value().spec.ToString() : "a") +
+      LogError(log_, "cannot build " + (choice != nullptr ? choice->spec.ToString() : "a") +
                          " filter of " + std::to_string(hashes_.size()) + " keys (" +
                          built.error() + "); writing a filter that matches every key");
       built = MatchAllFilter(hashes_.size());
@@ -155,6 +161,7 @@ Slice SstFilterBitsBuilder::Finish(std::unique_ptr<const char[]>* buf, Status* s
   if (verify_) last_hashes_.Swap(hashes_);
   hashes_.Clear();
   failed_ = false;
+  smallest_hash_ = UINT64_MAX;
   have_last_key_ = false;
 #if SSTFILTER_ROCKSDB_HAS_ADD_KEY_AND_ALT
   have_last_alt_ = false;
@@ -189,9 +196,9 @@ size_t SstFilterBitsBuilder::ApproximateNumEntries(size_t bytes) {
     // choice for it fits, until the two agree (they do within a few rounds; if not, the smaller).
     uint64_t keys = 0, smallest = UINT64_MAX;
     for (int round = 0; round < 8; ++round) {
-      const Result<LevelFilter> filter = FilterFor(keys);
-      if (!filter.ok() || !filter.value().has_filter) return 0;
-      const uint64_t fits = MaxKeysForBytes(filter.value().spec, bytes);
+      const Result<LevelFilter> level = FilterFor(keys);
+      if (!level.ok() || !level.value().Largest().has_filter) return 0;
+      const uint64_t fits = MaxKeysForBytes(level.value().Largest().spec, bytes);
       if (fits == keys || fits == 0) return static_cast<size_t>(fits);
       if (round > 0) smallest = std::min(smallest, fits);
       keys = fits;
@@ -212,10 +219,12 @@ size_t SstFilterBitsBuilder::CalculateSpace(size_t num_entries) {
     const uint64_t choice_keys = filter_for_keys_ && num_entries > 0
                                      ? uint64_t{1} << (63 - __builtin_clzll(num_entries))
                                      : num_entries;
-    const Result<LevelFilter> filter = FilterFor(choice_keys);
+    const Result<LevelFilter> level = FilterFor(choice_keys);
+    const FilterChoice* choice =
+        level.ok() ? &ChoiceForKeys(level.value(), smallest_hash_) : nullptr;
     // No filter, or a spec that cannot hold that many keys: Finish writes the match-all filter.
-    if (filter.ok() && filter.value().has_filter) {
-      const Result<uint64_t> bytes = FilterBytes(filter.value().spec, num_entries);
+    if (choice != nullptr && choice->has_filter) {
+      const Result<uint64_t> bytes = FilterBytes(choice->spec, num_entries);
       if (bytes.ok()) return static_cast<size_t>(bytes.value());
     }
   } catch (const std::exception&) {  // out of memory for an error message
@@ -225,11 +234,18 @@ size_t SstFilterBitsBuilder::CalculateSpace(size_t num_entries) {
 
 double SstFilterBitsBuilder::EstimatedFpRate(size_t num_entries, size_t bytes) {
   try {
-    const Result<LevelFilter> filter = FilterFor(num_entries);
-    if (filter.ok() && filter.value().has_filter) {
-      const Result<double> rate =
-          sstfilter::EstimatedFpRate(filter.value().spec, num_entries, bytes);
-      if (rate.ok()) return rate.value();
+    const Result<LevelFilter> level = FilterFor(num_entries);
+    if (level.ok()) {
+      // A mixed level's filter of `bytes` is its upper choice if that is the upper's size.
+      const LevelFilter& l = level.value();
+      const Result<uint64_t> upper_bytes =
+          l.upper_fraction > 0 ? FilterBytes(l.upper.spec, num_entries) : Result<uint64_t>(0);
+      const FilterChoice& choice =
+          upper_bytes.ok() && upper_bytes.value() == bytes ? l.upper : l.base;
+      if (choice.has_filter) {
+        const Result<double> rate = sstfilter::EstimatedFpRate(choice.spec, num_entries, bytes);
+        if (rate.ok()) return rate.value();
+      }
     }
   } catch (const std::exception&) {
   }

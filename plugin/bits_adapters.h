@@ -55,20 +55,22 @@ class SstFilterBitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
                                   ROCKSDB_NAMESPACE::Status* status) override;
   // With verification on: Corruption if the filter does not parse or misses one of its keys.
   ROCKSDB_NAMESPACE::Status MaybePostVerify(const ROCKSDB_NAMESPACE::Slice& filter) override;
-  // The exact inverse of the filter size (core's MaxKeysForBytes).
+  // The exact inverse of the filter size (core's MaxKeysForBytes); for a level that mixes two
+  // filters (sstfilter.Leveled), that of the larger.
   size_t ApproximateNumEntries(size_t bytes) override;
 #if SSTFILTER_ROCKSDB_HAS_CALCULATE_SPACE
   // The bytes Finish writes for `num_entries` distinct entries (core's FilterBytes; a cuckoo
   // build that needs more buckets can be a few percent larger). For a choice that depends on the
-  // key count (sstfilter.Leveled), an estimate: the choice for the power of two below it.
+  // key count (sstfilter.Leveled), an estimate: the choice for the power of two below it (where
+  // its level mixes two filters, the one the keys added so far draw).
   size_t CalculateSpace(size_t num_entries) override;
   // core's EstimatedFpRate for this builder's filter of `num_entries` entries in `bytes` bytes.
   double EstimatedFpRate(size_t num_entries, size_t bytes) override;
 #endif
 
  private:
-  // The spec for num_keys keys: spec_, or filter_for_keys_'s choice (an error, or no spec for no
-  // filter, when it says so).
+  // The filters for num_keys keys: spec_, or filter_for_keys_'s choice for the level (an error,
+  // or no filter, when it says so).
   Result<LevelFilter> FilterFor(uint64_t num_keys) const;
 
   const FilterSpec spec_;
@@ -78,6 +80,9 @@ class SstFilterBitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
   HashList hashes_;       // 8 bytes per distinct key (core/hash_list.h)
   HashList last_hashes_;  // the keys of the last Finish, kept only for verification
   bool failed_ = false;   // a key could not be recorded (out of memory)
+  // The smallest hash added since the last Finish: what the choice of a level that mixes two
+  // filters is drawn from (ChoiceForKeys), kept as keys arrive so that estimates can draw too.
+  uint64_t smallest_hash_ = UINT64_MAX;
   // The hash of the last key added, if any (consecutive repeats are skipped)...
   bool have_last_key_ = false;
   uint64_t last_key_ = 0;

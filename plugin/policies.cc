@@ -257,7 +257,9 @@ struct LeveledPolicy::Allocations {
       if (!nominal.ok()) return nominal;
       std::vector<LevelFilter> levels = a.value();
       for (size_t i = 0; i < levels.size(); ++i) {
-        if (!levels[i].has_filter && nominal.value()[i].has_filter) levels[i] = nominal.value()[i];
+        if (!levels[i].base.has_filter && nominal.value()[i].base.has_filter) {
+          levels[i] = nominal.value()[i];
+        }
       }
       a = levels;
     }
@@ -294,7 +296,7 @@ Result<FilterSpec> LeveledPolicy::Spec() const {
   const Result<std::vector<LevelFilter>> uniform =
       UniformAllocation(1, shape_.size_ratio, budget_.bits_per_key);
   if (!uniform.ok()) return Err(uniform.error());
-  const LevelFilter& only = uniform.value()[0];
+  const FilterChoice& only = uniform.value()[0].base;
   if (!only.has_filter) return Err("bits_per_key is too small for any filter");
   return only.spec;
 }

@@ -12,6 +12,7 @@
 #include <rocksdb/table.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -19,9 +20,12 @@
 #include <string>
 #include <system_error>
 #include <thread>
+#include <vector>
 
 #include "compat/rocksdb_api.h"
 #include "core/filter_spec.h"
+#include "core/hash.h"
+#include "core/level_allocation.h"
 #include "plugin/policies.h"
 #include "sstfilter/sstfilter.h"
 #include "tests/test_util.h"
@@ -43,11 +47,37 @@ inline FilterSpec SpecOf(const ROCKSDB_NAMESPACE::FilterPolicy& policy) {
   return dynamic_cast<const SstFilterPolicy&>(policy).Spec().value();
 }
 
-// The filter an sstfilter policy builds for num_keys keys in a file of unknown level: the same
-// for every policy but sstfilter.Leveled, whose choice of kind depends on the key count.
-inline FilterSpec SpecOf(const ROCKSDB_NAMESPACE::FilterPolicy& policy, uint64_t num_keys) {
+// The smallest of the keys' hashes: what a mixed level's choice is drawn from (ChoiceForKeys).
+inline uint64_t SmallestKeyHash(const std::vector<std::string>& keys) {
+  uint64_t smallest = UINT64_MAX;
+  for (const std::string& k : keys) smallest = std::min(smallest, KeyHash(k.data(), k.size()));
+  return smallest;
+}
+
+// The filter sstfilter.Leveled builds for `keys` in a file of `level` in a tree of num_levels
+// levels (1: a file of unknown level): the level's choice for that many keys, and on a mixed level
+// the one these keys draw.
+inline FilterChoice LeveledChoice(const LeveledPolicy& policy, int num_levels, int level,
+                                  const std::vector<std::string>& keys) {
+  const LevelFilter l = policy.Allocation(num_levels, keys.size()).value()[level];
+  return ChoiceForKeys(l, SmallestKeyHash(keys));
+}
+
+// The filter an sstfilter policy builds for `keys` in a file of unknown level: the same for every
+// policy but sstfilter.Leveled, whose choice of kind depends on the key count (and the keys).
+inline FilterSpec SpecOf(const ROCKSDB_NAMESPACE::FilterPolicy& policy,
+                         const std::vector<std::string>& keys) {
   if (const auto* leveled = dynamic_cast<const LeveledPolicy*>(&policy)) {
-    return leveled->Allocation(/*num_levels=*/1, num_keys).value()[0].spec;
+    return LeveledChoice(*leveled, /*num_levels=*/1, /*level=*/0, keys).spec;
+  }
+  return SpecOf(policy);
+}
+
+// The larger filter an sstfilter policy may build for num_keys keys in a file of unknown level:
+// what the builder's size estimates use.
+inline FilterSpec LargestSpecOf(const ROCKSDB_NAMESPACE::FilterPolicy& policy, uint64_t num_keys) {
+  if (const auto* leveled = dynamic_cast<const LeveledPolicy*>(&policy)) {
+    return leveled->Allocation(/*num_levels=*/1, num_keys).value()[0].Largest().spec;
   }
   return SpecOf(policy);
 }

@@ -210,12 +210,18 @@ class DbTest : public ::testing::Test {
           policy.Allocation(num_levels, p->num_filter_entries).value();
       double best = 0.1;
       for (size_t j = 0; j < allocation.size(); ++j) {
-        const double nominal = FilterBytes(allocation[j].spec, p->num_filter_entries).value();
-        const double off = (p->filter_size - nominal) / nominal;
-        if (off < 0 || off > best) continue;
-        if (off < best) ff.allocations.clear();
-        best = off;
-        ff.allocations.push_back(static_cast<int>(j));
+        // Either filter of a mixed level.
+        for (const FilterChoice* c : {&allocation[j].base, &allocation[j].upper}) {
+          if (c == &allocation[j].upper && allocation[j].upper_fraction == 0) continue;
+          const double nominal = FilterBytes(c->spec, p->num_filter_entries).value();
+          const double off = (p->filter_size - nominal) / nominal;
+          if (off < 0 || off > best) continue;
+          if (off < best) ff.allocations.clear();
+          best = off;
+          if (ff.allocations.empty() || ff.allocations.back() != static_cast<int>(j)) {
+            ff.allocations.push_back(static_cast<int>(j));
+          }
+        }
       }
       out.push_back(ff);
     }

@@ -376,6 +376,17 @@ TEST_P(BuilderTest, EmptyFilterAndGarbage) {
   }
 }
 
+// A builder of `options`' policy for a file written to `level` of a tree of 5 levels.
+std::unique_ptr<FilterBitsBuilder> BuilderAtLevel(
+    const BlockBasedTableOptions& options, int level,
+    ROCKSDB_NAMESPACE::CompactionStyle style = ROCKSDB_NAMESPACE::kCompactionStyleLevel) {
+  FilterBuildingContext context(options);
+  context.num_levels = 5;
+  context.level_at_creation = level;
+  context.compaction_style = style;
+  return std::unique_ptr<FilterBitsBuilder>(options.filter_policy->GetBuilderWithContext(context));
+}
+
 // sstfilter.Leveled gives each file the filter of its level: more bits per key on the small upper
 // levels, fewer on the last; the uniform filter for files of unknown level or universal trees.
 TEST(LeveledPolicy, EachLevelGetsItsOwnFilter) {
@@ -384,12 +395,7 @@ TEST(LeveledPolicy, EachLevelGetsItsOwnFilter) {
   ASSERT_NE(options.filter_policy, nullptr);
   EXPECT_STREQ(options.filter_policy->CompatibilityName(), "sstfilter");
   auto bits_per_key_at = [&](int level, ROCKSDB_NAMESPACE::CompactionStyle style) {
-    FilterBuildingContext context(options);
-    context.num_levels = 5;
-    context.level_at_creation = level;
-    context.compaction_style = style;
-    std::unique_ptr<FilterBitsBuilder> builder(
-        options.filter_policy->GetBuilderWithContext(context));
+    std::unique_ptr<FilterBitsBuilder> builder = BuilderAtLevel(options, level, style);
     if (builder == nullptr) return 0.0;
     for (int i = 0; i < 20000; ++i) builder->AddKey(Key(i));
     std::unique_ptr<const char[]> buf;
@@ -449,12 +455,7 @@ TEST(LeveledPolicy, AMixedLevelsFilesDrawTheirFilterFromTheirKeys) {
         .trailer();
   };
   auto build = [&](const std::vector<std::string>& keys) {
-    FilterBuildingContext context(options);
-    context.num_levels = 5;
-    context.level_at_creation = mixed;
-    context.compaction_style = ROCKSDB_NAMESPACE::kCompactionStyleLevel;
-    std::unique_ptr<FilterBitsBuilder> builder(
-        options.filter_policy->GetBuilderWithContext(context));
+    std::unique_ptr<FilterBitsBuilder> builder = BuilderAtLevel(options, mixed);
     for (const std::string& k : keys) builder->AddKey(k);
     std::unique_ptr<const char[]> buf;
     const Slice filter = builder->Finish(&buf);
@@ -494,12 +495,7 @@ TEST(LeveledPolicy, TinyFilesKeepTheirLevelsFilter) {
   ASSERT_NE(options.filter_policy, nullptr);
   for (const int level : {-1, 0, 4}) {
     SCOPED_TRACE(level);
-    FilterBuildingContext context(options);
-    context.num_levels = 5;
-    context.level_at_creation = level;
-    context.compaction_style = ROCKSDB_NAMESPACE::kCompactionStyleLevel;
-    std::unique_ptr<FilterBitsBuilder> builder(
-        options.filter_policy->GetBuilderWithContext(context));
+    std::unique_ptr<FilterBitsBuilder> builder = BuilderAtLevel(options, level);
     ASSERT_NE(builder, nullptr);
     for (const int keys : {1, 3}) {
       for (int i = 0; i < keys; ++i) builder->AddKey(Key(i));

@@ -64,6 +64,13 @@ struct BenchResult {
                ? -1
                : static_cast<double>(filter_false_positives()) / negatives_checked;
   }
+  // False positives per lookup: the reads a lookup wastes, summed over the filters (levels, L0
+  // files) it consults; -1 without lookups or filter checks.
+  double fp_per_lookup() const {
+    return ops == 0 || filter_checks() == 0
+               ? -1
+               : static_cast<double>(filter_false_positives()) / static_cast<double>(ops);
+  }
 };
 
 struct PolicyResult {

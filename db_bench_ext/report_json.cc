@@ -35,6 +35,7 @@ Json BenchJson(const PolicyResult& pr, const BenchResult& b) {
             {"filter_true_positives", b.filter_true_positives},
             // filterquery's own rate, else the rate from RocksDB's statistics (-1: no checks).
             {"fp_rate", b.filter_fp_rate >= 0 ? b.filter_fp_rate : b.fp_rate()},
+            {"false_positives_per_lookup", b.fp_per_lookup()},
             {"data_blocks_per_op", b.data_blocks_per_op()},
             {"build_ns_per_key", b.build_ns_per_key},
             {"hit_ns", b.hit_ns},

@@ -1,5 +1,6 @@
-// --plot: false-positive rate against bits per key, and the cost of an absent-key lookup, one
-// point per policy, drawn by gnuplot from a data file and a script written next to the PNG.
+// --plot: false positives per absent-key lookup (the reads it wastes, summed over the levels it
+// consults) and the cost of an absent-key lookup, against bits per key, one point per policy,
+// drawn by gnuplot from a data file and a script written next to the PNG.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -17,16 +18,16 @@ void WritePlot(const std::vector<PolicyResult>& results) {
     std::ofstream out(data);
     for (const PolicyResult& pr : results) {
       const BenchResult* b = pr.AbsentKeyBench();
-      if (b == nullptr || b->fp_rate() <= 0 || pr.bits_per_key() <= 0) continue;
+      if (b == nullptr || b->fp_per_lookup() <= 0 || pr.bits_per_key() <= 0) continue;
       const double ops = pr.OpsPerSec(b->benchmark->name);  // the median over --rounds, if any
-      out << pr.bits_per_key() << " " << 100 * b->fp_rate() << " " << (ops > 0 ? 1e6 / ops : 0)
+      out << pr.bits_per_key() << " " << b->fp_per_lookup() << " " << (ops > 0 ? 1e6 / ops : 0)
           << "\n\n\n";
       std::string title = pr.uri;
       std::replace(title.begin(), title.end(), '\'', '"');
       titles.push_back(title);
     }
   }
-  if (titles.empty()) Fail("--plot: no policy has a measured false-positive rate to draw");
+  if (titles.empty()) Fail("--plot: no policy has measured false positives to draw");
   auto plot = [&](int column, const char* point_type) {
     std::string cmd = "plot ";
     for (size_t i = 0; i < titles.size(); ++i) {
@@ -45,8 +46,8 @@ void WritePlot(const std::vector<PolicyResult>& results) {
        << "set offsets graph 0.15, graph 0.15, graph 0.15, graph 0.15\n"
        << "set xlabel 'filter bits per key (table properties)'\n"
        << "set grid\nset key below\n"
-       << "set ylabel 'false-positive rate, % (readmissing)'\nset logscale y\n"
-       << "set title 'Space against false positives'\n"
+       << "set ylabel 'false positives per absent-key lookup (readmissing)'\nset logscale y\n"
+       << "set title 'Memory against wasted reads'\n"
        << plot(2, "7") << "unset logscale y\nset yrange [0:*]\n"
        << "set offsets graph 0.15, graph 0.15, graph 0.15, 0\n"
        << "set ylabel 'microseconds per absent-key lookup (readmissing)'\n"
@@ -59,6 +60,7 @@ void WritePlot(const std::vector<PolicyResult>& results) {
   }
   std::remove(data.c_str());
   std::remove(script.c_str());
+  printf("\nplot: %s\n", FLAGS_plot.c_str());
 }
 
 }  // namespace db_bench_ext

@@ -153,14 +153,8 @@ void PrintTable(const std::vector<PolicyResult>& results) {
     if (fp < 0 && pr.Find("filterquery")) fp = pr.Find("filterquery")->filter_fp_rate;
     printf("%-38s %9.2f ", pr.uri.c_str(), pr.bits_per_key());
     fp < 0 ? printf("%10s ", "-") : printf("%10.4f ", 100 * fp);
-    // False positives per absent-key lookup: what a lookup pays in wasted reads, summed over
-    // the levels it consults.
-    if (rate_source != nullptr && rate_source->ops > 0 && rate_source->filter_checks() > 0) {
-      printf("%8.4f ",
-             static_cast<double>(rate_source->filter_false_positives()) / rate_source->ops);
-    } else {
-      printf("%8s ", "-");
-    }
+    const double per_lookup = rate_source != nullptr ? rate_source->fp_per_lookup() : -1;
+    per_lookup < 0 ? printf("%8s ", "-") : printf("%8.4f ", per_lookup);
     for (const char* name : {"readmissing", "multireadmissing", "readrandom"}) {
       const double ops = pr.OpsPerSec(name);
       ops > 0 ? printf("%12.0f ", ops) : printf("%12s ", "-");

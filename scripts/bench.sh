@@ -3,7 +3,9 @@
 # default comparison: 1M keys in a tree of 4+ levels that every policy builds alike (small
 # memtables and files, --settled_fill, sstfilter.NoTrivialMove), for no filter, RocksDB's
 # bloomfilter:10 and ribbonfilter:14.5, and sstfilter.Bloom:10, sstfilter.Fuse:10 and
-# sstfilter.Leveled:10: all about 10 bits per key. Arguments go to db_bench_ext after these
+# sstfilter.Leveled:10: all about 10 bits per key; it ends with the table and a plot (memory
+# against false positives per absent-key lookup, and lookup cost; $TMPDIR/sstfilter_bench.png
+# unless --plot says otherwise). Arguments go to db_bench_ext after these
 # defaults and override them (for example --num=5000000 or --filter_uri=...);
 # `scripts/bench.sh --micro` runs core_bench instead (the filters alone, Google Benchmark).
 set -euo pipefail
@@ -20,6 +22,7 @@ defaults=(
   --max_bytes_for_level_base=262144 --target_file_size_base=262144
   --level_compaction_dynamic_level_bytes --sst_partitioner_factory=sstfilter.NoTrivialMove
   "--filter_uri=none,bloomfilter:10,ribbonfilter:14.5,sstfilter.Bloom:10,sstfilter.Fuse:10,sstfilter.Leveled:10"
+  --plot="${TMPDIR:-/tmp}/sstfilter_bench.png"
 )
 exec "$build_dir/db_bench_ext/db_bench_ext" --db="${TMPDIR:-/tmp}/sstfilter_db_bench_ext" \
   "${defaults[@]}" "$@"

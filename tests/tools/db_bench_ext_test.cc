@@ -113,10 +113,12 @@ double NumberAfter(const std::string& json, size_t from, const std::string& name
 TEST_F(DbBenchExtTest, EndToEndRatesAgreeWithTheEstimatesAndJsonHasEveryField) {
   constexpr int kNum = 20000;
   const std::string json = db_ + ".json";
+  const std::string plot = db_ + ".png";
   const std::vector<std::string> uris = {"sstfilter.Bloom:10", "{id=sstfilter.Cuckoo;fp_rate=0.01}",
                                          "bloomfilter:10"};
   const RunResult r =
       RunTool({"--num=" + std::to_string(kNum), "--reads=-1", "--db=" + db_, "--json=" + json,
+               "--plot=" + plot,
                "--benchmarks=fillrandom,readrandom,readmissing,multireadmissing,filterbuild,"
                "filterquery,sizing",
                "--filter_uri=none," + uris[0] + "," + uris[1] + "," + uris[2]});
@@ -125,6 +127,10 @@ TEST_F(DbBenchExtTest, EndToEndRatesAgreeWithTheEstimatesAndJsonHasEveryField) {
   EXPECT_NE(r.out.find("micros/op"), std::string::npos);
   EXPECT_NE(r.out.find("sizing       :"), std::string::npos);
   EXPECT_NE(r.out.find("filter policy"), std::string::npos);  // the closing table
+  // The plot: a PNG, named on the last line.
+  EXPECT_NE(r.out.find("plot: " + plot), std::string::npos);
+  EXPECT_EQ(ReadFile(plot).substr(0, 4), "\x89PNG");
+  fs::remove(plot);
 
   const std::string text = ReadFile(json);
   ASSERT_FALSE(text.empty());
@@ -132,7 +138,7 @@ TEST_F(DbBenchExtTest, EndToEndRatesAgreeWithTheEstimatesAndJsonHasEveryField) {
        {"\"config\"", "\"num\"", "\"policies\"", "\"filter_uri\"", "\"bits_per_key\"",
         "\"filter_bytes\"", "\"sst_files\"", "\"micros_per_op\"", "\"ops_per_sec\"", "\"fp_rate\"",
         "\"filter_checks\"", "\"data_blocks_per_op\"", "\"build_ns_per_key\"", "\"hit_ns\"",
-        "\"miss_ns\""}) {
+        "\"miss_ns\"", "\"false_positives_per_lookup\""}) {
     EXPECT_NE(text.find(field), std::string::npos) << field;
   }
   for (size_t i = 0; i < 2; ++i) {  // sstfilter's two policies: estimates from core's math
@@ -148,6 +154,9 @@ TEST_F(DbBenchExtTest, EndToEndRatesAgreeWithTheEstimatesAndJsonHasEveryField) {
     const double checks = NumberAfter(text, missing, "filter_checks");
     EXPECT_EQ(checks, kNum);
     EXPECT_EQ(NumberAfter(text, missing, "found"), 0);
+    // One filter per lookup: its false positives per lookup are its rate.
+    EXPECT_NEAR(NumberAfter(text, missing, "false_positives_per_lookup"),
+                NumberAfter(text, missing, "fp_rate"), 1e-9);
     EXPECT_NEAR(NumberAfter(text, missing, "fp_rate") * checks, estimate * checks,
                 testing::BinomialTolerance(checks, estimate))
         << uris[i];

@@ -208,8 +208,10 @@ Result<std::vector<LevelFilter>> AllocateLevels(int num_levels, double size_rati
       ++at[best];
       continue;
     }
-    levels[best].upper_fraction = left / cost;
-    levels[best].upper = ChoiceOf(hull[at[best] + 1]);
+    if (left > 1e-12 * bits_per_key) {  // a remainder of rounding buys no second filter
+      levels[best].upper_fraction = left / cost;
+      levels[best].upper = ChoiceOf(hull[at[best] + 1]);
+    }
     break;
   }
   for (int i = 0; i < num_levels; ++i) {

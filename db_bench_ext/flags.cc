@@ -4,6 +4,7 @@
 #include <rocksdb/convenience.h>
 #include <rocksdb/status.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -73,8 +74,8 @@ DEFINE_string(inspect_db, "",
               "Report the filter policy of every SST file of the database at this path, and "
               "which files have no sstfilter filter; then exit (no benchmarks)");
 DEFINE_string(plot, "",
-              "Draw false-positive rate against bits per key, and lookup cost, to "
-              "this PNG file (needs gnuplot)");
+              "Draw false positives per absent-key lookup and lookup cost against bits per "
+              "key to this PNG file (needs gnuplot and readmissing or multireadmissing)");
 
 namespace db_bench_ext {
 namespace {
@@ -188,6 +189,19 @@ Config ValidateFlags() {
     c.policies.push_back(p);
   }
   if (c.policies.empty()) Fail("--filter_uri is empty");
+  if (!FLAGS_plot.empty()) {
+    const bool absent_reads = std::any_of(
+        c.benchmarks.begin(), c.benchmarks.end(),
+        [](const Benchmark* b) { return b->kind == BenchmarkKind::kRead && b->absent_keys; });
+    const bool filters =
+        std::any_of(c.policies.begin(), c.policies.end(),
+                    [](const PolicyUnderTest& p) { return p.uri != kNoFilterUri; });
+    if (!absent_reads || !filters) {
+      Fail(
+          "--plot draws the absent-key lookups of filter policies: it needs readmissing or "
+          "multireadmissing in --benchmarks and a filter in --filter_uri (--plot= for none)");
+    }
+  }
 
   std::error_code ec;
   std::filesystem::create_directories(FLAGS_db, ec);

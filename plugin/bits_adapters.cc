@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <cmath>
 #include <cstring>
 #include <exception>
 #include <new>
@@ -65,6 +66,18 @@ class TypedReader : public FilterBitsReader {
 // What a builder hands RocksDB when even the match-all filter cannot be allocated: built when the
 // library loads, so the out-of-memory path allocates nothing.
 const std::string kMatchAllFilter = MatchAllFilter(1);
+
+#if SSTFILTER_ROCKSDB_HAS_CALCULATE_SPACE
+// The bytes Finish writes for num_keys keys with `choice`: its size, or the match-all filter's
+// when it is no filter or cannot hold that many keys.
+double BytesOrMatchAll(const FilterChoice& choice, uint64_t num_keys) {
+  if (choice.has_filter) {
+    const Result<uint64_t> bytes = FilterBytes(choice.spec, num_keys);
+    if (bytes.ok()) return static_cast<double>(bytes.value());
+  }
+  return static_cast<double>(kMatchAllFilter.size());
+}
+#endif
 
 }  // namespace
 
@@ -220,12 +233,12 @@ size_t SstFilterBitsBuilder::CalculateSpace(size_t num_entries) {
                                      ? uint64_t{1} << (63 - __builtin_clzll(num_entries))
                                      : num_entries;
     const Result<LevelFilter> level = FilterFor(choice_keys);
-    const FilterChoice* choice =
-        level.ok() ? &ChoiceForKeys(level.value(), smallest_hash_) : nullptr;
-    // No filter, or a spec that cannot hold that many keys: Finish writes the match-all filter.
-    if (choice != nullptr && choice->has_filter) {
-      const Result<uint64_t> bytes = FilterBytes(choice->spec, num_entries);
-      if (bytes.ok()) return static_cast<size_t>(bytes.value());
+    if (level.ok()) {
+      // A level that mixes two filters: the expected size over its filters.
+      const LevelFilter& l = level.value();
+      const double base = BytesOrMatchAll(l.base, num_entries);
+      const double upper = l.upper_fraction > 0 ? BytesOrMatchAll(l.upper, num_entries) : base;
+      return static_cast<size_t>(std::llround(base + l.upper_fraction * (upper - base)));
     }
   } catch (const std::exception&) {  // out of memory for an error message
   }
@@ -236,12 +249,13 @@ double SstFilterBitsBuilder::EstimatedFpRate(size_t num_entries, size_t bytes) {
   try {
     const Result<LevelFilter> level = FilterFor(num_entries);
     if (level.ok()) {
-      // A mixed level's filter of `bytes` is its upper choice if that is the upper's size.
+      // On a level that mixes two filters, the one whose size is nearer `bytes`.
       const LevelFilter& l = level.value();
-      const Result<uint64_t> upper_bytes =
-          l.upper_fraction > 0 ? FilterBytes(l.upper.spec, num_entries) : Result<uint64_t>(0);
+      auto off = [&](const FilterChoice& c) {
+        return std::abs(BytesOrMatchAll(c, num_entries) - static_cast<double>(bytes));
+      };
       const FilterChoice& choice =
-          upper_bytes.ok() && upper_bytes.value() == bytes ? l.upper : l.base;
+          l.upper_fraction > 0 && off(l.upper) < off(l.base) ? l.upper : l.base;
       if (choice.has_filter) {
         const Result<double> rate = sstfilter::EstimatedFpRate(choice.spec, num_entries, bytes);
         if (rate.ok()) return rate.value();

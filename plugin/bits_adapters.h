@@ -62,7 +62,7 @@ class SstFilterBitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
   // The bytes Finish writes for `num_entries` distinct entries (core's FilterBytes; a cuckoo
   // build that needs more buckets can be a few percent larger). For a choice that depends on the
   // key count (sstfilter.Leveled), an estimate: the choice for the power of two below it (where
-  // its level mixes two filters, the one the keys added so far draw).
+  // its level mixes two filters, the expected size over them).
   size_t CalculateSpace(size_t num_entries) override;
   // core's EstimatedFpRate for this builder's filter of `num_entries` entries in `bytes` bytes.
   double EstimatedFpRate(size_t num_entries, size_t bytes) override;
@@ -81,7 +81,7 @@ class SstFilterBitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
   HashList last_hashes_;  // the keys of the last Finish, kept only for verification
   bool failed_ = false;   // a key could not be recorded (out of memory)
   // The smallest hash added since the last Finish: what the choice of a level that mixes two
-  // filters is drawn from (ChoiceForKeys), kept as keys arrive so that estimates can draw too.
+  // filters is drawn from (ChoiceForKeys), kept as keys arrive (one comparison a key).
   uint64_t smallest_hash_ = UINT64_MAX;
   // The hash of the last key added, if any (consecutive repeats are skipped)...
   bool have_last_key_ = false;

@@ -255,9 +255,12 @@ struct LeveledPolicy::Allocations {
       // the budget, rather than a read for every lookup.
       const Result<std::vector<LevelFilter>> nominal = Get(num_levels, size_ratio, bits_per_key, 0);
       if (!nominal.ok()) return nominal;
+      // (Where the level's base choice at this count is no filter, even if some of its files
+      // would draw one. The nominal level may itself mix, which can give tiny files a second
+      // mixed level.)
       std::vector<LevelFilter> levels = a.value();
       for (size_t i = 0; i < levels.size(); ++i) {
-        if (!levels[i].base.has_filter && nominal.value()[i].base.has_filter) {
+        if (!levels[i].base.has_filter && nominal.value()[i].Largest().has_filter) {
           levels[i] = nominal.value()[i];
         }
       }
@@ -318,7 +321,7 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
   int modelled = 0;  // the level of the model the file belongs to
   if (context.compaction_style != ROCKSDB_NAMESPACE::kCompactionStyleLevel || num_levels < 1 ||
       context.level_at_creation < 0) {
-    num_levels = 1;  // the uniform allocation: one level holding every key
+    num_levels = 1;  // the allocation of a tree of one level, holding every key
   } else {
     // A file RocksDB writes to the bottommost level holding data belongs to the tree's largest
     // level, whatever its number: the tree may not (yet) reach num_levels.

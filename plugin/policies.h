@@ -104,10 +104,11 @@ class FusePolicy : public SstFilterPolicy {
 // its level: the level RocksDB creates it on (FilterBuildingContext::level_at_creation; flushes
 // are level 0), in a tree of num_levels levels (the option, or else the column family's
 // num_levels) growing by size_ratio, with the allocation priced at the filter's key count (which
-// kind is cheapest depends on it), so the kind is chosen when the builder finishes. Files of
-// unknown level (ingested, repaired) and trees under universal or FIFO compaction get the uniform
-// allocation: the best single filter within the budget. Reads any sstfilter filter (same
-// compatibility family).
+// kind is cheapest depends on it), so the kind is chosen when the builder finishes; on the one
+// level whose budget falls between two filters, each filter draws one of them from its keys.
+// Files of unknown level (ingested, repaired) and trees under universal or FIFO compaction get
+// the allocation of a tree of one level: the two filters around the budget, mixed so that they
+// spend it exactly. Reads any sstfilter filter (same compatibility family).
 //
 // A filter is fixed when its file is written, and RocksDB moves files down unchanged when they
 // overlap nothing below; such a file keeps its upper level's larger filter. Pair the policy with
@@ -117,7 +118,8 @@ class LeveledPolicy : public SstFilterPolicy {
   LeveledPolicy();
   static const char* kClassName();
   const char* Name() const override { return kClassName(); }
-  // The uniform filter for the budget (for files of unknown level); validates the options.
+  // The best single filter within the budget (what the options describe, for OPTIONS files and
+  // messages); validates the options.
   Result<FilterSpec> Spec() const override;
   // The filter of each level of a tree of num_levels levels, priced for filters of
   // keys_per_filter keys (0: nominal costs). Computed once per level count and key count.

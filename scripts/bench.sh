@@ -5,7 +5,7 @@
 # bloomfilter:10 and ribbonfilter:14.5, and sstfilter.Bloom:10, sstfilter.Fuse:10 and
 # sstfilter.Leveled:10: all about 10 bits per key; it ends with the table and a plot (memory
 # against false positives per absent-key lookup, and lookup cost; $TMPDIR/sstfilter_bench.png
-# unless --plot says otherwise). Arguments go to db_bench_ext after these
+# unless --plot says otherwise, --plot= for none). Arguments go to db_bench_ext after these
 # defaults and override them (for example --num=5000000 or --filter_uri=...);
 # `scripts/bench.sh --micro` runs core_bench instead (the filters alone, Google Benchmark).
 set -euo pipefail

@@ -103,6 +103,19 @@ TEST_F(DbBenchExtTest, BadFlagsFailBeforeAnyWorkWithOneLine) {
   }
 }
 
+// --plot draws absent-key lookups of filters: asked for without them, it fails before any work.
+TEST_F(DbBenchExtTest, PlotWithNothingToDrawFailsBeforeAnyWork) {
+  for (const std::string& flag :
+       {std::string("--benchmarks=fillrandom,readrandom"), std::string("--filter_uri=none")}) {
+    const RunResult r = RunTool({"--num=1000", "--db=" + db_, "--plot=" + db_ + ".png", flag});
+    EXPECT_NE(r.exit_code, 0) << flag;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << flag << ": " << r.err;
+    EXPECT_NE(r.err.find("--plot"), std::string::npos) << flag << ": " << r.err;
+    EXPECT_TRUE(r.out.empty()) << flag << " printed before failing: " << r.out;
+    EXPECT_FALSE(fs::exists(db_ + "/policy0")) << flag << " started work";
+  }
+}
+
 // The value of "name": <number> at or after `from` in the JSON text.
 double NumberAfter(const std::string& json, size_t from, const std::string& name) {
   const size_t at = json.find("\"" + name + "\": ", from);

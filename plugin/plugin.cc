@@ -86,7 +86,19 @@ ROCKSDB_NAMESPACE::ConfigOptions StrictConfigOptions() {
 
 ROCKSDB_NAMESPACE::Status NewFilterPolicy(const std::string& uri,
                                           std::shared_ptr<const FilterPolicy>* policy) {
-  return FilterPolicy::CreateFromString(StrictConfigOptions(), uri, policy);
+  // RocksDB's own factories may throw on a bad value: 7.8's ribbonfilter parses its arguments with
+  // std::stoi, so "ribbonfilter:8:0000009999999999" threw std::out_of_range through this call
+  // (found by the options fuzzer). A bad string is an error, not an exception.
+  try {
+    return FilterPolicy::CreateFromString(StrictConfigOptions(), uri, policy);
+  } catch (const std::exception& e) {
+    policy->reset();
+    return ROCKSDB_NAMESPACE::Status::InvalidArgument("cannot create filter policy '" + uri + "'",
+                                                      e.what());
+  } catch (...) {
+    policy->reset();
+    return ROCKSDB_NAMESPACE::Status::InvalidArgument("cannot create filter policy '" + uri + "'");
+  }
 }
 
 }  // namespace sstfilter

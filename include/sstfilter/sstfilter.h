@@ -62,7 +62,8 @@ SSTFILTER_EXPORT ROCKSDB_NAMESPACE::ConfigOptions StrictConfigOptions();
 
 // Creates any filter policy RocksDB knows (sstfilter's or RocksDB's own) from a string, strictly:
 // an unknown name, an unknown option or a bad value is an error naming it, never a silent "no
-// filter". Prefer it to FilterPolicy::CreateFromString with default ConfigOptions.
+// filter", and never an exception (RocksDB's own factories may throw on a bad value; that is an
+// InvalidArgument here). Prefer it to FilterPolicy::CreateFromString with default ConfigOptions.
 SSTFILTER_EXPORT ROCKSDB_NAMESPACE::Status NewFilterPolicy(
     const std::string& uri, std::shared_ptr<const ROCKSDB_NAMESPACE::FilterPolicy>* policy);
 

@@ -143,6 +143,23 @@ TEST(Policy, BadStringsAreClearErrors) {
   }
 }
 
+// RocksDB 7.8's ribbonfilter factory parses its level argument with std::stoi, which throws on a
+// value beyond int: NewFilterPolicy answers with a Status, never an exception (the options
+// fuzzer's finding; the input is in tests/fuzz/corpus/options/). Other versions may accept it.
+TEST(Policy, RocksDbFactoriesThatThrowGiveAStatus) {
+  for (const std::string uri :
+       {"ribbonfilter:8:0000009999999999", "ribbonfilter:99999999999999", "bloomfilter:1e999"}) {
+    std::shared_ptr<const FilterPolicy> policy;
+    Status s;
+    EXPECT_NO_THROW(s = NewFilterPolicy(uri, &policy)) << uri;
+    if (!s.ok()) {
+      EXPECT_TRUE(s.IsInvalidArgument() || s.IsNotSupported() || s.IsNotFound()) << s.ToString();
+      EXPECT_NE(s.ToString().find(uri), std::string::npos) << s.ToString();
+      EXPECT_EQ(policy, nullptr) << uri;
+    }
+  }
+}
+
 TEST(Policy, SerialisedOptionsRecreateAnEqualPolicy) {
   for (const char* uri :
        {"sstfilter.Bloom:10", "{id=sstfilter.Bloom;fp_rate=0.001;layout=standard}",

@@ -38,8 +38,9 @@ inline uint32_t FastRange32(uint32_t x, uint32_t range) {
 inline constexpr uint64_t kGoldenMul64 = 0x9e37'79b9'7f4a'7c15ull;
 
 // A full-avalanche bijective mixer (the finaliser of MurmurHash3). Used to derive a new,
-// independent-looking hash from an old hash and a seed when a cuckoo build retries with another
-// seed; never on the Bloom query path.
+// independent-looking hash from an old hash and a seed when a cuckoo or fuse build retries with
+// another seed (a fuse filter built with one remixes every query), and for the draw of a level
+// that mixes two filters (ChoiceForKeys); never on the Bloom query path.
 inline uint64_t Mix64(uint64_t x) {
   x ^= x >> 33;
   x *= 0xff51'afd7'ed55'8ccdull;

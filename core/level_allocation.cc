@@ -149,6 +149,18 @@ FilterChoice ChoiceOf(const Offer& o) {
   return c;
 }
 
+// Level i of `shares` with offers[choice[i]] as its base filter, and no mixing.
+std::vector<LevelFilter> Assemble(const std::vector<double>& shares,
+                                  const std::vector<Offer>& offers,
+                                  const std::vector<size_t>& choice) {
+  std::vector<LevelFilter> levels(shares.size());
+  for (size_t i = 0; i < shares.size(); ++i) {
+    levels[i].share = shares[i];
+    levels[i].base = ChoiceOf(offers[choice[i]]);
+  }
+  return levels;
+}
+
 }  // namespace
 
 const FilterChoice& ChoiceForKeys(const LevelFilter& level, uint64_t smallest_key_hash) {
@@ -186,7 +198,8 @@ Result<std::vector<LevelFilter>> AllocateLevels(int num_levels, double size_rati
   // removes the most rate per bit of the tree's budget, until a step no longer fits: that one is
   // bought in part, as a mixture.
   std::vector<size_t> at(num_levels, 0);
-  std::vector<LevelFilter> levels(num_levels);
+  int mixed = -1;  // the level that buys its last step in part, if any
+  double fraction = 0;
   double left = bits_per_key;  // per key of the tree
   for (;;) {
     int best = -1;
@@ -209,14 +222,15 @@ Result<std::vector<LevelFilter>> AllocateLevels(int num_levels, double size_rati
       continue;
     }
     if (left > 1e-12 * bits_per_key) {  // a remainder of rounding buys no second filter
-      levels[best].upper_fraction = left / cost;
-      levels[best].upper = ChoiceOf(hull[at[best] + 1]);
+      mixed = best;
+      fraction = left / cost;
     }
     break;
   }
-  for (int i = 0; i < num_levels; ++i) {
-    levels[i].share = shares[i];
-    levels[i].base = ChoiceOf(hull[at[i]]);
+  std::vector<LevelFilter> levels = Assemble(shares, hull, at);
+  if (mixed >= 0) {
+    levels[mixed].upper_fraction = fraction;
+    levels[mixed].upper = ChoiceOf(hull[at[mixed] + 1]);
   }
   return levels;
 }
@@ -230,12 +244,7 @@ Result<std::vector<LevelFilter>> UniformAllocation(int num_levels, double size_r
   const std::vector<Offer> frontier = Frontier(model, keys_per_filter);
   size_t best = 0;
   while (best + 1 < frontier.size() && frontier[best + 1].bits <= bits_per_key) ++best;
-  std::vector<LevelFilter> levels(num_levels);
-  for (int i = 0; i < num_levels; ++i) {
-    levels[i].share = shares[i];
-    levels[i].base = ChoiceOf(frontier[best]);
-  }
-  return levels;
+  return Assemble(shares, frontier, std::vector<size_t>(num_levels, best));
 }
 
 }  // namespace sstfilter

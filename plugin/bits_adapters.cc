@@ -67,6 +67,16 @@ class TypedReader : public FilterBitsReader {
 // library loads, so the out-of-memory path allocates nothing.
 const std::string kMatchAllFilter = MatchAllFilter(1);
 
+// The smallest hash of a filter's keys: what a mixed level's choice is drawn from. Computed only
+// for such a level (a pass over 8 bytes per key at Finish).
+uint64_t SmallestHash(const HashList& hashes) {
+  uint64_t smallest = UINT64_MAX;
+  hashes.ForEachChunk([&](const uint64_t* h, size_t n) {
+    for (size_t i = 0; i < n; ++i) smallest = std::min(smallest, h[i]);
+  });
+  return smallest;
+}
+
 #if SSTFILTER_ROCKSDB_HAS_CALCULATE_SPACE
 // The bytes Finish writes for num_keys keys with `choice`: its size, or the match-all filter's
 // when it is no filter or cannot hold that many keys.
@@ -99,7 +109,6 @@ Result<LevelFilter> SstFilterBitsBuilder::FilterFor(uint64_t num_keys) const {
 
 void SstFilterBitsBuilder::AddKey(const Slice& key) {
   const uint64_t h = HashOf(key);
-  smallest_hash_ = std::min(smallest_hash_, h);
   const bool repeat = have_last_key_ && h == last_key_;
   have_last_key_ = true;
   last_key_ = h;
@@ -114,7 +123,6 @@ void SstFilterBitsBuilder::AddKey(const Slice& key) {
 #if SSTFILTER_ROCKSDB_HAS_ADD_KEY_AND_ALT
 void SstFilterBitsBuilder::AddKeyAndAlt(const Slice& key, const Slice& alt) {
   const uint64_t k = HashOf(key), a = HashOf(alt);
-  smallest_hash_ = std::min({smallest_hash_, k, a});
   const bool key_is_new =
       !(have_last_key_ && k == last_key_) && !(have_last_alt_ && k == last_alt_);
   const bool alt_is_new =
@@ -146,7 +154,8 @@ Slice SstFilterBitsBuilder::Finish(std::unique_ptr<const char[]>* buf, Status* s
     if (!level.ok()) {
       built = Err(level.error());
     } else {
-      choice = &ChoiceForKeys(level.value(), smallest_hash_);
+      choice = &ChoiceForKeys(level.value(),
+                              level.value().upper_fraction > 0 ? SmallestHash(hashes_) : 0);
       if (!choice->has_filter) {
         built = MatchAllFilter(hashes_.size());  // chosen: this set is best served by no filter
       } else if (!failed_) {
@@ -174,7 +183,6 @@ Slice SstFilterBitsBuilder::Finish(std::unique_ptr<const char[]>* buf, Status* s
   if (verify_) last_hashes_.Swap(hashes_);
   hashes_.Clear();
   failed_ = false;
-  smallest_hash_ = UINT64_MAX;
   have_last_key_ = false;
 #if SSTFILTER_ROCKSDB_HAS_ADD_KEY_AND_ALT
   have_last_alt_ = false;

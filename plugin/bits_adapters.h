@@ -80,9 +80,6 @@ class SstFilterBitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
   HashList hashes_;       // 8 bytes per distinct key (core/hash_list.h)
   HashList last_hashes_;  // the keys of the last Finish, kept only for verification
   bool failed_ = false;   // a key could not be recorded (out of memory)
-  // The smallest hash added since the last Finish: what the choice of a level that mixes two
-  // filters is drawn from (ChoiceForKeys), kept as keys arrive (one comparison a key).
-  uint64_t smallest_hash_ = UINT64_MAX;
   // The hash of the last key added, if any (consecutive repeats are skipped)...
   bool have_last_key_ = false;
   uint64_t last_key_ = 0;

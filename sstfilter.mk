@@ -10,7 +10,7 @@
 # function and the libraries, each a name, an equals sign between spaces, a value), so the list
 # stays on one line and no comment may contain such an assignment. For make, libxxhash and libhwy
 # (Google Highway, the SIMD kernels) are link flags (LDFLAGS); for cmake, library names (LIBS).
-sstfilter_SOURCES = core/blocked_bloom/blocked_bloom.cc core/blocked_bloom/bloom_filter.cc core/blocked_bloom/math.cc core/blocked_bloom/scalable_bloom_filter.cc core/blocked_bloom/simd.cc core/cuckoo/cuckoo.cc core/cuckoo/cuckoo_filter.cc core/cuckoo/math.cc core/cuckoo/scalable_cuckoo_filter.cc core/cuckoo/semi_sorted_table.cc core/filter_reader.cc core/filter_spec.cc core/format.cc core/fuse/fuse.cc core/fuse/math.cc core/hash.cc core/kinds.cc core/level_allocation.cc core/sizing.cc core/standard_bloom/math.cc core/standard_bloom/standard_bloom.cc plugin/bits_adapters.cc plugin/inspect.cc plugin/no_trivial_move.cc plugin/plugin.cc plugin/policies.cc
+sstfilter_SOURCES = core/blocked_bloom/blocked_bloom.cc core/blocked_bloom/bloom_filter.cc core/blocked_bloom/math.cc core/blocked_bloom/scalable_bloom_filter.cc core/blocked_bloom/simd.cc core/cuckoo/cuckoo.cc core/cuckoo/cuckoo_filter.cc core/cuckoo/math.cc core/cuckoo/scalable_cuckoo_filter.cc core/cuckoo/semi_sorted_table.cc core/filter_reader.cc core/filter_spec.cc core/format.cc core/fuse/fuse.cc core/fuse/math.cc core/hash.cc core/kinds.cc core/level_allocation.cc core/ribbon/math.cc core/ribbon/ribbon.cc core/sizing.cc core/standard_bloom/math.cc core/standard_bloom/standard_bloom.cc plugin/bits_adapters.cc plugin/inspect.cc plugin/no_trivial_move.cc plugin/plugin.cc plugin/policies.cc
 sstfilter_FUNC = sstfilter_register
 sstfilter_LIBS = xxhash hwy
 sstfilter_LDFLAGS = -lxxhash -lhwy

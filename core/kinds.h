@@ -1,11 +1,11 @@
 // The one list of filter kinds, and the generic dispatch over it.
 //
 // A filter kind is a descriptor struct in its own folder of core/ (core/blocked_bloom/,
-// core/standard_bloom/, core/cuckoo/, core/fuse/) that holds everything about the kind. Every layer
-// above (the byte format's parser, FilterSpec, FilterReader, the RocksDB builder and reader
-// adapters, sstfilter.Leveled's allocation) reaches a kind only through this list, so adding a kind
-// is its folder plus one entry in AllKinds below, and a kind that lacks an operation fails to
-// compile here, with the message of the static_assert it fails.
+// core/standard_bloom/, core/cuckoo/, core/fuse/, core/ribbon/) that holds everything about the
+// kind. Every layer above (the byte format's parser, FilterSpec, FilterReader, the RocksDB builder
+// and reader adapters, sstfilter.Leveled's allocation) reaches a kind only through this list, so
+// adding a kind is its folder plus one entry in AllKinds below, and a kind that lacks an operation
+// fails to compile here, with the message of the static_assert it fails.
 //
 // A kind K provides (CheckKind below enforces each):
 //   using Params;   the parameters that describe one filter of the kind (a type of its own)
@@ -46,6 +46,7 @@
 #include "core/fuse/fuse.h"
 #include "core/hash_list.h"
 #include "core/result.h"
+#include "core/ribbon/ribbon.h"
 #include "core/standard_bloom/standard_bloom.h"
 
 namespace sstfilter {
@@ -54,7 +55,7 @@ template <typename... Kinds>
 struct KindList {};
 
 // ---- The list. A new kind goes here (and nowhere else outside its folder). ------------------
-using AllKinds = KindList<BlockedBloom, StandardBloom, Cuckoo, Fuse>;
+using AllKinds = KindList<BlockedBloom, StandardBloom, Cuckoo, Fuse, Ribbon>;
 
 // ---- Checks that each kind is complete and the list consistent. -----------------------------
 namespace kinds_internal {

@@ -28,11 +28,12 @@
 // relaxation, then a greedy of whole upgrades, which spent its leftover bits on the upper levels
 // that need them least). Most of that gain is the exact greedy: whole filters chosen well reach
 // 0.245% there (9-, 11- and 18-bit fuse filters on levels 4, 3 and above). At 2,000 keys per
-// filter it is 0.74%, against 0.79%. Test HalvesTheUniformSumOfRates prints the levels.
+// filter it is 0.206% with Ribbon filters on every level (0.74% before the Ribbon kind, with fuse
+// and cuckoo filters). Test HalvesTheUniformSumOfRates prints the levels.
 //
 // Which kind is cheapest depends on the filters' key count: a fuse table needs 1.075 cells per
-// key for a million keys but 1.3 for 2,000 (core/fuse/math.h), so at a 0.1% rate a fuse filter
-// beats a cuckoo filter for large files and loses to it for small ones. Given keys_per_filter,
+// key for a million keys but 1.3 for 2,000 (core/fuse/math.h), a Ribbon table 1.12 and 1.06
+// (core/ribbon/math.h), so fuse filters win for large files and Ribbon filters for small ones. Given keys_per_filter,
 // the offers are priced at that count (the bytes each filter really takes); 0 prices them
 // nominally, as for unlimited keys.
 #pragma once

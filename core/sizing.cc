@@ -38,6 +38,21 @@ Result<uint64_t> UnitsForBudget(uint64_t num_keys, double bits_per_key, int unit
   return std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(bits / unit_bits)));
 }
 
+std::string FingerprintBitsError(int w, int lo, int hi) {
+  return "fingerprint_bits must be in [" + std::to_string(lo) + ", " + std::to_string(hi) +
+         "], got " + std::to_string(w);
+}
+
+Result<int> FingerprintBitsForFpRate(double fp_rate, int max_bits) {
+  if (!ValidFpRate(fp_rate)) return Err(FpRateError(fp_rate));
+  const double w = std::ceil(-std::log2(fp_rate) - 1e-9);  // 2^-w <= p, exact at powers of two
+  if (w > max_bits) {
+    return Err("fp_rate " + FormatNumber(fp_rate) + " needs fingerprints wider than " +
+               std::to_string(max_bits) + " bits");
+  }
+  return std::max(1, static_cast<int>(w));
+}
+
 Result<double> InformationLimitBitsPerKey(double fp_rate) {
   if (!ValidFpRate(fp_rate)) return Err(FpRateError(fp_rate));
   return -std::log2(fp_rate);

@@ -46,6 +46,8 @@ inline constexpr const char* kNoKeysError = "num_keys must be > 0";
 std::string RateNeedsTooManyBitsError(double p, const char* suffix = "");
 // "filter for N keys overflows".
 std::string OverflowError(const char* what, uint64_t num_keys);
+// "fingerprint_bits must be in [LO, HI], got W".
+std::string FingerprintBitsError(int w, int lo, int hi);
 // A number as a short string ("%g"), for messages.
 std::string FormatNumber(double v);
 
@@ -101,6 +103,10 @@ uint64_t MaxKeysFitting(uint64_t bytes, double guess, BytesFor&& bytes_for) {
   }
   return lo;
 }
+
+// The fingerprint bits of an xor-family filter (a w-bit check that an absent key passes with
+// chance 2^-w) for rate p: ceil(log2(1/p)), at least 1; an error above max_bits.
+Result<int> FingerprintBitsForFpRate(double fp_rate, int max_bits);
 
 // Information-theoretic minimum bits per key for rate p: log2(1/p) (6.64 at 1%).
 Result<double> InformationLimitBitsPerKey(double fp_rate);

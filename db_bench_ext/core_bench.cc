@@ -37,12 +37,14 @@
 #include "core/filter_spec.h"
 #include "core/fuse/fuse.h"
 #include "core/hash.h"
+#include "core/ribbon/ribbon.h"
 
 namespace {
 
 using sstfilter::BlockedBloom;
 using sstfilter::Cuckoo;
 using sstfilter::Fuse;
+using sstfilter::Ribbon;
 using sstfilter::SpecForBitsPerKey;
 using sstfilter::SpecForFpRate;
 using sstfilter::StandardBloom;
@@ -212,6 +214,9 @@ const std::vector<Candidate>& Candidates() {
       {"sstfilter.fuse@1%", [] { return MakeSstFilter(SpecForFpRate<Fuse>(0.01)); }},
       {"sstfilter.fuse@0.1%", [] { return MakeSstFilter(SpecForFpRate<Fuse>(0.001)); }},
       {"sstfilter.fuse:10", [] { return MakeSstFilter(SpecForBitsPerKey<Fuse>(10)); }},
+      // The kind sstfilter.Leveled takes for small files (no policy of its own).
+      {"sstfilter.ribbon@1%", [] { return MakeSstFilter(SpecForFpRate<Ribbon>(0.01)); }},
+      {"sstfilter.ribbon@0.1%", [] { return MakeSstFilter(SpecForFpRate<Ribbon>(0.001)); }},
   };
   return all;
 }

@@ -8,8 +8,7 @@
 namespace sstfilter {
 
 std::string FuseFingerprintBitsError(int w) {
-  return "fingerprint_bits must be in [" + std::to_string(kFuseMinFingerprintBits) + ", " +
-         std::to_string(kFuseMaxFingerprintBits) + "], got " + std::to_string(w);
+  return FingerprintBitsError(w, kFuseMinFingerprintBits, kFuseMaxFingerprintBits);
 }
 
 Result<FuseShape> FuseShapeFor(uint64_t num_keys, int arity) {
@@ -43,13 +42,7 @@ Result<FuseShape> FuseShapeFor(uint64_t num_keys) {
 }
 
 Result<int> FuseFingerprintBits(double fp_rate) {
-  if (!ValidFpRate(fp_rate)) return Err(FpRateError(fp_rate));
-  const double w = std::ceil(-std::log2(fp_rate) - 1e-9);  // 2^-w <= p, exact at powers of two
-  if (w > kFuseMaxFingerprintBits) {
-    return Err("fp_rate " + FormatNumber(fp_rate) + " needs fingerprints wider than " +
-               std::to_string(kFuseMaxFingerprintBits) + " bits");
-  }
-  return std::max(kFuseMinFingerprintBits, static_cast<int>(w));
+  return FingerprintBitsForFpRate(fp_rate, kFuseMaxFingerprintBits);
 }
 
 Result<int> FuseFingerprintBitsForBitsPerKey(double bits_per_key) {

@@ -15,6 +15,7 @@
 #include "core/cuckoo/cuckoo.h"
 #include "core/filter_reader.h"
 #include "core/fuse/fuse.h"
+#include "core/ribbon/ribbon.h"
 #include "core/standard_bloom/standard_bloom.h"
 #include "tests/test_util.h"
 
@@ -62,6 +63,13 @@ std::string FuseBytes(int fingerprint_bits, const std::vector<uint64_t>& keys) {
   return out;
 }
 
+std::string RibbonBytes(int fingerprint_bits, const std::vector<uint64_t>& keys) {
+  std::string out;
+  EXPECT_TRUE(
+      BuildRibbonFilter(RibbonParams{fingerprint_bits}, keys.data(), keys.size(), &out).ok());
+  return out;
+}
+
 uint64_t Digest(const std::string& bytes) { return XXH3_64bits(bytes.data(), bytes.size()); }
 
 // An accidental change of the byte format (hashing, probe derivation, layout, trailer) changes
@@ -101,6 +109,15 @@ TEST(Format, GoldenBytes) {
                                          0,    0,    5, 4,              // seed 0, L = 2^5, 4-wise
                                          8,    4,    1, 0};             // 8 bits, kind 4, v1
   EXPECT_EQ(std::memcmp(fuse.data() + fuse.size() - kTrailerBytes, fuse_prefix, 24), 0);
+  // The Ribbon filter (kind 5) for 1000 keys: 1088 slots, 17 blocks of 8 words.
+  const std::string ribbon = RibbonBytes(8, keys);
+  EXPECT_EQ(ribbon.size(), 1088u + kTrailerBytes);
+  EXPECT_EQ(Digest(ribbon), 0xfc4d75572fd8c68u);
+  const unsigned char ribbon_prefix[24] = {0xe8, 0x03, 0, 0, 0, 0, 0, 0,  // num_keys 1000
+                                           0x40, 0x04, 0, 0, 0, 0, 0, 0,  // num_units: 1088 slots
+                                           0,    0,    0, 0,              // seed 0
+                                           8,    5,    1, 0};             // 8 bits, kind 5, v1
+  EXPECT_EQ(std::memcmp(ribbon.data() + ribbon.size() - kTrailerBytes, ribbon_prefix, 24), 0);
   // The trailer of the blocked filter, byte for byte.
   const std::string tail = blocked.substr(blocked.size() - kTrailerBytes);
   const unsigned char expected_prefix[24] = {0xe8, 0x03, 0, 0, 0, 0, 0, 0,  // num_keys 1000
@@ -152,6 +169,10 @@ std::vector<std::string> SampleFilters() {
           FuseBytes(1, keys),
           FuseBytes(32, KeyHashes(32, 1200)),  // 4-wise
           FuseBytes(13, {}),
+          RibbonBytes(8, keys),
+          RibbonBytes(1, keys),
+          RibbonBytes(32, KeyHashes(33, 1200)),
+          RibbonBytes(13, {}),
           BloomBytes<BlockedBloom>(10, {})};
 }
 

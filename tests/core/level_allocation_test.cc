@@ -180,9 +180,9 @@ TEST(LevelAllocation, PricedAtAKeyCountItsFiltersKeepTheBudget) {
 }
 
 // The cheapest kind for a rate depends on the set's size: a fuse table needs about 1.08 cells per
-// key at a million keys but 1.3 at 2,000, while a cuckoo filter's cost does not change. So the
-// levels whose rates are low (the small upper ones) take cuckoo filters when files are small and
-// fuse filters when they are large; at nominal costs (unlimited keys) every level takes fuse.
+// key at a million keys but 1.3 at 2,000, a Ribbon table 1.12 at a million and 1.06 at 2,000. So
+// every level takes Ribbon filters when files are small and fuse filters when they are large; at
+// nominal costs (unlimited keys) every level takes fuse.
 TEST(LevelAllocation, TheCheapestKindDependsOnTheKeyCount) {
   const auto small = AllocateLevels(5, 10, 10, FilterCostModel::kSstfilter, 2000).value();
   const auto large = AllocateLevels(5, 10, 10, FilterCostModel::kSstfilter, 1000000).value();
@@ -191,15 +191,16 @@ TEST(LevelAllocation, TheCheapestKindDependsOnTheKeyCount) {
     SCOPED_TRACE("level " + std::to_string(i));
     EXPECT_EQ(large[i].base.spec.kind(), Fuse::kId) << large[i].base.spec.ToString();
     EXPECT_EQ(nominal[i].base.spec.kind(), Fuse::kId) << nominal[i].base.spec.ToString();
+    EXPECT_EQ(small[i].base.spec.kind(), Ribbon::kId) << small[i].base.spec.ToString();
   }
-  EXPECT_EQ(small[3].base.spec.kind(), Cuckoo::kId) << small[3].base.spec.ToString();
-  EXPECT_LT(small[3].ExpectedFpRate(), 1e-3);
-  // Why: at 2,000 keys a fuse filter of 0.1% (10-bit fingerprints) costs more than the
-  // semi-sorted cuckoo filter of 0.1%; at a million keys, less.
+  // Why: at 2,000 keys a Ribbon filter of 0.1% (10-bit fingerprints) costs less than the fuse
+  // filter and the semi-sorted cuckoo filter of 0.1%; at a million keys, more than the fuse one.
+  const FilterSpec ribbon(Ribbon::ForFpRate(0.001).value());
   const FilterSpec fuse(Fuse::ForFpRate(0.001).value());
   const FilterSpec cuckoo(Cuckoo::ForFpRate(0.001).value());
-  EXPECT_GT(TableBitsPerKey(fuse, 2000), TableBitsPerKey(cuckoo, 2000));
-  EXPECT_LT(TableBitsPerKey(fuse, 1000000), TableBitsPerKey(cuckoo, 1000000));
+  EXPECT_LT(TableBitsPerKey(ribbon, 2000), TableBitsPerKey(fuse, 2000));
+  EXPECT_LT(TableBitsPerKey(ribbon, 2000), TableBitsPerKey(cuckoo, 2000));
+  EXPECT_GT(TableBitsPerKey(ribbon, 1000000), TableBitsPerKey(fuse, 1000000));
 }
 
 // A mixed level's draw is uniform over key sets: the share of random smallest hashes that take

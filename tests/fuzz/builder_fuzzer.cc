@@ -10,17 +10,18 @@
 #include "core/filter_spec.h"
 #include "core/fuse/fuse.h"
 #include "core/hash.h"
+#include "core/ribbon/ribbon.h"
 
 using namespace sstfilter;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 2) return 0;
   FilterSpec spec;
-  switch (data[0] % 4) {
+  switch (data[0] % 5) {
     case 0:
     case 1: {
       const double bits_per_key = 0.5 + data[1] % 40;
-      auto params = data[0] % 4 == 0 ? SpecForBitsPerKey<BlockedBloom>(bits_per_key)
+      auto params = data[0] % 5 == 0 ? SpecForBitsPerKey<BlockedBloom>(bits_per_key)
                                      : SpecForBitsPerKey<StandardBloom>(bits_per_key);
       if (!params.ok()) __builtin_trap();  // every budget in (0, 100] is valid
       spec = params.value();
@@ -28,6 +29,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     case 2: {  // a fuse filter of any width: short keys repeat often, which the build must handle
       spec = FilterSpec(FuseParams{1 + data[1] % 32});
+      break;
+    }
+    case 3: {  // a Ribbon filter of any width: repeats add no equation, and must not fail it
+      spec = FilterSpec(RibbonParams{1 + data[1] % 32});
       break;
     }
     default: {

@@ -1,0 +1,60 @@
+// Sizing math of the standard Ribbon filter (Dillinger and Walzer, "Ribbon filter: practically
+// smarter than Bloom and Xor", 2021) with 64-bit coefficient rows: each key is one equation over
+// GF(2), "the XOR of the solution rows picked by the key's 64-bit coefficient word, starting at
+// its start slot, equals its r-bit fingerprint"; an absent key matches with chance 2^-r. The table
+// has num_slots rows of r bits, so a filter costs r * num_slots / n bits per key.
+//
+// The system is banded (each key's 64 columns are consecutive), so elimination as keys arrive
+// solves it in one pass, and it is solvable with high probability once the slots exceed the keys
+// by a margin that grows with ln n (measured with this code's hashing, the share of first seeds
+// that solve, 40 to 200 key sets per size):
+//
+//   keys        1k    2k    5k    10k   20k   50k   100k  200k  1M
+//   slots/key   1.088 1.056 1.050 1.056 1.062 1.075 1.086 1.097 1.123
+//   solved      1.00  0.98  0.88  0.90  0.86  0.88  0.95  0.90  0.90
+//
+// So below about 100,000 keys a Ribbon table is smaller than a binary fuse table (core/fuse/math.h:
+// 1.30 cells per key at 2,000 keys, 1.18 at 20,000), and above it the fuse table wins; Leveled
+// prices both at each filter's key count. Shared validation and limits: core/sizing.h.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/result.h"
+
+namespace sstfilter {
+
+// Fingerprint widths (bits per slot): 1 bit is a 50% filter; 32 bits reach 2.3e-10.
+inline constexpr int kRibbonMinFingerprintBits = 1;
+inline constexpr int kRibbonMaxFingerprintBits = 32;
+// The coefficient row of a key spans this many consecutive slots; the table is whole blocks of
+// this many slots (the storage interleaves a block's r solution columns as r 64-bit words).
+inline constexpr int kRibbonCoeffBits = 64;
+// Largest table: 2^40 slots (a trillion keys), far beyond any SST file, and well inside 64-bit
+// arithmetic at 32 bits per slot.
+inline constexpr uint64_t kRibbonMaxSlots = uint64_t{1} << 40;
+
+inline bool ValidRibbonFingerprintBits(int r) {
+  return r >= kRibbonMinFingerprintBits && r <= kRibbonMaxFingerprintBits;
+}
+
+// The slots for n distinct keys (n >= 1): n (1 + e) rounded up, plus the 63 slots past the last
+// start, rounded up to whole 64-slot blocks, where e = max(0, 0.0165 ln n - 0.105) (fitted to the
+// measurements above so that a seed solves at least 5 times in 6).
+Result<uint64_t> RibbonSlotsFor(uint64_t num_keys);
+// Bytes of a table: num_slots / 64 blocks of r 64-bit words.
+inline uint64_t RibbonTableBytes(uint64_t num_slots, int fingerprint_bits) {
+  return num_slots / 8 * static_cast<uint64_t>(fingerprint_bits);
+}
+// The widest fingerprint whose table for n keys fits a budget of b bits per key, at least 1.
+Result<int> RibbonFingerprintBitsForBudget(double bits_per_key, uint64_t num_keys);
+// The slots per key that stand for "large sets" (a million keys: 1.123, rounded up). Unlike a
+// fuse table's, a Ribbon table's slots per key keep growing with ln n, so there is no limit to
+// quote; at this cost a fuse filter (1.075) is always cheaper, as it is from about 200,000 keys.
+inline constexpr double kRibbonNominalSlotsPerKey = 1.125;
+// Fingerprint bits that fit a budget of b bits per key at the nominal slots per key:
+// floor(b / 1.125) (the nominal width of a budget); an error below 1.125.
+Result<int> RibbonNominalFingerprintBits(double bits_per_key);
+
+}  // namespace sstfilter

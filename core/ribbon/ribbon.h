@@ -1,0 +1,187 @@
+// The standard Ribbon filter kind (FilterKind 5): a static filter for the key set of one SST file
+// or filter partition, at 1.05 to 1.13 times the information limit of log2(1/p) bits per key for
+// 1,000 to 1,000,000 keys (math.h): the smallest kind for the small sets of small files and
+// filter partitions, where a binary fuse table needs up to 1.4 cells per key.
+//
+// From a key hash h and the filter's seed index s:
+//   h'    = h                              if s = 0
+//           Mix64(h + s * kGoldenMul64)    otherwise (a retry's fresh, independent hashing)
+//   start = FastRange64(h', num_slots - 63)
+//   coeff = Mix64(h') | 1                  (64 coefficients; slot start's is always 1)
+//   fp    = (h' xor (h' >> 32)) & (2^r - 1)
+// The table is a solution Z (num_slots rows of r bits) of the equations
+//   XOR of Z[start + j] over the bits j of coeff  =  fp      (one per key)
+// so a stored key always matches, and an absent key, whose fp is independent of its row, matches
+// with chance 2^-r.
+//
+// Body: num_slots / 64 blocks; block b is r little-endian 64-bit words, word k holding bit k of
+// the rows 64 b .. 64 b + 63 (row 64 b + i in bit i). A query reads the r words of the block of
+// its start and, unless the start is a block's first slot, of the next block: 2 r words in one
+// span of 16 r bytes.
+// Trailer (core/format.h): num_keys = equations stored (distinct key hashes), num_units = slots,
+// param = r, seed = s. Every byte: docs/format.md.
+//
+// The build (BuildRibbonFilter) never fails and never drops a key: elimination over GF(2) as the
+// keys arrive; a repeated hash gives an equation already implied and adds nothing (the table is
+// then built again at the size of the distinct keys); a seed whose system has no solution is
+// retried with the next, and after kRibbonMaxAttempts seeds it writes a blocked Bloom filter of
+// the same size instead. The bytes depend only on the set of hashes: the rows no equation fixes
+// are 0, which makes the solution the same whatever the order of the keys.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/format.h"
+#include "core/hash.h"
+#include "core/hash_list.h"
+#include "core/packed_fields.h"
+#include "core/result.h"
+#include "core/ribbon/math.h"
+
+namespace sstfilter {
+
+// A Ribbon filter is chosen by its fingerprint width (a rate: 2^-r), or by a budget of bits per
+// key, which picks for each filter the widest fingerprint whose table fits the budget at that
+// filter's key count.
+struct RibbonParams {
+  int fingerprint_bits = 8;
+  double bits_per_key = 0;  // > 0: a budget, and fingerprint_bits is not used
+};
+
+// Where a key's equation lies in a table of a given size. Cheap to copy.
+class RibbonHashing {
+ public:
+  RibbonHashing() = default;
+  RibbonHashing(uint32_t seed_index, uint64_t num_slots, int fingerprint_bits)
+      : seed_index_(seed_index),
+        num_starts_(num_slots - (kRibbonCoeffBits - 1)),
+        fp_mask_(LowBitsMask(fingerprint_bits)) {}
+
+  uint64_t Remix(uint64_t hash) const {
+    return seed_index_ == 0 ? hash : Mix64(hash + seed_index_ * kGoldenMul64);
+  }
+  uint64_t Start(uint64_t remixed) const { return FastRange64(remixed, num_starts_); }
+  static uint64_t Coefficients(uint64_t remixed) { return Mix64(remixed) | 1; }
+  uint32_t Fingerprint(uint64_t remixed) const {
+    return static_cast<uint32_t>(remixed ^ (remixed >> 32)) & fp_mask_;
+  }
+
+ private:
+  uint32_t seed_index_ = 0;
+  uint64_t num_starts_ = 1;
+  uint32_t fp_mask_ = 0;
+};
+
+// A view over a parsed Ribbon body. Cheap to copy; does not own the bytes.
+class RibbonReader {
+ public:
+  RibbonReader() = default;
+  RibbonReader(const uint8_t* blocks, const RibbonHashing& hashing, int fingerprint_bits)
+      : blocks_(blocks), hashing_(hashing), bits_(fingerprint_bits) {}
+
+  bool MayContain(uint64_t hash) const {
+    const uint64_t h = hashing_.Remix(hash);
+    return Matches(h, hashing_.Start(h));
+  }
+
+  // Starts loading the words of the key's start block and the next one.
+  void Prefetch(uint64_t hash) const { PrefetchSpan(hashing_.Start(hashing_.Remix(hash))); }
+
+  // Computes every key's start and prefetches its words first, then tests them.
+  void MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match) const;
+
+ private:
+  const uint8_t* BlockAddress(uint64_t start) const {
+    return blocks_ + (start / kRibbonCoeffBits) * 8 * static_cast<uint64_t>(bits_);
+  }
+  void PrefetchSpan(uint64_t start) const {
+    const uint8_t* first = BlockAddress(start);
+    const uint8_t* last = first + (start % kRibbonCoeffBits != 0 ? 16 : 8) * bits_ - 1;
+    for (const uint8_t* p = first; p < last; p += 64) __builtin_prefetch(p);
+    __builtin_prefetch(last);
+  }
+  bool Matches(uint64_t remixed, uint64_t start) const {
+    const int shift = static_cast<int>(start % kRibbonCoeffBits);
+    const uint64_t coeff = RibbonHashing::Coefficients(remixed);
+    // Row start + j is bit shift + j of the block's words for j < 64 - shift, and bit
+    // j - (64 - shift) of the next block's after that; a start at a block's first slot reads
+    // only its own block (the next one may not exist).
+    const uint64_t in_block = coeff << shift;
+    const uint64_t in_next = (coeff >> 1) >> (63 - shift);
+    const uint8_t* lo = BlockAddress(start);
+    const uint8_t* hi = lo + (shift != 0 ? 8 * bits_ : 0);
+    uint32_t result = 0;
+    for (int k = 0; k < bits_; ++k) {
+      const uint64_t picked = (LoadLE64(lo + 8 * k) & in_block) ^ (LoadLE64(hi + 8 * k) & in_next);
+      result |= static_cast<uint32_t>(__builtin_parityll(picked)) << k;
+    }
+    return result == hashing_.Fingerprint(remixed);
+  }
+
+  const uint8_t* blocks_ = nullptr;
+  RibbonHashing hashing_;
+  int bits_ = 0;
+};
+
+// Statistics of a build, for benchmarks and tests.
+struct RibbonBuildInfo {
+  uint64_t stored = 0;     // equations stored: distinct key hashes
+  int attempts = 0;        // seeds tried (0 for no keys)
+  bool fell_back = false;  // wrote a blocked Bloom filter instead
+  // The temporary memory the build held at its peak, beyond its input and output: 12 bytes per
+  // slot (a slot's coefficients and fingerprint), plus 8 per key when the input had repeats or
+  // no seed solved.
+  uint64_t scratch_bytes = 0;
+};
+
+// Seeds tried before the build falls back to a blocked Bloom filter. A seed solves at least 5
+// times in 6 (math.h), so 32 failures in a row have a chance below 1e-24.
+inline constexpr int kRibbonMaxAttempts = 32;
+
+// Builds the filter of hashes[0, count) (any order, repeats allowed) into *out (replaced). Fails
+// only for invalid params. `max_attempts` (tests): the seeds tried before the fallback.
+Result<RibbonBuildInfo> BuildRibbonFilter(const RibbonParams& params, const uint64_t* hashes,
+                                          size_t count, std::string* out,
+                                          int max_attempts = kRibbonMaxAttempts);
+Result<RibbonBuildInfo> BuildRibbonFilter(const RibbonParams& params, const HashList& hashes,
+                                          std::string* out, int max_attempts = kRibbonMaxAttempts);
+
+// The kind's descriptor (the operations every kind provides: core/kinds.h).
+struct Ribbon {
+  using Params = RibbonParams;
+  using Reader = RibbonReader;
+  static constexpr FilterKind kId = FilterKind{5};
+  static constexpr const char* kName = "ribbon";
+  static constexpr uint8_t kMaxVersion = 1;
+
+  // A budget (the widest fingerprint that fits it, per filter); ceil(log2(1/p))-bit
+  // fingerprints for a rate.
+  static Result<Params> ForBitsPerKey(double bits_per_key);
+  static Result<Params> ForFpRate(double fp_rate);
+  // "ribbon, 7-bit fingerprints" or "ribbon, at most 10.00 bits/key".
+  static std::string Describe(const Params& params);
+  // The fingerprint width of the filter of num_keys keys: the budget's widest that fits, at
+  // least 1, or the fixed width.
+  static Result<int> FingerprintBitsFor(const Params& params, uint64_t num_keys);
+
+  // Table plus trailer for num_keys keys (the fallback writes no more); 32 for none.
+  static Result<uint64_t> FilterBytes(const Params& params, uint64_t num_keys);
+  static uint64_t MaxKeysForBytes(const Params& params, uint64_t bytes);
+  // 2^-r, with the chance of a 64-bit hash collision.
+  static Result<double> EstimatedFpRate(const Params& params, uint64_t num_keys);
+  static double NominalFpRate(const Params& params);
+  static double NominalBitsPerKey(const Params& params);
+  // Every fingerprint width; priced at each filter's key count, like the fuse kind's.
+  static std::vector<Params> LevelOffers();
+
+  static Result<std::string> Build(const Params& params, const HashList& hashes);
+  static Result<std::string> Build(const Params& params, const uint64_t* hashes, size_t count);
+
+  static bool BodyBytes(const Trailer& t, uint64_t* body_bytes);
+  static Reader OpenReader(const Trailer& t, const uint8_t* body);
+};
+
+}  // namespace sstfilter

@@ -6,6 +6,7 @@
 #include "core/blocked_bloom/math.h"
 #include "core/cuckoo/math.h"
 #include "core/fuse/fuse.h"
+#include "core/ribbon/ribbon.h"
 #include "core/sizing.h"
 #include "core/standard_bloom/math.h"
 #include "db_bench_ext/report.h"
@@ -51,11 +52,13 @@ void PrintConfig(const Config& config) {
          FLAGS_compression_type.c_str());
 }
 
-// A fuse filter's size depends on its key count: the bits per key of one filter of num keys.
-sstfilter::Result<double> FuseBitsPerKey(double fp_rate, uint64_t num) {
-  const auto params = sstfilter::Fuse::ForFpRate(fp_rate);
+// A fuse or Ribbon filter's size depends on its key count: the bits per key of one filter of
+// num keys.
+template <typename Kind>
+sstfilter::Result<double> TableBitsPerKey(double fp_rate, uint64_t num) {
+  const auto params = Kind::ForFpRate(fp_rate);
   if (!params.ok()) return sstfilter::Err(params.error());
-  const auto bytes = sstfilter::Fuse::FilterBytes(params.value(), num);
+  const auto bytes = Kind::FilterBytes(params.value(), num);
   if (!bytes.ok()) return sstfilter::Err(bytes.error());
   return 8.0 * (bytes.value() - sstfilter::kTrailerBytes) / num;
 }
@@ -74,7 +77,9 @@ void PrintSizing(const Config& config) {
       {"cuckoo (sstfilter.Cuckoo)",
        f.ok() ? sstfilter::CuckooBitsPerKey(f.value(), sstfilter::kCuckooTargetLoad)
               : sstfilter::Result<double>::Error(f.error())},
-      {"binary fuse (sstfilter.Fuse), --num keys", FuseBitsPerKey(p, config.num)},
+      {"binary fuse (sstfilter.Fuse), --num keys", TableBitsPerKey<sstfilter::Fuse>(p, config.num)},
+      {"Ribbon (in sstfilter.Leveled), --num keys",
+       TableBitsPerKey<sstfilter::Ribbon>(p, config.num)},
       {"information-theoretic limit", sstfilter::InformationLimitBitsPerKey(p)},
   };
   for (const Row& row : rows) {

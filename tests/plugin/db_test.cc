@@ -590,13 +590,22 @@ TEST_F(DbTest, LeveledPolicyGivesEachLevelItsBudget) {
   // bottommost). Per-level averages can therefore mix, but no file is off the allocation.
   const auto& policy = dynamic_cast<const LeveledPolicy&>(*TableOptionsOf(reopened)->filter_policy);
   std::set<int> allocations_used;
+  int ribbon_files = 0;
   for (const FileFilter& f : FilesAgainst(policy, 4)) {
     EXPECT_TRUE(!f.allocations.empty() && (f.Shallowest() <= f.level || f.Has(3)))
         << f.name << " at level " << f.level << ": " << f.filter_bytes << " filter bytes for "
         << f.filter_entries << " keys";
     allocations_used.insert(f.Shallowest());
+    // Files of thousands of keys get Ribbon filters, the smallest kind at that size.
+    if (f.filter_entries >= 1000 && !f.allocations.empty()) {
+      const LevelFilter level =
+          policy.Allocation(4, f.filter_entries).value()[static_cast<size_t>(f.Shallowest())];
+      EXPECT_EQ(level.base.spec.kind(), Ribbon::kId) << level.base.spec.ToString();
+      ++ribbon_files;
+    }
   }
   EXPECT_GE(allocations_used.size(), 2u);  // the levels really get different filters
+  EXPECT_GT(ribbon_files, 0);
   EXPECT_EQ(LookUpAbsent(20'000).true_positives, 0u);
 }
 

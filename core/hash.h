@@ -38,9 +38,10 @@ inline uint32_t FastRange32(uint32_t x, uint32_t range) {
 inline constexpr uint64_t kGoldenMul64 = 0x9e37'79b9'7f4a'7c15ull;
 
 // A full-avalanche bijective mixer (the finaliser of MurmurHash3). Used to derive a new,
-// independent-looking hash from an old hash and a seed when a cuckoo or fuse build retries with
-// another seed (a fuse filter built with one remixes every query), and for the draw of a level
-// that mixes two filters (ChoiceForKeys); never on the Bloom query path.
+// independent-looking hash from an old hash and a seed when a cuckoo, fuse or Ribbon build
+// retries with another seed (RemixHash below), for a Ribbon key's coefficients (on every Ribbon
+// query), and for the draw of a level that mixes two filters (ChoiceForKeys); never on the Bloom
+// query path.
 inline uint64_t Mix64(uint64_t x) {
   x ^= x >> 33;
   x *= 0xff51'afd7'ed55'8ccdull;
@@ -48,6 +49,21 @@ inline uint64_t Mix64(uint64_t x) {
   x *= 0xc4ce'b9fe'1a85'ec53ull;
   x ^= x >> 33;
   return x;
+}
+
+// The hash a filter built with seed index s places and checks a key by: the key's hash itself
+// for s = 0 (the first try of every build, so most filters cost no extra mixing), and for a
+// retry's seed s > 0 a fresh, independent-looking hash. The cuckoo, fuse and Ribbon kinds write
+// s in their trailer.
+inline uint64_t RemixHash(uint64_t hash, uint32_t seed_index) {
+  return seed_index == 0 ? hash : Mix64(hash + seed_index * kGoldenMul64);
+}
+
+// The fingerprint of the xor-family kinds (fuse, Ribbon): the two halves of the remixed hash
+// folded together, then its low bits (mask = 2^w - 1), so that a w-bit fingerprint depends on
+// high bits too, which a filter's position (FastRange64) also reads.
+inline uint32_t XorFoldFingerprint(uint64_t remixed, uint32_t mask) {
+  return static_cast<uint32_t>(remixed ^ (remixed >> 32)) & mask;
 }
 
 }  // namespace sstfilter

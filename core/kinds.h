@@ -21,7 +21,9 @@
 //   static Result<Params> ForFpRate(double fp_rate);            the smallest filter for a rate
 //   static std::string Describe(const Params&);                 for logs and benchmark output
 //   static Result<uint64_t> FilterBytes(const Params&, uint64_t num_keys);   body + trailer
-//   static uint64_t MaxKeysForBytes(const Params&, uint64_t bytes);   exact inverse of FilterBytes
+//   static uint64_t MaxKeysForBytes(const Params&, uint64_t bytes);   inverse of FilterBytes: an n
+//                                             that fits whose n + 1 does not (the largest such
+//                                             n unless a budget makes the size non-monotone)
 //   static Result<double> EstimatedFpRate(const Params&, uint64_t num_keys);
 //   static double NominalFpRate(const Params&);       unlimited keys, no rounding
 //   static double NominalBitsPerKey(const Params&);   likewise

@@ -33,9 +33,9 @@
 //
 // Which kind is cheapest depends on the filters' key count: a fuse table needs 1.075 cells per
 // key for a million keys but 1.3 for 2,000 (core/fuse/math.h), a Ribbon table 1.12 and 1.06
-// (core/ribbon/math.h), so fuse filters win for large files and Ribbon filters for small ones. Given keys_per_filter,
-// the offers are priced at that count (the bytes each filter really takes); 0 prices them
-// nominally, as for unlimited keys.
+// (core/ribbon/math.h), so fuse filters win for large files (from about 250,000 keys) and Ribbon
+// filters for small ones. Given keys_per_filter, the offers are priced at that count (the bytes
+// each filter really takes); 0 prices them nominally, as for unlimited keys.
 #pragma once
 
 #include <cstdint>

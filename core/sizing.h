@@ -65,8 +65,12 @@ Result<uint64_t> UnitsForBudget(uint64_t num_keys, double bits_per_key, int unit
 
 // The largest n with bytes_for(n) <= bytes, for a size function bytes_for(n) -> Result<uint64_t>
 // that is non-decreasing in n (an error counts as "does not fit"): the exact inverse that
-// RocksDB's ApproximateNumEntries asks for. `guess` is a floating-point estimate of the answer; a
-// bracket around it, then bisection, finds the boundary in at most about 130 evaluations.
+// RocksDB's ApproximateNumEntries asks for. A size that is not monotone (a fuse or Ribbon budget,
+// whose fingerprint narrows when the table's rounding grows: at 10 bits/key, 1,016 Ribbon keys
+// take 1,184 bytes and 1,015 take 1,256) still gives an n that fits and whose n + 1 does not,
+// though a larger n may fit too: a partition a little smaller than it could be, never larger.
+// `guess` is a floating-point estimate of the answer; a bracket around it, then bisection, finds
+// the boundary in at most about 130 evaluations.
 template <typename BytesFor>
 uint64_t MaxKeysFitting(uint64_t bytes, double guess, BytesFor&& bytes_for) {
   auto fits = [&](uint64_t n) {

@@ -55,8 +55,9 @@ class SstFilterBitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
                                   ROCKSDB_NAMESPACE::Status* status) override;
   // With verification on: Corruption if the filter does not parse or misses one of its keys.
   ROCKSDB_NAMESPACE::Status MaybePostVerify(const ROCKSDB_NAMESPACE::Slice& filter) override;
-  // The exact inverse of the filter size (core's MaxKeysForBytes); for a level that mixes two
-  // filters (sstfilter.Leveled), that of the larger.
+  // The inverse of the filter size (core's MaxKeysForBytes; exact unless a budget makes the size
+  // non-monotone, then never too large); for a level that mixes two filters (sstfilter.Leveled),
+  // that of the larger.
   size_t ApproximateNumEntries(size_t bytes) override;
 #if SSTFILTER_ROCKSDB_HAS_CALCULATE_SPACE
   // The bytes Finish writes for `num_entries` distinct entries (core's FilterBytes; a cuckoo

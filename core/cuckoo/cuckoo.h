@@ -64,9 +64,7 @@ class CuckooHashing {
         fingerprint_values_(static_cast<uint32_t>((uint64_t{1} << fingerprint_bits) - 1)),
         seed_(seed) {}
 
-  uint64_t Remix(uint64_t hash) const {
-    return seed_ == 0 ? hash : Mix64(hash + seed_ * kGoldenMul64);
-  }
+  uint64_t Remix(uint64_t hash) const { return RemixHash(hash, seed_); }
   uint64_t Bucket(uint64_t remixed) const { return FastRange64(remixed, num_buckets_); }
   uint32_t Fingerprint(uint64_t remixed) const {
     return FastRange32(static_cast<uint32_t>(remixed), fingerprint_values_) + 1;

@@ -8,8 +8,7 @@
 namespace sstfilter {
 
 std::string CuckooFingerprintBitsError(int f) {
-  return "fingerprint_bits must be in [" + std::to_string(kCuckooMinFingerprintBits) + ", " +
-         std::to_string(kCuckooMaxFingerprintBits) + "], got " + std::to_string(f);
+  return FingerprintBitsError(f, kCuckooMinFingerprintBits, kCuckooMaxFingerprintBits);
 }
 
 Result<int> CuckooFingerprintBits(double fp_rate) {

@@ -82,12 +82,8 @@ class FuseHashing {
         first_cells_(segment_count << layout.segment_length_log2),
         fp_mask_(LowBitsMask(fingerprint_bits)) {}
 
-  uint64_t Remix(uint64_t hash) const {
-    return seed_index_ == 0 ? hash : Mix64(hash + seed_index_ * kGoldenMul64);
-  }
-  uint32_t Fingerprint(uint64_t remixed) const {
-    return static_cast<uint32_t>(remixed ^ (remixed >> 32)) & fp_mask_;
-  }
+  uint64_t Remix(uint64_t hash) const { return RemixHash(hash, seed_index_); }
+  uint32_t Fingerprint(uint64_t remixed) const { return XorFoldFingerprint(remixed, fp_mask_); }
   // The arity cells of a key, into cells[0, arity).
   void Cells(uint64_t remixed, uint64_t* cells) const {
     const uint64_t p0 = FastRange64(remixed, first_cells_);

@@ -13,9 +13,11 @@
 //   slots/key   1.088 1.056 1.050 1.056 1.062 1.075 1.086 1.097 1.123
 //   solved      1.00  0.98  0.88  0.90  0.86  0.88  0.95  0.90  0.90
 //
-// So below about 100,000 keys a Ribbon table is smaller than a binary fuse table (core/fuse/math.h:
-// 1.30 cells per key at 2,000 keys, 1.18 at 20,000), and above it the fuse table wins; Leveled
-// prices both at each filter's key count. Shared validation and limits: core/sizing.h.
+// So below about 233,000 keys a Ribbon table is smaller than a binary fuse table (core/fuse/math.h:
+// 1.30 cells per key at 2,000 keys, 1.18 at 20,000), above 264,000 the fuse table is, and between
+// them it depends on the fuse table's rounding (FilterBytes compared in steps of 1,000 keys at 7,
+// 10 and 13 bits); Leveled prices both at each filter's key count. Shared validation and limits:
+// core/sizing.h.
 #pragma once
 
 #include <cstdint>
@@ -51,7 +53,7 @@ inline uint64_t RibbonTableBytes(uint64_t num_slots, int fingerprint_bits) {
 Result<int> RibbonFingerprintBitsForBudget(double bits_per_key, uint64_t num_keys);
 // The slots per key that stand for "large sets" (a million keys: 1.123, rounded up). Unlike a
 // fuse table's, a Ribbon table's slots per key keep growing with ln n, so there is no limit to
-// quote; at this cost a fuse filter (1.075) is always cheaper, as it is from about 200,000 keys.
+// quote; at this cost a fuse filter (1.075) is always cheaper, as it is from about 264,000 keys.
 inline constexpr double kRibbonNominalSlotsPerKey = 1.125;
 // Fingerprint bits that fit a budget of b bits per key at the nominal slots per key:
 // floor(b / 1.125) (the nominal width of a budget); an error below 1.125.

@@ -162,8 +162,8 @@ Result<RibbonBuildInfo> BuildFromChunks(const RibbonParams& params, uint64_t cou
       [&](const uint64_t* hashes, size_t n) { unique.insert(unique.end(), hashes, hashes + n); });
   std::sort(unique.begin(), unique.end());
   unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
-  // Distinct hashes whose equations were implied by others (a chance of about 2^-64 each) leave
-  // nothing to redo.
+  // No repeats: the hashes the seed did not store had equations that the others implied (a
+  // dependent equation agrees with chance 2^-r), so the table holds every key; nothing to redo.
   if (solved && unique.size() == count) {
     info.scratch_bytes = s.Bytes() + 8 * unique.capacity();
     return info;

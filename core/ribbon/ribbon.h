@@ -18,7 +18,8 @@
 // the rows 64 b .. 64 b + 63 (row 64 b + i in bit i). A query reads the r words of the block of
 // its start and, unless the start is a block's first slot, of the next block: 2 r words in one
 // span of 16 r bytes.
-// Trailer (core/format.h): num_keys = equations stored (distinct key hashes), num_units = slots,
+// Trailer (core/format.h): num_keys = equations stored (the distinct key hashes but any whose
+// equation the others already implied), num_units = slots,
 // param = r, seed = s. Every byte: docs/format.md.
 //
 // The build (BuildRibbonFilter) never fails and never drops a key: elimination over GF(2) as the
@@ -51,7 +52,9 @@ struct RibbonParams {
   double bits_per_key = 0;  // > 0: a budget, and fingerprint_bits is not used
 };
 
-// Where a key's equation lies in a table of a given size. Cheap to copy.
+// Where a key's equation lies in a table of num_slots slots, a multiple of 64 and at least 64
+// (RibbonSlotsFor's; BodyBytes checks a trailer's), so that every start has 64 slots. Cheap to
+// copy.
 class RibbonHashing {
  public:
   RibbonHashing() = default;
@@ -60,14 +63,10 @@ class RibbonHashing {
         num_starts_(num_slots - (kRibbonCoeffBits - 1)),
         fp_mask_(LowBitsMask(fingerprint_bits)) {}
 
-  uint64_t Remix(uint64_t hash) const {
-    return seed_index_ == 0 ? hash : Mix64(hash + seed_index_ * kGoldenMul64);
-  }
+  uint64_t Remix(uint64_t hash) const { return RemixHash(hash, seed_index_); }
   uint64_t Start(uint64_t remixed) const { return FastRange64(remixed, num_starts_); }
   static uint64_t Coefficients(uint64_t remixed) { return Mix64(remixed) | 1; }
-  uint32_t Fingerprint(uint64_t remixed) const {
-    return static_cast<uint32_t>(remixed ^ (remixed >> 32)) & fp_mask_;
-  }
+  uint32_t Fingerprint(uint64_t remixed) const { return XorFoldFingerprint(remixed, fp_mask_); }
 
  private:
   uint32_t seed_index_ = 0;
@@ -139,12 +138,14 @@ class RibbonReader {
 
 // Statistics of a build, for benchmarks and tests.
 struct RibbonBuildInfo {
-  uint64_t stored = 0;     // equations stored: distinct key hashes
+  // Equations stored: the distinct key hashes, but for any whose equation the others already
+  // implied (a dependent equation agrees with chance 2^-r; otherwise the seed fails).
+  uint64_t stored = 0;
   int attempts = 0;        // seeds tried (0 for no keys)
   bool fell_back = false;  // wrote a blocked Bloom filter instead
   // The temporary memory the build held at its peak, beyond its input and output: 12 bytes per
-  // slot (a slot's coefficients and fingerprint), plus 8 per key when the input had repeats or
-  // no seed solved.
+  // slot (a slot's coefficients and fingerprint), plus 8 per key when the input had repeats, a
+  // seed stored fewer equations than keys, or no seed solved.
   uint64_t scratch_bytes = 0;
 };
 
@@ -178,7 +179,8 @@ struct Ribbon {
   // least 1, or the fixed width.
   static Result<int> FingerprintBitsFor(const Params& params, uint64_t num_keys);
 
-  // Table plus trailer for num_keys keys (the fallback writes no more); 32 for none.
+  // Table plus trailer for num_keys keys (the blocked-Bloom fallback, which rounds up to 64-byte
+  // blocks, may write up to 63 bytes more); 32 for none.
   static Result<uint64_t> FilterBytes(const Params& params, uint64_t num_keys);
   static uint64_t MaxKeysForBytes(const Params& params, uint64_t bytes);
   // 2^-r, with the chance of a 64-bit hash collision.

@@ -56,7 +56,8 @@ Result<FilterSpec> SpecForFpRate(double fp_rate) {
 // after failed placements can be a few percent larger).
 Result<uint64_t> FilterBytes(const FilterSpec& spec, uint64_t num_keys);
 
-// The most keys whose filter fits in `bytes`: the exact inverse of FilterBytes.
+// The most keys whose filter fits in `bytes`: the exact inverse of FilterBytes (for a fuse or
+// Ribbon budget, whose size is not monotone, an n that fits whose n + 1 does not).
 uint64_t MaxKeysForBytes(const FilterSpec& spec, uint64_t bytes);
 
 // Builds the filter of hashes[0, count); consecutive duplicates are skipped.

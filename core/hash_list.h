@@ -7,6 +7,7 @@
 // key are consecutive).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -77,6 +78,20 @@ auto WithoutConsecutiveRepeats(const uint64_t* hashes, size_t count, F&& f) {
     return f(unique.data(), unique.size());
   }
   return f(hashes, count);
+}
+
+// The hashes that for_each_chunk(f) delivers as f(hashes, n), `count` in all, sorted and without
+// repeats (8 bytes per hash, capacity `count`): the input of a static build's second try (fuse,
+// Ribbon) when the first met repeats or failed, so that its bytes depend only on the set.
+template <typename ForEachChunk>
+std::vector<uint64_t> SortedDistinctHashes(uint64_t count, ForEachChunk&& for_each_chunk) {
+  std::vector<uint64_t> unique;
+  unique.reserve(count);
+  for_each_chunk(
+      [&](const uint64_t* hashes, size_t n) { unique.insert(unique.end(), hashes, hashes + n); });
+  std::sort(unique.begin(), unique.end());
+  unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
+  return unique;
 }
 
 }  // namespace sstfilter

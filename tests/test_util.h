@@ -55,6 +55,16 @@ inline FilterReader ReaderOf(const std::string& bytes) {
 }
 FilterReader ReaderOf(std::string&&) = delete;
 
+// The keys the reader misses, counting the single and the batched query each: 0 for a filter
+// without false negatives.
+inline uint64_t CountMissing(const FilterReader& reader, const std::vector<uint64_t>& keys) {
+  std::vector<uint8_t> batch(keys.size());
+  reader.MayContainBatch(keys.data(), keys.size(), reinterpret_cast<bool*>(batch.data()));
+  uint64_t missing = 0;
+  for (size_t i = 0; i < keys.size(); ++i) missing += !reader.MayContain(keys[i]) + !batch[i];
+  return missing;
+}
+
 // One filter of each kind in core/kinds.h, each sized for a 1% rate, for the properties every
 // kind must have: a new kind is tested by the suites that use this without a change here.
 inline std::vector<FilterSpec> OneSpecOfEachKind() {

@@ -234,12 +234,7 @@ Result<FuseBuildInfo> BuildFromChunks(const FuseParams& params, uint64_t count,
     info.scratch_bytes = s.Bytes();
     return info;
   }
-  std::vector<uint64_t> unique;
-  unique.reserve(count);
-  for_each_chunk(
-      [&](const uint64_t* hashes, size_t n) { unique.insert(unique.end(), hashes, hashes + n); });
-  std::sort(unique.begin(), unique.end());
-  unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
+  const std::vector<uint64_t> unique = SortedDistinctHashes(count, for_each_chunk);
   info.distinct = unique.size();
   shape = FuseShapeFor(unique.size());
   w = Fuse::FingerprintBitsFor(params, unique.size()).value();  // valid: it was for `count`
@@ -254,10 +249,7 @@ Result<FuseBuildInfo> BuildFromChunks(const FuseParams& params, uint64_t count,
   info.scratch_bytes = 8 * unique.capacity();
   const uint64_t table_bytes =
       FuseTableBytes(shape.ok() ? shape.value().num_cells : unique.size() * 2, w);
-  const double bits_per_key = std::clamp(static_cast<double>(table_bytes) * 8 / unique.size(),
-                                         kMinBitsPerKey, kMaxBitsPerKey);
-  const BlockedBloomParams bloom = BlockedBloom::ForBitsPerKey(bits_per_key).value();
-  Result<std::string> bytes = BlockedBloom::Build(bloom, unique.data(), unique.size());
+  Result<std::string> bytes = BuildBlockedBloomFallback(table_bytes, unique.data(), unique.size());
   if (!bytes.ok()) return Err(bytes.error());
   *out = std::move(bytes).value();
   return info;

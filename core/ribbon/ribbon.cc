@@ -156,12 +156,7 @@ Result<RibbonBuildInfo> BuildFromChunks(const RibbonParams& params, uint64_t cou
     info.scratch_bytes = s.Bytes();
     return info;
   }
-  std::vector<uint64_t> unique;
-  unique.reserve(count);
-  for_each_chunk(
-      [&](const uint64_t* hashes, size_t n) { unique.insert(unique.end(), hashes, hashes + n); });
-  std::sort(unique.begin(), unique.end());
-  unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
+  const std::vector<uint64_t> unique = SortedDistinctHashes(count, for_each_chunk);
   // No repeats: the hashes the seed did not store had equations that the others implied (a
   // dependent equation agrees with chance 2^-r), so the table holds every key; nothing to redo.
   if (solved && unique.size() == count) {
@@ -180,11 +175,8 @@ Result<RibbonBuildInfo> BuildFromChunks(const RibbonParams& params, uint64_t cou
   info.fell_back = true;
   info.stored = unique.size();
   info.scratch_bytes = std::max(s.Bytes(), 8 * unique.capacity());
-  const double bits_per_key =
-      std::clamp(static_cast<double>(RibbonTableBytes(slots.value(), r)) * 8 / unique.size(),
-                 kMinBitsPerKey, kMaxBitsPerKey);
-  const BlockedBloomParams bloom = BlockedBloom::ForBitsPerKey(bits_per_key).value();
-  Result<std::string> bytes = BlockedBloom::Build(bloom, unique.data(), unique.size());
+  Result<std::string> bytes =
+      BuildBlockedBloomFallback(RibbonTableBytes(slots.value(), r), unique.data(), unique.size());
   if (!bytes.ok()) return Err(bytes.error());
   *out = std::move(bytes).value();
   return info;

@@ -128,17 +128,6 @@ TEST(Bloom, ParamsForARateReachIt) {
   }
 }
 
-TEST(Bloom, ZeroKeysAnswerNo) {
-  for (const LayoutCase& lc : kLayouts) {
-    const FilterSpec params = lc.for_bits(10).value();
-    const std::string bytes = Build(params, {});
-    EXPECT_EQ(bytes.size(), kTrailerBytes);
-    const FilterReader reader = ReaderOf(bytes);
-    EXPECT_TRUE(reader.Holds<MatchNoneReader>());
-    for (uint64_t h : KeyHashes(3, 1000)) EXPECT_FALSE(reader.MayContain(h));
-  }
-}
-
 TEST(Bloom, ConsecutiveDuplicatesAreSkipped) {
   const std::vector<uint64_t> keys = KeyHashes(8, 100);
   std::vector<uint64_t> repeated;
@@ -148,25 +137,6 @@ TEST(Bloom, ConsecutiveDuplicatesAreSkipped) {
     const std::string once = Build(params, keys);
     EXPECT_EQ(Build(params, repeated), once);
     EXPECT_EQ(ReaderOf(once).trailer().num_keys, 100u);
-  }
-}
-
-TEST(Bloom, SizeAndItsInverse) {
-  for (const LayoutCase& lc : kLayouts) {
-    for (double bits_per_key : {1.0, 7.3, 10.0, 16.0}) {
-      const FilterSpec params = lc.for_bits(bits_per_key).value();
-      EXPECT_EQ(FilterBytes(params, 0).value(), kTrailerBytes);
-      for (uint64_t bytes : {0u, 31u, 32u, 33u, 96u, 97u, 4096u, 1u << 20}) {
-        const uint64_t n = MaxKeysForBytes(params, bytes);
-        if (bytes >= kTrailerBytes) {
-          EXPECT_LE(FilterBytes(params, n).value(), bytes);
-        }
-        EXPECT_GT(FilterBytes(params, n + 1).value(), bytes) << bytes;
-      }
-      // The built filter has exactly the announced size.
-      const std::vector<uint64_t> keys = KeyHashes(9, 12345);
-      EXPECT_EQ(Build(params, keys).size(), FilterBytes(params, keys.size()).value());
-    }
   }
 }
 

@@ -17,6 +17,7 @@ namespace sstfilter {
 namespace {
 
 using testing::BinomialTolerance;
+using testing::CountMissing;
 using testing::KeyHashes;
 using testing::ReaderOf;
 
@@ -44,15 +45,6 @@ Trailer ParsedTrailer(const std::string& bytes) {
   ParsedFilter parsed;
   EXPECT_TRUE(ParseFilter(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &parsed));
   return parsed.trailer;
-}
-
-// Every key is found by the single and the batched query. Returns the number missed.
-uint64_t CountMissing(const FilterReader& reader, const std::vector<uint64_t>& keys) {
-  std::vector<uint8_t> batch(keys.size());
-  reader.MayContainBatch(keys.data(), keys.size(), reinterpret_cast<bool*>(batch.data()));
-  uint64_t missing = 0;
-  for (size_t i = 0; i < keys.size(); ++i) missing += !reader.MayContain(keys[i]) + !batch[i];
-  return missing;
 }
 
 TEST(CuckooHashing, AlternateBucketIsItsOwnInverseAndNeverTheSame) {
@@ -107,14 +99,6 @@ TEST(Cuckoo, NoFalseNegativesAtOneMillionKeys) {
       EXPECT_GT(b.info.load(), 0.945) << f;
     }
   }
-}
-
-TEST(Cuckoo, ZeroKeysAnswerNo) {
-  const Built b = Build(12, {});
-  EXPECT_EQ(b.bytes.size(), kTrailerBytes);
-  const FilterReader reader = b.reader();
-  EXPECT_TRUE(reader.Holds<MatchNoneReader>());
-  for (uint64_t h : KeyHashes(1, 100)) EXPECT_FALSE(reader.MayContain(h));
 }
 
 TEST(Cuckoo, IdenticalHashesAreStoredOnce) {
@@ -204,20 +188,8 @@ TEST(Cuckoo, ParamsForARateReachIt) {
   }
 }
 
-TEST(Cuckoo, SizeAndItsInverse) {
-  for (int f : {4, 12, 13, 32}) {
-    CuckooParams params;
-    params.fingerprint_bits = f;
-    for (uint64_t bytes : {0u, 31u, 32u, 40u, 50u, 4096u, 1u << 20}) {
-      const uint64_t n = Cuckoo::MaxKeysForBytes(params, bytes);
-      if (bytes >= kTrailerBytes) {
-        EXPECT_LE(Cuckoo::FilterBytes(params, n).value(), bytes);
-      }
-      EXPECT_GT(Cuckoo::FilterBytes(params, n + 1).value(), bytes) << f << " " << bytes;
-    }
-    const std::vector<uint64_t> keys = KeyHashes(62, 12345);
-    EXPECT_EQ(Build(f, keys).bytes.size(), Cuckoo::FilterBytes(params, keys.size()).value());
-  }
+// Its size and inverse: Sizing.EveryKindsMaxKeysForBytesInvertsItsFilterBytes.
+TEST(Cuckoo, SlotsArePackedToTheirBits) {
   // A 12-bit fingerprint costs 12 bits: 4 slots in 6 bytes.
   EXPECT_EQ(CuckooTableView::BytesFor(1000, 12), 6000u + CuckooTableView::kPadBytes);
 }

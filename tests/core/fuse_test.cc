@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -41,11 +40,7 @@ void ExpectAllFound(const std::string& bytes, const std::vector<uint64_t>& keys,
                     const std::string& what) {
   const FilterReader reader = ReaderOf(bytes);
   ASSERT_TRUE(reader.valid()) << what;
-  std::unique_ptr<bool[]> batch(new bool[keys.size() + 1]);
-  reader.MayContainBatch(keys.data(), keys.size(), batch.get());
-  uint64_t missed = 0;
-  for (size_t i = 0; i < keys.size(); ++i) missed += !reader.MayContain(keys[i]) + !batch[i];
-  EXPECT_EQ(missed, 0u) << what;
+  EXPECT_EQ(testing::CountMissing(reader, keys), 0u) << what;
 }
 
 TEST(Fuse, NoFalseNegativesForEveryWidthAndSize) {
@@ -121,12 +116,6 @@ TEST(Fuse, FailedPeelsFallBackToABlockedBloomFilterOfTheSameSize) {
   EXPECT_GE(fallback.bytes.size(), normal.bytes.size() - 64);
 }
 
-TEST(Fuse, ZeroKeysAnswerNo) {
-  const Built b = Build(8, {});
-  EXPECT_EQ(b.bytes.size(), kTrailerBytes);
-  EXPECT_TRUE(ReaderOf(b.bytes).Holds<MatchNoneReader>());
-}
-
 // Sizes across the doublings of the segment length, where peeling is hardest: every size builds
 // within a few seeds and none falls back. Prints the figures the attempt limit was chosen from.
 TEST(Fuse, EverySizeBuildsWithinAFewSeeds) {
@@ -142,22 +131,6 @@ TEST(Fuse, EverySizeBuildsWithinAFewSeeds) {
   EXPECT_LE(worst, kFuseMaxAttempts / 2);
   printf("[ figures  ] %llu sizes from 1 to 40000 keys: %.2f seeds on average, at most %d\n",
          static_cast<unsigned long long>(builds), static_cast<double>(total) / builds, worst);
-}
-
-TEST(Fuse, SizeAndItsInverse) {
-  for (int w : {1, 7, 10, 32}) {
-    const FuseParams params{w};
-    EXPECT_EQ(Fuse::FilterBytes(params, 0).value(), kTrailerBytes);
-    for (uint64_t bytes : {0u, 31u, 32u, 33u, 100u, 1000u, 4096u, 1u << 20, 1u << 26}) {
-      const uint64_t n = Fuse::MaxKeysForBytes(params, bytes);
-      if (bytes >= kTrailerBytes) {
-        EXPECT_LE(Fuse::FilterBytes(params, n).value(), bytes) << w << " " << bytes;
-      }
-      EXPECT_GT(Fuse::FilterBytes(params, n + 1).value(), bytes) << w << " " << bytes;
-    }
-    const std::vector<uint64_t> keys = KeyHashes(78, 12345);
-    EXPECT_EQ(Build(w, keys).bytes.size(), Fuse::FilterBytes(params, keys.size()).value());
-  }
 }
 
 // The table's size against the information limit, as the shape formulas promise: 4-wise from

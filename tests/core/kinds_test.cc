@@ -1,0 +1,69 @@
+// What every filter kind promises through its FilterSpec (core/kinds.h, core/filter_spec.h),
+// checked for all kinds at once; each kind's own behaviour is in its *_test.cc.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/filter_spec.h"
+#include "tests/test_util.h"
+
+namespace sstfilter {
+namespace {
+
+using testing::KeyHashes;
+using testing::OneSpecOfEachKind;
+using testing::ReaderOf;
+
+// A filter of no keys is the 32-byte trailer of its kind, and answers no for every key.
+TEST(Kinds, ZeroKeysAnswerNo) {
+  for (const FilterSpec& spec : OneSpecOfEachKind()) {
+    const Result<std::string> bytes = BuildFilter(spec, nullptr, 0);
+    ASSERT_TRUE(bytes.ok()) << spec.ToString() << ": " << bytes.error();
+    EXPECT_EQ(bytes.value().size(), kTrailerBytes) << spec.ToString();
+    const FilterReader reader = ReaderOf(bytes.value());
+    EXPECT_TRUE(reader.Holds<MatchNoneReader>()) << spec.ToString();
+    EXPECT_EQ(reader.trailer().kind, spec.kind()) << spec.ToString();
+    for (uint64_t h : KeyHashes(3, 1000)) EXPECT_FALSE(reader.MayContain(h)) << spec.ToString();
+  }
+}
+
+// Every kind's MaxKeysForBytes inverts its FilterBytes, from no bytes to 64 MiB: the n it gives
+// fits (once the trailer does) and n + 1 does not, which is what RocksDB's ApproximateNumEntries
+// needs to cut partitions no larger than asked; and a built filter has the size FilterBytes
+// announced. Budgets of the fuse and Ribbon kinds too, whose size is not monotone (core/sizing.h).
+TEST(Kinds, MaxKeysForBytesInvertsFilterBytes) {
+  std::vector<FilterSpec> specs;
+  for (double bits_per_key : {1.0, 7.3, 10.0, 16.0}) {
+    specs.push_back(SpecForBitsPerKey<BlockedBloom>(bits_per_key).value());
+    specs.push_back(SpecForBitsPerKey<StandardBloom>(bits_per_key).value());
+  }
+  for (int f : {4, 12, 13, 32}) specs.push_back(CuckooParams{f});
+  for (int w : {1, 7, 10, 32}) {
+    specs.push_back(FuseParams{w});
+    specs.push_back(RibbonParams{w});
+  }
+  for (double budget : {4.0, 10.0}) {
+    specs.push_back(SpecForBitsPerKey<Fuse>(budget).value());
+    specs.push_back(SpecForBitsPerKey<Ribbon>(budget).value());
+  }
+  const std::vector<uint64_t> keys = KeyHashes(62, 12345);
+  for (const FilterSpec& spec : specs) {
+    const std::string what = spec.ToString();
+    EXPECT_EQ(FilterBytes(spec, 0).value(), kTrailerBytes) << what;
+    for (uint64_t bytes : {0u, 31u, 32u, 33u, 40u, 97u, 1000u, 4096u, 1u << 20, 1u << 26}) {
+      const uint64_t n = MaxKeysForBytes(spec, bytes);
+      if (bytes >= kTrailerBytes) {
+        EXPECT_LE(FilterBytes(spec, n).value(), bytes) << what;
+      }
+      EXPECT_GT(FilterBytes(spec, n + 1).value(), bytes) << what << ", " << bytes << " bytes";
+    }
+    const Result<std::string> built = BuildFilter(spec, keys.data(), keys.size());
+    ASSERT_TRUE(built.ok()) << what << ": " << built.error();
+    EXPECT_EQ(built.value().size(), FilterBytes(spec, keys.size()).value()) << what;
+  }
+}
+
+}  // namespace
+}  // namespace sstfilter

@@ -20,6 +20,13 @@ inline constexpr uint32_t LowBitsMask(int width) {
 inline uint64_t LoadBitsFrom(const uint8_t* data, uint64_t bit) {
   return LoadLE64(data + (bit >> 3)) >> (bit & 7);
 }
+// The bytes LoadBitsFrom reads: 8, from the byte holding `bit`.
+inline constexpr uint64_t kLoadBitsBytes = 8;
+// The bytes from the first byte of a run of `run_bits` bits (at any bit offset in that byte)
+// that LoadBitsFrom calls starting inside the run may read: what to prefetch for it.
+inline constexpr uint64_t RunLoadBytes(uint64_t run_bits) {
+  return ((run_bits + 6) >> 3) + kLoadBitsBytes;
+}
 
 // Writes the low `width` bits of value into the field at bit offset `bit`.
 inline void StoreField(uint8_t* data, uint64_t bit, int width, uint32_t value) {

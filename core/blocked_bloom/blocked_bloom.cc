@@ -48,7 +48,7 @@ void BlockedBloom::SetBits(const Params& params, uint64_t num_units, const uint6
     const size_t m = static_cast<size_t>(std::min<uint64_t>(kPrefetchBatch, n - start));
     for (size_t i = 0; i < m; ++i) {
       blocks[i] = body + BlockedBloomBlock(hashes[start + i], num_units) * kUnitBytes;
-      __builtin_prefetch(blocks[i], 1);
+      PrefetchBytesForWrite(blocks[i], kUnitBytes);
     }
     for (size_t i = 0; i < m; ++i) {
       uint8_t* block = blocks[i];
@@ -72,7 +72,7 @@ void BlockedBloomReader::MayContainBatchScalar(const uint64_t* hashes, size_t co
     const size_t n = std::min(kPrefetchBatch, count - start);
     for (size_t i = 0; i < n; ++i) {
       blocks[i] = BlockFor(hashes[start + i]);
-      __builtin_prefetch(blocks[i]);
+      PrefetchBytes(blocks[i], kBlockBytes);
     }
     for (size_t i = 0; i < n; ++i) {
       may_match[start + i] = MatchInBlock(blocks[i], hashes[start + i]);

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/batch.h"
 #include "core/blocked_bloom/math.h"
 #include "core/blocked_bloom/simd.h"
 #include "core/bloom_common.h"
@@ -98,7 +99,7 @@ class BlockedBloomReader {
 
   // Starts loading the key's block, for a query that follows soon (a batch hashes its keys and
   // prefetches each as it goes, so the loads overlap the hashing of the next keys).
-  void Prefetch(uint64_t hash) const { __builtin_prefetch(BlockFor(hash)); }
+  void Prefetch(uint64_t hash) const { PrefetchBytes(BlockFor(hash), kBlockBytes); }
 
   // Prefetches the blocks of kPrefetchBatch keys, then tests them: the cache misses overlap. Runs
   // the SIMD kernel of this CPU (core/blocked_bloom/simd.h).

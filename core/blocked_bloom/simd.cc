@@ -102,7 +102,7 @@ void MayContainBatchKernel(const uint8_t* blocks, uint64_t num_blocks, int num_p
     for (size_t i = 0; i < n; ++i) {
       block_of[i] = blocks + BlockedBloomBlock(hashes[start + i], num_blocks) *
                                  BlockedBloomReader::kBlockBytes;
-      __builtin_prefetch(block_of[i]);
+      PrefetchBytes(block_of[i], BlockedBloomReader::kBlockBytes);
     }
     for (size_t i = 0; i < n; ++i) {
       may_match[start + i] = Match(d, shape, block_of[i], hashes[start + i], num_probes);

@@ -53,8 +53,8 @@ void CuckooReader::MayContainBatch(const uint64_t* hashes, size_t count, bool* m
       buckets[i] = hashing_.Bucket(h);
       fps[i] = hashing_.Fingerprint(h);
       alts[i] = hashing_.Alt(buckets[i], fps[i]);
-      __builtin_prefetch(BucketAddress(buckets[i]));
-      __builtin_prefetch(BucketAddress(alts[i]));
+      PrefetchBucket(buckets[i]);
+      PrefetchBucket(alts[i]);
     }
     for (size_t i = 0; i < n; ++i) {
       may_match[start + i] = semi_sorted_ ? sorted_.ContainsEither(buckets[i], alts[i], fps[i])

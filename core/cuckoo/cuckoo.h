@@ -41,6 +41,7 @@
 #include <string>
 #include <vector>
 
+#include "core/batch.h"
 #include "core/cuckoo/cuckoo_table.h"
 #include "core/cuckoo/math.h"
 #include "core/cuckoo/semi_sorted_table.h"
@@ -124,16 +125,20 @@ class CuckooReader {
   void Prefetch(uint64_t hash) const {
     const uint64_t h = hashing_.Remix(hash);
     const uint64_t i1 = hashing_.Bucket(h);
-    __builtin_prefetch(BucketAddress(i1));
-    __builtin_prefetch(BucketAddress(hashing_.Alt(i1, hashing_.Fingerprint(h))));
+    PrefetchBucket(i1);
+    PrefetchBucket(hashing_.Alt(i1, hashing_.Fingerprint(h)));
   }
 
   // Prefetches both buckets of every key first, then tests them.
   void MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match) const;
 
  private:
-  const uint8_t* BucketAddress(uint64_t bucket) const {
-    return semi_sorted_ ? sorted_.BucketAddress(bucket) : plain_.BucketAddress(bucket);
+  void PrefetchBucket(uint64_t bucket) const {
+    if (semi_sorted_) {
+      PrefetchBytes(sorted_.BucketAddress(bucket), sorted_.BucketReadBytes());
+    } else {
+      PrefetchBytes(plain_.BucketAddress(bucket), plain_.BucketReadBytes());
+    }
   }
   // Both buckets are tested without a branch between them: a hit found in the first bucket is
   // about as likely as one in the second, so a branch would be mispredicted.

@@ -53,9 +53,13 @@ class CuckooTableView {
   int fingerprint_bits() const { return fingerprint_bits_; }
   const uint8_t* data() const { return data_; }
 
-  // Address of the first byte of a bucket, for prefetching.
+  // Address of the first byte of a bucket, and the bytes from there that a query of the bucket
+  // may read: what to prefetch.
   const uint8_t* BucketAddress(uint64_t bucket) const {
     return data_ + ((bucket * kCuckooSlotsPerBucket * fingerprint_bits_) >> 3);
+  }
+  uint64_t BucketReadBytes() const {
+    return RunLoadBytes(uint64_t{kCuckooSlotsPerBucket} * fingerprint_bits_);
   }
 
   uint32_t Slot(uint64_t bucket, int slot) const {

@@ -97,10 +97,12 @@ class SemiSortedTableView {
 
   uint64_t num_buckets() const { return num_buckets_; }
 
-  // Address of the first byte of a bucket, for prefetching.
+  // Address of the first byte of a bucket, and the bytes from there that a query of the bucket
+  // may read: what to prefetch.
   const uint8_t* BucketAddress(uint64_t bucket) const {
     return data_ + ((bucket * bucket_bits_) >> 3);
   }
+  uint64_t BucketReadBytes() const { return RunLoadBytes(bucket_bits_); }
 
   // Whether either bucket holds fp: Contains(b1, fp) || Contains(b2, fp), the query of a key.
   //

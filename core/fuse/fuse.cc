@@ -278,7 +278,7 @@ void FuseReader::MayContainBatch(const uint64_t* hashes, size_t count, bool* may
     for (size_t i = 0; i < n; ++i) {
       remixed[i] = hashing_.Remix(hashes[start + i]);
       hashing_.Cells(remixed[i], cells[i]);
-      for (int j = 0; j < arity; ++j) __builtin_prefetch(CellAddress(cells[i][j]));
+      for (int j = 0; j < arity; ++j) PrefetchBytes(CellAddress(cells[i][j]), kLoadBitsBytes);
     }
     for (size_t i = 0; i < n; ++i) may_match[start + i] = Matches(remixed[i], cells[i]);
   }

@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "core/batch.h"
 #include "core/format.h"
 #include "core/fuse/math.h"
 #include "core/hash.h"
@@ -123,7 +124,7 @@ class FuseReader {
   void Prefetch(uint64_t hash) const {
     uint64_t cells[4];
     hashing_.Cells(hashing_.Remix(hash), cells);
-    for (int j = 0; j < hashing_.arity(); ++j) __builtin_prefetch(CellAddress(cells[j]));
+    for (int j = 0; j < hashing_.arity(); ++j) PrefetchBytes(CellAddress(cells[j]), kLoadBitsBytes);
   }
 
   // Computes every key's cells and prefetches them first, then tests them.

@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "core/batch.h"
 #include "core/format.h"
 #include "core/hash.h"
 #include "core/hash_list.h"
@@ -97,10 +98,7 @@ class RibbonReader {
     return blocks_ + (start / kRibbonCoeffBits) * 8 * static_cast<uint64_t>(bits_);
   }
   void PrefetchSpan(uint64_t start) const {
-    const uint8_t* first = BlockAddress(start);
-    const uint8_t* last = first + (start % kRibbonCoeffBits != 0 ? 16 : 8) * bits_ - 1;
-    for (const uint8_t* p = first; p < last; p += 64) __builtin_prefetch(p);
-    __builtin_prefetch(last);
+    PrefetchBytes(BlockAddress(start), (start % kRibbonCoeffBits != 0 ? 16 : 8) * bits_);
   }
   bool Matches(uint64_t remixed, uint64_t start) const {
     const int shift = static_cast<int>(start % kRibbonCoeffBits);

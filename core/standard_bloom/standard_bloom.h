@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/batch.h"
 #include "core/bloom_common.h"
 #include "core/hash.h"
 #include "core/standard_bloom/math.h"
@@ -49,7 +50,7 @@ class StandardBloomReader {
   // Starts loading the key's first probe (the others are independent lines: a miss usually ends at
   // the first or second).
   void Prefetch(uint64_t hash) const {
-    __builtin_prefetch(bits_ + (FastRange64(hash, num_bits_) >> 3));
+    PrefetchBytes(bits_ + (FastRange64(hash, num_bits_) >> 3), 1);
   }
 
   // Prefetches each key's first probe, then tests them.

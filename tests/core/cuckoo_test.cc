@@ -2,6 +2,8 @@
 #include "sstfilter/cuckoo_filter.h"
 
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <optional>
 #include <random>
@@ -442,6 +444,50 @@ TEST(SemiSortedCuckoo, RanksNeverWrittenReadAsMayMatch) {
 // within a binomial bound.
 // An empty static filter is version 1 at every width: readers from before semi-sorting read it as
 // "no key" too.
+// What the readers prefetch for a bucket, [BucketAddress, + BucketReadBytes()), holds every byte
+// a query of that bucket reads: the bucket is placed so that the span ends where an unreadable
+// page begins, so a load past it faults. Both bit offsets a bucket can start at (0 and 4), every
+// width, and fingerprints that make the queries read everything they can (the semi-sorted ones
+// decode the rank and every low part).
+TEST(CuckooTables, BucketReadBytesCoverEveryLoadOfAQuery) {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  void* mapped =
+      mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(mapped, MAP_FAILED);
+  uint8_t* const guard = static_cast<uint8_t*>(mapped) + page;
+  ASSERT_EQ(mprotect(guard, page, PROT_NONE), 0);
+  for (uint64_t bucket = 0; bucket < 2; ++bucket) {
+    for (int f = kCuckooMinFingerprintBits; f <= kCuckooMaxFingerprintBits; ++f) {
+      SCOPED_TRACE(::testing::Message() << "f " << f << ", bucket " << bucket);
+      const uint32_t all = LowBitsMask(f);
+      {
+        const uint64_t bits = bucket * kCuckooSlotsPerBucket * f;
+        const CuckooTableView probe(guard, bucket + 1, f);
+        const uint8_t* data = guard - probe.BucketReadBytes() - (bits >> 3);
+        const CuckooTableView table(data, bucket + 1, f);
+        ASSERT_EQ(table.BucketAddress(bucket) + table.BucketReadBytes(), guard);
+        for (uint32_t fp : {0u, 1u, all}) EXPECT_EQ(table.Contains(bucket, fp), fp == 0);
+        EXPECT_EQ(table.FindSlot(bucket, all), -1);
+      }
+      if (f < SemiSortedTableView::kMinFingerprintBits) continue;
+      const uint64_t bits = bucket * SemiSortedTableView::BucketBits(f);
+      const SemiSortedTableView probe(guard, bucket + 1, f);
+      const uint8_t* data = guard - probe.BucketReadBytes() - (bits >> 3);
+      const SemiSortedTableView table(data, bucket + 1, f);
+      ASSERT_EQ(table.BucketAddress(bucket) + table.BucketReadBytes(), guard);
+      // Zero bytes: rank 0 (four zero nibbles) and zero low parts, so fingerprint 0 in every
+      // slot. 2^(f-4) has zero low parts and nibble 1: it matches every low part, decodes the
+      // rank, and is absent.
+      const uint32_t nibble_one = 1u << (f - 4);
+      EXPECT_FALSE(table.Contains(bucket, nibble_one));
+      EXPECT_FALSE(table.ContainsEither(bucket, bucket, nibble_one));
+      EXPECT_TRUE(table.ContainsEither(bucket, bucket, 0));
+      EXPECT_FALSE(table.ContainsEither(bucket, bucket, all));
+    }
+  }
+  ASSERT_EQ(munmap(mapped, 2 * page), 0);
+}
+
 TEST(SemiSortedCuckoo, EmptyFiltersStayVersionOne) {
   const Built b = Build(13, {});
   EXPECT_EQ(ParsedTrailer(b.bytes).version, 1);

@@ -1,4 +1,4 @@
-// The batch size of every batched loop in core/ (queries and builds).
+// Batched loops in core/ (queries and builds): their size, who prefetches, and what.
 #pragma once
 
 #include <cstddef>
@@ -12,6 +12,17 @@ namespace sstfilter {
 // in RocksDB's own filters (16 split it in two).
 inline constexpr size_t kPrefetchBatch = 32;
 
+// Who starts the loads of a batched query (Reader::MayContainBatch): the batch itself, in a pass
+// over its keys before it tests them, or its caller, who called Reader::Prefetch for each key as
+// soon as it was hashed (plugin/bits_adapters.cc), so that the loads overlap the hashing. A
+// second pass would repeat the prefetches and their address arithmetic for nothing.
+// core_bench (which batches as the plugin does), alternating runs of the second pass dropped and
+// kept: fuse at 1% 13.9-14.2 -> 12.7-12.8 ns at 1M keys; at 20M keys blocked Bloom 12.4-13.3 ->
+// 11.6-11.9, cuckoo at 0.1% 18.4-18.5 -> 16.3-16.6. Prefetching while hashing is worth it: the
+// batch's own pass alone (sstfilter.blocked-late-prefetch:10) took 10.5 ns against 5.5 at 1M
+// keys and 17.0-17.2 against 11.1-11.7 at 20M, in the same runs.
+enum class BatchPrefetch { kInBatch, kByCaller };
+
 // Starts loading every cache line of [first, first + bytes) (bytes >= 1), to read, or to write
 // (PrefetchBytesForWrite). Every prefetch of a filter body that a caller placed goes through
 // these, because the body sits wherever RocksDB's block cache (or malloc) put it, not on a
@@ -22,7 +33,8 @@ inline constexpr size_t kPrefetchBatch = 32;
 // core_bench, 20M keys, batched miss, this change against the one before in alternating runs
 // (bloomfilter:10 took 20.6-21.0 ns in all four): blocked Bloom 18.3 and 22.9 -> 12.0 and 12.0 ns;
 // semi-sorted cuckoo at 0.1% 22.9 and 26.6 -> 18.0 and 17.9; fuse at 1% 17.7 and 20.1 -> 16.4
-// and 16.8. In the caches (1M keys) the extra prefetches cost fuse about 1.4 ns (12.4 -> 13.8).
+// and 16.8. In the caches (1M keys) the extra prefetches cost fuse about 1.4 ns (12.4 -> 13.8),
+// which BatchPrefetch::kByCaller (above) more than gave back: 12.7-12.8 ns.
 template <int kForWrite>
 inline void PrefetchLines(const void* first, size_t bytes) {
   const uint8_t* p = static_cast<const uint8_t*>(first);

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <variant>
 
+#include "core/batch.h"
 #include "core/format.h"
 #include "core/kinds.h"
 
@@ -19,7 +20,8 @@ namespace sstfilter {
 struct MatchAllReader {
   void Prefetch(uint64_t) const {}
   bool MayContain(uint64_t) const { return true; }
-  void MayContainBatch(const uint64_t*, size_t count, bool* may_match) const {
+  void MayContainBatch(const uint64_t*, size_t count, bool* may_match,
+                       BatchPrefetch = BatchPrefetch::kInBatch) const {
     for (size_t i = 0; i < count; ++i) may_match[i] = true;
   }
 };
@@ -28,7 +30,8 @@ struct MatchAllReader {
 struct MatchNoneReader {
   void Prefetch(uint64_t) const {}
   bool MayContain(uint64_t) const { return false; }
-  void MayContainBatch(const uint64_t*, size_t count, bool* may_match) const {
+  void MayContainBatch(const uint64_t*, size_t count, bool* may_match,
+                       BatchPrefetch = BatchPrefetch::kInBatch) const {
     for (size_t i = 0; i < count; ++i) may_match[i] = false;
   }
 };
@@ -58,8 +61,9 @@ class FilterReader {
     return Visit(reader_, [hash](const auto& r) { return r.MayContain(hash); });
   }
 
-  void MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match) const {
-    Visit(reader_, [&](const auto& r) { r.MayContainBatch(hashes, count, may_match); });
+  void MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match,
+                       BatchPrefetch prefetch = BatchPrefetch::kInBatch) const {
+    Visit(reader_, [&](const auto& r) { r.MayContainBatch(hashes, count, may_match, prefetch); });
   }
 
   // Starts loading what a query for `hash` will read. A batch that prefetches each key as soon as

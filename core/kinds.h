@@ -11,7 +11,8 @@
 //   using Params;   the parameters that describe one filter of the kind (a type of its own)
 //   using Reader;   a cheap-to-copy view over a parsed body, with
 //                     bool MayContain(uint64_t hash) const,
-//                     void MayContainBatch(const uint64_t* hashes, size_t n, bool* out) const and
+//                     void MayContainBatch(const uint64_t* hashes, size_t n, bool* out,
+//                                          BatchPrefetch) const (core/batch.h) and
 //                     void Prefetch(uint64_t hash) const (starts loading what MayContain reads)
 //   static constexpr FilterKind kId;          trailer byte 21: persistent, unique, never 0
 //   static constexpr const char* kName;       "blocked_bloom", for reports and messages
@@ -42,6 +43,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/batch.h"
 #include "core/blocked_bloom/blocked_bloom.h"
 #include "core/cuckoo/cuckoo.h"
 #include "core/format.h"
@@ -113,11 +115,11 @@ constexpr bool CheckKind() {
                 "OpenReader(const Trailer&, const uint8_t* body) -> Reader");
   static_assert(std::is_same_v<decltype(std::declval<const R&>().MayContain(uint64_t{})), bool>,
                 "Reader::MayContain(uint64_t) const -> bool");
-  static_assert(
-      std::is_same_v<decltype(std::declval<const R&>().MayContainBatch(
-                         std::declval<const uint64_t*>(), size_t{}, std::declval<bool*>())),
-                     void>,
-      "Reader::MayContainBatch(const uint64_t*, size_t, bool*) const");
+  static_assert(std::is_same_v<decltype(std::declval<const R&>().MayContainBatch(
+                                   std::declval<const uint64_t*>(), size_t{}, std::declval<bool*>(),
+                                   BatchPrefetch{})),
+                               void>,
+                "Reader::MayContainBatch(const uint64_t*, size_t, bool*, BatchPrefetch) const");
   static_assert(std::is_same_v<decltype(std::declval<const R&>().Prefetch(uint64_t{})), void>,
                 "Reader::Prefetch(uint64_t) const");
   static_assert(std::is_trivially_copyable_v<R>, "a Reader is a view: cheap to copy");

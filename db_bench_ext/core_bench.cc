@@ -96,7 +96,9 @@ class SstFilter : public Filter {
       hashes[i] = sstfilter::KeyHash(keys[i].data(), keys[i].size());
       if (prefetch_while_hashing_) reader_.Prefetch(hashes[i]);  // as plugin/bits_adapters.cc does
     }
-    reader_.MayContainBatch(hashes, count, may_match);
+    reader_.MayContainBatch(hashes, count, may_match,
+                            prefetch_while_hashing_ ? sstfilter::BatchPrefetch::kByCaller
+                                                    : sstfilter::BatchPrefetch::kInBatch);
   }
 
  private:

@@ -52,7 +52,8 @@ class TypedReader : public FilterBitsReader {
           reader_.Prefetch(hashes[i]);  // loads while the next keys hash
         }
       }
-      reader_.MayContainBatch(hashes, static_cast<size_t>(n), may_match + start);
+      reader_.MayContainBatch(hashes, static_cast<size_t>(n), may_match + start,
+                              BatchPrefetch::kByCaller);
     }
   }
 

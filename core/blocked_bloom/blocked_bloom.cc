@@ -60,19 +60,20 @@ void BlockedBloom::SetBits(const Params& params, uint64_t num_units, const uint6
   }
 }
 
-void BlockedBloomReader::MayContainBatch(const uint64_t* hashes, size_t count,
-                                         bool* may_match) const {
-  BlockedBloomMayContainBatchSimd(blocks_, num_blocks_, num_probes_, hashes, count, may_match);
+void BlockedBloomReader::MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match,
+                                         BatchPrefetch prefetch) const {
+  BlockedBloomMayContainBatchSimd(blocks_, num_blocks_, num_probes_, hashes, count, may_match,
+                                  prefetch);
 }
 
 void BlockedBloomReader::MayContainBatchScalar(const uint64_t* hashes, size_t count,
-                                               bool* may_match) const {
+                                               bool* may_match, BatchPrefetch prefetch) const {
   const uint8_t* blocks[kPrefetchBatch];
   for (size_t start = 0; start < count; start += kPrefetchBatch) {
     const size_t n = std::min(kPrefetchBatch, count - start);
     for (size_t i = 0; i < n; ++i) {
       blocks[i] = BlockFor(hashes[start + i]);
-      PrefetchBytes(blocks[i], kBlockBytes);
+      if (prefetch == BatchPrefetch::kInBatch) PrefetchBytes(blocks[i], kBlockBytes);
     }
     for (size_t i = 0; i < n; ++i) {
       may_match[start + i] = MatchInBlock(blocks[i], hashes[start + i]);

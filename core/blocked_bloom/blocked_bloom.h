@@ -103,9 +103,11 @@ class BlockedBloomReader {
 
   // Prefetches the blocks of kPrefetchBatch keys, then tests them: the cache misses overlap. Runs
   // the SIMD kernel of this CPU (core/blocked_bloom/simd.h).
-  void MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match) const;
+  void MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match,
+                       BatchPrefetch prefetch = BatchPrefetch::kInBatch) const;
   // Its scalar twin: the same answers, without SIMD (the tests compare the two).
-  void MayContainBatchScalar(const uint64_t* hashes, size_t count, bool* may_match) const;
+  void MayContainBatchScalar(const uint64_t* hashes, size_t count, bool* may_match,
+                             BatchPrefetch prefetch = BatchPrefetch::kInBatch) const;
 
  private:
   const uint8_t* blocks_ = nullptr;

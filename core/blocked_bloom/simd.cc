@@ -93,7 +93,8 @@ HWY_INLINE bool Match(D d, const Shape& shape, const uint8_t* block, uint64_t ha
 }
 
 void MayContainBatchKernel(const uint8_t* blocks, uint64_t num_blocks, int num_probes,
-                           const uint64_t* hashes, size_t count, bool* may_match) {
+                           const uint64_t* hashes, size_t count, bool* may_match,
+                           BatchPrefetch prefetch) {
   const D d;
   const Shape shape(d);
   const uint8_t* block_of[kPrefetchBatch];
@@ -102,7 +103,9 @@ void MayContainBatchKernel(const uint8_t* blocks, uint64_t num_blocks, int num_p
     for (size_t i = 0; i < n; ++i) {
       block_of[i] = blocks + BlockedBloomBlock(hashes[start + i], num_blocks) *
                                  BlockedBloomReader::kBlockBytes;
-      PrefetchBytes(block_of[i], BlockedBloomReader::kBlockBytes);
+      if (prefetch == BatchPrefetch::kInBatch) {
+        PrefetchBytes(block_of[i], BlockedBloomReader::kBlockBytes);
+      }
     }
     for (size_t i = 0; i < n; ++i) {
       may_match[start + i] = Match(d, shape, block_of[i], hashes[start + i], num_probes);
@@ -143,14 +146,15 @@ void SetBlockedBloomSimdEnabled(bool enabled) {
 }
 
 void BlockedBloomMayContainBatchSimd(const uint8_t* blocks, uint64_t num_blocks, int num_probes,
-                                     const uint64_t* hashes, size_t count, bool* may_match) {
+                                     const uint64_t* hashes, size_t count, bool* may_match,
+                                     BatchPrefetch prefetch) {
   if (!UseSimd()) {
     BlockedBloomReader(blocks, num_blocks, num_probes)
-        .MayContainBatchScalar(hashes, count, may_match);
+        .MayContainBatchScalar(hashes, count, may_match, prefetch);
     return;
   }
   HWY_DYNAMIC_DISPATCH(MayContainBatchKernel)
-  (blocks, num_blocks, num_probes, hashes, count, may_match);
+  (blocks, num_blocks, num_probes, hashes, count, may_match, prefetch);
 }
 
 BlockedBloomMatchFn BlockedBloomMatchKernel() {

@@ -26,12 +26,15 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/batch.h"
+
 namespace sstfilter {
 
 // The same as BlockedBloomReader::MayContainBatch over blocks[0, num_blocks) with num_probes
 // probes.
 void BlockedBloomMayContainBatchSimd(const uint8_t* blocks, uint64_t num_blocks, int num_probes,
-                                     const uint64_t* hashes, size_t count, bool* may_match);
+                                     const uint64_t* hashes, size_t count, bool* may_match,
+                                     BatchPrefetch prefetch);
 
 // The single-key kernel, BlockedBloomReader::MatchInBlock's twin, or nullptr while the kernels
 // are switched off. A pointer to the dispatched target's function: readers take it once, not per

@@ -42,7 +42,8 @@ Result<bool> CheckParams(const CuckooParams& p) {
 
 }  // namespace
 
-void CuckooReader::MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match) const {
+void CuckooReader::MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match,
+                                   BatchPrefetch prefetch) const {
   uint64_t buckets[kPrefetchBatch];
   uint64_t alts[kPrefetchBatch];
   uint32_t fps[kPrefetchBatch];
@@ -53,8 +54,10 @@ void CuckooReader::MayContainBatch(const uint64_t* hashes, size_t count, bool* m
       buckets[i] = hashing_.Bucket(h);
       fps[i] = hashing_.Fingerprint(h);
       alts[i] = hashing_.Alt(buckets[i], fps[i]);
-      PrefetchBucket(buckets[i]);
-      PrefetchBucket(alts[i]);
+      if (prefetch == BatchPrefetch::kInBatch) {
+        PrefetchBucket(buckets[i]);
+        PrefetchBucket(alts[i]);
+      }
     }
     for (size_t i = 0; i < n; ++i) {
       may_match[start + i] = semi_sorted_ ? sorted_.ContainsEither(buckets[i], alts[i], fps[i])

@@ -130,7 +130,8 @@ class CuckooReader {
   }
 
   // Prefetches both buckets of every key first, then tests them.
-  void MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match) const;
+  void MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match,
+                       BatchPrefetch prefetch = BatchPrefetch::kInBatch) const;
 
  private:
   void PrefetchBucket(uint64_t bucket) const {

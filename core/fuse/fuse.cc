@@ -269,7 +269,8 @@ Result<FuseBuildInfo> BuildFuseFilter(const FuseParams& params, const HashList& 
       params, hashes.size(), [&](auto&& f) { hashes.ForEachChunk(f); }, out, max_attempts);
 }
 
-void FuseReader::MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match) const {
+void FuseReader::MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match,
+                                 BatchPrefetch prefetch) const {
   uint64_t remixed[kPrefetchBatch];
   uint64_t cells[kPrefetchBatch][4];
   const int arity = hashing_.arity();
@@ -278,7 +279,9 @@ void FuseReader::MayContainBatch(const uint64_t* hashes, size_t count, bool* may
     for (size_t i = 0; i < n; ++i) {
       remixed[i] = hashing_.Remix(hashes[start + i]);
       hashing_.Cells(remixed[i], cells[i]);
-      for (int j = 0; j < arity; ++j) PrefetchBytes(CellAddress(cells[i][j]), kLoadBitsBytes);
+      if (prefetch == BatchPrefetch::kInBatch) {
+        for (int j = 0; j < arity; ++j) PrefetchBytes(CellAddress(cells[i][j]), kLoadBitsBytes);
+      }
     }
     for (size_t i = 0; i < n; ++i) may_match[start + i] = Matches(remixed[i], cells[i]);
   }

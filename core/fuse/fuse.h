@@ -128,7 +128,8 @@ class FuseReader {
   }
 
   // Computes every key's cells and prefetches them first, then tests them.
-  void MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match) const;
+  void MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match,
+                       BatchPrefetch prefetch = BatchPrefetch::kInBatch) const;
 
  private:
   uint32_t Cell(uint64_t i) const {

@@ -196,7 +196,8 @@ Result<RibbonBuildInfo> BuildRibbonFilter(const RibbonParams& params, const Hash
       params, hashes.size(), [&](auto&& f) { hashes.ForEachChunk(f); }, out, max_attempts);
 }
 
-void RibbonReader::MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match) const {
+void RibbonReader::MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match,
+                                   BatchPrefetch prefetch) const {
   uint64_t remixed[kPrefetchBatch];
   uint64_t starts[kPrefetchBatch];
   for (size_t first = 0; first < count; first += kPrefetchBatch) {
@@ -204,7 +205,7 @@ void RibbonReader::MayContainBatch(const uint64_t* hashes, size_t count, bool* m
     for (size_t i = 0; i < n; ++i) {
       remixed[i] = hashing_.Remix(hashes[first + i]);
       starts[i] = hashing_.Start(remixed[i]);
-      PrefetchSpan(starts[i]);
+      if (prefetch == BatchPrefetch::kInBatch) PrefetchSpan(starts[i]);
     }
     for (size_t i = 0; i < n; ++i) may_match[first + i] = Matches(remixed[i], starts[i]);
   }

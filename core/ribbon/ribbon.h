@@ -91,7 +91,8 @@ class RibbonReader {
   void Prefetch(uint64_t hash) const { PrefetchSpan(hashing_.Start(hashing_.Remix(hash))); }
 
   // Computes every key's start and prefetches its words first, then tests them.
-  void MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match) const;
+  void MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match,
+                       BatchPrefetch prefetch = BatchPrefetch::kInBatch) const;
 
  private:
   const uint8_t* BlockAddress(uint64_t start) const {

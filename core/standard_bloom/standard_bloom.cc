@@ -30,12 +30,12 @@ void StandardBloom::SetBits(const Params& params, uint64_t num_units, const uint
   }
 }
 
-void StandardBloomReader::MayContainBatch(const uint64_t* hashes, size_t count,
-                                          bool* may_match) const {
+void StandardBloomReader::MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match,
+                                          BatchPrefetch prefetch) const {
   for (size_t start = 0; start < count; start += kPrefetchBatch) {
     const size_t n = std::min(kPrefetchBatch, count - start);
-    for (size_t i = 0; i < n; ++i) {
-      Prefetch(hashes[start + i]);
+    if (prefetch == BatchPrefetch::kInBatch) {
+      for (size_t i = 0; i < n; ++i) Prefetch(hashes[start + i]);
     }
     for (size_t i = 0; i < n; ++i) may_match[start + i] = MayContain(hashes[start + i]);
   }

@@ -54,7 +54,8 @@ class StandardBloomReader {
   }
 
   // Prefetches each key's first probe, then tests them.
-  void MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match) const;
+  void MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match,
+                       BatchPrefetch prefetch = BatchPrefetch::kInBatch) const;
 
  private:
   const uint8_t* bits_ = nullptr;

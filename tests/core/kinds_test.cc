@@ -65,5 +65,39 @@ TEST(Kinds, MaxKeysForBytesInvertsFilterBytes) {
   }
 }
 
+// A batch answers as single queries do, whoever prefetched (BatchPrefetch, core/batch.h): the
+// batch's own pass, or the caller's Reader::Prefetch as it hashed each key (the plugin's way).
+// Batches of 1 to 70 keys cross the 32-key passes; present keys must all match.
+TEST(Kinds, BatchesAnswerAsSingleQueriesWhoeverPrefetches) {
+  const std::vector<uint64_t> present = KeyHashes(71, 5000);
+  const std::vector<uint64_t> absent = KeyHashes(72, 5000);
+  for (const FilterSpec& spec : OneSpecOfEachKind()) {
+    const Result<std::string> bytes = BuildFilter(spec, present.data(), present.size());
+    ASSERT_TRUE(bytes.ok()) << spec.ToString() << ": " << bytes.error();
+    const FilterReader reader = ReaderOf(bytes.value());
+    std::vector<uint64_t> queries;
+    for (size_t i = 0; i < present.size(); ++i) {
+      queries.push_back(present[i]);
+      queries.push_back(absent[i]);
+    }
+    bool in_batch[70];
+    bool by_caller[70];
+    size_t start = 0;
+    for (size_t n = 1; start + n <= queries.size(); start += n, n = n % 70 + 1) {
+      const uint64_t* batch = queries.data() + start;
+      reader.MayContainBatch(batch, n, in_batch, BatchPrefetch::kInBatch);
+      for (size_t i = 0; i < n; ++i) reader.Prefetch(batch[i]);
+      reader.MayContainBatch(batch, n, by_caller, BatchPrefetch::kByCaller);
+      for (size_t i = 0; i < n; ++i) {
+        ASSERT_EQ(in_batch[i], reader.MayContain(batch[i])) << spec.ToString() << ", key " << i;
+        ASSERT_EQ(by_caller[i], in_batch[i]) << spec.ToString() << ", key " << i;
+        if ((start + i) % 2 == 0) {
+          ASSERT_TRUE(in_batch[i]) << spec.ToString() << ", key " << i;
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace sstfilter

@@ -38,13 +38,14 @@ enum class BatchPrefetch { kInBatch, kByCaller };
 template <int kForWrite>
 inline void PrefetchLines(const void* first, size_t bytes) {
   const uint8_t* p = static_cast<const uint8_t*>(first);
-  const uint8_t* const last = p + bytes - 1;
-  for (; p < last; p += 64) __builtin_prefetch(p, kForWrite);
-  __builtin_prefetch(last, kForWrite);
-  // GCC (12) does not count a prefetch as an effect: a function that only prefetches, not
-  // inlined early, is found "pure" and every call to it deleted (it removed all of
-  // CuckooReader::Prefetch and the cuckoo batch's prefetches when they went through a loop
-  // here). An empty volatile asm is an effect, and emits nothing.
+  for (size_t offset = 0; offset + 1 < bytes; offset += 64)
+    __builtin_prefetch(p + offset, kForWrite);
+  __builtin_prefetch(p + bytes - 1, kForWrite);
+  // Seen with GCC 12.2 at -O2 and -O3: a helper that only prefetched, not inlined early, was
+  // found "looping pure" by the local-pure-const pass (-fdump-tree-all), and the calls to it
+  // were deleted: CuckooReader::Prefetch and the cuckoo batch lost every prefetch (batched
+  // misses at 20M keys 26 -> 53 ns). An empty volatile asm has an effect, so they stay; it
+  // emits nothing.
   asm volatile("");
 }
 inline void PrefetchBytes(const void* first, size_t bytes) { PrefetchLines<0>(first, bytes); }

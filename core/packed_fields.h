@@ -22,10 +22,11 @@ inline uint64_t LoadBitsFrom(const uint8_t* data, uint64_t bit) {
 }
 // The bytes LoadBitsFrom reads: 8, from the byte holding `bit`.
 inline constexpr uint64_t kLoadBitsBytes = 8;
-// The bytes from the first byte of a run of `run_bits` bits (at any bit offset in that byte)
-// that LoadBitsFrom calls starting inside the run may read: what to prefetch for it.
-inline constexpr uint64_t RunLoadBytes(uint64_t run_bits) {
-  return ((run_bits + 6) >> 3) + kLoadBitsBytes;
+// The bytes from the first byte of a field that LoadBitsFrom calls starting at most
+// `last_load_bit` bits into the field read, whatever the field's bit offset (0..7) in that
+// byte: what to prefetch for them.
+inline constexpr uint64_t LoadSpanBytes(uint64_t last_load_bit) {
+  return ((7 + last_load_bit) >> 3) + kLoadBitsBytes;
 }
 
 // Writes the low `width` bits of value into the field at bit offset `bit`.

@@ -101,8 +101,9 @@ class BlockedBloomReader {
   // prefetches each as it goes, so the loads overlap the hashing of the next keys).
   void Prefetch(uint64_t hash) const { PrefetchBytes(BlockFor(hash), kBlockBytes); }
 
-  // Prefetches the blocks of kPrefetchBatch keys, then tests them: the cache misses overlap. Runs
-  // the SIMD kernel of this CPU (core/blocked_bloom/simd.h).
+  // Prefetches the blocks of kPrefetchBatch keys (unless the caller did: BatchPrefetch), then
+  // tests them: the cache misses overlap. Runs the SIMD kernel of this CPU
+  // (core/blocked_bloom/simd.h).
   void MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match,
                        BatchPrefetch prefetch = BatchPrefetch::kInBatch) const;
   // Its scalar twin: the same answers, without SIMD (the tests compare the two).

@@ -129,7 +129,8 @@ class CuckooReader {
     PrefetchBucket(hashing_.Alt(i1, hashing_.Fingerprint(h)));
   }
 
-  // Prefetches both buckets of every key first, then tests them.
+  // Prefetches both buckets of every key first (unless the caller did: BatchPrefetch), then
+  // tests them.
   void MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match,
                        BatchPrefetch prefetch = BatchPrefetch::kInBatch) const;
 

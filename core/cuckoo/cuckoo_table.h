@@ -47,6 +47,9 @@ class CuckooTableView {
       lane_highs_ = lane_ones_ << (f - 1);
       bucket_mask_ = lanes * f == 64 ? ~uint64_t{0} : (uint64_t{1} << (lanes * f)) - 1;
     }
+    // Contains' last load starts at bit 0 (one load), 2f (two) or 3f (slot by slot).
+    const uint64_t last_load_bit = f <= 16 ? 0 : f <= kMaxHalfBucketBits ? 2 * f : 3 * f;
+    bucket_read_bytes_ = LoadSpanBytes(last_load_bit);
   }
 
   uint64_t num_buckets() const { return num_buckets_; }
@@ -58,9 +61,7 @@ class CuckooTableView {
   const uint8_t* BucketAddress(uint64_t bucket) const {
     return data_ + ((bucket * kCuckooSlotsPerBucket * fingerprint_bits_) >> 3);
   }
-  uint64_t BucketReadBytes() const {
-    return RunLoadBytes(uint64_t{kCuckooSlotsPerBucket} * fingerprint_bits_);
-  }
+  uint64_t BucketReadBytes() const { return bucket_read_bytes_; }
 
   uint32_t Slot(uint64_t bucket, int slot) const {
     const uint64_t bit = (bucket * kCuckooSlotsPerBucket + slot) * fingerprint_bits_;
@@ -112,6 +113,7 @@ class CuckooTableView {
   uint64_t lane_ones_ = 0;    // the lowest bit of each lane
   uint64_t lane_highs_ = 0;   // the highest bit of each lane
   uint64_t bucket_mask_ = 0;  // the bits of all lanes of one load
+  uint64_t bucket_read_bytes_ = kLoadBitsBytes;
 };
 
 // Read-write access over a buffer of BytesFor(num_buckets, fingerprint_bits) bytes that the

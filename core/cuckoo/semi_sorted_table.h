@@ -93,6 +93,14 @@ class SemiSortedTableView {
     low_lane_highs_ = low_lane_ones_ << (low_bits_ - 1);
     low_lanes_mask_ = (uint64_t{1} << (low_lanes_ * low_bits_)) - 1;
     whole_bucket_load_ = bucket_bits_ <= 57;
+    // The last load of a query (LowsMayHold, then Contains) starts at bit 0 when one load holds
+    // the bucket, else at the low parts (12), or at the last one (12 + 3r) for f > 16.
+    const uint64_t lows_bit = semi_sorted_internal::kRankBits;
+    const uint64_t last_load_bit = whole_bucket_load_ ? 0
+                                   : low_bits_ <= 12
+                                       ? lows_bit
+                                       : lows_bit + 3 * static_cast<uint64_t>(low_bits_);
+    bucket_read_bytes_ = LoadSpanBytes(last_load_bit);
   }
 
   uint64_t num_buckets() const { return num_buckets_; }
@@ -102,7 +110,7 @@ class SemiSortedTableView {
   const uint8_t* BucketAddress(uint64_t bucket) const {
     return data_ + ((bucket * bucket_bits_) >> 3);
   }
-  uint64_t BucketReadBytes() const { return RunLoadBytes(bucket_bits_); }
+  uint64_t BucketReadBytes() const { return bucket_read_bytes_; }
 
   // Whether either bucket holds fp: Contains(b1, fp) || Contains(b2, fp), the query of a key.
   //
@@ -222,6 +230,7 @@ class SemiSortedTableView {
   uint64_t low_lane_highs_ = 0;
   uint64_t low_lanes_mask_ = 0;
   bool whole_bucket_load_ = false;  // the bucket fits the 57 bits one load gives
+  uint64_t bucket_read_bytes_ = kLoadBitsBytes;
 };
 
 }  // namespace sstfilter

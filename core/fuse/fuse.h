@@ -127,7 +127,8 @@ class FuseReader {
     for (int j = 0; j < hashing_.arity(); ++j) PrefetchBytes(CellAddress(cells[j]), kLoadBitsBytes);
   }
 
-  // Computes every key's cells and prefetches them first, then tests them.
+  // Computes every key's cells and prefetches them first (unless the caller did:
+  // BatchPrefetch), then tests them.
   void MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match,
                        BatchPrefetch prefetch = BatchPrefetch::kInBatch) const;
 

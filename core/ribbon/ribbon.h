@@ -90,7 +90,8 @@ class RibbonReader {
   // Starts loading the words of the key's start block and the next one.
   void Prefetch(uint64_t hash) const { PrefetchSpan(hashing_.Start(hashing_.Remix(hash))); }
 
-  // Computes every key's start and prefetches its words first, then tests them.
+  // Computes every key's start and prefetches its words first (unless the caller did:
+  // BatchPrefetch), then tests them.
   void MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match,
                        BatchPrefetch prefetch = BatchPrefetch::kInBatch) const;
 

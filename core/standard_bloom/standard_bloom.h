@@ -53,7 +53,7 @@ class StandardBloomReader {
     PrefetchBytes(bits_ + (FastRange64(hash, num_bits_) >> 3), 1);
   }
 
-  // Prefetches each key's first probe, then tests them.
+  // Prefetches each key's first probe (unless the caller did: BatchPrefetch), then tests them.
   void MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match,
                        BatchPrefetch prefetch = BatchPrefetch::kInBatch) const;
 

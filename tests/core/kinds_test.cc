@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/filter_spec.h"
@@ -67,11 +68,22 @@ TEST(Kinds, MaxKeysForBytesInvertsFilterBytes) {
 
 // A batch answers as single queries do, whoever prefetched (BatchPrefetch, core/batch.h): the
 // batch's own pass, or the caller's Reader::Prefetch as it hashed each key (the plugin's way).
-// Batches of 1 to 70 keys cross the 32-key passes; present keys must all match.
+// Batches of 1 to 70 keys cross the 32-key passes; present keys must all match. Every kind, the
+// cuckoo filter in both layouts (4-bit fingerprints stay plain), and the blocked Bloom filter
+// with its SIMD kernels and with its scalar twin.
 TEST(Kinds, BatchesAnswerAsSingleQueriesWhoeverPrefetches) {
   const std::vector<uint64_t> present = KeyHashes(71, 5000);
   const std::vector<uint64_t> absent = KeyHashes(72, 5000);
-  for (const FilterSpec& spec : OneSpecOfEachKind()) {
+  std::vector<FilterSpec> specs = OneSpecOfEachKind();
+  specs.push_back(CuckooParams{4});
+  std::vector<std::pair<FilterSpec, bool>> runs;  // (spec, SIMD kernels on)
+  for (const FilterSpec& spec : specs) runs.emplace_back(spec, true);
+  runs.emplace_back(SpecForBitsPerKey<BlockedBloom>(10).value(), false);
+  struct SimdBackOn {  // also when an assertion ends the test
+    ~SimdBackOn() { SetBlockedBloomSimdEnabled(true); }
+  } simd_back_on;
+  for (const auto& [spec, simd] : runs) {
+    SetBlockedBloomSimdEnabled(simd);
     const Result<std::string> bytes = BuildFilter(spec, present.data(), present.size());
     ASSERT_TRUE(bytes.ok()) << spec.ToString() << ": " << bytes.error();
     const FilterReader reader = ReaderOf(bytes.value());

@@ -280,7 +280,7 @@ void FuseReader::MayContainBatch(const uint64_t* hashes, size_t count, bool* may
       remixed[i] = hashing_.Remix(hashes[start + i]);
       hashing_.Cells(remixed[i], cells[i]);
       if (prefetch == BatchPrefetch::kInBatch) {
-        for (int j = 0; j < arity; ++j) PrefetchBytes(CellAddress(cells[i][j]), kLoadBitsBytes);
+        for (int j = 0; j < arity; ++j) PrefetchCell(cells[i][j]);
       }
     }
     for (size_t i = 0; i < n; ++i) may_match[start + i] = Matches(remixed[i], cells[i]);

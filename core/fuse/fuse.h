@@ -124,7 +124,7 @@ class FuseReader {
   void Prefetch(uint64_t hash) const {
     uint64_t cells[4];
     hashing_.Cells(hashing_.Remix(hash), cells);
-    for (int j = 0; j < hashing_.arity(); ++j) PrefetchBytes(CellAddress(cells[j]), kLoadBitsBytes);
+    for (int j = 0; j < hashing_.arity(); ++j) PrefetchCell(cells[j]);
   }
 
   // Computes every key's cells and prefetches them first (unless the caller did:
@@ -136,8 +136,9 @@ class FuseReader {
   uint32_t Cell(uint64_t i) const {
     return static_cast<uint32_t>(LoadBitsFrom(cells_, i * static_cast<uint64_t>(bits_)));
   }
-  const uint8_t* CellAddress(uint64_t i) const {
-    return cells_ + ((i * static_cast<uint64_t>(bits_)) >> 3);
+  // Starts loading the bytes Cell(i) reads: one LoadBitsFrom window from the cell's first byte.
+  void PrefetchCell(uint64_t i) const {
+    PrefetchBytes(cells_ + ((i * static_cast<uint64_t>(bits_)) >> 3), kLoadBitsBytes);
   }
   bool Matches(uint64_t remixed, const uint64_t* cells) const {
     // Cell() leaves the neighbours' bits above the low w: the mask drops them after the xor.

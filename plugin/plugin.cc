@@ -109,5 +109,6 @@ extern "C" int sstfilter_register(ObjectLibrary& library, const std::string& /*a
          sstfilter::AddPolicyFactory<sstfilter::CuckooPolicy>(library) +
          sstfilter::AddPolicyFactory<sstfilter::LeveledPolicy>(library) +
          sstfilter::AddPolicyFactory<sstfilter::FusePolicy>(library) +
+         sstfilter::AddPolicyFactory<sstfilter::RibbonPolicy>(library) +
          sstfilter::AddNoTrivialMoveFactory(library);
 }

@@ -230,6 +230,12 @@ const char* FusePolicy::kClassName() { return kFusePolicyName; }
 
 Result<FilterSpec> FusePolicy::Spec() const { return KindSpec<Fuse>(); }
 
+RibbonPolicy::RibbonPolicy() = default;
+
+const char* RibbonPolicy::kClassName() { return kRibbonPolicyName; }
+
+Result<FilterSpec> RibbonPolicy::Spec() const { return KindSpec<Ribbon>(); }
+
 // Allocations by level count and key count, computed on first use (about 0.5 ms each; the
 // partitions of a partitioned filter mostly share one key count) and then shared by the builders.
 // Priced at each exact count: a fuse table's cells per key do not fall steadily as sets grow (its

@@ -56,7 +56,8 @@ fi
 mkdir -p "$work"
 
 policies=("sstfilter.Bloom:10" "{id=sstfilter.Bloom;bits_per_key=10;layout=standard}"
-          "{id=sstfilter.Cuckoo;fp_rate=0.001}" "sstfilter.Fuse:10" "sstfilter.Leveled:10")
+          "{id=sstfilter.Cuckoo;fp_rate=0.001}" "sstfilter.Fuse:10" "sstfilter.Ribbon:10"
+          "sstfilter.Leveled:10")
 # name|table options|column family options. db_stress's keys are 8-byte units, so an 8-byte
 # prefix is a whole key's first unit. db_stress must be told the same prefix (--prefix_size):
 # with its default of 7 against an 8-byte extractor its own checks fail, with any filter or none

@@ -51,6 +51,7 @@ inline constexpr const char* kBloomPolicyName = "sstfilter.Bloom";
 inline constexpr const char* kCuckooPolicyName = "sstfilter.Cuckoo";
 inline constexpr const char* kLeveledPolicyName = "sstfilter.Leveled";
 inline constexpr const char* kFusePolicyName = "sstfilter.Fuse";
+inline constexpr const char* kRibbonPolicyName = "sstfilter.Ribbon";
 // The CompatibilityName of every sstfilter policy, and so the suffix of the SST metaindex entry
 // of its filters ("fullfilter.sstfilter", "partitionedfilter.sstfilter").
 inline constexpr const char* kCompatibilityName = "sstfilter";

@@ -32,7 +32,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const std::string& uri :
        {text, "sstfilter.Bloom:" + text, "sstfilter.Cuckoo:" + text,
         "{id=sstfilter.Cuckoo;" + text + "}", "{id=sstfilter.Bloom;" + text + "}",
-        "sstfilter.Fuse:" + text, "{id=sstfilter.Fuse;" + text + "}"}) {
+        "sstfilter.Fuse:" + text, "{id=sstfilter.Fuse;" + text + "}", "sstfilter.Ribbon:" + text,
+        "{id=sstfilter.Ribbon;" + text + "}"}) {
     std::shared_ptr<const rocksdb::FilterPolicy> policy;
     if (!sstfilter::NewFilterPolicy(uri, &policy).ok() || policy == nullptr) continue;
     if (std::string(policy->Name()).rfind("sstfilter.", 0) != 0) continue;

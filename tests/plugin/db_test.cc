@@ -361,12 +361,12 @@ TEST_P(DbPolicyTest, OptionsFileNamesThePolicyWithItsOptions) {
   EXPECT_NE(text.find(expected_id), std::string::npos) << text;
 }
 
-INSTANTIATE_TEST_SUITE_P(Policies, DbPolicyTest,
-                         ::testing::Values("sstfilter.Bloom:10",
-                                           "{id=sstfilter.Bloom;bits_per_key=10;layout=standard}",
-                                           "{id=sstfilter.Cuckoo;fp_rate=0.001}",
-                                           "sstfilter.Cuckoo:12", "sstfilter.Fuse:10",
-                                           "{id=sstfilter.Fuse;fp_rate=0.001}"));
+INSTANTIATE_TEST_SUITE_P(
+    Policies, DbPolicyTest,
+    ::testing::Values("sstfilter.Bloom:10", "{id=sstfilter.Bloom;bits_per_key=10;layout=standard}",
+                      "{id=sstfilter.Cuckoo;fp_rate=0.001}", "sstfilter.Cuckoo:12",
+                      "sstfilter.Fuse:10", "{id=sstfilter.Fuse;fp_rate=0.001}",
+                      "sstfilter.Ribbon:10", "{id=sstfilter.Ribbon;fp_rate=0.001}"));
 
 TEST_F(DbTest, ChangingThePolicyKeepsOldFiltersWorking) {
   Open(MakeOptions("sstfilter.Bloom:10"));
@@ -450,8 +450,9 @@ TEST_F(DbTest, PrefixFiltering) {
 // prefixes (RocksDB 9.6 and later add both in one AddKeyAndAlt call, earlier versions call AddKey
 // twice), and answers both kinds of query.
 TEST_F(DbTest, PrefixAndWholeKeyFiltering) {
-  for (const char* uri : {"sstfilter.Bloom:10", "{id=sstfilter.Cuckoo;fp_rate=0.001}",
-                          "{id=sstfilter.Fuse;fp_rate=0.01}"}) {
+  for (const char* uri :
+       {"sstfilter.Bloom:10", "{id=sstfilter.Cuckoo;fp_rate=0.001}",
+        "{id=sstfilter.Fuse;fp_rate=0.01}", "{id=sstfilter.Ribbon;fp_rate=0.01}"}) {
     SCOPED_TRACE(uri);
     // Prefix: "key" and 7 digits, so a prefix spans 1000 numbers. Even groups hold their even
     // numbers; odd groups hold nothing.
@@ -508,7 +509,8 @@ TEST_F(DbTest, PrefixAndWholeKeyFiltering) {
 }
 
 TEST_F(DbTest, PartitionedFilters) {
-  for (const char* uri : {"sstfilter.Bloom:10", "{id=sstfilter.Cuckoo;fp_rate=0.001}"}) {
+  for (const char* uri : {"sstfilter.Bloom:10", "{id=sstfilter.Cuckoo;fp_rate=0.001}",
+                          "{id=sstfilter.Ribbon;fp_rate=0.01}"}) {
     SCOPED_TRACE(uri);
     BlockBasedTableOptions table;
     table.partition_filters = true;

@@ -153,7 +153,8 @@ TEST_P(CorruptFilterTest, ChecksumsReportItLoseNoKeyAndUnverifiedReadsNeverCrash
 INSTANTIATE_TEST_SUITE_P(Policies, CorruptFilterTest,
                          ::testing::Values("sstfilter.Bloom:10",
                                            "{id=sstfilter.Cuckoo;fp_rate=0.001}",
-                                           "{id=sstfilter.Fuse;fp_rate=0.01}"));
+                                           "{id=sstfilter.Fuse;fp_rate=0.01}",
+                                           "{id=sstfilter.Ribbon;fp_rate=0.01}"));
 
 // ---- Concurrency ------------------------------------------------------------------------------
 

@@ -42,6 +42,7 @@ constexpr Database kDatabases[] = {
     {"standard_bloom", "{id=sstfilter.Bloom;bits_per_key=10;layout=standard}"},
     {"cuckoo", "{id=sstfilter.Cuckoo;fp_rate=0.001}"},
     {"fuse", "{id=sstfilter.Fuse;fp_rate=0.01}"},
+    {"ribbon", "{id=sstfilter.Ribbon;fp_rate=0.01}"},
     {"leveled", "sstfilter.Leveled:10"},
 };
 constexpr uint64_t kKeys = 30000;        // present: even numbers 0, 2, ..., 2 * (kKeys - 1)

@@ -216,7 +216,7 @@ const std::vector<Candidate>& Candidates() {
       {"sstfilter.fuse@1%", [] { return MakeSstFilter(SpecForFpRate<Fuse>(0.01)); }},
       {"sstfilter.fuse@0.1%", [] { return MakeSstFilter(SpecForFpRate<Fuse>(0.001)); }},
       {"sstfilter.fuse:10", [] { return MakeSstFilter(SpecForBitsPerKey<Fuse>(10)); }},
-      // The kind sstfilter.Leveled takes for small files (no policy of its own).
+      // sstfilter.Ribbon's kind, which sstfilter.Leveled also takes for small files.
       {"sstfilter.ribbon@1%", [] { return MakeSstFilter(SpecForFpRate<Ribbon>(0.01)); }},
       {"sstfilter.ribbon@0.1%", [] { return MakeSstFilter(SpecForFpRate<Ribbon>(0.001)); }},
   };

@@ -78,8 +78,7 @@ void PrintSizing(const Config& config) {
        f.ok() ? sstfilter::CuckooBitsPerKey(f.value(), sstfilter::kCuckooTargetLoad)
               : sstfilter::Result<double>::Error(f.error())},
       {"binary fuse (sstfilter.Fuse), --num keys", TableBitsPerKey<sstfilter::Fuse>(p, config.num)},
-      {"Ribbon (in sstfilter.Leveled), --num keys",
-       TableBitsPerKey<sstfilter::Ribbon>(p, config.num)},
+      {"Ribbon (sstfilter.Ribbon), --num keys", TableBitsPerKey<sstfilter::Ribbon>(p, config.num)},
       {"information-theoretic limit", sstfilter::InformationLimitBitsPerKey(p)},
   };
   for (const Row& row : rows) {

@@ -12,8 +12,8 @@
 #   db_stress built for it in ../shared/rocksdb/7.8.3), or 8.9.1, 9.10.0, 11.8.1 (the builds in
 #   ../shared/rocksdb/, with sstfilter built against each by scripts/setup.sh --rocksdb). A version
 #   in ../shared/rocksdb/ only: its bin/db_stress is what runs.
-# --crash-rounds: kill -9 rounds after the matrix (default 10), over sstfilter.Bloom and
-#   sstfilter.Fuse alternately.
+# --crash-rounds: kill -9 rounds after the matrix (default 10), over sstfilter.Bloom,
+#   sstfilter.Fuse and sstfilter.Ribbon in turn, on one database.
 # --work: where databases and logs go (default a new directory under ${TMPDIR:-/tmp}).
 #
 # Exits 1 on any verification failure or db_stress error, and keeps that cell's database and
@@ -156,12 +156,12 @@ matrix_seconds=$(( $(date +%s) - start_all ))
 # on the same database and expected state verifies every key (including the writes that were in
 # flight, which db_stress's expected state allows either way).
 crash_ok=0
+crash_policies=("sstfilter.Bloom:10" "sstfilter.Fuse:10" "sstfilter.Ribbon:10")
 for ((round = 1; round <= crash_rounds; round++)); do
-  policy="sstfilter.Bloom:10"
-  [ $((round % 2)) -eq 0 ] && policy="sstfilter.Fuse:10"
+  policy=${crash_policies[$(((round - 1) % ${#crash_policies[@]}))]}
   dir="$work/crash"
   mkdir -p "$dir/expected"
-  [ $round -le 2 ] && write_options "$dir/OPTIONS.$policy" "$policy" "" ""
+  [ $round -le ${#crash_policies[@]} ] && write_options "$dir/OPTIONS.$policy" "$policy" "" ""
   destroy=0
   [ $round -eq 1 ] && destroy=1
   LD_PRELOAD="$plugin" "$db_stress" "${common[@]}" --options_file="$dir/OPTIONS.$policy" \

@@ -148,9 +148,9 @@ struct BlockedBloom : BloomKindOps<BlockedBloom, BlockedBloomParams> {
   // build in the same binary): the probes' mask built in lanes with a compare per block word,
   // ORed into the block with one load and one store, 13.1 against 8.9 ns per key at 1M keys; the
   // mask built by 8 lane rotations (compare, select, permute, OR each), 9.4 against 8.4-8.7 ns at
-  // 1M keys and 19.1-19.6 against 18.7-18.9 at 20M. Scattering 6 bits into one block takes about
-  // 30 scalar instructions, and vectors need as many to bring each bit to its word; the rest of
-  // the build is the key hash and the block's cache miss.
+  // 1M keys and 19.1-19.6 against 18.7-18.9 at 20M. Setting the 7 bits of 10 bits/key in one
+  // block takes about 10 scalar instructions a bit, and vectors need as many to bring each bit to
+  // its word; the rest of the build is the key hash and the block's cache miss.
   static void SetBits(const Params& params, uint64_t num_units, const uint64_t* hashes, uint64_t n,
                       uint8_t* body);
 

@@ -11,7 +11,7 @@
 // the product per lane), each lane fetches its word of the key's 64-byte block with a table lookup
 // across the block's words (one register on AVX-512, two on AVX2, four on SSE4 and NEON), and one
 // comparison answers for all of them: no branch on the bits, about a dozen vector instructions for
-// the 6 probes of 10 bits/key on AVX-512.
+// the 7 probes of 10 bits/key on AVX-512.
 //
 // Measured (core_bench, 10 bits/key, fastest of 3 interleaved repetitions, one run per size,
 // AVX-512, ns per key, RocksDB 7.8.3's bloomfilter:10 in the same run):  hit   miss   batched miss
@@ -28,9 +28,10 @@
 // in the same runs, and one that loaded the whole block into a vector and compared it 48-50. Four
 // kernels were tried against these and measured no faster, alternating binaries: testing first
 // the probes in the larger of the block's two cache lines (masked loads), to fetch one line for
-// most misses (hits rose from 60 to 68 ns); the 6-probe case unrolled without the loop; the block
-// read as four 16-byte loads that never cross a line; and only the word lookup and a bit test left
-// dependent on the load. The AVX2 kernels took 65-66 ns against AVX-512's 62 in the same runs.
+// most misses (hits rose from 60 to 68 ns); up to 7 probes (one product) without the loop; the
+// block read as four 16-byte loads that never cross a line; and only the word lookup and a bit
+// test left dependent on the load. The AVX2 kernels took 65-66 ns against AVX-512's 62 in the
+// same runs.
 #pragma once
 
 #include <cstddef>

@@ -8,6 +8,9 @@
 //                                              large files (9-bit fingerprints)
 //   {id=sstfilter.Fuse;fp_rate=0.01}           binary fuse filter for a 1% rate (7-bit
 //                                              fingerprints, 0.78%; about 7.5 bits per key)
+//   sstfilter.Ribbon:10                        Ribbon filter, at most 10 bits per key: the
+//                                              smallest for small files and filter partitions
+//   {id=sstfilter.Ribbon;fp_rate=0.01}         Ribbon filter for a 1% rate (7-bit fingerprints)
 //   sstfilter.Leveled:10                       10 bits per key over the whole tree, spent per
 //                                              level as Monkey prescribes (size_ratio=10,
 //                                              num_levels=0: the column family's)

@@ -218,23 +218,13 @@ Result<FilterSpec> BloomPolicy::Spec() const {
   return Err("unknown layout");  // unreachable: the parser accepts only the two above
 }
 
-CuckooPolicy::CuckooPolicy() = default;
-
-const char* CuckooPolicy::kClassName() { return kCuckooPolicyName; }
-
-Result<FilterSpec> CuckooPolicy::Spec() const { return KindSpec<Cuckoo>(); }
-
-FusePolicy::FusePolicy() = default;
-
-const char* FusePolicy::kClassName() { return kFusePolicyName; }
-
-Result<FilterSpec> FusePolicy::Spec() const { return KindSpec<Fuse>(); }
-
-RibbonPolicy::RibbonPolicy() = default;
-
-const char* RibbonPolicy::kClassName() { return kRibbonPolicyName; }
-
-Result<FilterSpec> RibbonPolicy::Spec() const { return KindSpec<Ribbon>(); }
+template <typename Kind, const char* const& kPolicyName>
+Result<FilterSpec> KindPolicy<Kind, kPolicyName>::Spec() const {
+  return KindSpec<Kind>();
+}
+template class KindPolicy<Cuckoo, kCuckooPolicyName>;
+template class KindPolicy<Fuse, kFusePolicyName>;
+template class KindPolicy<Ribbon, kRibbonPolicyName>;
 
 // Allocations by level count and key count, computed on first use (about 0.5 ms each; the
 // partitions of a partitioned filter mostly share one key count) and then shared by the builders.

@@ -16,6 +16,7 @@
 #include "core/filter_spec.h"
 #include "core/level_allocation.h"
 #include "core/result.h"
+#include "sstfilter/sstfilter.h"
 
 namespace sstfilter {
 
@@ -81,34 +82,22 @@ class BloomPolicy : public SstFilterPolicy {
   Layout layout_ = Layout::kBlocked;
 };
 
-class CuckooPolicy : public SstFilterPolicy {
+// The policies of one kind each: sstfilter.Cuckoo (core/cuckoo/), sstfilter.Fuse (the binary
+// fuse kind, core/fuse/: the smallest filter for large sets, 1.075 to 1.4 times the information
+// limit) and sstfilter.Ribbon (the standard Ribbon kind, core/ribbon/: the smallest for small
+// files and filter partitions, 1.05 to 1.13 times the limit for 1,000 to 1,000,000 keys). Each
+// sizes its kind by the budget or the rate given (KindSpec). A fuse or Ribbon build that no seed
+// solves writes a blocked Bloom filter.
+template <typename Kind, const char* const& kPolicyName>
+class KindPolicy : public SstFilterPolicy {
  public:
-  CuckooPolicy();
-  static const char* kClassName();
+  static const char* kClassName() { return kPolicyName; }
   const char* Name() const override { return kClassName(); }
-  Result<FilterSpec> Spec() const override;
+  Result<FilterSpec> Spec() const override;  // KindSpec<Kind>(); instantiated in policies.cc
 };
-
-// sstfilter.Fuse: the binary fuse kind (core/fuse/): the smallest filter for a rate, 1.075 to
-// 1.4 times the information limit; a build that cannot peel writes a blocked Bloom filter.
-class FusePolicy : public SstFilterPolicy {
- public:
-  FusePolicy();
-  static const char* kClassName();
-  const char* Name() const override { return kClassName(); }
-  Result<FilterSpec> Spec() const override;
-};
-
-// sstfilter.Ribbon: the standard Ribbon kind (core/ribbon/): 1.05 to 1.13 times the information
-// limit for 1,000 to 1,000,000 keys, the smallest filter for small files and for the partitions of
-// a partitioned filter; a build that finds no solution in 32 seeds writes a blocked Bloom filter.
-class RibbonPolicy : public SstFilterPolicy {
- public:
-  RibbonPolicy();
-  static const char* kClassName();
-  const char* Name() const override { return kClassName(); }
-  Result<FilterSpec> Spec() const override;
-};
+using CuckooPolicy = KindPolicy<Cuckoo, kCuckooPolicyName>;
+using FusePolicy = KindPolicy<Fuse, kFusePolicyName>;
+using RibbonPolicy = KindPolicy<Ribbon, kRibbonPolicyName>;
 
 // sstfilter.Leveled: one memory budget for the whole tree (bits_per_key, averaged over all keys),
 // spent per level as Monkey prescribes (core/level_allocation.h). Each new file gets the filter of

@@ -22,16 +22,16 @@
 //             scalar twins                                               90.3   88.6    14.2
 //             RocksDB bloomfilter:10                                     85.3   67.2    22.5
 //
-// Single misses beyond the caches (20M keys) took 57-65 ns over 20 runs on 122bf48, while
+// Single misses beyond the caches (20M keys) took 58-65 ns in 12 runs of 122bf48's kernels, while
 // RocksDB's took 63 to 77 ns from run to run, so the ratio lay between 0.80x and 0.93x. A query
-// that hashed its key and loaded one byte of the block, without testing the probes, took 43-44 ns
-// in the same runs, and one that loaded the whole block into a vector and compared it 48-50. Four
-// kernels were tried against these and measured no faster, alternating binaries: testing first
-// the probes in the larger of the block's two cache lines (masked loads), to fetch one line for
-// most misses (hits rose from 60 to 68 ns); up to 7 probes (one product) without the loop; the
-// block read as four 16-byte loads that never cross a line; and only the word lookup and a bit
-// test left dependent on the load. The AVX2 kernels took 65-66 ns against AVX-512's 62 in the
-// same runs.
+// that hashed its key and loaded one byte of the block, without testing the probes, took 42-47
+// ns in runs beside them (two bytes, one from each of the block's two cache lines: 47-48), and
+// one that loaded the whole block into a vector and compared it 48-50. Four kernels were tried
+// and measured no faster, alternating binaries: testing first the probes in the larger of the
+// block's two cache lines (masked loads), to fetch one line for most misses (hits rose from 60 to
+// 68 ns); up to 7 probes (one product) without the loop; the block read as four 16-byte loads
+// that never cross a line; and only the word lookup and a bit test left dependent on the load.
+// The AVX2 kernels took 65-66 ns against AVX-512's 62 in the same runs.
 #pragma once
 
 #include <cstddef>

@@ -42,22 +42,17 @@ std::vector<BlockedBloomParams> BlockedBloom::LevelOffers() {
 
 void BlockedBloom::SetBits(const Params& params, uint64_t num_units, const uint64_t* hashes,
                            uint64_t n, uint8_t* body) {
-  const int num_probes = params.num_probes;
-  uint8_t* blocks[kPrefetchBatch];
-  for (uint64_t start = 0; start < n; start += kPrefetchBatch) {
-    const size_t m = static_cast<size_t>(std::min<uint64_t>(kPrefetchBatch, n - start));
-    for (size_t i = 0; i < m; ++i) {
-      blocks[i] = body + BlockedBloomBlock(hashes[start + i], num_units) * kUnitBytes;
-      PrefetchBytesForWrite(blocks[i], kUnitBytes);
-    }
-    for (size_t i = 0; i < m; ++i) {
-      uint8_t* block = blocks[i];
-      ForEachBlockedProbe(hashes[start + i], num_probes, [block](uint32_t bit) {
-        SetBit(block, bit);
-        return true;
-      });
-    }
-  }
+  BlockedBloomSetBitsSimd(body, num_units, params.num_probes, hashes, n);
+}
+
+void BlockedBloom::SetBitsScalar(int num_probes, uint64_t num_units, const uint64_t* hashes,
+                                 uint64_t n, uint8_t* body) {
+  ForEachKeyBlockToSet(body, num_units, hashes, n, [num_probes](uint8_t* block, uint64_t hash) {
+    ForEachBlockedProbe(hash, num_probes, [block](uint32_t bit) {
+      SetBit(block, bit);
+      return true;
+    });
+  });
 }
 
 void BlockedBloomReader::MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match,

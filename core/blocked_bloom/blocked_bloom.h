@@ -58,6 +58,24 @@ inline bool ForEachBlockedProbe(uint64_t hash, int num_probes, Visit&& visit) {
   return true;
 }
 
+// Calls set(block, hash) for each of hashes[0, n) with its block in a body of num_blocks blocks,
+// the blocks of kPrefetchBatch keys prefetched for writing before the first is set, so that their
+// cache misses overlap. The loop of both builds, scalar and vector (core/blocked_bloom/simd.cc).
+template <typename Set>
+inline void ForEachKeyBlockToSet(uint8_t* body, uint64_t num_blocks, const uint64_t* hashes,
+                                 uint64_t n, Set&& set) {
+  constexpr size_t kBlockBytes = kBloomBlockBits / 8;
+  uint8_t* blocks[kPrefetchBatch];
+  for (uint64_t start = 0; start < n; start += kPrefetchBatch) {
+    const size_t m = static_cast<size_t>(n - start < kPrefetchBatch ? n - start : kPrefetchBatch);
+    for (size_t i = 0; i < m; ++i) {
+      blocks[i] = body + BlockedBloomBlock(hashes[start + i], num_blocks) * kBlockBytes;
+      PrefetchBytesForWrite(blocks[i], kBlockBytes);
+    }
+    for (size_t i = 0; i < m; ++i) set(blocks[i], hashes[start + i]);
+  }
+}
+
 // Word w (0..7) of a block as a 64-bit integer: bit j of the block is bit (j & 63) of word j >> 6,
 // the same bit as TestBit's byte addressing, because the words are read little-endian.
 inline uint64_t BlockWord(const uint8_t* block, uint32_t w) { return LoadLE64(block + 8 * w); }
@@ -143,16 +161,13 @@ struct BlockedBloom : BloomKindOps<BlockedBloom, BlockedBloomParams> {
   // up to 60 bits/key (about 1e-10, beyond any useful per-level rate).
   static std::vector<Params> LevelOffers();
 
-  // Sets the probes of hashes[0, n) in a body of num_units blocks. Scalar, because both SIMD
-  // twins tried were slower (core_bench build, hashing included, 10 bits/key, AVX-512, the scalar
-  // build in the same binary): the probes' mask built in lanes with a compare per block word,
-  // ORed into the block with one load and one store, 13.1 against 8.9 ns per key at 1M keys; the
-  // mask built by 8 lane rotations (compare, select, permute, OR each), 9.4 against 8.4-8.7 ns at
-  // 1M keys and 19.1-19.6 against 18.7-18.9 at 20M. Setting the 7 bits of 10 bits/key in one
-  // block takes about 10 scalar instructions a bit, and vectors need as many to bring each bit to
-  // its word; the rest of the build is the key hash and the block's cache miss.
+  // Sets the probes of hashes[0, n) in a body of num_units blocks: the vector build of this CPU
+  // where it has one (core/blocked_bloom/simd.h), else SetBitsScalar. Both give the same bytes.
   static void SetBits(const Params& params, uint64_t num_units, const uint64_t* hashes, uint64_t n,
                       uint8_t* body);
+  // Its scalar twin: each probe's bit set in its byte (the tests compare the two builds' bytes).
+  static void SetBitsScalar(int num_probes, uint64_t num_units, const uint64_t* hashes, uint64_t n,
+                            uint8_t* body);
 
   static Reader OpenReader(const Trailer& t, const uint8_t* body) {
     return Reader(body, t.num_units, t.param);

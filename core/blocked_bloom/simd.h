@@ -4,8 +4,9 @@
 //
 // Each kernel is the twin of a scalar one in core/blocked_bloom/blocked_bloom.h/.cc and gives the
 // same answers for the same inputs, bit for bit; the tests run every target this CPU supports
-// against the scalar twins (tests/core/blocked_bloom_simd_test.cc). The build stays scalar
-// (BlockedBloom::SetBits says why), so the bytes of a filter never depend on the CPU.
+// against the scalar twins (tests/core/blocked_bloom_simd_test.cc). The build has a vector twin
+// on AVX-512 only (simd.cc says why the other targets build with the scalar one); the bytes it
+// writes are the scalar build's, so a filter never depends on the CPU that built it.
 //
 // The vectors hold the probes of one key: its probe positions are computed in lanes (one window of
 // the product per lane), each lane fetches its word of the key's 64-byte block with a table lookup
@@ -53,13 +54,22 @@ void BlockedBloomMayContainBatchSimd(const uint8_t* blocks, uint64_t num_blocks,
 using BlockedBloomMatchFn = bool (*)(const uint8_t* block, uint64_t hash, int num_probes);
 BlockedBloomMatchFn BlockedBloomMatchKernel();
 
+// Sets the probes of hashes[0, n) in body (num_blocks blocks): BlockedBloom::SetBitsScalar's
+// bytes, written in lanes where this CPU's target has a vector build (BlockedBloomVectorBuild).
+void BlockedBloomSetBitsSimd(uint8_t* body, uint64_t num_blocks, int num_probes,
+                             const uint64_t* hashes, uint64_t n);
+
+// Whether builds run in lanes here (AVX-512, while the kernels are switched on), for benchmark
+// reports and for the tests.
+bool BlockedBloomVectorBuild();
+
 // The name of the target the kernels run on here ("AVX3", "AVX2", "SSE4", "NEON", "EMU128", ...),
 // or "scalar" while they are switched off, for benchmark reports.
 const char* BlockedBloomSimdTarget();
 
 // Switches the kernels off (false: the functions above run or return their scalar twins) or back
-// on, for the whole process; on by default. Batches see the switch on their next call; a reader
-// takes its single-query kernel when it opens, so readers opened before keep theirs. For
+// on, for the whole process; on by default. Batches and builds see the switch on their next call; a
+// reader takes its single-query kernel when it opens, so readers opened before keep theirs. For
 // benchmarks that compare the two, and as a way out should a target ever misbehave: the answers
 // are the same either way.
 void SetBlockedBloomSimdEnabled(bool enabled);

@@ -1,6 +1,6 @@
 // The blocked Bloom filter's SIMD kernels against their scalar twins, on every SIMD target this
-// CPU supports (and Highway's portable EMU128, which every machine runs): the same answers for the
-// same inputs, for every probe count.
+// CPU supports (and Highway's portable EMU128, which every machine runs): the same answers and
+// the same built bytes for the same inputs, for every probe count.
 #include "core/blocked_bloom/simd.h"
 
 #include <gtest/gtest.h>
@@ -128,14 +128,83 @@ TEST(BlockedBloomSimd, EveryTargetFindsEveryKeyOfABuiltFilter) {
   }
 }
 
+// Whether a target should build in lanes: x86's AVX-512 targets (core/blocked_bloom/simd.cc).
+bool BuildsInLanes(int64_t target) {
+#if HWY_ARCH_X86
+  return target <= HWY_AVX3;
+#else
+  (void)target;
+  return false;
+#endif
+}
+
+// hashes[0, n) set by every target into a body at `offset` bytes past an 8-byte boundary, and by
+// the scalar build: the same bytes, and only the body's.
+void ExpectEveryTargetBuildsTheScalarBytes(int num_probes, uint64_t num_blocks,
+                                           const std::vector<uint64_t>& hashes, size_t offset) {
+  const size_t body_bytes = num_blocks * BlockedBloomReader::kBlockBytes;
+  std::vector<uint8_t> expected(body_bytes, 0);
+  BlockedBloom::SetBitsScalar(num_probes, num_blocks, hashes.data(), hashes.size(),
+                              expected.data());
+  for (int64_t target : Targets()) {
+    OnlyTarget only(target);
+    SCOPED_TRACE(hwy::TargetName(target));
+    ASSERT_EQ(BlockedBloomVectorBuild(), BuildsInLanes(target));
+    constexpr uint8_t kGuard = 0xa5;  // around the body: a write outside it changes one
+    std::vector<uint8_t> buffer(offset + body_bytes + 64, kGuard);
+    uint8_t* body = buffer.data() + offset;
+    std::memset(body, 0, body_bytes);
+    BlockedBloomSetBitsSimd(body, num_blocks, num_probes, hashes.data(), hashes.size());
+    ASSERT_EQ(std::memcmp(body, expected.data(), body_bytes), 0);
+    for (size_t i = 0; i < offset; ++i) ASSERT_EQ(buffer[i], kGuard) << i;
+    for (size_t i = offset + body_bytes; i < buffer.size(); ++i) ASSERT_EQ(buffer[i], kGuard) << i;
+  }
+}
+
+TEST(BlockedBloomSimd, EveryTargetBuildsTheScalarBuildsBytesForEveryProbeCount) {
+  for (int k = 1; k <= kMaxNumProbes; k += (k < 16 ? 1 : 7)) {
+    SCOPED_TRACE("num_probes " + std::to_string(k));
+    std::vector<uint64_t> hashes(1500);
+    uint64_t rng = 500 + k;
+    for (uint64_t& h : hashes) h = SplitMix64(&rng);
+    // 97 blocks (not a power of two), some holding several keys, some none; then one block.
+    ExpectEveryTargetBuildsTheScalarBytes(k, 97, hashes, 0);
+    ExpectEveryTargetBuildsTheScalarBytes(k, 1, hashes, 0);
+  }
+}
+
+TEST(BlockedBloomSimd, EveryTargetBuildsTheScalarBuildsBytesAtAnyAlignment) {
+  std::vector<uint64_t> hashes(300);
+  uint64_t rng = 9;
+  for (uint64_t& h : hashes) h = SplitMix64(&rng);
+  for (size_t offset = 0; offset < 64; offset += 7) {
+    SCOPED_TRACE("offset " + std::to_string(offset));
+    ExpectEveryTargetBuildsTheScalarBytes(7, 13, hashes, offset);
+  }
+}
+
+// A whole filter built with the kernels switched on and off: the same bytes.
+TEST(BlockedBloomSimd, AFilterHasTheSameBytesWithTheKernelsOnAndOff) {
+  std::vector<uint64_t> hashes(50000);
+  uint64_t rng = 77;
+  for (uint64_t& h : hashes) h = SplitMix64(&rng);
+  const FilterSpec spec = SpecForBitsPerKey<BlockedBloom>(10).value();
+  SetBlockedBloomSimdEnabled(false);
+  const std::string scalar = BuildFilter(spec, hashes.data(), hashes.size()).value();
+  SetBlockedBloomSimdEnabled(true);
+  EXPECT_EQ(BuildFilter(spec, hashes.data(), hashes.size()).value(), scalar);
+}
+
 // Switched off, the kernels are the scalar twins; switched back on, the CPU's best target.
 TEST(BlockedBloomSimd, TheSwitchSelectsTheScalarTwins) {
   SetBlockedBloomSimdEnabled(false);
   EXPECT_STREQ(BlockedBloomSimdTarget(), "scalar");
   EXPECT_EQ(BlockedBloomMatchKernel(), nullptr);
+  EXPECT_FALSE(BlockedBloomVectorBuild());
   SetBlockedBloomSimdEnabled(true);
   EXPECT_STREQ(BlockedBloomSimdTarget(), hwy::TargetName(Targets().front()));
   EXPECT_NE(BlockedBloomMatchKernel(), nullptr);
+  EXPECT_EQ(BlockedBloomVectorBuild(), BuildsInLanes(Targets().front()));
 }
 
 }  // namespace

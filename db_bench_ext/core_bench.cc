@@ -11,8 +11,8 @@
 //
 // sstfilter's blocked Bloom filters run the SIMD kernels of this CPU (core/blocked_bloom/simd.h),
 // to query and, on AVX-512, to build; sstfilter.blocked-scalar:10 is sstfilter.blocked:10 with
-// them switched off. Static cuckoo
-// filters semi-sort their buckets; sstfilter.cuckoo-plain@0.1% is the same filter in plain ones.
+// them switched off. Static cuckoo filters semi-sort their buckets; sstfilter.cuckoo-plain@0.1%
+// is the same filter in plain ones.
 //
 //   core_bench [--keys=N] [--filters=NAME,...] [--list] [Google Benchmark flags]
 #include <benchmark/benchmark.h>
@@ -220,6 +220,8 @@ const std::vector<Candidate>& Candidates() {
       // sstfilter.Ribbon's kind, which sstfilter.Leveled also takes for small files.
       {"sstfilter.ribbon@1%", [] { return MakeSstFilter(SpecForFpRate<Ribbon>(0.01)); }},
       {"sstfilter.ribbon@0.1%", [] { return MakeSstFilter(SpecForFpRate<Ribbon>(0.001)); }},
+      // A budget, as sstfilter.Ribbon:10 gives it: the widest fingerprint that fits.
+      {"sstfilter.ribbon:10", [] { return MakeSstFilter(SpecForBitsPerKey<Ribbon>(10)); }},
   };
   return all;
 }

@@ -42,12 +42,12 @@ std::vector<BlockedBloomParams> BlockedBloom::LevelOffers() {
 
 void BlockedBloom::SetBits(const Params& params, uint64_t num_units, const uint64_t* hashes,
                            uint64_t n, uint8_t* body) {
-  BlockedBloomSetBitsSimd(body, num_units, params.num_probes, hashes, n);
+  BlockedBloomSetBitsSimd(params.num_probes, num_units, hashes, n, body);
 }
 
-void BlockedBloom::SetBitsScalar(int num_probes, uint64_t num_units, const uint64_t* hashes,
+void BlockedBloom::SetBitsScalar(int num_probes, uint64_t num_blocks, const uint64_t* hashes,
                                  uint64_t n, uint8_t* body) {
-  ForEachKeyBlockToSet(body, num_units, hashes, n, [num_probes](uint8_t* block, uint64_t hash) {
+  ForEachKeyBlockToSet(num_blocks, hashes, n, body, [num_probes](uint8_t* block, uint64_t hash) {
     ForEachBlockedProbe(hash, num_probes, [block](uint32_t bit) {
       SetBit(block, bit);
       return true;

@@ -33,6 +33,9 @@ inline constexpr int kBlockedProbesPerProduct = 64 / kBlockedProbeWindowBits;
 static_assert(1 << kBlockedProbeWindowBits == kBloomBlockBits,
               "a window addresses one bit of a block");
 
+// A block: 64 bytes, one cache line's worth (bodies are not aligned, so most span two lines).
+inline constexpr size_t kBlockedBloomBlockBytes = kBloomBlockBits / 8;
+
 // The block of a key hash: FastRange64 of its high bits.
 inline uint64_t BlockedBloomBlock(uint64_t hash, uint64_t num_blocks) {
   return FastRange64(hash, num_blocks);
@@ -62,15 +65,14 @@ inline bool ForEachBlockedProbe(uint64_t hash, int num_probes, Visit&& visit) {
 // the blocks of kPrefetchBatch keys prefetched for writing before the first is set, so that their
 // cache misses overlap. The loop of both builds, scalar and vector (core/blocked_bloom/simd.cc).
 template <typename Set>
-inline void ForEachKeyBlockToSet(uint8_t* body, uint64_t num_blocks, const uint64_t* hashes,
-                                 uint64_t n, Set&& set) {
-  constexpr size_t kBlockBytes = kBloomBlockBits / 8;
+inline void ForEachKeyBlockToSet(uint64_t num_blocks, const uint64_t* hashes, uint64_t n,
+                                 uint8_t* body, Set&& set) {
   uint8_t* blocks[kPrefetchBatch];
   for (uint64_t start = 0; start < n; start += kPrefetchBatch) {
     const size_t m = static_cast<size_t>(n - start < kPrefetchBatch ? n - start : kPrefetchBatch);
     for (size_t i = 0; i < m; ++i) {
-      blocks[i] = body + BlockedBloomBlock(hashes[start + i], num_blocks) * kBlockBytes;
-      PrefetchBytesForWrite(blocks[i], kBlockBytes);
+      blocks[i] = body + BlockedBloomBlock(hashes[start + i], num_blocks) * kBlockedBloomBlockBytes;
+      PrefetchBytesForWrite(blocks[i], kBlockedBloomBlockBytes);
     }
     for (size_t i = 0; i < m; ++i) set(blocks[i], hashes[start + i]);
   }
@@ -83,7 +85,7 @@ inline uint64_t BlockWord(const uint8_t* block, uint32_t w) { return LoadLE64(bl
 // A view over a parsed blocked-Bloom body. Cheap to copy; does not own the bytes.
 class BlockedBloomReader {
  public:
-  static constexpr size_t kBlockBytes = kBloomBlockBits / 8;
+  static constexpr size_t kBlockBytes = kBlockedBloomBlockBytes;
 
   BlockedBloomReader() = default;
   // Takes this CPU's SIMD kernel for single queries (core/blocked_bloom/simd.h), if it has one.
@@ -143,7 +145,7 @@ struct BlockedBloom : BloomKindOps<BlockedBloom, BlockedBloomParams> {
   static constexpr const char* kName = "blocked_bloom";
   static constexpr uint8_t kMaxVersion = 1;
   static constexpr const char* kLayoutName = "blocked";
-  static constexpr uint64_t kUnitBytes = BlockedBloomReader::kBlockBytes;
+  static constexpr uint64_t kUnitBytes = kBlockedBloomBlockBytes;
 
   // Its math (core/blocked_bloom/math.h), for ForBitsPerKey and ForFpRate (core/bloom_common.h).
   static Result<int> ProbesForBitsPerKey(double b) { return BlockedBloomProbes(b); }
@@ -166,7 +168,7 @@ struct BlockedBloom : BloomKindOps<BlockedBloom, BlockedBloomParams> {
   static void SetBits(const Params& params, uint64_t num_units, const uint64_t* hashes, uint64_t n,
                       uint8_t* body);
   // Its scalar twin: each probe's bit set in its byte (the tests compare the two builds' bytes).
-  static void SetBitsScalar(int num_probes, uint64_t num_units, const uint64_t* hashes, uint64_t n,
+  static void SetBitsScalar(int num_probes, uint64_t num_blocks, const uint64_t* hashes, uint64_t n,
                             uint8_t* body);
 
   static Reader OpenReader(const Trailer& t, const uint8_t* body) {

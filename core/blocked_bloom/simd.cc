@@ -116,7 +116,8 @@ void MayContainBatchKernel(const uint8_t* blocks, uint64_t num_blocks, int num_p
 // The build, BlockedBloom::SetBitsScalar's twin, in lanes on AVX-512 only. Each probe at bit p
 // of the block becomes a one-hot vector of the block's 8 words, 1 << (p - 64 w) in lane w, and
 // the key's probes ORed together update the block with one load, OR and store. The counts of the
-// lanes p is not in are 64 or more (below 64 w they wrap around), and x86's variable shift
+// lanes p is not in are 64 or more (for w > p / 64, p - 64 w wraps to at least 2^64 - 448), and
+// x86's variable shift
 // (vpsllvq) gives zero for those: Highway leaves such counts to the target (NEON's would not give
 // zero), so this path is x86's only.
 //
@@ -136,16 +137,18 @@ void MayContainBatchKernel(const uint8_t* blocks, uint64_t num_blocks, int num_p
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
 constexpr bool kVectorBuild = true;
 
-// Flattened: the loops (ForEachKeyBlockToSet, ForEachBlockedProbe) are templates compiled without
-// this target's instructions, so GCC does not inline this function's lambdas into them unless
-// told to; as calls, the build took 17 ns a key against the scalar's 8.6 (core_bench, 1M keys).
-HWY_FLATTEN void SetBitsKernel(uint8_t* body, uint64_t num_blocks, int num_probes,
-                               const uint64_t* hashes, uint64_t n) {
+// Flattened: the loops (ForEachKeyBlockToSet, ForEachBlockedProbe) are templates defined outside
+// HWY_BEFORE_NAMESPACE, so they are instantiated for the baseline target, and GCC does not inline
+// a callee with wider instructions (this function's lambdas) into them unless told to; as calls,
+// the build took 17 ns a key against the scalar's 8.6 (core_bench, 1M keys). (HWY_FLATTEN is
+// empty on MSVC.)
+HWY_FLATTEN void SetBitsKernel(int num_probes, uint64_t num_blocks, const uint64_t* hashes,
+                               uint64_t n, uint8_t* body) {
   const D d;
   static_assert(hn::MaxLanes(D()) == 8, "one vector holds the block's 8 words");
   const auto k1 = hn::Set(d, uint64_t{1});
   const auto word_first_bit = hn::ShiftLeft<6>(hn::Iota(d, 0));  // 64 w in lane w
-  ForEachKeyBlockToSet(body, num_blocks, hashes, n, [&](uint8_t* block, uint64_t hash) {
+  ForEachKeyBlockToSet(num_blocks, hashes, n, body, [&](uint8_t* block, uint64_t hash) {
     auto bits = hn::Zero(d);
     ForEachBlockedProbe(hash, num_probes, [&](uint32_t bit) {
       bits = hn::Or(bits, hn::Shl(k1, hn::Sub(hn::Set(d, uint64_t{bit}), word_first_bit)));
@@ -158,8 +161,8 @@ HWY_FLATTEN void SetBitsKernel(uint8_t* body, uint64_t num_blocks, int num_probe
 #else
 constexpr bool kVectorBuild = false;
 
-void SetBitsKernel(uint8_t* body, uint64_t num_blocks, int num_probes, const uint64_t* hashes,
-                   uint64_t n) {
+void SetBitsKernel(int num_probes, uint64_t num_blocks, const uint64_t* hashes, uint64_t n,
+                   uint8_t* body) {
   BlockedBloom::SetBitsScalar(num_probes, num_blocks, hashes, n, body);
 }
 #endif
@@ -215,13 +218,13 @@ BlockedBloomMatchFn BlockedBloomMatchKernel() {
   return UseSimd() ? HWY_DYNAMIC_DISPATCH(MatchKernelOf)() : nullptr;
 }
 
-void BlockedBloomSetBitsSimd(uint8_t* body, uint64_t num_blocks, int num_probes,
-                             const uint64_t* hashes, uint64_t n) {
+void BlockedBloomSetBitsSimd(int num_probes, uint64_t num_blocks, const uint64_t* hashes,
+                             uint64_t n, uint8_t* body) {
   if (!UseSimd()) {
     BlockedBloom::SetBitsScalar(num_probes, num_blocks, hashes, n, body);
     return;
   }
-  HWY_DYNAMIC_DISPATCH(SetBitsKernel)(body, num_blocks, num_probes, hashes, n);
+  HWY_DYNAMIC_DISPATCH(SetBitsKernel)(num_probes, num_blocks, hashes, n, body);
 }
 
 bool BlockedBloomVectorBuild() { return UseSimd() && HWY_DYNAMIC_DISPATCH(VectorBuildKernel)(); }

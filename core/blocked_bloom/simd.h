@@ -1,4 +1,4 @@
-// The blocked Bloom filter's SIMD query kernels (core/blocked_bloom/simd.cc), compiled for every
+// The blocked Bloom filter's SIMD kernels (core/blocked_bloom/simd.cc), compiled for every
 // SIMD target Google Highway offers on the architecture (x86: SSSE3, SSE4, AVX2, AVX-512; ARM:
 // NEON, SVE; and a scalar fallback) and chosen at run time, on first use, from what the CPU has.
 //
@@ -56,8 +56,8 @@ BlockedBloomMatchFn BlockedBloomMatchKernel();
 
 // Sets the probes of hashes[0, n) in body (num_blocks blocks): BlockedBloom::SetBitsScalar's
 // bytes, written in lanes where this CPU's target has a vector build (BlockedBloomVectorBuild).
-void BlockedBloomSetBitsSimd(uint8_t* body, uint64_t num_blocks, int num_probes,
-                             const uint64_t* hashes, uint64_t n);
+void BlockedBloomSetBitsSimd(int num_probes, uint64_t num_blocks, const uint64_t* hashes,
+                             uint64_t n, uint8_t* body);
 
 // Whether builds run in lanes here (AVX-512, while the kernels are switched on), for benchmark
 // reports and for the tests.

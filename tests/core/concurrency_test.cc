@@ -83,7 +83,7 @@ TEST(CoreConcurrency, BloomFilterAddsMergesAndQueriesWithoutALock) {
     ready.fetch_add(1);
     while (ready.load() < kThreads) std::this_thread::yield();
   };
-  std::atomic<uint64_t> missed{0}, checked{0};
+  std::atomic<uint64_t> missed{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < kWriters; ++t) {
     threads.emplace_back([&, t] {
@@ -107,7 +107,10 @@ TEST(CoreConcurrency, BloomFilterAddsMergesAndQueriesWithoutALock) {
     threads.emplace_back([&, r] {
       start_together();
       uint64_t seen = 0, local_missed = 0, x = r + 1;
-      while (writing.load()) {
+      // At least one pass with keys to query: on a loaded machine the writers can finish before
+      // a reader first runs (no reader had queried anything once, under ctest -j2), and a reader
+      // that queried nothing would prove nothing.
+      while (writing.load() || seen == 0) {
         for (int t = 0; t < kWriters; ++t) {
           const uint64_t n = progress[t].load(std::memory_order_acquire);
           if (n == 0) continue;
@@ -118,7 +121,6 @@ TEST(CoreConcurrency, BloomFilterAddsMergesAndQueriesWithoutALock) {
         (void)filter.ExpectedFpRate();  // reads every word while they change
       }
       missed += local_missed;
-      checked += seen;
     });
   }
   for (int t = 0; t < kWriters; ++t) threads[t].join();
@@ -126,7 +128,6 @@ TEST(CoreConcurrency, BloomFilterAddsMergesAndQueriesWithoutALock) {
   writing = false;
   for (size_t t = kWriters + 1; t < threads.size(); ++t) threads[t].join();
   EXPECT_EQ(missed.load(), 0u);
-  EXPECT_GT(checked.load(), 0u);
   for (int t = 0; t < kWriters; ++t) {
     for (const uint64_t h : keys[t]) ASSERT_TRUE(filter.MayContainHash(h));
   }

@@ -21,7 +21,7 @@ defaults=(
   --settled_fill --compression_type=none --write_buffer_size=262144
   --max_bytes_for_level_base=262144 --target_file_size_base=262144
   --level_compaction_dynamic_level_bytes --sst_partitioner_factory=sstfilter.NoTrivialMove
-  "--filter_uri=none,bloomfilter:10,ribbonfilter:14.5,sstfilter.Bloom:10,sstfilter.Fuse:10,sstfilter.Leveled:10"
+  "--filter_uri=none,bloomfilter:10,ribbonfilter:14.5,sstfilter.Bloom:10,sstfilter.Fuse:10,sstfilter.Ribbon:10,sstfilter.Leveled:10"
   --plot="${TMPDIR:-/tmp}/sstfilter_bench.png"
 )
 exec "$build_dir/db_bench_ext/db_bench_ext" --db="${TMPDIR:-/tmp}/sstfilter_db_bench_ext" \

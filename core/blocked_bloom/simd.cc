@@ -117,9 +117,8 @@ void MayContainBatchKernel(const uint8_t* blocks, uint64_t num_blocks, int num_p
 // of the block becomes a one-hot vector of the block's 8 words, 1 << (p - 64 w) in lane w, and
 // the key's probes ORed together update the block with one load, OR and store. The counts of the
 // lanes p is not in are 64 or more (for w > p / 64, p - 64 w wraps to at least 2^64 - 448), and
-// x86's variable shift
-// (vpsllvq) gives zero for those: Highway leaves such counts to the target (NEON's would not give
-// zero), so this path is x86's only.
+// x86's variable shift (vpsllvq) gives zero for those: Highway leaves such counts to the target
+// (NEON's would not give zero), so this path is x86's only.
 //
 // Measured with core_bench (10 bits/key, hashing included, fastest of 3 interleaved repetitions,
 // two runs per size, ns per key), this build against the scalar one with the kernels switched

@@ -47,12 +47,13 @@ void BlockedBloom::SetBits(const Params& params, uint64_t num_units, const uint6
 
 void BlockedBloom::SetBitsScalar(int num_probes, uint64_t num_blocks, const uint64_t* hashes,
                                  uint64_t n, uint8_t* body) {
-  ForEachKeyBlockToSet(num_blocks, hashes, n, body, [num_probes](uint8_t* block, uint64_t hash) {
-    ForEachBlockedProbe(hash, num_probes, [block](uint32_t bit) {
-      SetBit(block, bit);
-      return true;
-    });
-  });
+  ForEachKeyBlock(body, num_blocks, hashes, n, BlockPrefetch::kToWrite,
+                  [num_probes, hashes](uint8_t* block, uint64_t i) {
+                    ForEachBlockedProbe(hashes[i], num_probes, [block](uint32_t bit) {
+                      SetBit(block, bit);
+                      return true;
+                    });
+                  });
 }
 
 void BlockedBloomReader::MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match,
@@ -63,17 +64,10 @@ void BlockedBloomReader::MayContainBatch(const uint64_t* hashes, size_t count, b
 
 void BlockedBloomReader::MayContainBatchScalar(const uint64_t* hashes, size_t count,
                                                bool* may_match, BatchPrefetch prefetch) const {
-  const uint8_t* blocks[kPrefetchBatch];
-  for (size_t start = 0; start < count; start += kPrefetchBatch) {
-    const size_t n = std::min(kPrefetchBatch, count - start);
-    for (size_t i = 0; i < n; ++i) {
-      blocks[i] = BlockFor(hashes[start + i]);
-      if (prefetch == BatchPrefetch::kInBatch) PrefetchBytes(blocks[i], kBlockBytes);
-    }
-    for (size_t i = 0; i < n; ++i) {
-      may_match[start + i] = MatchInBlock(blocks[i], hashes[start + i]);
-    }
-  }
+  ForEachKeyBlock(blocks_, num_blocks_, hashes, count, QueryBlockPrefetch(prefetch),
+                  [this, hashes, may_match](const uint8_t* block, uint64_t i) {
+                    may_match[i] = MatchInBlock(block, hashes[i]);
+                  });
 }
 
 }  // namespace sstfilter

@@ -61,20 +61,35 @@ inline bool ForEachBlockedProbe(uint64_t hash, int num_probes, Visit&& visit) {
   return true;
 }
 
-// Calls set(block, hash) for each of hashes[0, n) with its block in a body of num_blocks blocks,
-// the blocks of kPrefetchBatch keys prefetched for writing before the first is set, so that their
-// cache misses overlap. The loop of both builds, scalar and vector (core/blocked_bloom/simd.cc).
-template <typename Set>
-inline void ForEachKeyBlockToSet(uint64_t num_blocks, const uint64_t* hashes, uint64_t n,
-                                 uint8_t* body, Set&& set) {
-  uint8_t* blocks[kPrefetchBatch];
+// What a batched loop over key blocks (ForEachKeyBlock) prefetches.
+enum class BlockPrefetch {
+  kNone,     // the caller already did (BatchPrefetch::kByCaller)
+  kToRead,   // queries
+  kToWrite,  // builds
+};
+inline BlockPrefetch QueryBlockPrefetch(BatchPrefetch prefetch) {
+  return prefetch == BatchPrefetch::kInBatch ? BlockPrefetch::kToRead : BlockPrefetch::kNone;
+}
+
+// Calls visit(block, i) for each i in [0, n), where block is the block of hashes[i] in a body of
+// num_blocks blocks (Byte: uint8_t for builds, const uint8_t for queries), kPrefetchBatch keys at
+// a time: their blocks are all prefetched before the first is visited, so that their cache misses
+// overlap. The loop of the builds and of the batched queries, scalar and vector
+// (core/blocked_bloom/simd.cc).
+template <typename Byte, typename Visit>
+inline void ForEachKeyBlock(Byte* body, uint64_t num_blocks, const uint64_t* hashes, uint64_t n,
+                            BlockPrefetch prefetch, Visit&& visit) {
+  Byte* blocks[kPrefetchBatch];
   for (uint64_t start = 0; start < n; start += kPrefetchBatch) {
     const size_t m = static_cast<size_t>(n - start < kPrefetchBatch ? n - start : kPrefetchBatch);
     for (size_t i = 0; i < m; ++i) {
       blocks[i] = body + BlockedBloomBlock(hashes[start + i], num_blocks) * kBlockedBloomBlockBytes;
-      PrefetchBytesForWrite(blocks[i], kBlockedBloomBlockBytes);
+      if (prefetch == BlockPrefetch::kToRead) PrefetchBytes(blocks[i], kBlockedBloomBlockBytes);
+      if (prefetch == BlockPrefetch::kToWrite) {
+        PrefetchBytesForWrite(blocks[i], kBlockedBloomBlockBytes);
+      }
     }
-    for (size_t i = 0; i < m; ++i) set(blocks[i], hashes[start + i]);
+    for (size_t i = 0; i < m; ++i) visit(blocks[i], start + i);
   }
 }
 

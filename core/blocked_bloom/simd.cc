@@ -92,25 +92,20 @@ HWY_INLINE bool Match(D d, const Shape& shape, const uint8_t* block, uint64_t ha
   return hn::AllTrue(d, hn::Eq(missing, hn::Zero(d)));
 }
 
-void MayContainBatchKernel(const uint8_t* blocks, uint64_t num_blocks, int num_probes,
-                           const uint64_t* hashes, size_t count, bool* may_match,
-                           BatchPrefetch prefetch) {
+// Flattened, as every kernel that runs its lanes inside ForEachKeyBlock or ForEachBlockedProbe:
+// those loops are templates defined outside HWY_BEFORE_NAMESPACE, so they are instantiated for
+// the baseline target, and GCC does not inline a callee with wider instructions (the kernel's
+// lambdas) into them unless told to; as calls, the build took 17 ns a key against the scalar's
+// 8.6 (core_bench, 1M keys). (HWY_FLATTEN is empty on MSVC.)
+HWY_FLATTEN void MayContainBatchKernel(const uint8_t* blocks, uint64_t num_blocks, int num_probes,
+                                       const uint64_t* hashes, size_t count, bool* may_match,
+                                       BatchPrefetch prefetch) {
   const D d;
   const Shape shape(d);
-  const uint8_t* block_of[kPrefetchBatch];
-  for (size_t start = 0; start < count; start += kPrefetchBatch) {
-    const size_t n = std::min(kPrefetchBatch, count - start);
-    for (size_t i = 0; i < n; ++i) {
-      block_of[i] = blocks + BlockedBloomBlock(hashes[start + i], num_blocks) *
-                                 BlockedBloomReader::kBlockBytes;
-      if (prefetch == BatchPrefetch::kInBatch) {
-        PrefetchBytes(block_of[i], BlockedBloomReader::kBlockBytes);
-      }
-    }
-    for (size_t i = 0; i < n; ++i) {
-      may_match[start + i] = Match(d, shape, block_of[i], hashes[start + i], num_probes);
-    }
-  }
+  ForEachKeyBlock(blocks, num_blocks, hashes, count, QueryBlockPrefetch(prefetch),
+                  [&](const uint8_t* block, uint64_t i) {
+                    may_match[i] = Match(d, shape, block, hashes[i], num_probes);
+                  });
 }
 
 // The build, BlockedBloom::SetBitsScalar's twin, in lanes on AVX-512 only. Each probe at bit p
@@ -136,26 +131,23 @@ void MayContainBatchKernel(const uint8_t* blocks, uint64_t num_blocks, int num_p
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
 constexpr bool kVectorBuild = true;
 
-// Flattened: the loops (ForEachKeyBlockToSet, ForEachBlockedProbe) are templates defined outside
-// HWY_BEFORE_NAMESPACE, so they are instantiated for the baseline target, and GCC does not inline
-// a callee with wider instructions (this function's lambdas) into them unless told to; as calls,
-// the build took 17 ns a key against the scalar's 8.6 (core_bench, 1M keys). (HWY_FLATTEN is
-// empty on MSVC.)
+// Flattened: see MayContainBatchKernel.
 HWY_FLATTEN void SetBitsKernel(int num_probes, uint64_t num_blocks, const uint64_t* hashes,
                                uint64_t n, uint8_t* body) {
   const D d;
   static_assert(hn::MaxLanes(D()) == 8, "one vector holds the block's 8 words");
   const auto k1 = hn::Set(d, uint64_t{1});
   const auto word_first_bit = hn::ShiftLeft<6>(hn::Iota(d, 0));  // 64 w in lane w
-  ForEachKeyBlockToSet(num_blocks, hashes, n, body, [&](uint8_t* block, uint64_t hash) {
-    auto bits = hn::Zero(d);
-    ForEachBlockedProbe(hash, num_probes, [&](uint32_t bit) {
-      bits = hn::Or(bits, hn::Shl(k1, hn::Sub(hn::Set(d, uint64_t{bit}), word_first_bit)));
-      return true;
-    });
-    uint64_t* words = reinterpret_cast<uint64_t*>(block);  // any address: LoadU and StoreU
-    hn::StoreU(hn::Or(hn::LoadU(d, words), bits), d, words);
-  });
+  ForEachKeyBlock(
+      body, num_blocks, hashes, n, BlockPrefetch::kToWrite, [&](uint8_t* block, uint64_t i) {
+        auto bits = hn::Zero(d);
+        ForEachBlockedProbe(hashes[i], num_probes, [&](uint32_t bit) {
+          bits = hn::Or(bits, hn::Shl(k1, hn::Sub(hn::Set(d, uint64_t{bit}), word_first_bit)));
+          return true;
+        });
+        uint64_t* words = reinterpret_cast<uint64_t*>(block);  // any address: LoadU and StoreU
+        hn::StoreU(hn::Or(hn::LoadU(d, words), bits), d, words);
+      });
 }
 #else
 constexpr bool kVectorBuild = false;

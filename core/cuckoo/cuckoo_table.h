@@ -32,23 +32,48 @@ class CuckooTableView {
     return (num_buckets * kCuckooSlotsPerBucket * fingerprint_bits + 7) / 8 + kPadBytes;
   }
 
+  // How Contains reads a bucket of f-bit slots (its comment says why each fits its loads).
+  enum class BucketLoads {
+    kWhole,       // f <= 16: one load, 4 SWAR lanes
+    kHalves,      // f <= kMaxHalfBucketBits: two loads of 2 slots, 2 SWAR lanes each
+    kSlotBySlot,  // wider: four loads, one per slot
+  };
+  static BucketLoads LoadsFor(int fingerprint_bits) {
+    return fingerprint_bits <= 16                   ? BucketLoads::kWhole
+           : fingerprint_bits <= kMaxHalfBucketBits ? BucketLoads::kHalves
+                                                    : BucketLoads::kSlotBySlot;
+  }
+
   CuckooTableView() = default;
   CuckooTableView(const uint8_t* data, uint64_t num_buckets, int fingerprint_bits)
-      : data_(data), num_buckets_(num_buckets), fingerprint_bits_(fingerprint_bits) {
+      : data_(data),
+        num_buckets_(num_buckets),
+        fingerprint_bits_(fingerprint_bits),
+        loads_(LoadsFor(fingerprint_bits)) {
     const int f = fingerprint_bits;
     slot_mask_ = LowBitsMask(f);
-    // The SWAR constants of Contains: 4 lanes over a whole bucket up to f = 16, 2 lanes over
-    // half a bucket up to f = 28; wider fingerprints are matched slot by slot.
+    // The SWAR constants of Contains, and the bit its last load starts at.
     // An empty view (f = 0: a default or zero-bucket table) has no lanes, and nothing matches.
-    const int lanes = f <= 16 ? 4 : 2;
-    if (f >= kCuckooMinFingerprintBits && f <= kMaxHalfBucketBits) {
+    int lanes = 0;
+    uint64_t last_load_bit = 0;
+    switch (loads_) {
+      case BucketLoads::kWhole:
+        lanes = f >= kCuckooMinFingerprintBits ? 4 : 0;
+        break;
+      case BucketLoads::kHalves:
+        lanes = 2;
+        last_load_bit = 2 * f;
+        break;
+      case BucketLoads::kSlotBySlot:
+        last_load_bit = 3 * f;
+        break;
+    }
+    if (lanes > 0) {
       lane_ones_ = 0;
       for (int s = 0; s < lanes; ++s) lane_ones_ |= uint64_t{1} << (s * f);
       lane_highs_ = lane_ones_ << (f - 1);
       bucket_mask_ = lanes * f == 64 ? ~uint64_t{0} : (uint64_t{1} << (lanes * f)) - 1;
     }
-    // Contains' last load starts at bit 0 (one load), 2f (two) or 3f (slot by slot).
-    const uint64_t last_load_bit = f <= 16 ? 0 : f <= kMaxHalfBucketBits ? 2 * f : 3 * f;
     bucket_read_bytes_ = LoadSpanBytes(last_load_bit);
   }
 
@@ -79,10 +104,14 @@ class CuckooTableView {
   bool Contains(uint64_t bucket, uint32_t fp) const {
     const int f = fingerprint_bits_;
     const uint64_t bit = bucket * kCuckooSlotsPerBucket * f;
-    if (f <= 16) return LanesHold(bit, fp);
-    if (f <= kMaxHalfBucketBits) {
-      return (static_cast<int>(LanesHold(bit, fp)) |
-              static_cast<int>(LanesHold(bit + 2 * f, fp))) != 0;
+    switch (loads_) {
+      case BucketLoads::kWhole:
+        return LanesHold(bit, fp);
+      case BucketLoads::kHalves:
+        return (static_cast<int>(LanesHold(bit, fp)) |
+                static_cast<int>(LanesHold(bit + 2 * f, fp))) != 0;
+      case BucketLoads::kSlotBySlot:
+        break;
     }
     for (int s = 0; s < kCuckooSlotsPerBucket; ++s) {
       if (Slot(bucket, s) == fp) return true;
@@ -109,6 +138,7 @@ class CuckooTableView {
   const uint8_t* data_ = nullptr;
   uint64_t num_buckets_ = 0;
   int fingerprint_bits_ = 0;
+  BucketLoads loads_ = BucketLoads::kWhole;
   uint32_t slot_mask_ = 0;
   uint64_t lane_ones_ = 0;    // the lowest bit of each lane
   uint64_t lane_highs_ = 0;   // the highest bit of each lane

@@ -4,10 +4,11 @@
 // For every filter: build cost per key (hashing included), single queries for present keys (hit)
 // and absent keys (miss), batched absent-key queries, bits per key and the measured
 // false-positive rate. RocksDB's filters are built and queried through the same FilterBitsBuilder
-// and FilterBitsReader interface that RocksDB itself uses, so both sides pay the same virtual
-// calls. After the Google Benchmark output it prints one table with every figure and ratios
-// against RocksDB's bloomfilter:10; with --benchmark_repetitions=N, each time is the fastest of
-// the N runs (the least disturbed by the machine's other work).
+// and FilterBitsReader interface that RocksDB itself uses; sstfilter's are queried as the plugin
+// queries them in RocksDB (Querier, below), so both sides pay the same virtual calls. After the
+// Google Benchmark output it prints one table with every figure and ratios against RocksDB's
+// bloomfilter:10; with --benchmark_repetitions=N, each time is the fastest of the N runs (the least
+// disturbed by the machine's other work).
 //
 // sstfilter's blocked Bloom filters run the SIMD kernels of this CPU (core/blocked_bloom/simd.h),
 // to query and, on AVX-512, to build; sstfilter.blocked-scalar:10 is sstfilter.blocked:10 with

@@ -23,16 +23,19 @@
 //             scalar twins                                               90.3   88.6    14.2
 //             RocksDB bloomfilter:10                                     85.3   67.2    22.5
 //
-// Single misses beyond the caches (20M keys) took 58-65 ns in 12 runs of 122bf48's kernels, while
-// RocksDB's took 63 to 77 ns from run to run, so the ratio lay between 0.80x and 0.93x. A query
-// that hashed its key and loaded one byte of the block, without testing the probes, took 42-47
-// ns in runs beside them (two bytes, one from each of the block's two cache lines: 47-48), and
-// one that loaded the whole block into a vector and compared it 48-50. Four kernels were tried
-// and measured no faster, alternating binaries: testing first the probes in the larger of the
-// block's two cache lines (masked loads), to fetch one line for most misses (hits rose from 60 to
-// 68 ns); up to 7 probes (one product) without the loop; the block read as four 16-byte loads
-// that never cross a line; and only the word lookup and a bit test left dependent on the load.
-// The AVX2 kernels took 65-66 ns against AVX-512's 62 in the same runs.
+// Single misses beyond the caches: at 40M keys (50 MB of filter, beyond this machine's 32 MiB
+// L3) the kernel took 52.0-52.7 ns in three runs of 56fae6c against RocksDB's 65.7-77.7 ns,
+// 0.68x-0.79x; a query that hashed its key and read one byte of each of the block's two cache
+// lines, without testing the probes, took 50.4-50.9 ns in two runs of an experiment on 7790b4d,
+// where the kernel through its reader took 52.5-53.1: what is left is the memory.
+// (At 20M keys the 25 MB filter straddles the L3, and single queries vary with what else it holds:
+// RocksDB's took 46 to 72 ns from run to run.) Before 56fae6c core_bench queried through
+// FilterReader's per-query dispatch, which the plugin does not use, and that alone cost 12 ns a
+// miss at 40M keys; the kernels tried then and measured no faster at 20M (testing first the probes
+// in the larger of the block's two lines, through masked loads; up to 7 probes without the loop;
+// the block as four 16-byte loads; fewer operations dependent on the load) were judged through it.
+// The last was measured again at 40M through FilterReader: 65.1-67.4 ns against this kernel's
+// 64.6-65.4, no faster. The AVX2 kernels took 65-66 ns against AVX-512's 62 at 20M.
 #pragma once
 
 #include <cstddef>

@@ -4,9 +4,9 @@
 // For every filter: build cost per key (hashing included), single queries for present keys (hit)
 // and absent keys (miss), batched absent-key queries, bits per key and the measured
 // false-positive rate. RocksDB's filters are built and queried through the same FilterBitsBuilder
-// and FilterBitsReader interface that RocksDB itself uses; sstfilter's are queried as the plugin
-// queries them in RocksDB (Querier, below), so both sides pay the same virtual calls. After the
-// Google Benchmark output it prints one table with every figure and ratios against RocksDB's
+// and FilterBitsReader interface that RocksDB itself uses, and sstfilter's through the reader the
+// plugin hands RocksDB, by the same code (BitsReaderFilter, below): both pay the same calls. After
+// the Google Benchmark output it prints one table with every figure and ratios against RocksDB's
 // bloomfilter:10; with --benchmark_repetitions=N, each time is the fastest of the N runs (the least
 // disturbed by the machine's other work).
 //
@@ -31,7 +31,6 @@
 #include <memory>
 #include <set>
 #include <string>
-#include <variant>
 #include <vector>
 
 #include "compat/filter_bits_interface.h"
@@ -41,6 +40,7 @@
 #include "core/fuse/fuse.h"
 #include "core/hash.h"
 #include "core/ribbon/ribbon.h"
+#include "plugin/bits_adapters.h"
 
 namespace {
 
@@ -75,45 +75,34 @@ class Filter {
   virtual void MayMatchBatch(const std::string* keys, size_t count, bool* may_match) = 0;
 };
 
-// sstfilter's query path in RocksDB (plugin/bits_adapters.cc's TypedReader): the reader of the
-// filter's kind, chosen once when the filter is opened and called through one virtual call per
-// query, as RocksDB calls a FilterBitsReader; the key is hashed behind that call, and a batch
-// prefetches each key as soon as it is hashed. Not FilterReader's own queries, which choose the
-// kind per query (one of its variant's alternatives) and which the plugin does not use: at 40M
-// keys, beyond the caches, that dispatch made a single miss 64.2-64.7 ns against 52.6-53.1 ns
-// through the kind's reader directly (two runs on 7790b4d, blocked Bloom at 10 bits/key).
-class Querier {
+// Queries made as RocksDB makes them, through a FilterBitsReader: one virtual call per query, or
+// per batch of Slices. RocksDB's filters and sstfilter's (the plugin's own reader) are queried by
+// this same code.
+class BitsReaderFilter : public Filter {
  public:
-  virtual ~Querier() = default;
-  virtual bool MayMatch(const std::string& key) const = 0;
-  virtual void MayMatchBatch(const std::string* keys, size_t count, bool* may_match,
-                             bool prefetch_while_hashing) const = 0;
-};
-
-template <typename Reader>
-class TypedQuerier : public Querier {
- public:
-  explicit TypedQuerier(const Reader& reader) : reader_(reader) {}
-  bool MayMatch(const std::string& key) const override {
-    return reader_.MayContain(sstfilter::KeyHash(key.data(), key.size()));
-  }
-  void MayMatchBatch(const std::string* keys, size_t count, bool* may_match,
-                     bool prefetch_while_hashing) const override {
-    uint64_t hashes[kBatch];
+  bool MayMatch(const std::string& key) override { return reader_->MayMatch(key); }
+  void MayMatchBatch(const std::string* keys, size_t count, bool* may_match) override {
+    rocksdb::Slice slices[kBatch];
+    rocksdb::Slice* ptrs[kBatch];
     for (size_t i = 0; i < count; ++i) {
-      hashes[i] = sstfilter::KeyHash(keys[i].data(), keys[i].size());
-      if (prefetch_while_hashing) reader_.Prefetch(hashes[i]);
+      slices[i] = keys[i];
+      ptrs[i] = &slices[i];
     }
-    reader_.MayContainBatch(hashes, count, may_match,
-                            prefetch_while_hashing ? sstfilter::BatchPrefetch::kByCaller
-                                                   : sstfilter::BatchPrefetch::kInBatch);
+    reader_->MayMatch(static_cast<int>(count), ptrs, may_match);
   }
 
- private:
-  const Reader reader_;
+ protected:
+  std::unique_ptr<rocksdb::FilterBitsReader> reader_;
 };
 
-class SstFilter : public Filter {
+// sstfilter's filters, queried through the reader the plugin hands RocksDB
+// (NewSstFilterBitsReader: the kind's reader, chosen once when the filter is opened; the key is
+// hashed behind the virtual call, and a batch prefetches each key as soon as it is hashed). Not
+// through FilterReader's own queries, which choose the kind per query and which the plugin does
+// not use: at 40M keys, beyond the caches, that dispatch made a single miss 64.2-64.7 ns against
+// 52.6-53.1 ns through the kind's reader directly (two runs on 7790b4d, blocked Bloom at 10
+// bits/key).
+class SstFilter : public BitsReaderFilter {
  public:
   SstFilter(std::function<void(const std::vector<uint64_t>&, std::string*)> build, bool simd,
             bool prefetch_while_hashing = true)
@@ -123,19 +112,23 @@ class SstFilter : public Filter {
     hashes_.clear();
     hashes_.reserve(keys.size());
     for (const std::string& k : keys) hashes_.push_back(sstfilter::KeyHash(k.data(), k.size()));
+    reader_.reset();
     build_(hashes_, &bytes_);
-    const sstfilter::FilterReader reader = sstfilter::FilterReader::Open(
+    reader_.reset(sstfilter::NewSstFilterBitsReader(bytes_));
+    late_prefetch_reader_ = sstfilter::FilterReader::Open(
         reinterpret_cast<const uint8_t*>(bytes_.data()), bytes_.size());
-    querier_ = std::visit(
-        [](const auto& r) -> std::unique_ptr<Querier> {
-          return std::make_unique<TypedQuerier<std::decay_t<decltype(r)>>>(r);
-        },
-        reader.reader());
   }
   size_t Bytes() const override { return bytes_.size(); }
-  bool MayMatch(const std::string& key) override { return querier_->MayMatch(key); }
   void MayMatchBatch(const std::string* keys, size_t count, bool* may_match) override {
-    querier_->MayMatchBatch(keys, count, may_match, prefetch_while_hashing_);
+    if (prefetch_while_hashing_) return BitsReaderFilter::MayMatchBatch(keys, count, may_match);
+    // Every key hashed first, then the batch's own prefetch pass, as before the plugin
+    // prefetched while hashing.
+    uint64_t hashes[kBatch];
+    for (size_t i = 0; i < count; ++i) {
+      hashes[i] = sstfilter::KeyHash(keys[i].data(), keys[i].size());
+    }
+    late_prefetch_reader_.MayContainBatch(hashes, count, may_match,
+                                          sstfilter::BatchPrefetch::kInBatch);
   }
 
  private:
@@ -144,10 +137,10 @@ class SstFilter : public Filter {
   bool prefetch_while_hashing_;
   std::vector<uint64_t> hashes_;
   std::string bytes_;
-  std::unique_ptr<const Querier> querier_;
+  sstfilter::FilterReader late_prefetch_reader_;  // for batches without prefetch_while_hashing_
 };
 
-class RocksDbFilter : public Filter {
+class RocksDbFilter : public BitsReaderFilter {
  public:
   explicit RocksDbFilter(const std::string& uri) {
     rocksdb::ConfigOptions config;
@@ -172,23 +165,12 @@ class RocksDbFilter : public Filter {
     reader_.reset(policy_->GetFilterBitsReader(bytes));
   }
   size_t Bytes() const override { return size_; }
-  bool MayMatch(const std::string& key) override { return reader_->MayMatch(key); }
-  void MayMatchBatch(const std::string* keys, size_t count, bool* may_match) override {
-    rocksdb::Slice slices[kBatch];
-    rocksdb::Slice* ptrs[kBatch];
-    for (size_t i = 0; i < count; ++i) {
-      slices[i] = keys[i];
-      ptrs[i] = &slices[i];
-    }
-    reader_->MayMatch(static_cast<int>(count), ptrs, may_match);
-  }
 
  private:
   std::shared_ptr<const rocksdb::FilterPolicy> policy_;
   rocksdb::BlockBasedTableOptions table_options_;
   std::unique_ptr<const char[]> buf_;
   size_t size_ = 0;
-  std::unique_ptr<rocksdb::FilterBitsReader> reader_;
 };
 
 std::unique_ptr<Filter> MakeSstFilter(const sstfilter::Result<sstfilter::FilterSpec>& spec,

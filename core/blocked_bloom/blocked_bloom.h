@@ -84,9 +84,15 @@ inline void ForEachKeyBlock(Byte* body, uint64_t num_blocks, const uint64_t* has
     const size_t m = static_cast<size_t>(n - start < kPrefetchBatch ? n - start : kPrefetchBatch);
     for (size_t i = 0; i < m; ++i) {
       blocks[i] = body + BlockedBloomBlock(hashes[start + i], num_blocks) * kBlockedBloomBlockBytes;
-      if (prefetch == BlockPrefetch::kToRead) PrefetchBytes(blocks[i], kBlockedBloomBlockBytes);
-      if (prefetch == BlockPrefetch::kToWrite) {
-        PrefetchBytesForWrite(blocks[i], kBlockedBloomBlockBytes);
+      switch (prefetch) {
+        case BlockPrefetch::kNone:
+          break;
+        case BlockPrefetch::kToRead:
+          PrefetchBytes(blocks[i], kBlockedBloomBlockBytes);
+          break;
+        case BlockPrefetch::kToWrite:
+          PrefetchBytesForWrite(blocks[i], kBlockedBloomBlockBytes);
+          break;
       }
     }
     for (size_t i = 0; i < m; ++i) visit(blocks[i], start + i);

@@ -24,11 +24,11 @@
 //             RocksDB bloomfilter:10                                     85.3   67.2    22.5
 //
 // Single misses beyond the caches: at 40M keys (50 MB of filter, beyond this machine's 32 MiB
-// L3) the kernel took 52.0-52.7 ns in three runs of 56fae6c against RocksDB's 65.7-77.7 ns,
-// 0.68x-0.79x; a query that hashed its key and read one byte of each of the block's two cache
-// lines, without testing the probes, took 50.4-50.9 ns in two runs of an experiment on 7790b4d,
-// where the kernel through its reader took 52.5-53.1: what is left is the memory.
-// (At 20M keys the 25 MB filter straddles the L3, and single queries vary with what else it holds:
+// L3) the kernel took 52.0-53.9 ns in four runs of 56fae6c and 29d5ac0 against RocksDB's
+// 65.7-77.7 ns, 0.68x-0.81x; a query that hashed its key and read one byte of each of the block's
+// two cache lines, without testing the probes, took 50.4-50.9 ns in two runs of an experiment on
+// 7790b4d, where the kernel through its reader took 52.5-53.1: what is left is the memory. (At 20M
+// keys the 25 MB filter straddles the L3, and single queries vary with what else it holds:
 // RocksDB's took 46 to 72 ns from run to run.) Before 56fae6c core_bench queried through
 // FilterReader's per-query dispatch, which the plugin does not use, and that alone cost 12 ns a
 // miss at 40M keys; the kernels tried then and measured no faster at 20M (testing first the probes

@@ -1,5 +1,7 @@
 #include "core/filter_reader.h"
 
+#include "core/parse.h"
+
 namespace sstfilter {
 
 FilterReader FilterReader::Open(const uint8_t* data, size_t size) {

@@ -34,7 +34,8 @@
 // understood, and a filter that is not understood answers "may match" for every key. A valid
 // filter with num_keys = 0 answers "no" for every key; its body is empty (num_units = 0), or, for
 // a serialised dynamic cuckoo filter that was never added to, an empty table. No reader ever
-// touches a byte outside the span it was given.
+// touches a byte outside the span it was given. DecodeTrailer below checks the magic and the check
+// word; ParseFilter (core/parse.h) applies the rest, kind by kind.
 #pragma once
 
 #include <cstddef>
@@ -45,7 +46,7 @@
 namespace sstfilter {
 
 // Trailer byte 21. Its values are the kinds' kId constants (1 BlockedBloom, 2 StandardBloom,
-// 3 Cuckoo, 4 Fuse, 5 Ribbon); 0 is never a kind. FilterKindName (core/kinds.h) names one.
+// 3 Cuckoo, 4 Fuse, 5 Ribbon); 0 is never a kind. FilterKindName (core/parse.h) names one.
 enum class FilterKind : uint8_t {};
 
 inline constexpr size_t kTrailerBytes = 32;
@@ -69,22 +70,10 @@ void AppendTrailer(const Trailer& t, std::string* out);
 // Writes the 32-byte encoding of `t` at `dst`.
 void EncodeTrailer(const Trailer& t, uint8_t* dst);
 
-// The body size in bytes implied by a kind and its parameters, or false if the combination is
-// invalid (unknown kind or version, parameters out of range, size overflow). The single source of
-// truth for "inconsistent lengths" that readers check: the checks common to all kinds here, then
-// the kind's own BodyBytes.
-bool BodyBytes(const Trailer& t, uint64_t* body_bytes);
-
-// A filter the reader understood: its trailer and a pointer to its body inside the caller's span.
-struct ParsedFilter {
-  Trailer trailer;
-  const uint8_t* body = nullptr;
-  uint64_t body_bytes = 0;
-};
-
-// Parses [data, data + size). Returns false, leaving *out untouched, for anything not fully
-// understood (see the reader rules above).
-bool ParseFilter(const uint8_t* data, size_t size, ParsedFilter* out);
+// Reads the trailer at the end of [data, data + size) into *out. False, leaving *out untouched,
+// if the span is shorter than a trailer or the magic or the check word is wrong. Whether the kind,
+// version, parameters and length are understood is the parser's question (core/parse.h).
+bool DecodeTrailer(const uint8_t* data, size_t size, Trailer* out);
 
 // Little-endian loads and stores through memcpy: no alignment assumptions, no type punning.
 inline uint64_t LoadLE64(const uint8_t* p) {

@@ -210,7 +210,4 @@ decltype(auto) Visit(Variant&& v, F&& f) {
   }
 }
 
-// "blocked_bloom", "standard_bloom", "cuckoo", or "unknown".
-const char* FilterKindName(FilterKind kind);
-
 }  // namespace sstfilter

@@ -9,15 +9,6 @@
 
 namespace sstfilter {
 
-Result<std::string> BuildBlockedBloomFallback(uint64_t table_bytes, const uint64_t* hashes,
-                                              size_t count) {
-  const double bits_per_key =
-      std::clamp(static_cast<double>(table_bytes) * 8 / count, kMinBitsPerKey, kMaxBitsPerKey);
-  const Result<BlockedBloomParams> bloom = BlockedBloom::ForBitsPerKey(bits_per_key);
-  if (!bloom.ok()) return Err(bloom.error());
-  return BlockedBloom::Build(bloom.value(), hashes, count);
-}
-
 Result<double> BlockedBloom::EstimatedFpRate(const Params& params, uint64_t num_keys) {
   const Result<uint64_t> units = Units(params, num_keys);
   if (!units.ok()) return Err(units.error());

@@ -197,11 +197,4 @@ struct BlockedBloom : BloomKindOps<BlockedBloom, BlockedBloomParams> {
   }
 };
 
-// The fallback of the static kinds whose build can fail (fuse, Ribbon): a blocked Bloom filter
-// over hashes[0, count) (count >= 1, no repeats) whose body is about table_bytes, the failed
-// table's (its bits per key clamped to the Bloom range, then whole 64-byte blocks), so that no
-// key is lost and the file's filter memory stays what was planned.
-Result<std::string> BuildBlockedBloomFallback(uint64_t table_bytes, const uint64_t* hashes,
-                                              size_t count);
-
 }  // namespace sstfilter

@@ -7,6 +7,7 @@
 #include "core/batch.h"
 #include "core/cuckoo/placement.h"
 #include "core/sizing.h"
+#include "core/static_build.h"
 
 namespace sstfilter {
 namespace {
@@ -116,19 +117,18 @@ Result<CuckooBuildInfo> BuildCuckooFromChunks(const CuckooParams& params, uint64
                std::to_string(kCuckooSemiSortMinFingerprintBits) + " bits, got " +
                std::to_string(f));
   }
-  Trailer trailer;
-  trailer.kind = Cuckoo::kId;
-  trailer.param = static_cast<uint8_t>(f);
-  // An empty filter is written as version 1, which every sstfilter release reads as "no key";
-  // releases from before semi-sorting would read a version-2 one as "may match".
-  trailer.version = static_cast<uint8_t>(distinct == 0 ? CuckooLayout::kPlain : layout);
   CuckooBuildInfo info;
   if (distinct == 0) {
-    out->clear();
-    AppendTrailer(trailer, out);
+    // Version 1, which every sstfilter release reads as "no key"; releases from before
+    // semi-sorting would read a version-2 one as "may match".
+    WriteEmptyFilter(Cuckoo::kId, f, out);
     info.attempts = 0;
     return info;
   }
+  Trailer trailer;
+  trailer.kind = Cuckoo::kId;
+  trailer.param = static_cast<uint8_t>(f);
+  trailer.version = static_cast<uint8_t>(layout);
   const Result<uint64_t> initial = CuckooBuckets(distinct, params.load);
   if (!initial.ok()) return Err(initial.error());
   uint64_t num_buckets = initial.value();

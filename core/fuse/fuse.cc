@@ -7,7 +7,6 @@
 #include <limits>
 
 #include "core/batch.h"
-#include "core/blocked_bloom/blocked_bloom.h"
 #include "core/packed_fields.h"
 #include "core/sizing.h"
 
@@ -55,24 +54,15 @@ void Remove(Scratch* s, const uint64_t* cells, int arity, uint64_t h) {
   }
 }
 
-// One attempt at a given layout. On success, the table of `out` (zeroed, table_bytes long at the
-// front) holds the cells and *distinct the keys stored.
+// Counts every key into its cells. A key whose cells already hold exactly one other key with the
+// same hash is a repeat (the two cancel to a zero xor): it is taken out again. The order does not
+// matter (counts and xors commute), so a batch's cells are all prefetched before the first is
+// updated: each key touches 2 * arity random lines of a table larger than the caches from about
+// 100,000 keys (13 bytes per cell). False if a cell's count overflowed; *keys counts the keys in.
 template <typename ForEachChunk>
-bool TryBuild(const FuseShape& shape, const FuseLayout& layout, int w, ForEachChunk& for_each_chunk,
-              Scratch* s, uint8_t* table, uint64_t* distinct) {
-  const uint64_t num_cells = shape.num_cells;
-  const uint64_t segment_count = (num_cells >> layout.segment_length_log2) - (layout.arity - 1);
-  const FuseHashing hashing(layout, segment_count, w);
-  const int arity = layout.arity;
-  s->count.assign(num_cells, 0);  // allocates on the first attempt, zeroes on every one
-  s->xor_hash.assign(num_cells, 0);
-
-  // Count every key into its cells. A key whose cells already hold exactly one other key with
-  // the same hash is a repeat (the two cancel to a zero xor): it is taken out again. The order
-  // does not matter (counts and xors commute), so a batch's cells are all prefetched before the
-  // first is updated: each key touches 2 * arity random lines of a table larger than the caches
-  // from about 100,000 keys (13 bytes per cell).
-  uint64_t keys = 0;
+bool CountKeys(const FuseHashing& hashing, ForEachChunk& for_each_chunk, Scratch* s,
+               uint64_t* keys) {
+  const int arity = hashing.arity();
   bool overflow = false;
   uint64_t remixed[kPrefetchBatch];
   uint64_t batch_cells[kPrefetchBatch][4];
@@ -91,22 +81,26 @@ bool TryBuild(const FuseShape& shape, const FuseLayout& layout, int w, ForEachCh
         const uint64_t h = remixed[k];
         const uint64_t* cells = batch_cells[k];
         Insert(s, cells, arity, h, &overflow);
-        ++keys;
+        ++*keys;
         for (int i = 0; i < arity; ++i) {
           if (s->xor_hash[cells[i]] == 0 && s->count[cells[i]] == 2 * kOneEntry) {
             Remove(s, cells, arity, h);
-            --keys;
+            --*keys;
             break;
           }
         }
       }
     }
   });
-  if (overflow) return false;
+  return !overflow;
+}
 
-  // Peel: a cell of one key fixes that key last; taking the key out may leave other cells with
-  // one key. The queue holds each cell at most once (counts only fall), and its peeled entries,
-  // in order, are the reverse of the order in which the cells are assigned.
+// Peels: a cell of one key fixes that key last; taking the key out may leave other cells with
+// one key. The queue holds each cell at most once (counts only fall), and its peeled entries, in
+// order, are the reverse of the order in which the cells are assigned. Returns the keys peeled
+// and sets *queue_end to the queue's length.
+uint64_t Peel(const FuseHashing& hashing, uint64_t num_cells, Scratch* s, uint64_t* queue_end) {
+  const int arity = hashing.arity();
   uint64_t cells[4];
   uint64_t head = 0, tail = 0;
   for (uint64_t c = 0; c < num_cells; ++c) {
@@ -145,17 +139,23 @@ bool TryBuild(const FuseShape& shape, const FuseLayout& layout, int w, ForEachCh
     }
     s->xor_hash[c] = h;  // kept for the assignment
   }
-  if (peeled != keys) return false;
+  *queue_end = tail;
+  return peeled;
+}
 
-  // Assign in reverse peeling order: each key's own cell makes the xor of its cells its
-  // fingerprint; the cells it shares were assigned (or stay 0) before, and stay as they are.
-  for (uint64_t q = tail; q-- > 0;) {
-    if (q >= kAssignPrefetchDistance && s->queue[q - kAssignPrefetchDistance] != kPeeledOut) {
-      __builtin_prefetch(&s->xor_hash[s->queue[q - kAssignPrefetchDistance]]);
+// Assigns in reverse peeling order: each key's own cell makes the xor of its cells its
+// fingerprint; the cells it shares were assigned (or stay 0) before, and stay as they are.
+void Assign(const FuseHashing& hashing, int w, const Scratch& s, uint64_t queue_end,
+            uint8_t* table) {
+  const int arity = hashing.arity();
+  uint64_t cells[4];
+  for (uint64_t q = queue_end; q-- > 0;) {
+    if (q >= kAssignPrefetchDistance && s.queue[q - kAssignPrefetchDistance] != kPeeledOut) {
+      __builtin_prefetch(&s.xor_hash[s.queue[q - kAssignPrefetchDistance]]);
     }
-    const uint64_t c = s->queue[q];
+    const uint64_t c = s.queue[q];
     if (c == kPeeledOut) continue;
-    const uint64_t h = s->xor_hash[c];
+    const uint64_t h = s.xor_hash[c];
     hashing.Cells(h, cells);
     uint32_t value = hashing.Fingerprint(h);
     // c's own field is still 0 (a cell is peeled once), so xoring it in changes nothing.
@@ -164,109 +164,80 @@ bool TryBuild(const FuseShape& shape, const FuseLayout& layout, int w, ForEachCh
     }
     StoreField(table, c * w, w, value);
   }
-  *distinct = keys;
-  return true;
 }
 
-// The seeds of one shape, in order, until one peels: the bytes depend only on the key set, the
-// shape and the first seed that peels. On success *out holds the filter.
-template <typename ForEachChunk>
-bool BuildWithSeeds(const FuseShape& shape, int w, int first_attempt, int max_attempts,
-                    ForEachChunk& for_each_chunk, Scratch* s, std::string* out,
-                    FuseBuildInfo* info) {
-  const uint64_t table_bytes = FuseTableBytes(shape.num_cells, w);
-  s->queue.resize(shape.num_cells + 1);
-  for (int attempt = first_attempt; attempt < max_attempts; ++attempt) {
+// The fuse kind's solver for BuildStatic (core/static_build.h): one attempt is one seed's count,
+// peel and assignment.
+class FuseSolver {
+ public:
+  using Table = FuseShape;
+  static constexpr FilterKind kKind = Fuse::kId;
+  // One seed over the input as it is: a build whose first seed does not peel is rare, and the
+  // retries run over the distinct copy.
+  static constexpr int kFirstPassSeeds = 1;
+
+  explicit FuseSolver(const FuseParams& params) : params_(params) {}
+
+  Result<int> FingerprintBits(uint64_t num_keys) const {
+    return Fuse::FingerprintBitsFor(params_, num_keys);
+  }
+  Result<Table> TableFor(uint64_t num_keys) const { return FuseShapeFor(num_keys); }
+  static uint64_t Units(const Table& shape) { return shape.num_cells; }
+  static uint64_t TableBytes(const Table& shape, int w) {
+    return FuseTableBytes(shape.num_cells, w);
+  }
+
+  template <typename ForEachChunk>
+  bool TrySeed(const Table& shape, int w, int seed, ForEachChunk& for_each_chunk, uint8_t* table,
+               uint64_t* stored, uint32_t* trailer_seed) {
+    // The queue indexes cells with 32 bits: a larger table (over 4e9 keys) takes the fallback.
+    if (shape.num_cells > kPeeledOut) return false;
     FuseLayout layout;
-    layout.seed_index = static_cast<uint32_t>(attempt);
+    layout.seed_index = static_cast<uint32_t>(seed);
     layout.arity = shape.arity;
     layout.segment_length_log2 = shape.segment_length_log2;
     // Every fourth try halves the segments (same cells): sizes just past a doubling of the
     // segment length peel poorly at their own (measured by the reference's authors).
-    if (attempt % 4 == 3 && layout.segment_length_log2 > 1) --layout.segment_length_log2;
-    out->assign(table_bytes + kTrailerBytes, '\0');
-    uint8_t* table = reinterpret_cast<uint8_t*>(out->data());
-    ++info->attempts;
-    if (!TryBuild(shape, layout, w, for_each_chunk, s, table, &info->distinct)) continue;
-    Trailer trailer;
-    trailer.kind = Fuse::kId;
-    trailer.param = static_cast<uint8_t>(w);
-    trailer.num_keys = info->distinct;
-    trailer.num_units = shape.num_cells;
-    trailer.seed = layout.Encode();
-    EncodeTrailer(trailer, table + table_bytes);
+    if (seed % 4 == 3 && layout.segment_length_log2 > 1) --layout.segment_length_log2;
+    const uint64_t num_cells = shape.num_cells;
+    const uint64_t segment_count =
+        (num_cells >> layout.segment_length_log2) - (layout.arity - 1);
+    const FuseHashing hashing(layout, segment_count, w);
+    s_.count.assign(num_cells, 0);  // allocates on the first attempt, zeroes on every one
+    s_.xor_hash.assign(num_cells, 0);
+    s_.queue.resize(num_cells + 1);
+    uint64_t keys = 0;
+    if (!CountKeys(hashing, for_each_chunk, &s_, &keys)) return false;
+    uint64_t queue_end = 0;
+    if (Peel(hashing, num_cells, &s_, &queue_end) != keys) return false;
+    Assign(hashing, w, s_, queue_end, table);
+    *stored = keys;
+    *trailer_seed = layout.Encode();
     return true;
   }
-  return false;
-}
 
-// The build over hashes delivered by for_each_chunk(f) as f(hashes, count), the same on every
-// call; `count` counts them, repeats included.
-//
-// The first seed runs over the input as it is, in a table sized for `count`. That is the whole
-// build when it peels and the input had no repeats (the usual case). Otherwise the build makes a
-// sorted copy without repeats (8 more bytes per key) and tries the seeds from the first again in
-// the table of the distinct keys, so the result is the same as for the input without repeats.
-template <typename ForEachChunk>
-Result<FuseBuildInfo> BuildFromChunks(const FuseParams& params, uint64_t count,
-                                      ForEachChunk&& for_each_chunk, std::string* out,
-                                      int max_attempts) {
-  const Result<int> width = Fuse::FingerprintBitsFor(params, count);
-  if (!width.ok()) return Err(width.error());
-  int w = width.value();
-  FuseBuildInfo info;
-  if (count == 0) {
-    Trailer trailer;
-    trailer.kind = Fuse::kId;
-    trailer.param = static_cast<uint8_t>(w);
-    out->clear();
-    AppendTrailer(trailer, out);
-    return info;
-  }
-  Result<FuseShape> shape = FuseShapeFor(count);
-  if (!shape.ok()) return Err(shape.error());
-  // The queue indexes cells with 32 bits: a larger table (over 4e9 keys) takes the fallback.
-  const bool fits_queue = shape.value().num_cells <= kPeeledOut;
-  Scratch s;
-  if (fits_queue && max_attempts > 0 &&
-      BuildWithSeeds(shape.value(), w, 0, 1, for_each_chunk, &s, out, &info) &&
-      info.distinct == count) {
-    info.scratch_bytes = s.Bytes();
-    return info;
-  }
-  const std::vector<uint64_t> unique = SortedDistinctHashes(count, for_each_chunk);
-  info.distinct = unique.size();
-  shape = FuseShapeFor(unique.size());
-  w = Fuse::FingerprintBitsFor(params, unique.size()).value();  // valid: it was for `count`
-  auto over_unique = [&](auto&& f) { f(unique.data(), unique.size()); };
-  if (fits_queue && shape.ok() &&
-      BuildWithSeeds(shape.value(), w, 0, max_attempts, over_unique, &s, out, &info)) {
-    info.scratch_bytes = s.Bytes() + 8 * unique.capacity();
-    return info;
-  }
-  // No seed peeled: a blocked Bloom filter of about the same size, so no key is lost.
-  info.fell_back = true;
-  info.scratch_bytes = 8 * unique.capacity();
-  const uint64_t table_bytes =
-      FuseTableBytes(shape.ok() ? shape.value().num_cells : unique.size() * 2, w);
-  Result<std::string> bytes = BuildBlockedBloomFallback(table_bytes, unique.data(), unique.size());
-  if (!bytes.ok()) return Err(bytes.error());
-  *out = std::move(bytes).value();
-  return info;
-}
+  uint64_t ScratchBytes() const { return s_.Bytes(); }
+  void ReleaseScratch() { s_ = Scratch(); }
+
+ private:
+  FuseParams params_;
+  Scratch s_;
+};
 
 }  // namespace
 
 Result<FuseBuildInfo> BuildFuseFilter(const FuseParams& params, const uint64_t* hashes,
                                       size_t count, std::string* out, int max_attempts) {
-  return BuildFromChunks(
-      params, count, [&](auto&& f) { f(hashes, count); }, out, max_attempts);
+  FuseSolver solver(params);
+  return BuildStatic(
+      solver, count, [&](auto&& f) { f(hashes, count); }, out, max_attempts);
 }
 
 Result<FuseBuildInfo> BuildFuseFilter(const FuseParams& params, const HashList& hashes,
                                       std::string* out, int max_attempts) {
-  return BuildFromChunks(
-      params, hashes.size(), [&](auto&& f) { hashes.ForEachChunk(f); }, out, max_attempts);
+  FuseSolver solver(params);
+  return BuildStatic(
+      solver, hashes.size(), [&](auto&& f) { hashes.ForEachChunk(f); }, out, max_attempts);
 }
 
 void FuseReader::MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match,

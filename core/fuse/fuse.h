@@ -35,6 +35,7 @@
 #include "core/hash_list.h"
 #include "core/packed_fields.h"
 #include "core/result.h"
+#include "core/static_build.h"
 
 namespace sstfilter {
 
@@ -152,16 +153,10 @@ class FuseReader {
   int bits_ = 0;
 };
 
-// Statistics of a build, for benchmarks and tests.
-struct FuseBuildInfo {
-  uint64_t distinct = 0;   // keys after removing repeated hashes
-  int attempts = 0;        // seeds tried (0 for no keys)
-  bool fell_back = false;  // wrote a blocked Bloom filter instead
-  // The temporary memory the build held at its peak, beyond its input and output: 13 bytes per
-  // table cell (and 4 more), plus 8 per key when the input had repeats or the first seed did
-  // not peel.
-  uint64_t scratch_bytes = 0;
-};
+// Statistics of a build, for benchmarks and tests (core/static_build.h). Its scratch: 13 bytes
+// per table cell (and 4 more), plus 8 per key when the input had repeats or the first seed did
+// not peel.
+using FuseBuildInfo = StaticBuildInfo;
 
 // Tries before the build falls back to a blocked Bloom filter.
 inline constexpr int kFuseMaxAttempts = 32;

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "core/batch.h"
-#include "core/blocked_bloom/blocked_bloom.h"
 #include "core/sizing.h"
 
 namespace sstfilter {
@@ -98,102 +98,54 @@ bool TryBuild(uint64_t num_slots, uint32_t seed_index, int r, ForEachChunk& for_
   return true;
 }
 
-// The seeds in order until one solves, for a table sized for num_keys. On success *out holds the
-// filter.
-template <typename ForEachChunk>
-bool BuildWithSeeds(uint64_t num_slots, int r, int max_attempts, ForEachChunk& for_each_chunk,
-                    Scratch* s, std::string* out, RibbonBuildInfo* info) {
-  const uint64_t table_bytes = RibbonTableBytes(num_slots, r);
-  for (int attempt = 0; attempt < max_attempts; ++attempt) {
-    out->assign(table_bytes + kTrailerBytes, '\0');
-    uint8_t* table = reinterpret_cast<uint8_t*>(out->data());
-    ++info->attempts;
-    if (!TryBuild(num_slots, static_cast<uint32_t>(attempt), r, for_each_chunk, s, table,
-                  &info->stored)) {
-      continue;
-    }
-    Trailer trailer;
-    trailer.kind = Ribbon::kId;
-    trailer.param = static_cast<uint8_t>(r);
-    trailer.num_keys = info->stored;
-    trailer.num_units = num_slots;
-    trailer.seed = static_cast<uint32_t>(attempt);
-    EncodeTrailer(trailer, table + table_bytes);
-    return true;
-  }
-  return false;
-}
+// The Ribbon kind's solver for BuildStatic (core/static_build.h): one attempt is one seed's
+// elimination and back substitution.
+class RibbonSolver {
+ public:
+  using Table = uint64_t;  // slots
+  static constexpr FilterKind kKind = Ribbon::kId;
+  // Every seed over the input as it is: the build makes the distinct copy only when the input
+  // had repeats or a seed stored fewer equations than keys.
+  static constexpr int kFirstPassSeeds = std::numeric_limits<int>::max();
 
-// The build over hashes delivered by for_each_chunk(f) as f(hashes, count), the same on every
-// call; `count` counts them, repeats included.
-//
-// The seeds run over the input as it is, in a table sized for `count`. That is the whole build
-// when a seed solves and every hash added an equation (no repeats: the usual case). Otherwise the
-// build makes a sorted copy without repeats (8 more bytes per key) and, if that has fewer keys,
-// builds again in the table of the distinct keys, so that the bytes depend only on the set.
-template <typename ForEachChunk>
-Result<RibbonBuildInfo> BuildFromChunks(const RibbonParams& params, uint64_t count,
-                                        ForEachChunk&& for_each_chunk, std::string* out,
-                                        int max_attempts) {
-  const Result<int> width = Ribbon::FingerprintBitsFor(params, count);
-  if (!width.ok()) return Err(width.error());
-  int r = width.value();
-  RibbonBuildInfo info;
-  if (count == 0) {
-    Trailer trailer;
-    trailer.kind = Ribbon::kId;
-    trailer.param = static_cast<uint8_t>(r);
-    out->clear();
-    AppendTrailer(trailer, out);
-    return info;
+  explicit RibbonSolver(const RibbonParams& params) : params_(params) {}
+
+  Result<int> FingerprintBits(uint64_t num_keys) const {
+    return Ribbon::FingerprintBitsFor(params_, num_keys);
   }
-  Result<uint64_t> slots = RibbonSlotsFor(count);
-  if (!slots.ok()) return Err(slots.error());
-  Scratch s;
-  const bool solved =
-      BuildWithSeeds(slots.value(), r, max_attempts, for_each_chunk, &s, out, &info);
-  if (solved && info.stored == count) {
-    info.scratch_bytes = s.Bytes();
-    return info;
+  Result<Table> TableFor(uint64_t num_keys) const { return RibbonSlotsFor(num_keys); }
+  static uint64_t Units(Table slots) { return slots; }
+  static uint64_t TableBytes(Table slots, int r) { return RibbonTableBytes(slots, r); }
+
+  template <typename ForEachChunk>
+  bool TrySeed(Table slots, int r, int seed, ForEachChunk& for_each_chunk, uint8_t* table,
+               uint64_t* stored, uint32_t* trailer_seed) {
+    *trailer_seed = static_cast<uint32_t>(seed);
+    return TryBuild(slots, static_cast<uint32_t>(seed), r, for_each_chunk, &s_, table, stored);
   }
-  const std::vector<uint64_t> unique = SortedDistinctHashes(count, for_each_chunk);
-  // No repeats: the hashes the seed did not store had equations that the others implied (a
-  // dependent equation agrees with chance 2^-r), so the table holds every key; nothing to redo.
-  if (solved && unique.size() == count) {
-    info.scratch_bytes = s.Bytes() + 8 * unique.capacity();
-    return info;
-  }
-  r = Ribbon::FingerprintBitsFor(params, unique.size()).value();  // valid: it was for `count`
-  slots = RibbonSlotsFor(unique.size());
-  auto over_unique = [&](auto&& f) { f(unique.data(), unique.size()); };
-  if ((solved || unique.size() < count) &&
-      BuildWithSeeds(slots.value(), r, max_attempts, over_unique, &s, out, &info)) {
-    info.scratch_bytes = s.Bytes() + 8 * unique.capacity();
-    return info;
-  }
-  // No seed solved: a blocked Bloom filter of about the same size, so no key is lost.
-  info.fell_back = true;
-  info.stored = unique.size();
-  info.scratch_bytes = std::max(s.Bytes(), 8 * unique.capacity());
-  Result<std::string> bytes =
-      BuildBlockedBloomFallback(RibbonTableBytes(slots.value(), r), unique.data(), unique.size());
-  if (!bytes.ok()) return Err(bytes.error());
-  *out = std::move(bytes).value();
-  return info;
-}
+
+  uint64_t ScratchBytes() const { return s_.Bytes(); }
+  void ReleaseScratch() { s_ = Scratch(); }
+
+ private:
+  RibbonParams params_;
+  Scratch s_;
+};
 
 }  // namespace
 
 Result<RibbonBuildInfo> BuildRibbonFilter(const RibbonParams& params, const uint64_t* hashes,
                                           size_t count, std::string* out, int max_attempts) {
-  return BuildFromChunks(
-      params, count, [&](auto&& f) { f(hashes, count); }, out, max_attempts);
+  RibbonSolver solver(params);
+  return BuildStatic(
+      solver, count, [&](auto&& f) { f(hashes, count); }, out, max_attempts);
 }
 
 Result<RibbonBuildInfo> BuildRibbonFilter(const RibbonParams& params, const HashList& hashes,
                                           std::string* out, int max_attempts) {
-  return BuildFromChunks(
-      params, hashes.size(), [&](auto&& f) { hashes.ForEachChunk(f); }, out, max_attempts);
+  RibbonSolver solver(params);
+  return BuildStatic(
+      solver, hashes.size(), [&](auto&& f) { hashes.ForEachChunk(f); }, out, max_attempts);
 }
 
 void RibbonReader::MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match,

@@ -41,6 +41,7 @@
 #include "core/hash_list.h"
 #include "core/packed_fields.h"
 #include "core/result.h"
+#include "core/static_build.h"
 #include "core/ribbon/math.h"
 
 namespace sstfilter {
@@ -136,18 +137,10 @@ class RibbonReader {
   int bits_ = 0;
 };
 
-// Statistics of a build, for benchmarks and tests.
-struct RibbonBuildInfo {
-  // Equations stored: the distinct key hashes, but for any whose equation the others already
-  // implied (a dependent equation agrees with chance 2^-r; otherwise the seed fails).
-  uint64_t stored = 0;
-  int attempts = 0;        // seeds tried (0 for no keys)
-  bool fell_back = false;  // wrote a blocked Bloom filter instead
-  // The temporary memory the build held at its peak, beyond its input and output: 12 bytes per
-  // slot (a slot's coefficients and fingerprint), plus 8 per key when the input had repeats, a
-  // seed stored fewer equations than keys, or no seed solved.
-  uint64_t scratch_bytes = 0;
-};
+// Statistics of a build, for benchmarks and tests (core/static_build.h). Its scratch: 12 bytes
+// per slot (a slot's coefficients and fingerprint), plus 8 per key when the input had repeats, a
+// seed stored fewer equations than keys, or no seed solved.
+using RibbonBuildInfo = StaticBuildInfo;
 
 // Seeds tried before the build falls back to a blocked Bloom filter. A seed solves at least 5
 // times in 6 (math.h), so 32 failures in a row have a chance below 1e-24.

@@ -27,14 +27,10 @@
 #include <string_view>
 
 #include "sstfilter/export.h"
+#include "sstfilter/hash_key.h"
 #include "sstfilter/result.h"
 
 namespace sstfilter {
-
-// The 64-bit hash sstfilter gives a key: XXH3-64 with sstfilter's fixed seed, the hash its SST
-// filters store. Persistent: a serialised filter answers for the same keys in every version.
-// Hash once and pass the hash to several filters (AddHash, MayContainHash) to save the hashing.
-SSTFILTER_EXPORT uint64_t HashKey(std::string_view key);
 
 class SSTFILTER_EXPORT BloomFilter {
  public:

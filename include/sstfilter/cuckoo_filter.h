@@ -29,8 +29,8 @@
 #include <utility>
 #include <vector>
 
-#include "sstfilter/bloom_filter.h"  // HashKey
 #include "sstfilter/export.h"
+#include "sstfilter/hash_key.h"
 #include "sstfilter/result.h"
 
 namespace sstfilter {

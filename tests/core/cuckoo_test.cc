@@ -1,3 +1,4 @@
+#include "core/parse.h"
 #include "core/cuckoo/cuckoo.h"
 #include "sstfilter/cuckoo_filter.h"
 

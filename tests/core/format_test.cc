@@ -1,5 +1,6 @@
 // The byte format: golden bytes that pin it, the trailer round trip, and the reader rules on
 // hostile input (every truncation, every trailer bit flip, random bytes, crafted trailers).
+#include "core/parse.h"
 #include "core/format.h"
 
 #include <gtest/gtest.h>

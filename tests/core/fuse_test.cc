@@ -93,14 +93,14 @@ TEST(Fuse, RepeatedHashesAnyOrderGiveTheSameBytes) {
   EXPECT_EQ(Build(9, shuffled).bytes, once.bytes);
   const Built repeated = Build(9, messy);
   EXPECT_EQ(repeated.bytes, once.bytes);
-  EXPECT_EQ(repeated.info.distinct, keys.size());
+  EXPECT_EQ(repeated.info.stored, keys.size());
   EXPECT_EQ(ReaderOf(repeated.bytes).trailer().num_keys, keys.size());
   // Millions of copies of a handful of keys.
   std::vector<uint64_t> few(2'000'000);
   for (size_t i = 0; i < few.size(); ++i) few[i] = keys[i % 5];
   const Built tiny = Build(9, few);
   EXPECT_FALSE(tiny.info.fell_back);
-  EXPECT_EQ(tiny.info.distinct, 5u);
+  EXPECT_EQ(tiny.info.stored, 5u);
   ExpectAllFound(tiny.bytes, {keys.begin(), keys.begin() + 5}, "five keys");
 }
 

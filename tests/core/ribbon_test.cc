@@ -1,3 +1,4 @@
+#include "core/parse.h"
 #include "core/ribbon/ribbon.h"
 
 #include <gtest/gtest.h>

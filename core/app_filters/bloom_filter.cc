@@ -12,7 +12,7 @@
 
 #include "core/batch.h"
 #include "core/blocked_bloom/blocked_bloom.h"
-#include "core/format.h"
+#include "core/parse.h"
 #include "core/hash.h"
 
 namespace sstfilter {
@@ -38,8 +38,6 @@ BlockMask MaskOf(uint64_t hash, int num_probes) {
 }
 
 }  // namespace
-
-uint64_t HashKey(std::string_view key) { return KeyHash(key.data(), key.size()); }
 
 bool BloomFilter::Allocate(uint64_t num_blocks) {
   void* memory =

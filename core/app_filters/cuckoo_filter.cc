@@ -12,7 +12,7 @@
 #include "core/cuckoo/cuckoo_table.h"
 #include "core/cuckoo/placement.h"
 #include "core/cuckoo/semi_sorted_table.h"
-#include "core/kinds.h"
+#include "core/parse.h"
 
 namespace sstfilter {
 

@@ -1,0 +1,50 @@
+#include "core/parse.h"
+
+#include "core/kinds.h"
+
+namespace sstfilter {
+namespace {
+
+// Largest unit count accepted for any kind: keeps every byte count far below 2^64.
+constexpr uint64_t kMaxUnits = uint64_t{1} << 48;
+
+}  // namespace
+
+bool BodyBytes(const Trailer& t, uint64_t* body_bytes) {
+  if (t.flags != 0) return false;
+  if (t.num_units > kMaxUnits) return false;
+  bool valid = false;
+  const bool known = VisitKind(t.kind, [&](auto kind) {
+    using Kind = decltype(kind);
+    if (t.version < 1 || t.version > Kind::kMaxVersion) return;  // a version not known here
+    // No units: an empty filter of a known kind, and nothing else can be. Keys without units are
+    // inconsistent.
+    if (t.num_units == 0) {
+      *body_bytes = 0;
+      valid = t.num_keys == 0;
+    } else {
+      valid = Kind::BodyBytes(t, body_bytes);
+    }
+  });
+  return known && valid;
+}
+
+bool ParseFilter(const uint8_t* data, size_t size, ParsedFilter* out) {
+  Trailer t;
+  if (!DecodeTrailer(data, size, &t)) return false;
+  uint64_t body_bytes = 0;
+  if (!BodyBytes(t, &body_bytes)) return false;
+  if (body_bytes != size - kTrailerBytes) return false;
+  out->trailer = t;
+  out->body = data;
+  out->body_bytes = body_bytes;
+  return true;
+}
+
+const char* FilterKindName(FilterKind kind) {
+  const char* name = "unknown";
+  VisitKind(kind, [&](auto k) { name = decltype(k)::kName; });
+  return name;
+}
+
+}  // namespace sstfilter

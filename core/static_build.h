@@ -1,0 +1,151 @@
+// What the static kinds whose build can fail (binary fuse, Ribbon) do around their solver, in one
+// place: the empty filter, a first pass over the input as it is, the sorted distinct copy, the
+// seeds in order, and the blocked Bloom fallback, so that a build never fails and never drops a
+// key, and its bytes depend only on the set of hashes.
+//
+// A Solver (core/fuse/fuse.cc's FuseSolver, core/ribbon/ribbon.cc's RibbonSolver) provides:
+//   using Table;                              the table for a key count (fuse: its shape; Ribbon:
+//                                             its slot count)
+//   static constexpr FilterKind kKind;
+//   static constexpr int kFirstPassSeeds;     seeds tried over the input as it is, before the
+//                                             build makes its distinct copy
+//   Result<int> FingerprintBits(uint64_t num_keys) const;
+//   Result<Table> TableFor(uint64_t num_keys) const;   num_keys >= 1
+//   static uint64_t Units(const Table&);               trailer num_units
+//   static uint64_t TableBytes(const Table&, int fingerprint_bits);
+//   bool TrySeed(const Table&, int fingerprint_bits, int seed, ForEachChunk&, uint8_t* table,
+//                uint64_t* stored, uint32_t* trailer_seed);
+//                                             one attempt into `table` (zeroed, TableBytes long):
+//                                             true if it solved, with the keys it stored and the
+//                                             trailer's seed field
+//   uint64_t ScratchBytes() const;            the memory its attempts hold (capacity)
+//   void ReleaseScratch();
+// where ForEachChunk calls f(const uint64_t* hashes, size_t n) over the same hashes each time.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/format.h"
+#include "core/hash_list.h"
+#include "core/result.h"
+
+namespace sstfilter {
+
+// What a static build reports.
+struct StaticBuildInfo {
+  // Keys stored: the distinct key hashes (Ribbon: but for any whose equation the others already
+  // implied; a dependent equation agrees with chance 2^-r, otherwise the seed fails).
+  uint64_t stored = 0;
+  int attempts = 0;        // seeds tried (0 for no keys)
+  bool fell_back = false;  // wrote a blocked Bloom filter instead
+  // The temporary memory the build held at its peak, beyond its input and output: the solver's
+  // scratch, plus 8 bytes per key when the build needed the sorted distinct copy.
+  uint64_t scratch_bytes = 0;
+};
+
+// The bytes of a filter of `kind` that holds no key: its trailer alone (version 1, which every
+// sstfilter release reads as "no key").
+void WriteEmptyFilter(FilterKind kind, int param, std::string* out);
+
+// The fallback of a static build that no seed solves: a blocked Bloom filter over hashes[0, count)
+// (count >= 1, no repeats) whose body is about table_bytes, the failed table's (its bits per key
+// clamped to the Bloom range, then whole 64-byte blocks), so that no key is lost and the file's
+// filter memory stays what was planned. The one place where a kind's build reaches another kind.
+Result<std::string> BuildFallbackFilter(uint64_t table_bytes, const uint64_t* hashes,
+                                        size_t count);
+
+namespace static_build_internal {
+
+// The seeds [first_seed, end_seed) in order until one solves; on success *out holds the filter.
+template <typename Solver, typename ForEachChunk>
+bool SolveWithSeeds(Solver& solver, const typename Solver::Table& table, int bits, int first_seed,
+                    int end_seed, ForEachChunk& for_each_chunk, std::string* out,
+                    StaticBuildInfo* info) {
+  const uint64_t table_bytes = Solver::TableBytes(table, bits);
+  for (int seed = first_seed; seed < end_seed; ++seed) {
+    out->assign(table_bytes + kTrailerBytes, '\0');
+    uint8_t* body = reinterpret_cast<uint8_t*>(out->data());
+    ++info->attempts;
+    Trailer trailer;
+    if (!solver.TrySeed(table, bits, seed, for_each_chunk, body, &trailer.num_keys,
+                        &trailer.seed)) {
+      continue;
+    }
+    trailer.kind = Solver::kKind;
+    trailer.param = static_cast<uint8_t>(bits);
+    trailer.num_units = Solver::Units(table);
+    EncodeTrailer(trailer, body + table_bytes);
+    info->stored = trailer.num_keys;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace static_build_internal
+
+// The build over hashes delivered by for_each_chunk(f) as f(hashes, n), the same on every call;
+// `count` counts them, repeats included (a HashList skips consecutive repeats only).
+//
+// The first kFirstPassSeeds seeds run over the input as it is, in a table sized for `count`.
+// That is the whole build when one solves and stores every hash (no repeats: the usual case).
+// Otherwise the build makes a sorted copy without repeats and, unless the first pass already
+// solved that very set with every seed there is, tries the seeds again from the first in the
+// table of the distinct keys, so that the bytes depend only on the set. No seed solving: the
+// fallback filter.
+template <typename Solver, typename ForEachChunk>
+Result<StaticBuildInfo> BuildStatic(Solver& solver, uint64_t count, ForEachChunk&& for_each_chunk,
+                                    std::string* out, int max_attempts) {
+  using static_build_internal::SolveWithSeeds;
+  Result<int> bits = solver.FingerprintBits(count);
+  if (!bits.ok()) return Err(bits.error());
+  StaticBuildInfo info;
+  if (count == 0) {
+    WriteEmptyFilter(Solver::kKind, bits.value(), out);
+    return info;
+  }
+  Result<typename Solver::Table> table = solver.TableFor(count);
+  if (!table.ok()) return Err(table.error());
+  const int first_pass = std::min(Solver::kFirstPassSeeds, max_attempts);
+  const bool solved = SolveWithSeeds(solver, table.value(), bits.value(), 0, first_pass,
+                                     for_each_chunk, out, &info);
+  if (solved && info.stored == count) {
+    info.scratch_bytes = solver.ScratchBytes();
+    return info;
+  }
+  const std::vector<uint64_t> unique = SortedDistinctHashes(count, for_each_chunk);
+  const uint64_t unique_bytes = 8 * unique.capacity();
+  // Solved without repeats: the hashes the seed did not store had equations that the others
+  // implied (Ribbon), so the table holds every key; nothing to redo.
+  if (solved && unique.size() == count) {
+    info.scratch_bytes = solver.ScratchBytes() + unique_bytes;
+    return info;
+  }
+  bits = solver.FingerprintBits(unique.size());  // valid: it was for `count`
+  table = solver.TableFor(unique.size());         // likewise: sizes only fail above a limit
+  if (!table.ok()) return Err(table.error());
+  auto over_unique = [&](auto&& f) { f(unique.data(), unique.size()); };
+  const bool other_set = solved || unique.size() < count;
+  if ((other_set || first_pass < max_attempts) &&
+      SolveWithSeeds(solver, table.value(), bits.value(), 0, max_attempts, over_unique, out,
+                     &info)) {
+    info.scratch_bytes = solver.ScratchBytes() + unique_bytes;
+    return info;
+  }
+  // No seed solved: the fallback, in the failed table's bytes. The scratch goes first.
+  info.fell_back = true;
+  info.stored = unique.size();
+  info.scratch_bytes = std::max(solver.ScratchBytes(), unique_bytes);
+  solver.ReleaseScratch();
+  Result<std::string> bytes = BuildFallbackFilter(Solver::TableBytes(table.value(), bits.value()),
+                                                  unique.data(), unique.size());
+  if (!bytes.ok()) return Err(bytes.error());
+  *out = std::move(bytes).value();
+  return info;
+}
+
+}  // namespace sstfilter

@@ -3,7 +3,6 @@
 #include <rocksdb/convenience.h>
 #include <rocksdb/utilities/object_registry.h>
 
-#include <cstdlib>
 #include <exception>
 #include <memory>
 #include <new>
@@ -20,12 +19,15 @@ namespace {
 
 // A factory for "<Name>" and "<Name>:<bits_per_key>". RocksDB configures the options of the
 // "{id=...;...}" form afterwards and then calls PrepareOptions, which validates everything.
+// The pattern takes any text after the colon (RocksDB's own number pattern refuses "1e308" and
+// "nan" before any factory runs, with a bare "Could not load FilterPolicy"), and the policy
+// parses it as it parses its bits_per_key option, with the same messages.
 // Each Add*Factory adds one factory and returns 1, so that sstfilter_register counts what it adds.
 template <typename Policy>
 int AddPolicyFactory(ObjectLibrary& library) {
   library.AddFactory<const FilterPolicy>(
       ObjectLibrary::PatternEntry(Policy::kClassName(), /*optional=*/true)
-          .AddNumber(":", /*is_int=*/false),
+          .AddSeparator(":", /*at_least_one=*/false),
       [](const std::string& uri, std::unique_ptr<const FilterPolicy>* guard,
          std::string* errmsg) -> const FilterPolicy* {
         std::unique_ptr<Policy> policy(new (std::nothrow) Policy());
@@ -35,20 +37,21 @@ int AddPolicyFactory(ObjectLibrary& library) {
         }
         const size_t colon = uri.find(':');
         if (colon != std::string::npos) {
-          const std::string number = uri.substr(colon + 1);
-          char* end = nullptr;
-          const double bits_per_key = std::strtod(number.c_str(), &end);
-          if (number.empty() || *end != '\0') {
-            *errmsg = std::string(Policy::kClassName()) + ": '" + number +
-                      "' is not a number of bits per key";
+          const ROCKSDB_NAMESPACE::Status s = policy->SetBitsPerKey(uri.substr(colon + 1));
+          if (!s.ok()) {
+            *errmsg = s.getState();
             return nullptr;
           }
-          policy->set_bits_per_key(bits_per_key);
         }
         guard->reset(policy.release());
         return guard->get();
       });
   return 1;
+}
+
+template <typename... Policies>
+int AddPolicyFactories(ObjectLibrary& library, PolicyList<Policies...>) {
+  return (AddPolicyFactory<Policies>(library) + ...);
 }
 
 int AddNoTrivialMoveFactory(ObjectLibrary& library) {
@@ -105,10 +108,6 @@ ROCKSDB_NAMESPACE::Status NewFilterPolicy(const std::string& uri,
 
 extern "C" int sstfilter_register(ObjectLibrary& library, const std::string& /*arg*/) {
   if (library.FindFactory<const FilterPolicy>(sstfilter::kBloomPolicyName) != nullptr) return 0;
-  return sstfilter::AddPolicyFactory<sstfilter::BloomPolicy>(library) +
-         sstfilter::AddPolicyFactory<sstfilter::CuckooPolicy>(library) +
-         sstfilter::AddPolicyFactory<sstfilter::LeveledPolicy>(library) +
-         sstfilter::AddPolicyFactory<sstfilter::FusePolicy>(library) +
-         sstfilter::AddPolicyFactory<sstfilter::RibbonPolicy>(library) +
+  return sstfilter::AddPolicyFactories(library, sstfilter::AllPolicies{}) +
          sstfilter::AddNoTrivialMoveFactory(library);
 }

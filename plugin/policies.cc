@@ -27,8 +27,22 @@ using ROCKSDB_NAMESPACE::Status;
 
 namespace {
 
-// A double option that may be absent (NaN). Parsing is strict (the whole value must be a finite
-// number); absent values serialise to "", which RocksDB then leaves out of OPTIONS files.
+// The one parser of the policies' numbers: the whole text must be a finite number. `who` and
+// `name` (the policy, the option) make the message.
+Status ParseNumber(const std::string& who, const std::string& name, const std::string& value,
+                   double* out) {
+  char* end = nullptr;
+  const double v = std::strtod(value.c_str(), &end);
+  if (end == value.c_str() || *end != '\0' || !std::isfinite(v)) {
+    return Status::InvalidArgument(who + ": " + name + " must be a finite number, got '" + value +
+                                   "'");
+  }
+  *out = v;
+  return Status::OK();
+}
+
+// A double option that may be absent (NaN). Parsing is strict (ParseNumber); absent values
+// serialise to "", which RocksDB then leaves out of OPTIONS files.
 Status ParseOptionalDouble(const ConfigOptions&, const std::string& name, const std::string& value,
                            void* addr) {
   double* out = static_cast<double*>(addr);
@@ -36,13 +50,7 @@ Status ParseOptionalDouble(const ConfigOptions&, const std::string& name, const 
     *out = std::nan("");
     return Status::OK();
   }
-  char* end = nullptr;
-  const double v = std::strtod(value.c_str(), &end);
-  if (end == value.c_str() || *end != '\0' || !std::isfinite(v)) {
-    return Status::InvalidArgument("sstfilter: " + name + " must be a number, got '" + value + "'");
-  }
-  *out = v;
-  return Status::OK();
+  return ParseNumber("sstfilter", name, value, out);
 }
 
 Status SerializeOptionalDouble(const ConfigOptions&, const std::string&, const void* addr,
@@ -137,6 +145,10 @@ void LogNoFilter(ROCKSDB_NAMESPACE::Logger* log, const char* policy, const std::
 SstFilterPolicy::SstFilterPolicy() { RegisterOptions("budget", &budget_, &BudgetTypeInfo()); }
 
 const char* SstFilterPolicy::CompatibilityName() const { return kCompatibilityName; }
+
+Status SstFilterPolicy::SetBitsPerKey(const std::string& text) {
+  return ParseNumber(Name(), "bits_per_key", text, &budget_.bits_per_key);
+}
 
 Result<bool> SstFilterPolicy::CheckBudget(const BudgetOptions& budget) const {
   const bool has_bits = !std::isnan(budget.bits_per_key);

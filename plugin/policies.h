@@ -46,8 +46,10 @@ class SstFilterPolicy : public ROCKSDB_NAMESPACE::FilterPolicy {
   // The filter the current options describe.
   virtual Result<FilterSpec> Spec() const = 0;
 
-  // The "<name>:<bits_per_key>" form's number; validated by PrepareOptions like the option.
-  void set_bits_per_key(double b) { budget_.bits_per_key = b; }
+  // The "<name>:<bits_per_key>" form's number, parsed as the bits_per_key option is (the whole
+  // text, a finite number; InvalidArgument naming the policy otherwise) and validated by
+  // PrepareOptions like the option.
+  ROCKSDB_NAMESPACE::Status SetBitsPerKey(const std::string& text);
 
  protected:
   SstFilterPolicy();
@@ -139,5 +141,13 @@ class LeveledPolicy : public SstFilterPolicy {
   Shape shape_;
   std::shared_ptr<Allocations> allocations_;
 };
+
+template <typename... Policies>
+struct PolicyList {};
+
+// Every policy RocksDB can create by name (plugin.cc registers each). Its names are those of
+// kPolicyConfigs (plugin/policy_list.h), which tests, tools and scripts read; a test holds the two
+// to the same names.
+using AllPolicies = PolicyList<BloomPolicy, CuckooPolicy, FusePolicy, RibbonPolicy, LeveledPolicy>;
 
 }  // namespace sstfilter

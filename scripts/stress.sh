@@ -12,8 +12,8 @@
 #   db_stress built for it in ../shared/rocksdb/7.8.3), or 8.9.1, 9.10.0, 11.8.1 (the builds in
 #   ../shared/rocksdb/, with sstfilter built against each by scripts/setup.sh --rocksdb). A version
 #   in ../shared/rocksdb/ only: its bin/db_stress is what runs.
-# --crash-rounds: kill -9 rounds after the matrix (default 10), over sstfilter.Bloom,
-#   sstfilter.Fuse and sstfilter.Ribbon in turn, on one database.
+# --crash-rounds: kill -9 rounds after the matrix (default 10), over every policy configuration
+#   of plugin/policy_list.h in turn, on one database.
 # --work: where databases and logs go (default a new directory under ${TMPDIR:-/tmp}).
 #
 # Exits 1 on any verification failure or db_stress error, and keeps that cell's database and
@@ -55,9 +55,11 @@ fi
 [ -z "$work" ] && work=$(mktemp -d "${TMPDIR:-/tmp}/sstfilter_stress.XXXXXX")
 mkdir -p "$work"
 
-policies=("sstfilter.Bloom:10" "{id=sstfilter.Bloom;bits_per_key=10;layout=standard}"
-          "{id=sstfilter.Cuckoo;fp_rate=0.001}" "sstfilter.Fuse:10" "sstfilter.Ribbon:10"
-          "sstfilter.Leveled:10")
+# Every policy configuration: the uris of kPolicyConfigs, the one list (plugin/policy_list.h).
+mapfile -t policies < <(sed -n '/BEGIN kPolicyConfigs/,/END kPolicyConfigs/s/^ *{"[a-z_]*", "\(.*\)"},$/\1/p' \
+  "$root/plugin/policy_list.h")
+[ ${#policies[@]} -ge 1 ] ||
+  { echo "stress.sh: no policy configurations read from plugin/policy_list.h" >&2; exit 2; }
 # name|table options|column family options. db_stress's keys are 8-byte units, so an 8-byte
 # prefix is a whole key's first unit. db_stress must be told the same prefix (--prefix_size):
 # with its default of 7 against an 8-byte extractor its own checks fail, with any filter or none
@@ -156,15 +158,17 @@ matrix_seconds=$(( $(date +%s) - start_all ))
 # on the same database and expected state verifies every key (including the writes that were in
 # flight, which db_stress's expected state allows either way).
 crash_ok=0
-crash_policies=("sstfilter.Bloom:10" "sstfilter.Fuse:10" "sstfilter.Ribbon:10")
+crash_policies=("${policies[@]}")
 for ((round = 1; round <= crash_rounds; round++)); do
-  policy=${crash_policies[$(((round - 1) % ${#crash_policies[@]}))]}
+  which=$(((round - 1) % ${#crash_policies[@]}))
+  policy=${crash_policies[$which]}
   dir="$work/crash"
+  options="$dir/OPTIONS.$which"
   mkdir -p "$dir/expected"
-  [ $round -le ${#crash_policies[@]} ] && write_options "$dir/OPTIONS.$policy" "$policy" "" ""
+  [ $round -le ${#crash_policies[@]} ] && write_options "$options" "$policy" "" ""
   destroy=0
   [ $round -eq 1 ] && destroy=1
-  LD_PRELOAD="$plugin" "$db_stress" "${common[@]}" --options_file="$dir/OPTIONS.$policy" \
+  LD_PRELOAD="$plugin" "$db_stress" "${common[@]}" --options_file="$options" \
     --db="$dir/db" --expected_values_dir="$dir/expected" --destroy_db_initially=$destroy \
     --ops_per_thread=100000000 --reopen=0 >> "$dir/log" 2>&1 &
   pid=$!
@@ -177,7 +181,7 @@ for ((round = 1; round <= crash_rounds; round++)); do
   kill -9 "$pid"
   wait "$pid" 2>/dev/null || true
   echo "== killed with SIGKILL (round $round); reopening and verifying" >> "$dir/log"
-  if LD_PRELOAD="$plugin" "$db_stress" "${common[@]}" --options_file="$dir/OPTIONS.$policy" \
+  if LD_PRELOAD="$plugin" "$db_stress" "${common[@]}" --options_file="$options" \
        --db="$dir/db" --expected_values_dir="$dir/expected" --destroy_db_initially=0 \
        --ops_per_thread=1000 --reopen=0 >> "$dir/log" 2>&1 &&
      tail -n 3 "$dir/log" | grep -q "Verification successful"; then

@@ -27,6 +27,7 @@
 #include "core/hash.h"
 #include "core/level_allocation.h"
 #include "plugin/policies.h"
+#include "plugin/policy_list.h"
 #include "sstfilter/sstfilter.h"
 #include "tests/test_util.h"
 
@@ -39,6 +40,26 @@ inline std::shared_ptr<const ROCKSDB_NAMESPACE::FilterPolicy> PolicyFrom(const s
   const ROCKSDB_NAMESPACE::Status s = NewFilterPolicy(uri, &policy);
   EXPECT_TRUE(s.ok()) << uri << ": " << s.ToString();
   return policy;
+}
+
+// The uri of every configuration in kPolicyConfigs (plugin/policy_list.h), then `more`: what a
+// test that covers every policy runs over.
+inline std::vector<const char*> EveryPolicy(std::initializer_list<const char*> more = {}) {
+  std::vector<const char*> uris;
+  for (const PolicyConfig& c : kPolicyConfigs) uris.push_back(c.uri);
+  uris.insert(uris.end(), more.begin(), more.end());
+  return uris;
+}
+
+// The same without the configurations of the policy named `except`.
+inline std::vector<const char*> EveryPolicyExcept(const std::string& except,
+                                                  std::initializer_list<const char*> more = {}) {
+  std::vector<const char*> uris;
+  for (const PolicyConfig& c : kPolicyConfigs) {
+    if (PolicyNameOf(c.uri) != except) uris.push_back(c.uri);
+  }
+  uris.insert(uris.end(), more.begin(), more.end());
+  return uris;
 }
 
 // The filter an sstfilter policy builds (sstfilter.Leveled: its uniform filter, for files of

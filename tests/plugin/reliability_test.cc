@@ -151,10 +151,7 @@ TEST_P(CorruptFilterTest, ChecksumsReportItLoseNoKeyAndUnverifiedReadsNeverCrash
 }
 
 INSTANTIATE_TEST_SUITE_P(Policies, CorruptFilterTest,
-                         ::testing::Values("sstfilter.Bloom:10",
-                                           "{id=sstfilter.Cuckoo;fp_rate=0.001}",
-                                           "{id=sstfilter.Fuse;fp_rate=0.01}",
-                                           "{id=sstfilter.Ribbon;fp_rate=0.01}"));
+                         ::testing::ValuesIn(testing::EveryPolicy()));
 
 // ---- Concurrency ------------------------------------------------------------------------------
 
@@ -336,9 +333,7 @@ TEST(HostileKeys, EmptyHugeBinaryAndDuplicateKeys) {
 }
 
 TEST(HostileKeys, MillionsOfDuplicatesThroughTheBuilder) {
-  for (const char* uri :
-       {"sstfilter.Bloom:10", "{id=sstfilter.Cuckoo;fp_rate=0.001}",
-        "{id=sstfilter.Fuse;fp_rate=0.01}", "{id=sstfilter.Ribbon;fp_rate=0.01}"}) {
+  for (const char* uri : testing::EveryPolicy()) {
     BlockBasedTableOptions table;
     table.filter_policy = PolicyFrom(uri);
     std::unique_ptr<ROCKSDB_NAMESPACE::FilterBitsBuilder> builder = testing::NewBuilder(table);

@@ -27,24 +27,16 @@
 #include <vector>
 
 #include "compat/rocksdb_api.h"
+#include "plugin/policy_list.h"
 #include "sstfilter/inspect.h"
 #include "sstfilter/sstfilter.h"
 #include "tests/test_util.h"
 
 namespace {
 
-struct Database {
-  const char* name;
-  const char* policy;
-};
-constexpr Database kDatabases[] = {
-    {"bloom", "sstfilter.Bloom:10"},
-    {"standard_bloom", "{id=sstfilter.Bloom;bits_per_key=10;layout=standard}"},
-    {"cuckoo", "{id=sstfilter.Cuckoo;fp_rate=0.001}"},
-    {"fuse", "{id=sstfilter.Fuse;fp_rate=0.01}"},
-    {"ribbon", "{id=sstfilter.Ribbon;fp_rate=0.01}"},
-    {"leveled", "sstfilter.Leveled:10"},
-};
+// One database per configuration of every policy, named by its label.
+using Database = sstfilter::PolicyConfig;
+constexpr const auto& kDatabases = sstfilter::kPolicyConfigs;
 constexpr uint64_t kKeys = 30000;        // present: even numbers 0, 2, ..., 2 * (kKeys - 1)
 constexpr uint64_t kAbsent = 20000;      // looked up: odd numbers
 constexpr uint64_t kMoreKeys = 10000;    // --read-write adds numbers from kMoreBase on
@@ -94,28 +86,28 @@ void Put(rocksdb::DB* db, uint64_t i) {
 
 void Write(const std::string& dir) {
   for (const Database& d : kDatabases) {
-    rocksdb::Options options = OptionsFor(d.policy);
+    rocksdb::Options options = OptionsFor(d.uri);
     options.create_if_missing = true;
     options.error_if_exists = true;
     std::unique_ptr<rocksdb::DB> db;
-    const rocksdb::Status s = sstfilter::compat::OpenDb(options, dir + "/" + d.name, &db);
-    if (!s.ok()) Fail(std::string(d.name) + ": " + s.ToString());
+    const rocksdb::Status s = sstfilter::compat::OpenDb(options, dir + "/" + d.label, &db);
+    if (!s.ok()) Fail(std::string(d.label) + ": " + s.ToString());
     for (uint64_t i = 0; i < kKeys; ++i) Put(db.get(), 2 * i);
     if (!db->Flush(rocksdb::FlushOptions()).ok()) Fail("flush failed");
     WaitForCompactions(db.get());
-    printf("RocksDB %s: wrote %s (%s)\n", rocksdb::GetRocksVersionAsString().c_str(), d.name,
-           d.policy);
+    printf("RocksDB %s: wrote %s (%s)\n", rocksdb::GetRocksVersionAsString().c_str(), d.label,
+           d.uri);
   }
 }
 
 void Verify(const std::string& dir, bool read_write) {
   for (const Database& d : kDatabases) {
-    const std::string path = dir + "/" + d.name;
-    rocksdb::Options options = OptionsFor(d.policy);
+    const std::string path = dir + "/" + d.label;
+    rocksdb::Options options = OptionsFor(d.uri);
     std::unique_ptr<rocksdb::DB> db;
     const rocksdb::Status s = read_write ? sstfilter::compat::OpenDb(options, path, &db)
                                          : sstfilter::compat::OpenDbForReadOnly(options, path, &db);
-    if (!s.ok()) Fail(std::string(d.name) + ": cannot open: " + s.ToString());
+    if (!s.ok()) Fail(std::string(d.label) + ": cannot open: " + s.ToString());
     bool more = read_write;
     std::string value;
     if (!more && db->Get(rocksdb::ReadOptions(), Key(2 * kMoreBase), &value).ok()) more = true;
@@ -125,7 +117,7 @@ void Verify(const std::string& dir, bool read_write) {
       rocksdb::CompactRangeOptions everything;
       everything.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
       const rocksdb::Status c = db->CompactRange(everything, nullptr, nullptr);
-      if (!c.ok()) Fail(std::string(d.name) + ": compaction: " + c.ToString());
+      if (!c.ok()) Fail(std::string(d.label) + ": compaction: " + c.ToString());
       WaitForCompactions(db.get());
     }
     uint64_t found = 0, wanted = 0;
@@ -150,7 +142,7 @@ void Verify(const std::string& dir, bool read_write) {
         stats.getTickerCount(rocksdb::BLOOM_FILTER_FULL_POSITIVE) - positives_before;
     std::vector<sstfilter::SstFilterInfo> files;
     const rocksdb::Status described = sstfilter::DescribeFilters(db.get(), &files);
-    if (!described.ok()) Fail(std::string(d.name) + ": " + described.ToString());
+    if (!described.ok()) Fail(std::string(d.label) + ": " + described.ToString());
     size_t without = 0;
     for (const sstfilter::SstFilterInfo& f : files) without += !f.has_sstfilter_filter();
     printf(
@@ -158,7 +150,7 @@ void Verify(const std::string& dir, bool read_write) {
         "said no %llu times and maybe %llu times; %zu SST files, %zu "
         "without an sstfilter "
         "filter\n",
-        rocksdb::GetRocksVersionAsString().c_str(), d.name, read_write ? " (rewritten)" : "",
+        rocksdb::GetRocksVersionAsString().c_str(), d.label, read_write ? " (rewritten)" : "",
         static_cast<unsigned long long>(found), static_cast<unsigned long long>(wanted),
         static_cast<unsigned long long>(absent_found), static_cast<unsigned long long>(kAbsent),
         static_cast<unsigned long long>(negatives), static_cast<unsigned long long>(positives),
@@ -167,9 +159,9 @@ void Verify(const std::string& dir, bool read_write) {
     // at 1% or better), and few filters say "may match" (5%: far above those rates). Without
     // filters both counts are 0.
     if (negatives < kAbsent * 9 / 10 || positives > kAbsent / 20) {
-      Fail(std::string(d.name) + ": the filters are not in use");
+      Fail(std::string(d.label) + ": the filters are not in use");
     }
-    if (files.empty() || without != 0) Fail(std::string(d.name) + ": files without a filter");
+    if (files.empty() || without != 0) Fail(std::string(d.label) + ": files without a filter");
   }
 }
 

@@ -9,7 +9,7 @@
 namespace sstfilter {
 
 // The value a build writes into *out, without the statistics it returns: for builds of the form
-// Result<Info> build(std::string* out), such as BuildCuckooFilter and BuildFuseFilter.
+// Result<Info> build(std::string* out), such as BuildCuckooFilter and Fuse::BuildWithInfo.
 template <typename Build>
 Result<std::string> BuiltBytes(Build&& build) {
   std::string out;

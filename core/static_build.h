@@ -56,8 +56,7 @@ void WriteEmptyFilter(FilterKind kind, int param, std::string* out);
 // (count >= 1, no repeats) whose body is about table_bytes, the failed table's (its bits per key
 // clamped to the Bloom range, then whole 64-byte blocks), so that no key is lost and the file's
 // filter memory stays what was planned. The one place where a kind's build reaches another kind.
-Result<std::string> BuildFallbackFilter(uint64_t table_bytes, const uint64_t* hashes,
-                                        size_t count);
+Result<std::string> BuildFallbackFilter(uint64_t table_bytes, const uint64_t* hashes, size_t count);
 
 namespace static_build_internal {
 
@@ -126,7 +125,7 @@ Result<StaticBuildInfo> BuildStatic(Solver& solver, uint64_t count, ForEachChunk
     return info;
   }
   bits = solver.FingerprintBits(unique.size());  // valid: it was for `count`
-  table = solver.TableFor(unique.size());         // likewise: sizes only fail above a limit
+  table = solver.TableFor(unique.size());        // likewise: sizes only fail above a limit
   if (!table.ok()) return Err(table.error());
   auto over_unique = [&](auto&& f) { f(unique.data(), unique.size()); };
   const bool other_set = solved || unique.size() < count;

@@ -200,8 +200,7 @@ class FuseSolver {
     // segment length peel poorly at their own (measured by the reference's authors).
     if (seed % 4 == 3 && layout.segment_length_log2 > 1) --layout.segment_length_log2;
     const uint64_t num_cells = shape.num_cells;
-    const uint64_t segment_count =
-        (num_cells >> layout.segment_length_log2) - (layout.arity - 1);
+    const uint64_t segment_count = (num_cells >> layout.segment_length_log2) - (layout.arity - 1);
     const FuseHashing hashing(layout, segment_count, w);
     s_.count.assign(num_cells, 0);  // allocates on the first attempt, zeroes on every one
     s_.xor_hash.assign(num_cells, 0);
@@ -226,15 +225,15 @@ class FuseSolver {
 
 }  // namespace
 
-Result<FuseBuildInfo> BuildFuseFilter(const FuseParams& params, const uint64_t* hashes,
-                                      size_t count, std::string* out, int max_attempts) {
+Result<StaticBuildInfo> Fuse::BuildWithInfo(const Params& params, const uint64_t* hashes,
+                                            size_t count, std::string* out, int max_attempts) {
   FuseSolver solver(params);
   return BuildStatic(
       solver, count, [&](auto&& f) { f(hashes, count); }, out, max_attempts);
 }
 
-Result<FuseBuildInfo> BuildFuseFilter(const FuseParams& params, const HashList& hashes,
-                                      std::string* out, int max_attempts) {
+Result<StaticBuildInfo> Fuse::BuildWithInfo(const Params& params, const HashList& hashes,
+                                            std::string* out, int max_attempts) {
   FuseSolver solver(params);
   return BuildStatic(
       solver, hashes.size(), [&](auto&& f) { hashes.ForEachChunk(f); }, out, max_attempts);
@@ -258,15 +257,6 @@ void FuseReader::MayContainBatch(const uint64_t* hashes, size_t count, bool* may
   }
 }
 
-Result<FuseParams> Fuse::ForBitsPerKey(double bits_per_key) {
-  const Result<int> w = FuseFingerprintBitsForBitsPerKey(bits_per_key);
-  if (!w.ok()) return Err(w.error());
-  Params p;
-  p.fingerprint_bits = w.value();  // what the budget buys for large sets (NominalFpRate)
-  p.bits_per_key = bits_per_key;
-  return p;
-}
-
 Result<int> Fuse::FingerprintBitsFor(const Params& params, uint64_t num_keys) {
   if (params.bits_per_key <= 0) {
     if (!ValidFuseFingerprintBits(params.fingerprint_bits)) {
@@ -284,73 +274,10 @@ Result<int> Fuse::FingerprintBitsFor(const Params& params, uint64_t num_keys) {
       std::clamp(w, double{kFuseMinFingerprintBits}, double{kFuseMaxFingerprintBits}));
 }
 
-Result<FuseParams> Fuse::ForFpRate(double fp_rate) {
-  const Result<int> w = FuseFingerprintBits(fp_rate);
-  if (!w.ok()) return Err(w.error());
-  Params p;
-  p.fingerprint_bits = w.value();
-  return p;
-}
-
-std::string Fuse::Describe(const Params& params) {
-  char buf[64];
-  if (params.bits_per_key > 0) {
-    snprintf(buf, sizeof(buf), "binary fuse, at most %.2f bits/key", params.bits_per_key);
-  } else {
-    snprintf(buf, sizeof(buf), "binary fuse, %d-bit fingerprints", params.fingerprint_bits);
-  }
-  return buf;
-}
-
-Result<uint64_t> Fuse::FilterBytes(const Params& params, uint64_t num_keys) {
-  const Result<int> w = FingerprintBitsFor(params, num_keys);
-  if (!w.ok()) return Err(w.error());
-  if (num_keys == 0) return static_cast<uint64_t>(kTrailerBytes);
+Result<uint64_t> Fuse::TableBytesFor(uint64_t num_keys, int fingerprint_bits) {
   const Result<FuseShape> shape = FuseShapeFor(num_keys);
   if (!shape.ok()) return Err(shape.error());
-  return FuseTableBytes(shape.value().num_cells, w.value()) + kTrailerBytes;
-}
-
-uint64_t Fuse::MaxKeysForBytes(const Params& params, uint64_t bytes) {
-  if (!FingerprintBitsFor(params, 1).ok() || bytes < kTrailerBytes) return 0;
-  const double guess = static_cast<double>(bytes - kTrailerBytes) * 8 / NominalBitsPerKey(params);
-  return MaxKeysFitting(bytes, guess, [&](uint64_t n) { return FilterBytes(params, n); });
-}
-
-Result<double> Fuse::EstimatedFpRate(const Params& params, uint64_t num_keys) {
-  if (num_keys == 0) return Err(kNoKeysError);
-  const Result<int> w = FingerprintBitsFor(params, num_keys);
-  if (!w.ok()) return Err(w.error());
-  const Result<double> rate = FuseFpRate(w.value());
-  if (!rate.ok()) return Err(rate.error());
-  return IndependentSum(rate.value(), HashCollisionRate(num_keys));
-}
-
-double Fuse::NominalFpRate(const Params& params) {
-  return FuseFpRate(params.fingerprint_bits).value();
-}
-
-double Fuse::NominalBitsPerKey(const Params& params) {
-  return params.bits_per_key > 0 ? params.bits_per_key
-                                 : kFuse4LargeSizeFactor * params.fingerprint_bits;
-}
-
-std::vector<FuseParams> Fuse::LevelOffers() {
-  std::vector<Params> offers;
-  for (int w = kFuseMinFingerprintBits; w <= kFuseMaxFingerprintBits; ++w) {
-    Params p;
-    p.fingerprint_bits = w;
-    offers.push_back(p);
-  }
-  return offers;
-}
-
-Result<std::string> Fuse::Build(const Params& params, const HashList& hashes) {
-  return BuiltBytes([&](std::string* out) { return BuildFuseFilter(params, hashes, out); });
-}
-
-Result<std::string> Fuse::Build(const Params& params, const uint64_t* hashes, size_t count) {
-  return BuiltBytes([&](std::string* out) { return BuildFuseFilter(params, hashes, count, out); });
+  return FuseTableBytes(shape.value().num_cells, fingerprint_bits);
 }
 
 bool Fuse::BodyBytes(const Trailer& t, uint64_t* body_bytes) {

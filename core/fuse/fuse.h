@@ -17,7 +17,7 @@
 // Trailer (core/format.h): num_keys = distinct key hashes, num_units = cells, param = w,
 // seed = s | segment_length_log2 << 16 | arity << 24 (FuseLayout). Every byte: docs/format.md.
 //
-// The build (BuildFuseFilter) never fails and never drops a key: repeated hashes are removed,
+// The build (Fuse::BuildWithInfo) never fails and never drops a key: repeated hashes are removed,
 // a failed peel is retried with the next seed (every fourth try with segments half as long), and
 // after kFuseMaxAttempts tries it writes a blocked Bloom filter of the same size instead. The
 // same keys, in any order, give the same bytes.
@@ -35,7 +35,7 @@
 #include "core/hash_list.h"
 #include "core/packed_fields.h"
 #include "core/result.h"
-#include "core/static_build.h"
+#include "core/static_kind.h"
 
 namespace sstfilter {
 
@@ -153,54 +153,36 @@ class FuseReader {
   int bits_ = 0;
 };
 
-// Statistics of a build, for benchmarks and tests (core/static_build.h). Its scratch: 13 bytes
-// per table cell (and 4 more), plus 8 per key when the input had repeats or the first seed did
-// not peel.
-using FuseBuildInfo = StaticBuildInfo;
-
 // Tries before the build falls back to a blocked Bloom filter.
 inline constexpr int kFuseMaxAttempts = 32;
 
-// Builds the filter of hashes[0, count) (any order, repeats allowed) into *out (replaced). Fails
-// only for invalid params. `max_attempts` (tests): the tries before the fallback.
-Result<FuseBuildInfo> BuildFuseFilter(const FuseParams& params, const uint64_t* hashes,
-                                      size_t count, std::string* out,
-                                      int max_attempts = kFuseMaxAttempts);
-Result<FuseBuildInfo> BuildFuseFilter(const FuseParams& params, const HashList& hashes,
-                                      std::string* out, int max_attempts = kFuseMaxAttempts);
-
-// The kind's descriptor (the operations every kind provides: core/kinds.h).
-struct Fuse {
+// The kind's descriptor (the operations every kind provides: core/kinds.h; those it shares with
+// the Ribbon kind: core/static_kind.h).
+struct Fuse : StaticKind<Fuse, FuseParams> {
+  // What StaticKind reads.
+  static constexpr StaticKindFacts kFacts = {"binary fuse", kFuseMinFingerprintBits,
+                                             kFuseMaxFingerprintBits, kFuse4LargeSizeFactor};
   using Params = FuseParams;
   using Reader = FuseReader;
   static constexpr FilterKind kId = FilterKind{4};
   static constexpr const char* kName = "fuse";
   static constexpr uint8_t kMaxVersion = 1;
 
-  // A budget (the widest fingerprint that fits it, per filter); ceil(log2(1/p))-bit
-  // fingerprints for a rate.
-  static Result<Params> ForBitsPerKey(double bits_per_key);
-  static Result<Params> ForFpRate(double fp_rate);
-  // "binary fuse, 7-bit fingerprints" or "binary fuse, at most 10.00 bits/key".
-  static std::string Describe(const Params& params);
   // The fingerprint width of the filter of num_keys distinct keys: the budget's widest that fits,
   // at least 1 (a set too small for its budget gets 1-bit cells), or the fixed width.
   static Result<int> FingerprintBitsFor(const Params& params, uint64_t num_keys);
+  static Result<uint64_t> TableBytesFor(uint64_t num_keys, int fingerprint_bits);
 
-  // Table plus trailer for num_keys distinct keys (the fallback writes no more); 32 for none.
-  static Result<uint64_t> FilterBytes(const Params& params, uint64_t num_keys);
-  static uint64_t MaxKeysForBytes(const Params& params, uint64_t bytes);
-  // 2^-w, with the chance of a 64-bit hash collision.
-  static Result<double> EstimatedFpRate(const Params& params, uint64_t num_keys);
-  static double NominalFpRate(const Params& params);
-  static double NominalBitsPerKey(const Params& params);
-  // Every fingerprint width. Their cost per key depends on the key count (a small set's table
-  // has up to 1.4 times the cells per key of a large one's: math.h), so sstfilter.Leveled prices
-  // them at the filter's key count.
-  static std::vector<Params> LevelOffers();
-
-  static Result<std::string> Build(const Params& params, const HashList& hashes);
-  static Result<std::string> Build(const Params& params, const uint64_t* hashes, size_t count);
+  // Builds the filter of hashes[0, count) (any order, repeats allowed) into *out (replaced), and
+  // says how (its scratch: 13 bytes per table cell and 4 more, plus 8 per key when the input had
+  // repeats or the first seed did not peel). Fails only for invalid params. `max_attempts`
+  // (tests): the tries before the fallback.
+  static Result<StaticBuildInfo> BuildWithInfo(const Params& params, const uint64_t* hashes,
+                                               size_t count, std::string* out,
+                                               int max_attempts = kFuseMaxAttempts);
+  static Result<StaticBuildInfo> BuildWithInfo(const Params& params, const HashList& hashes,
+                                               std::string* out,
+                                               int max_attempts = kFuseMaxAttempts);
 
   static bool BodyBytes(const Trailer& t, uint64_t* body_bytes);
   static Reader OpenReader(const Trailer& t, const uint8_t* body);

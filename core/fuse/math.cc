@@ -41,27 +41,6 @@ Result<FuseShape> FuseShapeFor(uint64_t num_keys) {
   return FuseShapeFor(num_keys, num_keys >= kFuse4MinKeys ? 4 : 3);
 }
 
-Result<int> FuseFingerprintBits(double fp_rate) {
-  return FingerprintBitsForFpRate(fp_rate, kFuseMaxFingerprintBits);
-}
-
-Result<int> FuseFingerprintBitsForBitsPerKey(double bits_per_key) {
-  if (!ValidBitsPerKey(bits_per_key)) return Err(BitsPerKeyError(bits_per_key));
-  const double w = std::floor(bits_per_key / kFuse4LargeSizeFactor);
-  if (w < kFuseMinFingerprintBits) {
-    return Err("bits_per_key " + FormatNumber(bits_per_key) + " is below the fuse minimum of " +
-               FormatNumber(kFuse4LargeSizeFactor * kFuseMinFingerprintBits));
-  }
-  return std::min(kFuseMaxFingerprintBits, static_cast<int>(w));
-}
-
-Result<double> FuseFpRate(int fingerprint_bits) {
-  if (!ValidFuseFingerprintBits(fingerprint_bits)) {
-    return Err(FuseFingerprintBitsError(fingerprint_bits));
-  }
-  return std::ldexp(1.0, -fingerprint_bits);
-}
-
 uint64_t FuseTableBytes(uint64_t num_cells, int fingerprint_bits) {
   return (num_cells * fingerprint_bits + 7) / 8 + kFusePadBytes;
 }

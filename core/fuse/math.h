@@ -52,12 +52,6 @@ Result<FuseShape> FuseShapeFor(uint64_t num_keys);
 Result<FuseShape> FuseShapeFor(uint64_t num_keys, int arity);
 inline constexpr uint64_t kFuse4MinKeys = 1000;
 
-// Fingerprint bits for rate p: ceil(log2(1/p)), at least 1; error above 32.
-Result<int> FuseFingerprintBits(double fp_rate);
-// Fingerprint bits that fit a budget of b bits per key at the large-set factor: floor(b / 1.075).
-Result<int> FuseFingerprintBitsForBitsPerKey(double bits_per_key);
-// The rate of w-bit fingerprints: 2^-w.
-Result<double> FuseFpRate(int fingerprint_bits);
 // Bytes of a table of num_cells cells of w bits: the packed cells rounded up to a byte, plus 8
 // pad bytes so that the reader's 64-bit load at any cell's first byte stays inside the table.
 uint64_t FuseTableBytes(uint64_t num_cells, int fingerprint_bits);

@@ -29,15 +29,4 @@ Result<int> RibbonFingerprintBitsForBudget(double bits_per_key, uint64_t num_key
       std::clamp(r, double{kRibbonMinFingerprintBits}, double{kRibbonMaxFingerprintBits}));
 }
 
-Result<int> RibbonNominalFingerprintBits(double bits_per_key) {
-  if (!ValidBitsPerKey(bits_per_key)) return Err(BitsPerKeyError(bits_per_key));
-  const double r = std::floor(bits_per_key / kRibbonNominalSlotsPerKey);
-  if (r < kRibbonMinFingerprintBits) {
-    return Err("bits_per_key " + FormatNumber(bits_per_key) + " is below the ribbon minimum of " +
-               FormatNumber(kRibbonNominalSlotsPerKey * kRibbonMinFingerprintBits));
-  }
-  return static_cast<int>(
-      std::clamp(r, double{kRibbonMinFingerprintBits}, double{kRibbonMaxFingerprintBits}));
-}
-
 }  // namespace sstfilter

@@ -55,8 +55,5 @@ Result<int> RibbonFingerprintBitsForBudget(double bits_per_key, uint64_t num_key
 // fuse table's, a Ribbon table's slots per key keep growing with ln n, so there is no limit to
 // quote; at this cost a fuse filter (1.075) is always cheaper, as it is from about 264,000 keys.
 inline constexpr double kRibbonNominalSlotsPerKey = 1.125;
-// Fingerprint bits that fit a budget of b bits per key at the nominal slots per key:
-// floor(b / 1.125) (the nominal width of a budget); an error below 1.125.
-Result<int> RibbonNominalFingerprintBits(double bits_per_key);
 
 }  // namespace sstfilter

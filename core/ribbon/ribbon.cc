@@ -134,15 +134,15 @@ class RibbonSolver {
 
 }  // namespace
 
-Result<RibbonBuildInfo> BuildRibbonFilter(const RibbonParams& params, const uint64_t* hashes,
-                                          size_t count, std::string* out, int max_attempts) {
+Result<StaticBuildInfo> Ribbon::BuildWithInfo(const Params& params, const uint64_t* hashes,
+                                              size_t count, std::string* out, int max_attempts) {
   RibbonSolver solver(params);
   return BuildStatic(
       solver, count, [&](auto&& f) { f(hashes, count); }, out, max_attempts);
 }
 
-Result<RibbonBuildInfo> BuildRibbonFilter(const RibbonParams& params, const HashList& hashes,
-                                          std::string* out, int max_attempts) {
+Result<StaticBuildInfo> Ribbon::BuildWithInfo(const Params& params, const HashList& hashes,
+                                              std::string* out, int max_attempts) {
   RibbonSolver solver(params);
   return BuildStatic(
       solver, hashes.size(), [&](auto&& f) { hashes.ForEachChunk(f); }, out, max_attempts);
@@ -163,15 +163,6 @@ void RibbonReader::MayContainBatch(const uint64_t* hashes, size_t count, bool* m
   }
 }
 
-Result<RibbonParams> Ribbon::ForBitsPerKey(double bits_per_key) {
-  const Result<int> r = RibbonNominalFingerprintBits(bits_per_key);
-  if (!r.ok()) return Err(r.error());
-  Params p;
-  p.fingerprint_bits = r.value();  // what the budget buys at the best slots per key
-  p.bits_per_key = bits_per_key;
-  return p;
-}
-
 Result<int> Ribbon::FingerprintBitsFor(const Params& params, uint64_t num_keys) {
   if (params.bits_per_key > 0) return RibbonFingerprintBitsForBudget(params.bits_per_key, num_keys);
   if (!ValidRibbonFingerprintBits(params.fingerprint_bits)) {
@@ -181,72 +172,10 @@ Result<int> Ribbon::FingerprintBitsFor(const Params& params, uint64_t num_keys) 
   return params.fingerprint_bits;
 }
 
-Result<RibbonParams> Ribbon::ForFpRate(double fp_rate) {
-  const Result<int> r = FingerprintBitsForFpRate(fp_rate, kRibbonMaxFingerprintBits);
-  if (!r.ok()) return Err(r.error());
-  Params p;
-  p.fingerprint_bits = r.value();
-  return p;
-}
-
-std::string Ribbon::Describe(const Params& params) {
-  char buf[64];
-  if (params.bits_per_key > 0) {
-    snprintf(buf, sizeof(buf), "ribbon, at most %.2f bits/key", params.bits_per_key);
-  } else {
-    snprintf(buf, sizeof(buf), "ribbon, %d-bit fingerprints", params.fingerprint_bits);
-  }
-  return buf;
-}
-
-Result<uint64_t> Ribbon::FilterBytes(const Params& params, uint64_t num_keys) {
-  const Result<int> r = FingerprintBitsFor(params, num_keys);
-  if (!r.ok()) return Err(r.error());
-  if (num_keys == 0) return static_cast<uint64_t>(kTrailerBytes);
+Result<uint64_t> Ribbon::TableBytesFor(uint64_t num_keys, int fingerprint_bits) {
   const Result<uint64_t> slots = RibbonSlotsFor(num_keys);
   if (!slots.ok()) return Err(slots.error());
-  return RibbonTableBytes(slots.value(), r.value()) + kTrailerBytes;
-}
-
-uint64_t Ribbon::MaxKeysForBytes(const Params& params, uint64_t bytes) {
-  if (!FingerprintBitsFor(params, 1).ok() || bytes < kTrailerBytes) return 0;
-  const double guess = static_cast<double>(bytes - kTrailerBytes) * 8 / NominalBitsPerKey(params);
-  return MaxKeysFitting(bytes, guess, [&](uint64_t n) { return FilterBytes(params, n); });
-}
-
-Result<double> Ribbon::EstimatedFpRate(const Params& params, uint64_t num_keys) {
-  if (num_keys == 0) return Err(kNoKeysError);
-  const Result<int> r = FingerprintBitsFor(params, num_keys);
-  if (!r.ok()) return Err(r.error());
-  return IndependentSum(std::ldexp(1.0, -r.value()), HashCollisionRate(num_keys));
-}
-
-double Ribbon::NominalFpRate(const Params& params) {
-  return std::ldexp(1.0, -params.fingerprint_bits);
-}
-
-double Ribbon::NominalBitsPerKey(const Params& params) {
-  return params.bits_per_key > 0 ? params.bits_per_key
-                                 : kRibbonNominalSlotsPerKey * params.fingerprint_bits;
-}
-
-std::vector<RibbonParams> Ribbon::LevelOffers() {
-  std::vector<Params> offers;
-  for (int r = kRibbonMinFingerprintBits; r <= kRibbonMaxFingerprintBits; ++r) {
-    Params p;
-    p.fingerprint_bits = r;
-    offers.push_back(p);
-  }
-  return offers;
-}
-
-Result<std::string> Ribbon::Build(const Params& params, const HashList& hashes) {
-  return BuiltBytes([&](std::string* out) { return BuildRibbonFilter(params, hashes, out); });
-}
-
-Result<std::string> Ribbon::Build(const Params& params, const uint64_t* hashes, size_t count) {
-  return BuiltBytes(
-      [&](std::string* out) { return BuildRibbonFilter(params, hashes, count, out); });
+  return RibbonTableBytes(slots.value(), fingerprint_bits);
 }
 
 bool Ribbon::BodyBytes(const Trailer& t, uint64_t* body_bytes) {

@@ -22,8 +22,8 @@
 // equation the others already implied), num_units = slots,
 // param = r, seed = s. Every byte: docs/format.md.
 //
-// The build (BuildRibbonFilter) never fails and never drops a key: elimination over GF(2) as the
-// keys arrive; a repeated hash gives an equation already implied and adds nothing (the table is
+// The build (Ribbon::BuildWithInfo) never fails and never drops a key: elimination over GF(2) as
+// the keys arrive; a repeated hash gives an equation already implied and adds nothing (the table is
 // then built again at the size of the distinct keys); a seed whose system has no solution is
 // retried with the next, and after kRibbonMaxAttempts seeds it writes a blocked Bloom filter of
 // the same size instead. The bytes depend only on the set of hashes: the rows no equation fixes
@@ -41,8 +41,8 @@
 #include "core/hash_list.h"
 #include "core/packed_fields.h"
 #include "core/result.h"
-#include "core/static_build.h"
 #include "core/ribbon/math.h"
+#include "core/static_kind.h"
 
 namespace sstfilter {
 
@@ -137,54 +137,37 @@ class RibbonReader {
   int bits_ = 0;
 };
 
-// Statistics of a build, for benchmarks and tests (core/static_build.h). Its scratch: 12 bytes
-// per slot (a slot's coefficients and fingerprint), plus 8 per key when the input had repeats, a
-// seed stored fewer equations than keys, or no seed solved.
-using RibbonBuildInfo = StaticBuildInfo;
-
 // Seeds tried before the build falls back to a blocked Bloom filter. A seed solves at least 5
 // times in 6 (math.h), so 32 failures in a row have a chance below 1e-24.
 inline constexpr int kRibbonMaxAttempts = 32;
 
-// Builds the filter of hashes[0, count) (any order, repeats allowed) into *out (replaced). Fails
-// only for invalid params. `max_attempts` (tests): the seeds tried before the fallback.
-Result<RibbonBuildInfo> BuildRibbonFilter(const RibbonParams& params, const uint64_t* hashes,
-                                          size_t count, std::string* out,
-                                          int max_attempts = kRibbonMaxAttempts);
-Result<RibbonBuildInfo> BuildRibbonFilter(const RibbonParams& params, const HashList& hashes,
-                                          std::string* out, int max_attempts = kRibbonMaxAttempts);
-
-// The kind's descriptor (the operations every kind provides: core/kinds.h).
-struct Ribbon {
+// The kind's descriptor (the operations every kind provides: core/kinds.h; those it shares with
+// the fuse kind: core/static_kind.h).
+struct Ribbon : StaticKind<Ribbon, RibbonParams> {
+  // What StaticKind reads.
+  static constexpr StaticKindFacts kFacts = {"ribbon", kRibbonMinFingerprintBits,
+                                             kRibbonMaxFingerprintBits, kRibbonNominalSlotsPerKey};
   using Params = RibbonParams;
   using Reader = RibbonReader;
   static constexpr FilterKind kId = FilterKind{5};
   static constexpr const char* kName = "ribbon";
   static constexpr uint8_t kMaxVersion = 1;
 
-  // A budget (the widest fingerprint that fits it, per filter); ceil(log2(1/p))-bit
-  // fingerprints for a rate.
-  static Result<Params> ForBitsPerKey(double bits_per_key);
-  static Result<Params> ForFpRate(double fp_rate);
-  // "ribbon, 7-bit fingerprints" or "ribbon, at most 10.00 bits/key".
-  static std::string Describe(const Params& params);
   // The fingerprint width of the filter of num_keys keys: the budget's widest that fits, at
   // least 1, or the fixed width.
   static Result<int> FingerprintBitsFor(const Params& params, uint64_t num_keys);
+  static Result<uint64_t> TableBytesFor(uint64_t num_keys, int fingerprint_bits);
 
-  // Table plus trailer for num_keys keys (the blocked-Bloom fallback, which rounds up to 64-byte
-  // blocks, may write up to 63 bytes more); 32 for none.
-  static Result<uint64_t> FilterBytes(const Params& params, uint64_t num_keys);
-  static uint64_t MaxKeysForBytes(const Params& params, uint64_t bytes);
-  // 2^-r, with the chance of a 64-bit hash collision.
-  static Result<double> EstimatedFpRate(const Params& params, uint64_t num_keys);
-  static double NominalFpRate(const Params& params);
-  static double NominalBitsPerKey(const Params& params);
-  // Every fingerprint width; priced at each filter's key count, like the fuse kind's.
-  static std::vector<Params> LevelOffers();
-
-  static Result<std::string> Build(const Params& params, const HashList& hashes);
-  static Result<std::string> Build(const Params& params, const uint64_t* hashes, size_t count);
+  // Builds the filter of hashes[0, count) (any order, repeats allowed) into *out (replaced), and
+  // says how (its scratch: 12 bytes per slot, a slot's coefficients and fingerprint, plus 8 per
+  // key when the input had repeats, a seed stored fewer equations than keys, or no seed solved).
+  // Fails only for invalid params. `max_attempts` (tests): the seeds tried before the fallback.
+  static Result<StaticBuildInfo> BuildWithInfo(const Params& params, const uint64_t* hashes,
+                                               size_t count, std::string* out,
+                                               int max_attempts = kRibbonMaxAttempts);
+  static Result<StaticBuildInfo> BuildWithInfo(const Params& params, const HashList& hashes,
+                                               std::string* out,
+                                               int max_attempts = kRibbonMaxAttempts);
 
   static bool BodyBytes(const Trailer& t, uint64_t* body_bytes);
   static Reader OpenReader(const Trailer& t, const uint8_t* body);

@@ -26,9 +26,9 @@
 #include <cstdint>
 #include <string_view>
 
-#include "sstfilter/bloom_filter.h"  // HashKey
 #include "sstfilter/cuckoo_filter.h"
 #include "sstfilter/export.h"
+#include "sstfilter/hash_key.h"
 #include "sstfilter/result.h"
 #include "sstfilter/scaling.h"
 

@@ -1,4 +1,3 @@
-#include "core/parse.h"
 #include "core/cuckoo/cuckoo.h"
 #include "sstfilter/cuckoo_filter.h"
 
@@ -13,6 +12,7 @@
 
 #include "core/cuckoo/math.h"
 #include "core/filter_reader.h"
+#include "core/parse.h"
 #include "core/sizing.h"
 #include "tests/test_util.h"
 

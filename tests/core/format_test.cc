@@ -1,7 +1,7 @@
 // The byte format: golden bytes that pin it, the trailer round trip, and the reader rules on
 // hostile input (every truncation, every trailer bit flip, random bytes, crafted trailers).
-#include "core/parse.h"
 #include "core/format.h"
+#include "core/parse.h"
 
 #include <gtest/gtest.h>
 #include <xxhash.h>
@@ -60,14 +60,15 @@ std::string CuckooBytes(int fingerprint_bits, const std::vector<uint64_t>& keys,
 
 std::string FuseBytes(int fingerprint_bits, const std::vector<uint64_t>& keys) {
   std::string out;
-  EXPECT_TRUE(BuildFuseFilter(FuseParams{fingerprint_bits}, keys.data(), keys.size(), &out).ok());
+  EXPECT_TRUE(
+      Fuse::BuildWithInfo(FuseParams{fingerprint_bits}, keys.data(), keys.size(), &out).ok());
   return out;
 }
 
 std::string RibbonBytes(int fingerprint_bits, const std::vector<uint64_t>& keys) {
   std::string out;
   EXPECT_TRUE(
-      BuildRibbonFilter(RibbonParams{fingerprint_bits}, keys.data(), keys.size(), &out).ok());
+      Ribbon::BuildWithInfo(RibbonParams{fingerprint_bits}, keys.data(), keys.size(), &out).ok());
   return out;
 }
 

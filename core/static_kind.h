@@ -1,0 +1,139 @@
+// The descriptor operations shared by the kinds that BuildStatic builds (core/static_build.h) and
+// that a fingerprint width or a budget of bits per key chooses: binary fuse and Ribbon. A filter
+// of w-bit fingerprints answers an absent key with chance 2^-w, and its table's size follows from
+// the key count and w, so everything here derives from the kind's table size and its choice of w.
+//
+// A kind derives from StaticKind<Kind, Params> (Params has int fingerprint_bits and double
+// bits_per_key, a budget when > 0) and provides:
+//   static constexpr StaticKindFacts kFacts;
+//   static Result<int> FingerprintBitsFor(const Params&, uint64_t num_keys);
+//   static Result<uint64_t> TableBytesFor(uint64_t num_keys, int fingerprint_bits);  n >= 1
+//   static Result<StaticBuildInfo> BuildWithInfo(const Params&, const uint64_t* hashes,
+//                                                size_t count, std::string* out,
+//                                                int max_attempts = <the kind's>);
+//   static Result<StaticBuildInfo> BuildWithInfo(const Params&, const HashList&, std::string* out,
+//                                                int max_attempts = <the kind's>);
+// and the operations of core/kinds.h that are its own (BodyBytes, OpenReader).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "core/format.h"
+#include "core/hash_list.h"
+#include "core/result.h"
+#include "core/sizing.h"
+#include "core/static_build.h"
+
+namespace sstfilter {
+
+struct StaticKindFacts {
+  const char* label;  // what Describe calls the filter: "binary fuse"
+  int min_fingerprint_bits;
+  int max_fingerprint_bits;
+  double nominal_units_per_key;  // table units (w bits each) per key, for large sets
+};
+
+template <typename Kind, typename Params>
+struct StaticKind {
+  // A budget of b bits per key. Each filter gets the widest fingerprint that fits it at its own
+  // key count (the kind's FingerprintBitsFor); fingerprint_bits holds what the budget buys for
+  // large sets, floor(b / nominal_units_per_key) (NominalFpRate). An error below one unit's bits.
+  static Result<Params> ForBitsPerKey(double bits_per_key) {
+    if (!ValidBitsPerKey(bits_per_key)) return Err(BitsPerKeyError(bits_per_key));
+    const double w = std::floor(bits_per_key / Kind::kFacts.nominal_units_per_key);
+    if (w < Kind::kFacts.min_fingerprint_bits) {
+      return Err(
+          "bits_per_key " + FormatNumber(bits_per_key) + " is below the " + Kind::kName +
+          " minimum of " +
+          FormatNumber(Kind::kFacts.nominal_units_per_key * Kind::kFacts.min_fingerprint_bits));
+    }
+    Params p;
+    p.fingerprint_bits = static_cast<int>(std::min(w, double{Kind::kFacts.max_fingerprint_bits}));
+    p.bits_per_key = bits_per_key;
+    return p;
+  }
+
+  // ceil(log2(1/p))-bit fingerprints for a rate.
+  static Result<Params> ForFpRate(double fp_rate) {
+    const Result<int> w = FingerprintBitsForFpRate(fp_rate, Kind::kFacts.max_fingerprint_bits);
+    if (!w.ok()) return Err(w.error());
+    Params p;
+    p.fingerprint_bits = w.value();
+    return p;
+  }
+
+  // "binary fuse, 7-bit fingerprints" or "binary fuse, at most 10.00 bits/key".
+  static std::string Describe(const Params& params) {
+    char buf[64];
+    if (params.bits_per_key > 0) {
+      snprintf(buf, sizeof(buf), "%s, at most %.2f bits/key", Kind::kFacts.label,
+               params.bits_per_key);
+    } else {
+      snprintf(buf, sizeof(buf), "%s, %d-bit fingerprints", Kind::kFacts.label,
+               params.fingerprint_bits);
+    }
+    return buf;
+  }
+
+  // Table plus trailer for num_keys keys (the blocked-Bloom fallback, which rounds up to 64-byte
+  // blocks, may write up to 63 bytes more); 32 for none.
+  static Result<uint64_t> FilterBytes(const Params& params, uint64_t num_keys) {
+    const Result<int> w = Kind::FingerprintBitsFor(params, num_keys);
+    if (!w.ok()) return Err(w.error());
+    if (num_keys == 0) return static_cast<uint64_t>(kTrailerBytes);
+    const Result<uint64_t> table = Kind::TableBytesFor(num_keys, w.value());
+    if (!table.ok()) return Err(table.error());
+    return table.value() + kTrailerBytes;
+  }
+
+  static uint64_t MaxKeysForBytes(const Params& params, uint64_t bytes) {
+    if (!Kind::FingerprintBitsFor(params, 1).ok() || bytes < kTrailerBytes) return 0;
+    const double guess = static_cast<double>(bytes - kTrailerBytes) * 8 / NominalBitsPerKey(params);
+    return MaxKeysFitting(bytes, guess, [&](uint64_t n) { return FilterBytes(params, n); });
+  }
+
+  // 2^-w, with the chance of a 64-bit hash collision.
+  static Result<double> EstimatedFpRate(const Params& params, uint64_t num_keys) {
+    if (num_keys == 0) return Err(kNoKeysError);
+    const Result<int> w = Kind::FingerprintBitsFor(params, num_keys);
+    if (!w.ok()) return Err(w.error());
+    return IndependentSum(std::ldexp(1.0, -w.value()), HashCollisionRate(num_keys));
+  }
+
+  static double NominalFpRate(const Params& params) {
+    return std::ldexp(1.0, -params.fingerprint_bits);
+  }
+
+  static double NominalBitsPerKey(const Params& params) {
+    return params.bits_per_key > 0 ? params.bits_per_key
+                                   : Kind::kFacts.nominal_units_per_key * params.fingerprint_bits;
+  }
+
+  // Every fingerprint width. Their cost per key depends on the key count (a small set's table
+  // has more units per key than a large one's), so sstfilter.Leveled prices them at the filter's
+  // key count.
+  static std::vector<Params> LevelOffers() {
+    std::vector<Params> offers;
+    for (int w = Kind::kFacts.min_fingerprint_bits; w <= Kind::kFacts.max_fingerprint_bits; ++w) {
+      Params p;
+      p.fingerprint_bits = w;
+      offers.push_back(p);
+    }
+    return offers;
+  }
+
+  static Result<std::string> Build(const Params& params, const HashList& hashes) {
+    return BuiltBytes([&](std::string* out) { return Kind::BuildWithInfo(params, hashes, out); });
+  }
+  static Result<std::string> Build(const Params& params, const uint64_t* hashes, size_t count) {
+    return BuiltBytes(
+        [&](std::string* out) { return Kind::BuildWithInfo(params, hashes, count, out); });
+  }
+};
+
+}  // namespace sstfilter

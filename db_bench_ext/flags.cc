@@ -108,27 +108,38 @@ void Fail(const std::string& message) {
   std::exit(1);
 }
 
-Config ValidateFlags() {
+namespace {
+
+// --plot: a path gnuplot can quote, and gnuplot on the machine.
+void CheckPlotPath() {
   if (!FLAGS_plot.empty() && std::system("command -v gnuplot > /dev/null 2>&1") != 0) {
     Fail("--plot needs gnuplot (apt-get install gnuplot-nox)");
   }
   if (FLAGS_plot.find_first_of("'\n") != std::string::npos) {
     Fail("--plot: the path may not contain a single quote or a newline (gnuplot quotes it)");
   }
-  Config c;
+}
+
+std::vector<const Benchmark*> BenchmarksFromFlags() {
+  std::vector<const Benchmark*> benchmarks;
   for (const std::string& name : SplitList(FLAGS_benchmarks)) {
     const Benchmark* b = FindBenchmark(name);
     if (b == nullptr) Fail("unknown benchmark '" + name + "' in --benchmarks");
-    c.benchmarks.push_back(b);
+    benchmarks.push_back(b);
   }
-  if (c.benchmarks.empty()) Fail("--benchmarks is empty");
+  if (benchmarks.empty()) Fail("--benchmarks is empty");
+  return benchmarks;
+}
+
+// The workload: keys, reads, sizes, threads, batches, rounds.
+void CheckWorkloadFlags(Config* c) {
   if (FLAGS_num <= 0) Fail("--num must be > 0, got " + std::to_string(FLAGS_num));
   if (FLAGS_num > (int64_t{1} << 40)) Fail("--num must be at most 2^40");
-  c.num = static_cast<uint64_t>(FLAGS_num);
+  c->num = static_cast<uint64_t>(FLAGS_num);
   if (FLAGS_reads == 0 || FLAGS_reads < -1) {
     Fail("--reads must be > 0, or -1 for --num, got " + std::to_string(FLAGS_reads));
   }
-  c.reads = FLAGS_reads == -1 ? c.num : static_cast<uint64_t>(FLAGS_reads);
+  c->reads = FLAGS_reads == -1 ? c->num : static_cast<uint64_t>(FLAGS_reads);
   if (FLAGS_key_size < 8 || FLAGS_key_size > 1024) {
     Fail("--key_size must be in [8, 1024], got " + std::to_string(FLAGS_key_size));
   }
@@ -138,10 +149,15 @@ Config ValidateFlags() {
   if (FLAGS_threads < 1 || FLAGS_threads > 256) {
     Fail("--threads must be in [1, 256], got " + std::to_string(FLAGS_threads));
   }
-  if (FLAGS_cache_size < 0) Fail("--cache_size must be >= 0");
-  if (FLAGS_write_buffer_size < 64 << 10) Fail("--write_buffer_size must be at least 65536");
   if (FLAGS_batch_size < 1 || FLAGS_batch_size > 4096) Fail("--batch_size must be in [1, 4096]");
   if (FLAGS_rounds < 0 || FLAGS_rounds > 1000) Fail("--rounds must be in [0, 1000]");
+  if (!(FLAGS_fp_rate > 0 && FLAGS_fp_rate < 1)) Fail("--fp_rate must be in (0, 1)");
+}
+
+// The database's options: cache, memtable, the tree's shape, compression, the partitioner.
+void CheckDatabaseFlags(Config* c) {
+  if (FLAGS_cache_size < 0) Fail("--cache_size must be >= 0");
+  if (FLAGS_write_buffer_size < 64 << 10) Fail("--write_buffer_size must be at least 65536");
   if (FLAGS_num_levels < 1 || FLAGS_num_levels > 64) Fail("--num_levels must be in [1, 64]");
   if (FLAGS_max_bytes_for_level_base < 65536) Fail("--max_bytes_for_level_base must be >= 65536");
   if (!(FLAGS_max_bytes_for_level_multiplier > 1 && FLAGS_max_bytes_for_level_multiplier <= 1000)) {
@@ -151,7 +167,6 @@ Config ValidateFlags() {
   if (FLAGS_level0_file_num_compaction_trigger < 1) {
     Fail("--level0_file_num_compaction_trigger must be >= 1");
   }
-  if (!(FLAGS_fp_rate > 0 && FLAGS_fp_rate < 1)) Fail("--fp_rate must be in (0, 1)");
   const std::map<std::string, ROCKSDB_NAMESPACE::CompressionType> compressions = {
       {"none", ROCKSDB_NAMESPACE::kNoCompression},
       {"snappy", ROCKSDB_NAMESPACE::kSnappyCompression},
@@ -163,20 +178,24 @@ Config ValidateFlags() {
     Fail("unknown --compression_type '" + FLAGS_compression_type +
          "' (none, snappy, zlib, lz4, zstd)");
   }
-  c.compression = comp->second;
+  c->compression = comp->second;
   if (!FLAGS_sst_partitioner_factory.empty()) {
     const Status s = ROCKSDB_NAMESPACE::SstPartitionerFactory::CreateFromString(
-        sstfilter::StrictConfigOptions(), FLAGS_sst_partitioner_factory, &c.partitioner);
-    if (!s.ok() || c.partitioner == nullptr) {
+        sstfilter::StrictConfigOptions(), FLAGS_sst_partitioner_factory, &c->partitioner);
+    if (!s.ok() || c->partitioner == nullptr) {
       Fail("bad --sst_partitioner_factory '" + FLAGS_sst_partitioner_factory +
            "': " + (s.ok() ? "no partitioner" : s.ToString()));
     }
   }
+}
 
+// --filter_uri's policies (--bloom_bits, db_bench's flag, when --filter_uri is not given).
+std::vector<PolicyUnderTest> PoliciesFromFlags() {
   std::string uris = FLAGS_filter_uri;
   if (gflags::GetCommandLineFlagInfoOrDie("filter_uri").is_default && FLAGS_bloom_bits >= 0) {
     uris = std::string(kNoFilterUri) + ",bloomfilter:" + std::to_string(FLAGS_bloom_bits);
   }
+  std::vector<PolicyUnderTest> policies;
   for (const std::string& uri : SplitList(uris)) {
     PolicyUnderTest p;
     p.uri = uri;
@@ -186,23 +205,28 @@ Config ValidateFlags() {
         Fail("bad --filter_uri entry '" + uri + "': " + (s.ok() ? "no policy" : s.ToString()));
       }
     }
-    c.policies.push_back(p);
+    policies.push_back(p);
   }
-  if (c.policies.empty()) Fail("--filter_uri is empty");
-  if (!FLAGS_plot.empty()) {
-    const bool absent_reads = std::any_of(
-        c.benchmarks.begin(), c.benchmarks.end(),
-        [](const Benchmark* b) { return b->kind == BenchmarkKind::kRead && b->absent_keys; });
-    const bool filters =
-        std::any_of(c.policies.begin(), c.policies.end(),
-                    [](const PolicyUnderTest& p) { return p.uri != kNoFilterUri; });
-    if (!absent_reads || !filters) {
-      Fail(
-          "--plot draws the absent-key lookups of filter policies: it needs readmissing or "
-          "multireadmissing in --benchmarks and a filter in --filter_uri (--plot= for none)");
-    }
-  }
+  if (policies.empty()) Fail("--filter_uri is empty");
+  return policies;
+}
 
+// The plot draws absent-key lookups of filters: the run must make some.
+void CheckPlotHasData(const Config& c) {
+  if (FLAGS_plot.empty()) return;
+  const bool absent_reads = std::any_of(
+      c.benchmarks.begin(), c.benchmarks.end(),
+      [](const Benchmark* b) { return b->kind == BenchmarkKind::kRead && b->absent_keys; });
+  const bool filters = std::any_of(c.policies.begin(), c.policies.end(),
+                                   [](const PolicyUnderTest& p) { return p.uri != kNoFilterUri; });
+  if (!absent_reads || !filters) {
+    Fail(
+        "--plot draws the absent-key lookups of filter policies: it needs readmissing or "
+        "multireadmissing in --benchmarks and a filter in --filter_uri (--plot= for none)");
+  }
+}
+
+void CheckDbDirectoryIsWritable() {
   std::error_code ec;
   std::filesystem::create_directories(FLAGS_db, ec);
   const std::string probe = FLAGS_db + "/.db_bench_ext_probe";
@@ -211,6 +235,19 @@ Config ValidateFlags() {
          (ec ? ": " + ec.message() : std::string()));
   }
   std::filesystem::remove(probe, ec);
+}
+
+}  // namespace
+
+Config ValidateFlags() {
+  CheckPlotPath();
+  Config c;
+  c.benchmarks = BenchmarksFromFlags();
+  CheckWorkloadFlags(&c);
+  CheckDatabaseFlags(&c);
+  c.policies = PoliciesFromFlags();
+  CheckPlotHasData(c);
+  CheckDbDirectoryIsWritable();
   return c;
 }
 

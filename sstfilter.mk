@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # sstfilter built into RocksDB, by RocksDB's plugin convention (plugin/README.md in its source
 # tree): this repository at plugin/sstfilter of a RocksDB tree, built with ROCKSDB_PLUGINS=sstfilter
 # by make or cmake (scripts/build-into-rocksdb.sh does it). RocksDB then compiles these sources into

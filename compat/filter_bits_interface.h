@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RocksDB's FilterBitsBuilder and FilterBitsReader, re-declared for every RocksDB from 7.8 to 11.8.
 //
 // A FilterPolicy hands RocksDB objects of these two classes, but RocksDB declares them in an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The parts of RocksDB's public API that sstfilter uses and that moved between 7.8 and 11.8, in
 // one place, so that no other file needs a version #if.
 //

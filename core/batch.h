@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Batched loops in core/ (queries and builds): their size, who prefetches, and what.
 #pragma once
 

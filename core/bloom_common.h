@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the two Bloom kinds (core/blocked_bloom/, core/standard_bloom/) share: how a bit position
 // addresses a byte of the body, the probe limit of the byte format, and the operations that do
 // not depend on the layout (BloomKindOps).

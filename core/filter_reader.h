@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // FilterReader: answers queries for the bytes of any sstfilter filter, whatever its kind.
 //
 // It applies the reader rules of core/format.h: bytes that are not fully understood give a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // FilterSpec: which filter to build, as the parameters of one kind (core/kinds.h), and the
 // operations every kind provides, dispatched to the kind the spec holds. The RocksDB plugin and
 // the benchmarks hold a FilterSpec and never name a kind's operations themselves.

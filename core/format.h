@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The byte format shared by every sstfilter filter: a body whose layout depends on the kind,
 // followed by a fixed 32-byte trailer that names the kind, its version and parameters.
 //

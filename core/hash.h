@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Key hashing and range reduction, shared by every filter in core/.
 //
 // Each key is hashed exactly once, to 64 bits, with XXH3 (libxxhash) and the fixed seed

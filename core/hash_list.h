@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // HashList: the key hashes of one filter under construction, 8 bytes per key.
 //
 // A std::vector grows by doubling, so it holds up to 16 bytes per key, and 24 while it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one list of filter kinds, and the generic dispatch over it.
 //
 // A filter kind is a descriptor struct in its own folder of core/ (core/blocked_bloom/,

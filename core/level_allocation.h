@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Filter memory spent where an LSM tree's lookups need it (Monkey: Dayan, Athanassoulis, Idreos,
 // "Monkey: Optimal Navigable Key-Value Store", SIGMOD 2017).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fixed-width fields of at most 32 bits packed with no gaps into a little-endian bit string
 // (bit j is bit j & 7 of byte j >> 3): the storage of the cuckoo table and of the fuse table.
 // Every access is one unaligned 64-bit load (and store) at the field's first byte, so 8 bytes

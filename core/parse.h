@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Parsing a filter of any kind: the reader rules of core/format.h applied over the list of kinds
 // (core/kinds.h). The trailer codec (core/format.h) knows no kind; this is the layer above the
 // list that asks each kind whether it understands a trailer.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Result<T> (include/sstfilter/result.h, installed with the filters), and what only core's builds
 // use of it.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What every filter kind's sizing math shares: the accepted ranges of budgets and rates, their
 // validation and error messages, the exact inverse of a size function, and the information limit.
 // The formulas of each kind live in its own folder (core/<kind>/math.h); builders, the RocksDB

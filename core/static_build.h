@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the static kinds whose build can fail (binary fuse, Ribbon) do around their solver, in one
 // place: the empty filter, a first pass over the input as it is, the sorted distinct copy, the
 // seeds in order, and the blocked Bloom fallback, so that a build never fails and never drops a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The descriptor operations shared by the kinds that BuildStatic builds (core/static_build.h) and
 // that a fingerprint width or a budget of bits per key chooses: binary fuse and Ribbon. A filter
 // of w-bit fingerprints answers an absent key with chance 2^-w, and its table's size follows from

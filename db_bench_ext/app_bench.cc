@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // app_bench: the application filters of the core component (BloomFilter, CuckooFilter and their
 // scalable forms) as a service uses them, beside a plain std::unordered_set<uint64_t> of the key
 // hashes: memory at 1e8 keys (the bytes of filters holding them) and beyond (computed, with a

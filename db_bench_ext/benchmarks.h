@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The benchmarks db_bench_ext knows, as a table of named entries: what each one runs, on which
 // keys and through which call. Code asks an entry's fields, never its name; names are for
 // --benchmarks, the printed lines and the JSON.

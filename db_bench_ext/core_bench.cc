@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // core_bench: Google Benchmark micro benchmarks of the filters alone (no database), sstfilter's
 // beside RocksDB's own, on the same keys in the same process.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The filter-only benchmarks: one filter of --num keys through the policy's own builder and
 // reader, no database. The build cost includes hashing; queries go one key at a time.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The flags, defined here and declared in flags.h, and their checks.
 #include "db_bench_ext/flags.h"
 

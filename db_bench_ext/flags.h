@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // db_bench_ext's flags, and the configuration they make once checked. Every check runs before any
 // work starts, and a bad flag ends the run with one line on stderr and exit status 1.
 #pragma once

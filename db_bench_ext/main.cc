@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // db_bench_ext: RocksDB's db_bench, extended to compare filter policies side by side.
 //
 // Every benchmark runs for each policy of --filter_uri, on the same keys, in the same process; the

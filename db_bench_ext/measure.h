@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a run measures: a benchmark's figures, a policy's figures, the medians of --rounds, and the
 // clock and progress line they are taken with.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The output: db_bench-style lines as benchmarks end and the closing table on stdout
 // (report_text.cc), every figure as JSON for --json (report_json.cc), and the --plot drawing
 // (report_plot.cc).

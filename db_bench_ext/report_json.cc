@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // --json: every figure of the run, a record per policy with its levels and benchmarks. Fields keep
 // the order they are written in (ordered_json), so the file reads like the text output.
 #include <nlohmann/json.hpp>

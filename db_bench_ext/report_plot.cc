@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // --plot: false positives per absent-key lookup (the reads it wastes, summed over the levels it
 // consults) and the cost of an absent-key lookup, against bits per key, one point per policy,
 // drawn by gnuplot from a data file and a script written next to the PNG.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The text on stdout: db_bench's line per benchmark, the levels of each policy's tree, the rounds,
 // and the closing table.
 #include <cinttypes>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The order in which benchmarks run: the sizing calculator once, then every policy's benchmarks in
 // --benchmarks order (a line per benchmark as it ends), then --rounds rounds of the read
 // benchmarks, interleaved across the policies so that the machine's drift hits all alike.

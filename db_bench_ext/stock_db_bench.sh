@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs RocksDB's own db_bench (/usr/bin/db_bench, from rocksdb-tools) with libsstfilter.so
 # preloaded and an OPTIONS file naming the filter policy, for users who want RocksDB's tool.
 #

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The keys, and db_bench's workloads against one policy's database: fills and reads.
 //
 // Keys: key i of the --num present keys is the integer 2i, absent keys are the odd integers, both

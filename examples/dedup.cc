@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // dedup: drops events already processed, as a pipeline that sees each event id one or more times
 // would, with a ScalableBloomFilter that starts at a hundredth of the stream and grows with it.
 // Prints what was dropped, the memory the filter used, and the rate at which new events were

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // read_exclusion: a feed that hides the items each user has already read. Every user gets a
 // ScalableBloomFilter that starts at 1,000 items and grows 1,000 at a time (growth 1), so a light
 // user costs a small filter and only heavy readers pay for more; at 5,000 items a user's set starts

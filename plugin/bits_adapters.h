@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The FilterBitsBuilder and FilterBitsReader that RocksDB calls for every sstfilter policy: thin
 // adapters from RocksDB's interface to core/. Nothing here throws across the RocksDB boundary,
 // prints, or fails a flush: a builder that cannot build its filter logs why and writes a filter

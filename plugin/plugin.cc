@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Registration of sstfilter's policies and of its SST partitioner in RocksDB's ObjectLibrary, at
 // load time and on request.
 #include <rocksdb/convenience.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // sstfilter's FilterPolicy classes. Their options are registered with RocksDB (RegisterOptions),
 // so RocksDB's own machinery parses, serialises (OPTIONS files) and compares them.
 #pragma once

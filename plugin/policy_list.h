@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one list of sstfilter's filter policies, as configurations: one of every policy, and of
 // every layout a policy has. The plugin tests, the options fuzzer, the upgrade tool
 // (tests/plugin/) and scripts/stress.sh run over it; registration (plugin.cc) runs over

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds RocksDB with sstfilter inside it (RocksDB's plugin convention: this repository as
 # plugin/sstfilter, ROCKSDB_PLUGINS=sstfilter, sstfilter.mk), then a small program linked
 # statically against that librocksdb (tests/in_tree) which, with nothing preloaded, opens a

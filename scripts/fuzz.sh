@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds the libFuzzer targets (clang, ASan+UBSan) and runs each for a bounded time or number of
 # inputs, starting from the seed corpus in tests/fuzz/corpus/<target>/. Fails on any crash, leak,
 # sanitizer report or false negative (the targets trap on one).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Makes a RocksDB install usable as a CMake prefix and prints the prefix to use.
 #
 #   scripts/rocksdb-prefix.sh VERSION|PREFIX VIEW_DIR

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs what sstfilter needs on Debian bookworm (as root) if it is missing, then configures and
 # builds one build tree.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The long versions of the project's own checks, for the figures of docs/reliability.md. Each
 # part is a test that CI runs short, run here at a size given on the command line; the figures
 # are printed at the end.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # RocksDB's own stress test (db_stress) over sstfilter: every policy in every configuration where
 # filters are used differently, each read checked against db_stress's expected state, then crash
 # rounds (kill -9 at a random moment, restart, verify), as db_crashtest.py's blackbox mode does.

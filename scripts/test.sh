@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The README's test command: sets the machine up if needed, builds, and runs every test through
 # ctest. With --sanitize it does the same in an ASan+UBSan build (build-sanitize/); with --tsan it
 # runs core's concurrency tests in a ThreadSanitizer build (build-tsan/).

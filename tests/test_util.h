@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers shared by the test suites that need no RocksDB: deterministic key sets, numbered keys,
 // filters of each kind, the statistical bound that measured false-positive rates are checked
 // against, and whole-file reads and writes. tests/plugin/db_fixture.h adds the RocksDB side.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BloomFilter (include/sstfilter/bloom_filter.h): the blocked Bloom kind of core/blocked_bloom/,
 // grown key by key with atomic bit sets. The probe positions are the kind's own
 // (ForEachBlockedProbe), so the bytes Serialize writes are those the static build writes for the
@@ -12,8 +13,8 @@
 
 #include "core/batch.h"
 #include "core/blocked_bloom/blocked_bloom.h"
-#include "core/parse.h"
 #include "core/hash.h"
+#include "core/parse.h"
 
 namespace sstfilter {
 

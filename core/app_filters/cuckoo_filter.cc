@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CuckooFilter (include/sstfilter/cuckoo_filter.h): the plain table of the cuckoo kind
 // (core/cuckoo/cuckoo_table.h), filled key by key by the placement walk the static build uses
 // (core/cuckoo/placement.h).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ScalableBloomFilter (include/sstfilter/scalable_bloom_filter.h): a chain of BloomFilters of
 // growing capacity and tightening rate (FilterChain, include/sstfilter/scaling.h).
 #include "sstfilter/scalable_bloom_filter.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ScalableCuckooFilter (include/sstfilter/scalable_cuckoo_filter.h): a chain of CuckooFilters of
 // growing capacity and wider fingerprints (FilterChain, include/sstfilter/scaling.h).
 #include "sstfilter/scalable_cuckoo_filter.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The blocked Bloom filter kind (FilterKind 1, the default): a Bloom filter over 64-bit key hashes
 // whose probes for a key all lie in one 64-byte block, so a query costs one cache miss.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sizing math of the blocked ("cache-local") Bloom filter (Putze, Sanders, Singler, "Cache-, Hash-
 // and Space-Efficient Bloom Filters", 2007): every probe of a key lands in one 512-bit block
 // chosen by the key's hash, so a query touches one cache line. Blocks receive a Poisson-distributed

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The blocked Bloom filter's SIMD kernels (contract: core/blocked_bloom/simd.h), written once with
 // Google Highway and compiled for each of its targets: Highway's foreach_target.h includes this
 // file again per target, each time in a namespace of its own (HWY_NAMESPACE) with that target's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The blocked Bloom filter's SIMD kernels (core/blocked_bloom/simd.cc), compiled for every
 // SIMD target Google Highway offers on the architecture (x86: SSSE3, SSE4, AVX2, AVX-512; ARM:
 // NEON, SVE; and a scalar fallback) and chosen at run time, on first use, from what the CPU has.

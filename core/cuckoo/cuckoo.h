@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Cuckoo filters (Fan, Andersen, Kaminsky, Mitzenmacher, "Cuckoo Filter: Practically Better Than
 // Bloom", CoNEXT 2014) over 64-bit key hashes, with 4-slot buckets and bit-packed f-bit
 // fingerprints (core/cuckoo/cuckoo_table.h).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The bucket table of a cuckoo filter: num_buckets buckets of 4 slots, each slot an f-bit
 // fingerprint (4 <= f <= 32), bit-packed with no padding between slots, so a 12-bit fingerprint
 // costs 12 bits. The value 0 means "empty slot"; fingerprints are never 0.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sizing math of the cuckoo filter (Fan, Andersen, Kaminsky, Mitzenmacher, "Cuckoo Filter:
 // Practically Better Than Bloom", CoNEXT 2014), with b = 4 slots per bucket. A query compares its
 // f-bit fingerprint with the up to 2b occupied slots of its two buckets; at load a that is 2ba

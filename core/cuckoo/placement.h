@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Placing a fingerprint in a cuckoo table by bounded random eviction walks: shared by the static
 // build (cuckoo.cc) and the dynamic CuckooFilter (cuckoo_filter.cc). Private to core/cuckoo/.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The semi-sorted bucket table of static cuckoo filters (Fan, Andersen, Kaminsky, Mitzenmacher,
 // CoNEXT 2014, section 5.2): format version 2 of the cuckoo kind, one bit per slot smaller than
 // the plain table (core/cuckoo/cuckoo_table.h) at the same fingerprints, so at the same rate.

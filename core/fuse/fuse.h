@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The binary fuse filter kind (FilterKind 4): a static filter for the key set of one SST file or
 // filter partition, at 1.075 to 1.4 times the information limit of log2(1/p) bits per key
 // (math.h), with w-bit fingerprints for any w from 1 to 32, bit-packed.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sizing math of the binary fuse filter (Graf and Lemire, "Binary Fuse Filters: Fast and Smaller
 // Than Xor Filters", ACM JEA 2022). Each key sets the XOR of `arity` cells, one in each of `arity`
 // consecutive segments of segment_length cells, to its w-bit fingerprint; an absent key matches

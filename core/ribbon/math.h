@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sizing math of the standard Ribbon filter (Dillinger and Walzer, "Ribbon filter: practically
 // smarter than Bloom and Xor", 2021) with 64-bit coefficient rows: each key is one equation over
 // GF(2), "the XOR of the solution rows picked by the key's 64-bit coefficient word, starting at

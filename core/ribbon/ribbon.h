@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The standard Ribbon filter kind (FilterKind 5): a static filter for the key set of one SST file
 // or filter partition, at 1.05 to 1.13 times the information limit of log2(1/p) bits per key for
 // 1,000 to 1,000,000 keys (math.h): the smallest kind for the small sets of small files and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sizing math of the standard Bloom filter (Bloom 1970): k independent probes over the whole m-bit
 // array. Shared validation and limits: core/sizing.h.
 #pragma once

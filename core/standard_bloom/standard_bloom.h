@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The standard Bloom filter kind (FilterKind 2): probes over the whole bit array by enhanced
 // double hashing (Dillinger and Manolios 2004): x = h, delta = rotl(h, 32) * kGoldenMul64 | 1,
 // probe i is FastRange64(x, num_bits), then x += delta, delta += i. The best rate per bit of the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BloomFilter: a Bloom filter for applications, which adds keys one at a time from many threads at
 // once: the URLs a crawler has seen, the events a pipeline has processed, the items a user has
 // read. Installed with sstfilter's core library (find_package(sstfilter COMPONENTS core), or

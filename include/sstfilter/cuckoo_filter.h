@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CuckooFilter: a cuckoo filter that grows key by key and can forget keys, for applications:
 // events already seen, items already read (RedisBloom's CF.ADD, CF.DEL, CF.COUNT). Installed with
 // sstfilter's core library (find_package(sstfilter COMPONENTS core)); no RocksDB. It serialises to

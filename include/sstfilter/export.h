@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SSTFILTER_EXPORT marks the declarations that libsstfilter.so (the plugin) and
 // libsstfilter_core.so (the filters for applications) export: the API in this folder. The libraries
 // are built with hidden visibility, so everything else (core/, the policy classes, the adapters)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // HashKey: the 64-bit hash sstfilter gives a key, shared by every filter of the installed API.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which SST files of a database carry an sstfilter filter.
 //
 // RocksDB silently drops a filter policy it cannot load (for example when libsstfilter.so was not

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // sstfilter.NoTrivialMove: an SstPartitionerFactory that makes RocksDB rewrite, instead of move,
 // files it would push down a level unchanged ("trivial moves").
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Result<T>: a value or an error message, returned by every sstfilter function that can be handed
 // a bad argument (a rate of 0, NaN, a size that overflows, bytes that are not a filter) instead of
 // asserting, throwing or invoking undefined behaviour.

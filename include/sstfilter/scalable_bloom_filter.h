@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ScalableBloomFilter: a Bloom filter that grows with its set, for applications that cannot know
 // their final size (RedisBloom's BF.RESERVE with EXPANSION; Almeida, Baquero, Preguica and
 // Hutchison, "Scalable Bloom Filters", Information Processing Letters, 2007).

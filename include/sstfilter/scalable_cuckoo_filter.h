@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ScalableCuckooFilter: a cuckoo filter that grows with its set and can forget keys, as
 // RedisBloom's CF.RESERVE with EXPANSION (CF.ADD, CF.ADDNX, CF.DEL, CF.COUNT).
 //

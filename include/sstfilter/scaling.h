@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the scalable filters (scalable_bloom_filter.h, scalable_cuckoo_filter.h) share: how they
 // grow (ScalingOptions, and the ScalingSchedule they make), and what an add answers.
 #pragma once

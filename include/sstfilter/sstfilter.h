@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // sstfilter's RocksDB plugin: filter policies selected by string.
 //
 //   sstfilter.Bloom:10                         blocked Bloom filter, 10 bits per key

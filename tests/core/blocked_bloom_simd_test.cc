@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The blocked Bloom filter's SIMD kernels against their scalar twins, on every SIMD target this
 // CPU supports (and Highway's portable EMU128, which every machine runs): the same answers and
 // the same built bytes for the same inputs, for every probe count.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BloomFilter (include/sstfilter/bloom_filter.h), the application filter: sizing and its errors,
 // no false negatives, measured rates against the filter's own estimate, its bytes against the
 // static blocked Bloom build, serialisation and hostile bytes, merge, copy, clear, the element

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/blocked_bloom/blocked_bloom.h"
 
 #include <gtest/gtest.h>

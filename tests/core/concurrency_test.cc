@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Filters shared between threads: one reader queried by many threads, builders running in
 // parallel. Run under ThreadSanitizer by `scripts/test.sh --tsan` (and CI).
 #include <gtest/gtest.h>

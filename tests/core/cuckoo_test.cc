@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/cuckoo/cuckoo.h"
 #include "sstfilter/cuckoo_filter.h"
 

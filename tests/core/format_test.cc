@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The byte format: golden bytes that pin it, the trailer round trip, and the reader rules on
 // hostile input (every truncation, every trailer bit flip, random bytes, crafted trailers).
 #include "core/format.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What only the binary fuse kind has; the properties it shares with the Ribbon kind are tested
 // over both in static_kinds_test.cc.
 #include "core/fuse/fuse.h"

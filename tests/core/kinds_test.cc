@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What every filter kind promises through its FilterSpec (core/kinds.h, core/filter_spec.h),
 // checked for all kinds at once; each kind's own behaviour is in its *_test.cc.
 #include <gtest/gtest.h>

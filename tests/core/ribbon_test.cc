@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What only the Ribbon kind has; the properties it shares with the binary fuse kind are tested
 // over both in static_kinds_test.cc.
 #include "core/ribbon/ribbon.h"

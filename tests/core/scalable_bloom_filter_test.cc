@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ScalableBloomFilter (include/sstfilter/scalable_bloom_filter.h): options and their errors, the
 // rate bound measured after growing 100x, the non-scaling mode, and the end of growth.
 #include "sstfilter/scalable_bloom_filter.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ScalableCuckooFilter (include/sstfilter/scalable_cuckoo_filter.h): options and their errors, the
 // union bound measured after growing 100x, deletion across filters (never losing another key),
 // add-if-absent, and the non-scaling mode.

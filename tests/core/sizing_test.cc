@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/sizing.h"
 
 #include "core/blocked_bloom/math.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Membership at scale: filters of every kind, at sizes from 1 to 10M keys and at several widths,
 // built from many key sets, and every added key checked by single and batched queries. CI runs
 // one pass up to 100k keys; scripts/soak.sh sets SSTFILTER_SOAK_MEMBERSHIP_CHECKS (1e9 for the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The properties the kinds built by core/static_build.h share (binary fuse and Ribbon), one typed
 // suite over both: no false negatives at every width and size, measured rates, bytes that depend
 // only on the set, the fallback, the seeds needed, bounded scratch memory, budgets, bad

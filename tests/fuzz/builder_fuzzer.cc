@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer: the builders fed arbitrary key sequences, then every key queried. A false negative
 // traps. Input: byte 0 picks the filter kind, byte 1 its size parameter, the rest are keys, each
 // a length byte (0..63) followed by that many bytes.

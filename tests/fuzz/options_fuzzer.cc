@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer: option strings through RocksDB's configuration machinery and sstfilter's policies.
 // Whatever the string, creating the policy either fails with a Status or yields a policy whose
 // filters hold their keys.

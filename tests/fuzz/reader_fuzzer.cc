@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer: the filter readers fed arbitrary bytes, then queried. Any crash, out-of-bounds read
 // (ASan), undefined behaviour (UBSan), a disagreement between single and batched queries, or a
 // "no" from bytes that were not understood is a failure. Bytes the application filters accept

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A program linked statically against a librocksdb built with sstfilter inside it
 // (scripts/build-into-rocksdb.sh). It uses RocksDB's public API only and nothing is preloaded: the
 // policy comes from an options string, as an application's configuration would give it. It

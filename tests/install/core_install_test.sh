@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs the core component alone (cmake --install --component core) into a temporary prefix and
 # builds an application of it (tests/install/core_app) with find_package(sstfilter COMPONENTS core)
 # and with pkg-config sstfilter-core, then runs both, and the example programs (examples/). Checks that the component holds no RocksDB
@@ -68,4 +69,8 @@ grep -o "has no component 'plugin'[^(]*" "$work/plugin.log" | head -n 1 |
   sed 's/^/as expected: /'
 grep -q "has no component 'plugin'" "$work/plugin.log" ||
   { echo "FAIL: no message naming the missing component:" >&2; cat "$work/plugin.log" >&2; exit 1; }
+echo "== the license, as the installed component states it"
+grep -qx "License: Apache-2.0" "$libdir/pkgconfig/sstfilter-core.pc"
+cmp "$src/LICENSE" "$prefix/share/doc/sstfilter/LICENSE"
+echo "Apache-2.0: in sstfilter-core.pc and share/doc/sstfilter/LICENSE"
 echo "1 passed, 0 failed"

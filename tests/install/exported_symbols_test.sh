@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # A library exports exactly its API: the demangled dynamic symbols it defines must equal the list
 # (tests/install/exported_symbols.txt for libsstfilter.so, core_exported_symbols.txt for
 # libsstfilter_core.so). A symbol of core/ or of a private class that leaks (a clash

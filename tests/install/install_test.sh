@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs sstfilter into a temporary prefix, then builds the README's example application
 # (tests/install/app) against it twice, with CMake's find_package and with pkg-config, and runs
 # both. The application never calls into libsstfilter.so, so this also proves that the package's
@@ -54,6 +55,12 @@ CC
 # shellcheck disable=SC2046
 g++ -std=c++$std "$work/partitioner.cc" -o "$work/partitioner" $(pkg-config --cflags --libs sstfilter)
 "$work/partitioner"
+
+echo "== the license, as the installed package states it"
+grep -qx "License: Apache-2.0" "$libdir/pkgconfig/sstfilter.pc"
+grep -q 'set(sstfilter_LICENSE "Apache-2.0")' "$libdir/cmake/sstfilter/sstfilterConfig.cmake"
+cmp "$src/LICENSE" "$prefix/share/doc/sstfilter/LICENSE"
+echo "Apache-2.0: in sstfilter.pc, sstfilterConfig.cmake and share/doc/sstfilter/LICENSE"
 
 echo "== control: a plain -lsstfilter under --as-needed"
 g++ -std=c++$std "$src/tests/install/app/main.cc" -o "$work/app_plain" -Wl,--as-needed \

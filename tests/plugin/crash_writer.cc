@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The child of the crash test: writes keys START, START+1, ... into the database with synced
 // writes, forever, and after each write returns prints its number on stdout. The parent kills it
 // with SIGKILL at a random moment; every number printed was acknowledged by RocksDB.

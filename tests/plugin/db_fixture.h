@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers shared by the tests that run sstfilter inside RocksDB (tests/plugin/, tests/tools/):
 // policies created from their strings, Options for a policy, a fresh temporary directory, opening
 // a database, waiting for its compactions, and what RocksDB's statistics say the filters did.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // sstfilter policies in real RocksDB databases on disk: load, flush, compact across levels,
 // reopen from the OPTIONS file, and check through RocksDB's own statistics and table properties
 // that the filters RocksDB built and consulted are sstfilter's, lose no key, and reject absent keys

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The policies through RocksDB's own configuration machinery, and their builders and readers
 // through the re-declared FilterBitsBuilder/FilterBitsReader interface.
 #include <gtest/gtest.h>
@@ -190,9 +191,9 @@ TEST(Policy, TheNumberAfterTheNameIsParsedAsTheOptionIs) {
       std::shared_ptr<const FilterPolicy> policy;
       const Status s = NewFilterPolicy(name + ":" + number, &policy);
       EXPECT_TRUE(s.IsInvalidArgument()) << name << ":" << number << ": " << s.ToString();
-      EXPECT_NE(s.ToString().find(name + ": bits_per_key must be a finite number, got '" +
-                                  number + "'"),
-                std::string::npos)
+      EXPECT_NE(
+          s.ToString().find(name + ": bits_per_key must be a finite number, got '" + number + "'"),
+          std::string::npos)
           << s.ToString();
     }
     for (const std::string number : {"1e308", "-5", "0", "1e-300"}) {
@@ -595,9 +596,9 @@ TEST(LeveledPolicy, TinyFilesKeepTheirLevelsFilter) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    AllPolicies, BuilderTest,
-    ::testing::ValuesIn(testing::EveryPolicy({"sstfilter.Cuckoo:24", "sstfilter.Ribbon:10"})));
+INSTANTIATE_TEST_SUITE_P(AllPolicies, BuilderTest,
+                         ::testing::ValuesIn(testing::EveryPolicy({"sstfilter.Cuckoo:24",
+                                                                   "sstfilter.Ribbon:10"})));
 
 }  // namespace
 }  // namespace sstfilter

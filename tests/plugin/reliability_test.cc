@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a production database throws at a filter: corrupt filter blocks in real SST files,
 // concurrent reads while filters are built, SIGKILL in the middle of synced writes, hostile keys
 // and configurations, and the silent loss of the filter policy.
@@ -150,8 +151,7 @@ TEST_P(CorruptFilterTest, ChecksumsReportItLoseNoKeyAndUnverifiedReadsNeverCrash
          GetParam(), trials, reported);
 }
 
-INSTANTIATE_TEST_SUITE_P(Policies, CorruptFilterTest,
-                         ::testing::ValuesIn(testing::EveryPolicy()));
+INSTANTIATE_TEST_SUITE_P(Policies, CorruptFilterTest, ::testing::ValuesIn(testing::EveryPolicy()));
 
 // ---- Concurrency ------------------------------------------------------------------------------
 

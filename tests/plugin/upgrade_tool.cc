@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Writes and checks the databases of the upgrade test (tests/versions/upgrade_test.sh), which runs
 // this program as built against each RocksDB in turn: a database written with sstfilter on one
 // RocksDB must keep every key and keep its filters working on another.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // db_bench_ext as a user runs it: bad flags, the JSON output, and a small end-to-end run whose
 // measured false-positive rates agree with the filters' own estimates.
 #include <gtest/gtest.h>

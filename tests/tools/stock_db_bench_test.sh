@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Stock RocksDB tools with libsstfilter.so preloaded: Debian's /usr/bin/db_bench runs, through
 # db_bench_ext/stock_db_bench.sh, with an OPTIONS file naming sstfilter.Cuckoo, and its
 # statistics must show the filter answering "no" for absent keys at about its rate; sst_dump

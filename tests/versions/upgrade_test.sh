@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Upgrades keep their filters: databases written with sstfilter on the oldest RocksDB are opened
 # on each newer one, then on the older ones again (read-only opens leave them as they were), and
 # finally rewritten by the newest (writes and a full compaction) and checked there. Every open

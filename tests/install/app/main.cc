@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A complete application using sstfilter only through RocksDB's API: it opens a database whose
 // SST files get a cuckoo filter for a 0.1% false-positive rate, writes, flushes and reads. It never
 // calls into libsstfilter.so: linking the library is what registers the policy.

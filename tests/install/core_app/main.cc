@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An application of sstfilter's core component alone: BloomFilter, ScalableBloomFilter and
 // CuckooFilter, no RocksDB. Built by
 // tests/install/core_install_test.sh against the installed package, with find_package and with

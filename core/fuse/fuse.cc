@@ -38,20 +38,29 @@ struct Scratch {
   }
 };
 
-void Insert(Scratch* s, const uint64_t* cells, int arity, uint64_t h, bool* overflow) {
+// Scratch's arrays for one attempt. Passed by value, as is the hashing: the count bytes are
+// stored through uint8_t, which may alias anything in memory, so pointers and parameters that the
+// compiler can see are copies stay in registers instead of being reloaded after every store.
+struct Cells {
+  uint8_t* count;
+  uint64_t* xor_hash;
+  uint32_t* queue;
+};
+
+void Insert(Cells t, const uint64_t* cells, int arity, uint64_t h, bool* overflow) {
   for (int i = 0; i < arity; ++i) {
-    uint8_t& c = s->count[cells[i]];
+    uint8_t& c = t.count[cells[i]];
     c = static_cast<uint8_t>((c + kOneEntry) ^ i);
     *overflow |= c < kOneEntry;  // the count wrapped to 0
-    s->xor_hash[cells[i]] ^= h;
+    t.xor_hash[cells[i]] ^= h;
   }
 }
 
-void Remove(Scratch* s, const uint64_t* cells, int arity, uint64_t h) {
+void Remove(Cells t, const uint64_t* cells, int arity, uint64_t h) {
   for (int i = 0; i < arity; ++i) {
-    uint8_t& c = s->count[cells[i]];
+    uint8_t& c = t.count[cells[i]];
     c = static_cast<uint8_t>((c ^ i) - kOneEntry);
-    s->xor_hash[cells[i]] ^= h;
+    t.xor_hash[cells[i]] ^= h;
   }
 }
 
@@ -61,8 +70,7 @@ void Remove(Scratch* s, const uint64_t* cells, int arity, uint64_t h) {
 // updated: each key touches 2 * arity random lines of a table larger than the caches from about
 // 100,000 keys (13 bytes per cell). False if a cell's count overflowed; *keys counts the keys in.
 template <typename ForEachChunk>
-bool CountKeys(const FuseHashing& hashing, ForEachChunk& for_each_chunk, Scratch* s,
-               uint64_t* keys) {
+bool CountKeys(const FuseHashing hashing, ForEachChunk& for_each_chunk, Cells t, uint64_t* keys) {
   const int arity = hashing.arity();
   bool overflow = false;
   uint64_t remixed[kPrefetchBatch];
@@ -74,18 +82,18 @@ bool CountKeys(const FuseHashing& hashing, ForEachChunk& for_each_chunk, Scratch
         remixed[k] = hashing.Remix(hashes[start + k]);
         hashing.Cells(remixed[k], batch_cells[k]);
         for (int i = 0; i < arity; ++i) {
-          __builtin_prefetch(&s->count[batch_cells[k][i]], 1);
-          __builtin_prefetch(&s->xor_hash[batch_cells[k][i]], 1);
+          __builtin_prefetch(&t.count[batch_cells[k][i]], 1);
+          __builtin_prefetch(&t.xor_hash[batch_cells[k][i]], 1);
         }
       }
       for (size_t k = 0; k < b; ++k) {
         const uint64_t h = remixed[k];
         const uint64_t* cells = batch_cells[k];
-        Insert(s, cells, arity, h, &overflow);
+        Insert(t, cells, arity, h, &overflow);
         ++*keys;
         for (int i = 0; i < arity; ++i) {
-          if (s->xor_hash[cells[i]] == 0 && s->count[cells[i]] == 2 * kOneEntry) {
-            Remove(s, cells, arity, h);
+          if (t.xor_hash[cells[i]] == 0 && t.count[cells[i]] == 2 * kOneEntry) {
+            Remove(t, cells, arity, h);
             --*keys;
             break;
           }
@@ -100,12 +108,12 @@ bool CountKeys(const FuseHashing& hashing, ForEachChunk& for_each_chunk, Scratch
 // one key. The queue holds each cell at most once (counts only fall), and its peeled entries, in
 // order, are the reverse of the order in which the cells are assigned. Returns the keys peeled
 // and sets *queue_end to the queue's length.
-uint64_t Peel(const FuseHashing& hashing, uint64_t num_cells, Scratch* s, uint64_t* queue_end) {
+uint64_t Peel(const FuseHashing hashing, uint64_t num_cells, Cells t, uint64_t* queue_end) {
   const int arity = hashing.arity();
   uint64_t cells[4];
   uint64_t head = 0, tail = 0;
   for (uint64_t c = 0; c < num_cells; ++c) {
-    if ((s->count[c] >> 2) == 1) s->queue[tail++] = static_cast<uint32_t>(c);
+    if ((t.count[c] >> 2) == 1) t.queue[tail++] = static_cast<uint32_t>(c);
   }
   uint64_t peeled = 0;
   while (head < tail) {
@@ -113,32 +121,32 @@ uint64_t Peel(const FuseHashing& hashing, uint64_t num_cells, Scratch* s, uint64
       // The cell's hash may still change (then its count falls to 0 and it is skipped), so
       // these are only guesses, and any hash gives cells inside the table.
       uint64_t ahead[4];
-      hashing.Cells(s->xor_hash[s->queue[head + kPeelPrefetchDistance]], ahead);
+      hashing.Cells(t.xor_hash[t.queue[head + kPeelPrefetchDistance]], ahead);
       for (int i = 0; i < arity; ++i) {
-        __builtin_prefetch(&s->count[ahead[i]], 1);
-        __builtin_prefetch(&s->xor_hash[ahead[i]], 1);
+        __builtin_prefetch(&t.count[ahead[i]], 1);
+        __builtin_prefetch(&t.xor_hash[ahead[i]], 1);
       }
     }
-    const uint64_t c = s->queue[head];
-    if ((s->count[c] >> 2) != 1) {  // emptied since it was queued
-      s->queue[head++] = kPeeledOut;
+    const uint64_t c = t.queue[head];
+    if ((t.count[c] >> 2) != 1) {  // emptied since it was queued
+      t.queue[head++] = kPeeledOut;
       continue;
     }
     ++head;
     ++peeled;
-    const uint64_t h = s->xor_hash[c];  // the only key left in c
+    const uint64_t h = t.xor_hash[c];  // the only key left in c
     hashing.Cells(h, cells);
     // Without branches (their outcomes are random): c itself falls to count 0 and xor 0 with
     // the others, so it is not queued again; a cell is queued where the write is kept, and the
     // slot past the tail exists (the queue has one spare).
     for (int i = 0; i < arity; ++i) {
-      uint8_t& cell_count = s->count[cells[i]];
+      uint8_t& cell_count = t.count[cells[i]];
       cell_count = static_cast<uint8_t>((cell_count ^ i) - kOneEntry);
-      s->xor_hash[cells[i]] ^= h;
-      s->queue[tail] = static_cast<uint32_t>(cells[i]);
+      t.xor_hash[cells[i]] ^= h;
+      t.queue[tail] = static_cast<uint32_t>(cells[i]);
       tail += (cell_count >> 2) == 1;
     }
-    s->xor_hash[c] = h;  // kept for the assignment
+    t.xor_hash[c] = h;  // kept for the assignment
   }
   *queue_end = tail;
   return peeled;
@@ -146,17 +154,16 @@ uint64_t Peel(const FuseHashing& hashing, uint64_t num_cells, Scratch* s, uint64
 
 // Assigns in reverse peeling order: each key's own cell makes the xor of its cells its
 // fingerprint; the cells it shares were assigned (or stay 0) before, and stay as they are.
-void Assign(const FuseHashing& hashing, int w, const Scratch& s, uint64_t queue_end,
-            uint8_t* table) {
+void Assign(const FuseHashing hashing, int w, Cells t, uint64_t queue_end, uint8_t* table) {
   const int arity = hashing.arity();
   uint64_t cells[4];
   for (uint64_t q = queue_end; q-- > 0;) {
-    if (q >= kAssignPrefetchDistance && s.queue[q - kAssignPrefetchDistance] != kPeeledOut) {
-      __builtin_prefetch(&s.xor_hash[s.queue[q - kAssignPrefetchDistance]]);
+    if (q >= kAssignPrefetchDistance && t.queue[q - kAssignPrefetchDistance] != kPeeledOut) {
+      __builtin_prefetch(&t.xor_hash[t.queue[q - kAssignPrefetchDistance]]);
     }
-    const uint64_t c = s.queue[q];
+    const uint64_t c = t.queue[q];
     if (c == kPeeledOut) continue;
-    const uint64_t h = s.xor_hash[c];
+    const uint64_t h = t.xor_hash[c];
     hashing.Cells(h, cells);
     uint32_t value = hashing.Fingerprint(h);
     // c's own field is still 0 (a cell is peeled once), so xoring it in changes nothing.
@@ -206,11 +213,12 @@ class FuseSolver {
     s_.count.assign(num_cells, 0);  // allocates on the first attempt, zeroes on every one
     s_.xor_hash.assign(num_cells, 0);
     s_.queue.resize(num_cells + 1);
+    const Cells cells{s_.count.data(), s_.xor_hash.data(), s_.queue.data()};
     uint64_t keys = 0;
-    if (!CountKeys(hashing, for_each_chunk, &s_, &keys)) return false;
+    if (!CountKeys(hashing, for_each_chunk, cells, &keys)) return false;
     uint64_t queue_end = 0;
-    if (Peel(hashing, num_cells, &s_, &queue_end) != keys) return false;
-    Assign(hashing, w, s_, queue_end, table);
+    if (Peel(hashing, num_cells, cells, &queue_end) != keys) return false;
+    Assign(hashing, w, cells, queue_end, table);
     *stored = keys;
     *trailer_seed = layout.Encode();
     return true;

@@ -226,8 +226,8 @@ TEST(LevelAllocation, ChoiceForKeysDrawsTheUpperFilterAtItsFraction) {
   }
 }
 
-// Against the uniform allocation of the same budget, and the figures behind the README's level
-// table: the sum of rates with the mixed level, and with its base filter alone (the same
+// Against the uniform allocation of the same budget, and the figures behind docs/filters.md's
+// level table: the sum of rates with the mixed level, and with its base filter alone (the same
 // allocation of whole filters, the mixed level's extra bits unspent).
 TEST(LevelAllocation, HalvesTheUniformSumOfRates) {
   for (const uint64_t keys : {uint64_t{2000}, uint64_t{1000000}}) {

@@ -34,20 +34,9 @@
 #include "core/format.h"
 #include "core/hash_list.h"
 #include "core/result.h"
+#include "core/static_kind.h"
 
 namespace sstfilter {
-
-// What a static build reports.
-struct StaticBuildInfo {
-  // Keys stored: the distinct key hashes (Ribbon: but for any whose equation the others already
-  // implied; a dependent equation agrees with chance 2^-r, otherwise the seed fails).
-  uint64_t stored = 0;
-  int attempts = 0;        // seeds tried (0 for no keys)
-  bool fell_back = false;  // wrote a blocked Bloom filter instead
-  // The temporary memory the build held at its peak, beyond its input and output: the solver's
-  // scratch, plus 8 bytes per key when the build needed the sorted distinct copy.
-  uint64_t scratch_bytes = 0;
-};
 
 // The bytes of a filter of `kind` that holds no key: its trailer alone (version 1, which every
 // sstfilter release reads as "no key").
@@ -146,6 +135,28 @@ Result<StaticBuildInfo> BuildStatic(Solver& solver, uint64_t count, ForEachChunk
   if (!bytes.ok()) return Err(bytes.error());
   *out = std::move(bytes).value();
   return info;
+}
+
+// StaticKind's builds (core/static_kind.h), over the kind's Solver: instantiated in the kind's
+// .cc, where the Solver is defined (`template struct StaticKind<Kind, Params>;`).
+template <typename Kind, typename Params>
+Result<StaticBuildInfo> StaticKind<Kind, Params>::BuildWithInfo(const Params& params,
+                                                                const uint64_t* hashes,
+                                                                size_t count, std::string* out,
+                                                                int max_attempts) {
+  typename Kind::Solver solver(params);
+  return BuildStatic(
+      solver, count, [&](auto&& f) { f(hashes, count); }, out, max_attempts);
+}
+
+template <typename Kind, typename Params>
+Result<StaticBuildInfo> StaticKind<Kind, Params>::BuildWithInfo(const Params& params,
+                                                                const HashList& hashes,
+                                                                std::string* out,
+                                                                int max_attempts) {
+  typename Kind::Solver solver(params);
+  return BuildStatic(
+      solver, hashes.size(), [&](auto&& f) { hashes.ForEachChunk(f); }, out, max_attempts);
 }
 
 }  // namespace sstfilter

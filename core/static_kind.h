@@ -9,11 +9,8 @@
 //   static constexpr StaticKindFacts kFacts;
 //   static Result<int> FingerprintBitsFor(const Params&, uint64_t num_keys);
 //   static Result<uint64_t> TableBytesFor(uint64_t num_keys, int fingerprint_bits);  n >= 1
-//   static Result<StaticBuildInfo> BuildWithInfo(const Params&, const uint64_t* hashes,
-//                                                size_t count, std::string* out,
-//                                                int max_attempts = <the kind's>);
-//   static Result<StaticBuildInfo> BuildWithInfo(const Params&, const HashList&, std::string* out,
-//                                                int max_attempts = <the kind's>);
+//   using Solver;   its solver for BuildStatic (core/static_build.h), constructed from Params:
+//                   defined in the kind's .cc, which instantiates StaticKind<Kind, Params> there
 // and the operations of core/kinds.h that are its own (BodyBytes, OpenReader).
 #pragma once
 
@@ -28,15 +25,27 @@
 #include "core/hash_list.h"
 #include "core/result.h"
 #include "core/sizing.h"
-#include "core/static_build.h"
 
 namespace sstfilter {
+
+// What a static build reports.
+struct StaticBuildInfo {
+  // Keys stored: the distinct key hashes (Ribbon: but for any whose equation the others already
+  // implied; a dependent equation agrees with chance 2^-r, otherwise the seed fails).
+  uint64_t stored = 0;
+  int attempts = 0;        // seeds tried (0 for no keys)
+  bool fell_back = false;  // wrote a blocked Bloom filter instead
+  // The temporary memory the build held at its peak, beyond its input and output: the solver's
+  // scratch, plus 8 bytes per key when the build needed the sorted distinct copy.
+  uint64_t scratch_bytes = 0;
+};
 
 struct StaticKindFacts {
   const char* label;  // what Describe calls the filter: "binary fuse"
   int min_fingerprint_bits;
   int max_fingerprint_bits;
   double nominal_units_per_key;  // table units (w bits each) per key, for large sets
+  int max_attempts;  // seeds tried before the build falls back to a blocked Bloom filter
 };
 
 template <typename Kind, typename Params>
@@ -127,6 +136,16 @@ struct StaticKind {
     }
     return offers;
   }
+
+  // Builds the filter of hashes[0, count) (any order, repeats allowed) into *out (replaced), and
+  // says how. Fails only for invalid params. `max_attempts` (tests): the seeds tried before the
+  // fallback. Defined in core/static_build.h.
+  static Result<StaticBuildInfo> BuildWithInfo(const Params& params, const uint64_t* hashes,
+                                               size_t count, std::string* out,
+                                               int max_attempts = Kind::kFacts.max_attempts);
+  static Result<StaticBuildInfo> BuildWithInfo(const Params& params, const HashList& hashes,
+                                               std::string* out,
+                                               int max_attempts = Kind::kFacts.max_attempts);
 
   static Result<std::string> Build(const Params& params, const HashList& hashes) {
     return BuiltBytes([&](std::string* out) { return Kind::BuildWithInfo(params, hashes, out); });

@@ -157,12 +157,15 @@ class FuseReader {
 // Tries before the build falls back to a blocked Bloom filter.
 inline constexpr int kFuseMaxAttempts = 32;
 
+class FuseSolver;  // fuse.cc
+
 // The kind's descriptor (the operations every kind provides: core/kinds.h; those it shares with
 // the Ribbon kind: core/static_kind.h).
 struct Fuse : StaticKind<Fuse, FuseParams> {
   // What StaticKind reads.
   static constexpr StaticKindFacts kFacts = {"binary fuse", kFuseMinFingerprintBits,
-                                             kFuseMaxFingerprintBits, kFuse4LargeSizeFactor};
+                                             kFuseMaxFingerprintBits, kFuse4LargeSizeFactor,
+                                             kFuseMaxAttempts};
   using Params = FuseParams;
   using Reader = FuseReader;
   static constexpr FilterKind kId = FilterKind{4};
@@ -173,20 +176,13 @@ struct Fuse : StaticKind<Fuse, FuseParams> {
   // at least 1 (a set too small for its budget gets 1-bit cells), or the fixed width.
   static Result<int> FingerprintBitsFor(const Params& params, uint64_t num_keys);
   static Result<uint64_t> TableBytesFor(uint64_t num_keys, int fingerprint_bits);
-
-  // Builds the filter of hashes[0, count) (any order, repeats allowed) into *out (replaced), and
-  // says how (its scratch: 13 bytes per table cell and 4 more, plus 8 per key when the input had
-  // repeats or the first seed did not peel). Fails only for invalid params. `max_attempts`
-  // (tests): the tries before the fallback.
-  static Result<StaticBuildInfo> BuildWithInfo(const Params& params, const uint64_t* hashes,
-                                               size_t count, std::string* out,
-                                               int max_attempts = kFuseMaxAttempts);
-  static Result<StaticBuildInfo> BuildWithInfo(const Params& params, const HashList& hashes,
-                                               std::string* out,
-                                               int max_attempts = kFuseMaxAttempts);
+  using Solver = FuseSolver;  // for BuildWithInfo (core/static_build.h), in fuse.cc
 
   static bool BodyBytes(const Trailer& t, uint64_t* body_bytes);
   static Reader OpenReader(const Trailer& t, const uint8_t* body);
 };
+
+// Instantiated in fuse.cc, beside the Solver.
+extern template struct StaticKind<Fuse, FuseParams>;
 
 }  // namespace sstfilter

@@ -8,6 +8,7 @@
 
 #include "core/batch.h"
 #include "core/sizing.h"
+#include "core/static_build.h"
 
 namespace sstfilter {
 namespace {
@@ -99,6 +100,8 @@ bool TryBuild(uint64_t num_slots, uint32_t seed_index, int r, ForEachChunk& for_
   return true;
 }
 
+}  // namespace
+
 // The Ribbon kind's solver for BuildStatic (core/static_build.h): one attempt is one seed's
 // elimination and back substitution.
 class RibbonSolver {
@@ -125,6 +128,8 @@ class RibbonSolver {
     return TryBuild(slots, static_cast<uint32_t>(seed), r, for_each_chunk, &s_, table, stored);
   }
 
+  // 12 bytes per slot (its coefficients and fingerprint); BuildStatic adds 8 per key when the
+  // input had repeats, a seed stored fewer equations than keys, or no seed solved.
   uint64_t ScratchBytes() const { return s_.Bytes(); }
   void ReleaseScratch() { s_ = Scratch(); }
 
@@ -133,21 +138,7 @@ class RibbonSolver {
   Scratch s_;
 };
 
-}  // namespace
-
-Result<StaticBuildInfo> Ribbon::BuildWithInfo(const Params& params, const uint64_t* hashes,
-                                              size_t count, std::string* out, int max_attempts) {
-  RibbonSolver solver(params);
-  return BuildStatic(
-      solver, count, [&](auto&& f) { f(hashes, count); }, out, max_attempts);
-}
-
-Result<StaticBuildInfo> Ribbon::BuildWithInfo(const Params& params, const HashList& hashes,
-                                              std::string* out, int max_attempts) {
-  RibbonSolver solver(params);
-  return BuildStatic(
-      solver, hashes.size(), [&](auto&& f) { hashes.ForEachChunk(f); }, out, max_attempts);
-}
+template struct StaticKind<Ribbon, RibbonParams>;
 
 void RibbonReader::MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match,
                                    BatchPrefetch prefetch) const {

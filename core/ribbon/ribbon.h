@@ -142,12 +142,15 @@ class RibbonReader {
 // times in 6 (math.h), so 32 failures in a row have a chance below 1e-24.
 inline constexpr int kRibbonMaxAttempts = 32;
 
+class RibbonSolver;  // ribbon.cc
+
 // The kind's descriptor (the operations every kind provides: core/kinds.h; those it shares with
 // the fuse kind: core/static_kind.h).
 struct Ribbon : StaticKind<Ribbon, RibbonParams> {
   // What StaticKind reads.
   static constexpr StaticKindFacts kFacts = {"ribbon", kRibbonMinFingerprintBits,
-                                             kRibbonMaxFingerprintBits, kRibbonNominalSlotsPerKey};
+                                             kRibbonMaxFingerprintBits, kRibbonNominalSlotsPerKey,
+                                             kRibbonMaxAttempts};
   using Params = RibbonParams;
   using Reader = RibbonReader;
   static constexpr FilterKind kId = FilterKind{5};
@@ -158,20 +161,13 @@ struct Ribbon : StaticKind<Ribbon, RibbonParams> {
   // least 1, or the fixed width.
   static Result<int> FingerprintBitsFor(const Params& params, uint64_t num_keys);
   static Result<uint64_t> TableBytesFor(uint64_t num_keys, int fingerprint_bits);
-
-  // Builds the filter of hashes[0, count) (any order, repeats allowed) into *out (replaced), and
-  // says how (its scratch: 12 bytes per slot, a slot's coefficients and fingerprint, plus 8 per
-  // key when the input had repeats, a seed stored fewer equations than keys, or no seed solved).
-  // Fails only for invalid params. `max_attempts` (tests): the seeds tried before the fallback.
-  static Result<StaticBuildInfo> BuildWithInfo(const Params& params, const uint64_t* hashes,
-                                               size_t count, std::string* out,
-                                               int max_attempts = kRibbonMaxAttempts);
-  static Result<StaticBuildInfo> BuildWithInfo(const Params& params, const HashList& hashes,
-                                               std::string* out,
-                                               int max_attempts = kRibbonMaxAttempts);
+  using Solver = RibbonSolver;  // for BuildWithInfo (core/static_build.h), in ribbon.cc
 
   static bool BodyBytes(const Trailer& t, uint64_t* body_bytes);
   static Reader OpenReader(const Trailer& t, const uint8_t* body);
 };
+
+// Instantiated in ribbon.cc, beside the Solver.
+extern template struct StaticKind<Ribbon, RibbonParams>;
 
 }  // namespace sstfilter

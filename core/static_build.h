@@ -28,6 +28,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -89,6 +90,18 @@ bool SolveWithSeeds(Solver& solver, const typename Solver::Table& table, int bit
 template <typename Solver, typename ForEachChunk>
 Result<StaticBuildInfo> BuildStatic(Solver& solver, uint64_t count, ForEachChunk&& for_each_chunk,
                                     std::string* out, int max_attempts) {
+  using Table = typename Solver::Table;
+  static_assert(std::is_same_v<decltype(Solver::kKind), const FilterKind>,
+                "Solver::kKind: the FilterKind the trailer names");
+  static_assert(
+      std::is_same_v<decltype(Solver::kFirstPassSeeds), const int> && Solver::kFirstPassSeeds >= 1,
+      "Solver::kFirstPassSeeds: an int, at least 1");
+  static_assert(std::is_same_v<decltype(solver.TableFor(uint64_t{})), Result<Table>>,
+                "Solver::TableFor(uint64_t num_keys) -> Result<Table>");
+  static_assert(
+      std::is_same_v<decltype(Solver::Units(std::declval<const Table&>())), uint64_t> &&
+          std::is_same_v<decltype(Solver::TableBytes(std::declval<const Table&>(), 0)), uint64_t>,
+      "Solver::Units(const Table&) and Solver::TableBytes(const Table&, int) -> uint64_t");
   using static_build_internal::SolveWithSeeds;
   Result<int> bits = solver.FingerprintBits(count);
   if (!bits.ok()) return Err(bits.error());

@@ -28,8 +28,10 @@ using ROCKSDB_NAMESPACE::Status;
 
 namespace {
 
-// The one parser of the policies' numbers: the whole text must be a finite number. `who` and
-// `name` (the policy, the option) make the message.
+// The one parser of the policies' floating-point numbers (the options bits_per_key, fp_rate and
+// size_ratio, and the number of "<name>:<number>"; num_levels, an int, is RocksDB's to parse):
+// the whole text must be a finite number. `who` and `name` (the policy, the option) make the
+// message.
 Status ParseNumber(const std::string& who, const std::string& name, const std::string& value,
                    double* out) {
   char* end = nullptr;

@@ -253,7 +253,7 @@ bool Cuckoo::BodyBytes(const Trailer& t, uint64_t* body_bytes) {
   if (!ValidCuckooFingerprintBits(t.param)) return false;
   if (t.num_units % 2 != 0) return false;  // the alternate-bucket function needs even counts
   if (t.num_keys > t.num_units * kCuckooSlotsPerBucket) return false;
-  // The version is 1 or 2 (format.cc checks it against kMaxVersion): the layout.
+  // The version is 1 or 2 (parse.cc checks it against kMaxVersion): the layout.
   const auto layout = static_cast<CuckooLayout>(t.version);
   if (layout == CuckooLayout::kSemiSorted && t.param < kCuckooSemiSortMinFingerprintBits) {
     return false;

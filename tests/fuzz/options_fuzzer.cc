@@ -32,7 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::vector<std::string>& keys = Keys();
   const std::string text(reinterpret_cast<const char*>(data), size);
   std::vector<std::string> uris = {text};
-  for (const std::string& name : PolicyNames()) {
+  for (const std::string& name : sstfilter::PolicyNames()) {
     uris.push_back(name + ":" + text);
     uris.push_back("{id=" + name + ";" + text + "}");
   }

@@ -14,13 +14,14 @@
 //   Result<Table> TableFor(uint64_t num_keys) const;   num_keys >= 1
 //   static uint64_t Units(const Table&);               trailer num_units
 //   static uint64_t TableBytes(const Table&, int fingerprint_bits);
-//   bool TrySeed(const Table&, int fingerprint_bits, int seed, ForEachChunk&, uint8_t* table,
-//                uint64_t* stored, uint32_t* trailer_seed);
+//   using Scratch;                            the memory of an attempt, reused by the next; default
+//                                             constructed empty, with uint64_t Bytes() const (its
+//                                             capacity)
+//   bool TrySeed(const Table&, int fingerprint_bits, int seed, ForEachChunk&, Scratch*,
+//                uint8_t* table, uint64_t* stored, uint32_t* trailer_seed);
 //                                             one attempt into `table` (zeroed, TableBytes long):
 //                                             true if it solved, with the keys it stored and the
 //                                             trailer's seed field
-//   uint64_t ScratchBytes() const;            the memory its attempts hold (capacity)
-//   void ReleaseScratch();
 // where ForEachChunk calls f(const uint64_t* hashes, size_t n) over the same hashes each time.
 #pragma once
 
@@ -54,15 +55,15 @@ namespace static_build_internal {
 // The seeds [first_seed, end_seed) in order until one solves; on success *out holds the filter.
 template <typename Solver, typename ForEachChunk>
 bool SolveWithSeeds(Solver& solver, const typename Solver::Table& table, int bits, int first_seed,
-                    int end_seed, ForEachChunk& for_each_chunk, std::string* out,
-                    StaticBuildInfo* info) {
+                    int end_seed, ForEachChunk& for_each_chunk, typename Solver::Scratch* scratch,
+                    std::string* out, StaticBuildInfo* info) {
   const uint64_t table_bytes = Solver::TableBytes(table, bits);
   for (int seed = first_seed; seed < end_seed; ++seed) {
     out->assign(table_bytes + kTrailerBytes, '\0');
     uint8_t* body = reinterpret_cast<uint8_t*>(out->data());
     ++info->attempts;
     Trailer trailer;
-    if (!solver.TrySeed(table, bits, seed, for_each_chunk, body, &trailer.num_keys,
+    if (!solver.TrySeed(table, bits, seed, for_each_chunk, scratch, body, &trailer.num_keys,
                         &trailer.seed)) {
       continue;
     }
@@ -113,10 +114,11 @@ Result<StaticBuildInfo> BuildStatic(Solver& solver, uint64_t count, ForEachChunk
   Result<typename Solver::Table> table = solver.TableFor(count);
   if (!table.ok()) return Err(table.error());
   const int first_pass = std::min(Solver::kFirstPassSeeds, max_attempts);
+  typename Solver::Scratch scratch;
   const bool solved = SolveWithSeeds(solver, table.value(), bits.value(), 0, first_pass,
-                                     for_each_chunk, out, &info);
+                                     for_each_chunk, &scratch, out, &info);
   if (solved && info.stored == count) {
-    info.scratch_bytes = solver.ScratchBytes();
+    info.scratch_bytes = scratch.Bytes();
     return info;
   }
   const std::vector<uint64_t> unique = SortedDistinctHashes(count, for_each_chunk);
@@ -124,7 +126,7 @@ Result<StaticBuildInfo> BuildStatic(Solver& solver, uint64_t count, ForEachChunk
   // Solved without repeats: the hashes the seed did not store had equations that the others
   // implied (Ribbon), so the table holds every key; nothing to redo.
   if (solved && unique.size() == count) {
-    info.scratch_bytes = solver.ScratchBytes() + unique_bytes;
+    info.scratch_bytes = scratch.Bytes() + unique_bytes;
     return info;
   }
   bits = solver.FingerprintBits(unique.size());  // valid: it was for `count`
@@ -133,16 +135,16 @@ Result<StaticBuildInfo> BuildStatic(Solver& solver, uint64_t count, ForEachChunk
   auto over_unique = [&](auto&& f) { f(unique.data(), unique.size()); };
   const bool other_set = solved || unique.size() < count;
   if ((other_set || first_pass < max_attempts) &&
-      SolveWithSeeds(solver, table.value(), bits.value(), 0, max_attempts, over_unique, out,
-                     &info)) {
-    info.scratch_bytes = solver.ScratchBytes() + unique_bytes;
+      SolveWithSeeds(solver, table.value(), bits.value(), 0, max_attempts, over_unique, &scratch,
+                     out, &info)) {
+    info.scratch_bytes = scratch.Bytes() + unique_bytes;
     return info;
   }
   // No seed solved: the fallback, in the failed table's bytes. The scratch goes first.
   info.fell_back = true;
   info.stored = unique.size();
-  info.scratch_bytes = std::max(solver.ScratchBytes(), unique_bytes);
-  solver.ReleaseScratch();
+  info.scratch_bytes = std::max(scratch.Bytes(), unique_bytes);
+  scratch = typename Solver::Scratch();
   Result<std::string> bytes = BuildFallbackFilter(Solver::TableBytes(table.value(), bits.value()),
                                                   unique.data(), unique.size());
   if (!bytes.ok()) return Err(bytes.error());

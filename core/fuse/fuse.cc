@@ -29,8 +29,9 @@ constexpr uint64_t kPeelPrefetchDistance = 8;
 constexpr uint64_t kAssignPrefetchDistance = 16;
 
 // The memory of one build attempt, reused by the next: per cell, the count byte, the xor of the
-// keys' remixed hashes, and the peeling queue (13 bytes per cell, and one spare queue slot).
-struct Scratch {
+// keys' remixed hashes, and the peeling queue (13 bytes per cell, and one spare queue slot;
+// BuildStatic adds 8 per key when the input had repeats or the first seed did not peel).
+struct FuseScratch {
   std::vector<uint8_t> count;
   std::vector<uint64_t> xor_hash;
   std::vector<uint32_t> queue;
@@ -182,6 +183,7 @@ void Assign(const FuseHashing hashing, int w, Cells t, uint64_t queue_end, uint8
 class FuseSolver {
  public:
   using Table = FuseShape;
+  using Scratch = FuseScratch;
   static constexpr FilterKind kKind = Fuse::kId;
   // One seed over the input as it is: a build whose first seed does not peel is rare, and the
   // retries run over the distinct copy.
@@ -199,8 +201,8 @@ class FuseSolver {
   }
 
   template <typename ForEachChunk>
-  bool TrySeed(const Table& shape, int w, int seed, ForEachChunk& for_each_chunk, uint8_t* table,
-               uint64_t* stored, uint32_t* trailer_seed) {
+  bool TrySeed(const Table& shape, int w, int seed, ForEachChunk& for_each_chunk, Scratch* s,
+               uint8_t* table, uint64_t* stored, uint32_t* trailer_seed) {
     // The queue indexes cells with 32 bits: a larger table (over 4e9 keys) takes the fallback.
     if (shape.num_cells > kPeeledOut) return false;
     FuseLayout layout;
@@ -213,10 +215,10 @@ class FuseSolver {
     const uint64_t num_cells = shape.num_cells;
     const uint64_t segment_count = (num_cells >> layout.segment_length_log2) - (layout.arity - 1);
     const FuseHashing hashing(layout, segment_count, w);
-    s_.count.assign(num_cells, 0);  // allocates on the first attempt, zeroes on every one
-    s_.xor_hash.assign(num_cells, 0);
-    s_.queue.resize(num_cells + 1);
-    const Cells cells{s_.count.data(), s_.xor_hash.data(), s_.queue.data()};
+    s->count.assign(num_cells, 0);  // allocates on the first attempt, zeroes on every one
+    s->xor_hash.assign(num_cells, 0);
+    s->queue.resize(num_cells + 1);
+    const Cells cells{s->count.data(), s->xor_hash.data(), s->queue.data()};
     uint64_t keys = 0;
     if (!CountKeys(hashing, for_each_chunk, cells, &keys)) return false;
     uint64_t queue_end = 0;
@@ -227,14 +229,8 @@ class FuseSolver {
     return true;
   }
 
-  // 13 bytes per table cell and 4 more; BuildStatic adds 8 per key when the input had repeats or
-  // the first seed did not peel.
-  uint64_t ScratchBytes() const { return s_.Bytes(); }
-  void ReleaseScratch() { s_ = Scratch(); }
-
  private:
   FuseParams params_;
-  Scratch s_;
 };
 
 template struct StaticKind<Fuse, FuseParams>;

@@ -14,8 +14,10 @@ namespace sstfilter {
 namespace {
 
 // The memory of one build attempt, reused by the next: per slot, the coefficients of the
-// equation whose first coefficient is there (0: none yet) and its right-hand side.
-struct Scratch {
+// equation whose first coefficient is there (0: none yet) and its right-hand side (12 bytes per
+// slot; BuildStatic adds 8 per key when the input had repeats, a seed stored fewer equations than
+// keys, or no seed solved).
+struct RibbonScratch {
   std::vector<uint64_t> coeff;
   std::vector<uint32_t> rhs;
   uint64_t Bytes() const { return 8 * coeff.capacity() + 4 * rhs.capacity(); }
@@ -25,7 +27,7 @@ struct Scratch {
 // one is subtracted (XOR) and the remainder moves to its next coefficient. False if the
 // remainder is "0 = nonzero": no solution with this seed. An equation reduced to "0 = 0" was
 // implied by the stored ones (a repeated hash): nothing to store.
-bool AddEquation(Scratch* s, uint64_t slot, uint64_t coeff, uint32_t rhs, uint64_t* stored) {
+bool AddEquation(RibbonScratch* s, uint64_t slot, uint64_t coeff, uint32_t rhs, uint64_t* stored) {
   for (;;) {
     const uint64_t existing = s->coeff[slot];
     if (existing == 0) {
@@ -47,7 +49,7 @@ bool AddEquation(Scratch* s, uint64_t slot, uint64_t coeff, uint32_t rhs, uint64
 // solution and *stored the equations.
 template <typename ForEachChunk>
 bool TryBuild(uint64_t num_slots, uint32_t seed_index, int r, ForEachChunk& for_each_chunk,
-              Scratch* s, uint8_t* table, uint64_t* stored) {
+              RibbonScratch* s, uint8_t* table, uint64_t* stored) {
   const RibbonHashing hashing(seed_index, num_slots, r);
   s->coeff.assign(num_slots, 0);  // allocates on the first attempt, zeroes on every one
   s->rhs.assign(num_slots, 0);
@@ -107,6 +109,7 @@ bool TryBuild(uint64_t num_slots, uint32_t seed_index, int r, ForEachChunk& for_
 class RibbonSolver {
  public:
   using Table = uint64_t;  // slots
+  using Scratch = RibbonScratch;
   static constexpr FilterKind kKind = Ribbon::kId;
   // Every seed over the input as it is: the build makes the distinct copy only when the input
   // had repeats or a seed stored fewer equations than keys.
@@ -122,20 +125,14 @@ class RibbonSolver {
   static uint64_t TableBytes(Table slots, int r) { return RibbonTableBytes(slots, r); }
 
   template <typename ForEachChunk>
-  bool TrySeed(Table slots, int r, int seed, ForEachChunk& for_each_chunk, uint8_t* table,
-               uint64_t* stored, uint32_t* trailer_seed) {
+  bool TrySeed(Table slots, int r, int seed, ForEachChunk& for_each_chunk, Scratch* s,
+               uint8_t* table, uint64_t* stored, uint32_t* trailer_seed) {
     *trailer_seed = static_cast<uint32_t>(seed);
-    return TryBuild(slots, static_cast<uint32_t>(seed), r, for_each_chunk, &s_, table, stored);
+    return TryBuild(slots, static_cast<uint32_t>(seed), r, for_each_chunk, s, table, stored);
   }
-
-  // 12 bytes per slot (its coefficients and fingerprint); BuildStatic adds 8 per key when the
-  // input had repeats, a seed stored fewer equations than keys, or no seed solved.
-  uint64_t ScratchBytes() const { return s_.Bytes(); }
-  void ReleaseScratch() { s_ = Scratch(); }
 
  private:
   RibbonParams params_;
-  Scratch s_;
 };
 
 template struct StaticKind<Ribbon, RibbonParams>;

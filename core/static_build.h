@@ -4,25 +4,26 @@
 // seeds in order, and the blocked Bloom fallback, so that a build never fails and never drops a
 // key, and its bytes depend only on the set of hashes.
 //
-// A Solver (core/fuse/fuse.cc's FuseSolver, core/ribbon/ribbon.cc's RibbonSolver) provides:
+// The kind's Solver (Kind::Solver: core/fuse/fuse.cc's FuseSolver, core/ribbon/ribbon.cc's
+// RibbonSolver) holds no state; it provides:
 //   using Table;                              the table for a key count (fuse: its shape; Ribbon:
 //                                             its slot count)
-//   static constexpr FilterKind kKind;
-//   static constexpr int kFirstPassSeeds;     seeds tried over the input as it is, before the
-//                                             build makes its distinct copy
-//   Result<int> FingerprintBits(uint64_t num_keys) const;
-//   Result<Table> TableFor(uint64_t num_keys) const;   num_keys >= 1
-//   static uint64_t Units(const Table&);               trailer num_units
-//   static uint64_t TableBytes(const Table&, int fingerprint_bits);
 //   using Scratch;                            the memory of an attempt, reused by the next; default
 //                                             constructed empty, with uint64_t Bytes() const (its
 //                                             capacity)
-//   bool TrySeed(const Table&, int fingerprint_bits, int seed, ForEachChunk&, Scratch*,
-//                uint8_t* table, uint64_t* stored, uint32_t* trailer_seed);
+//   static constexpr int kFirstPassSeeds;     seeds tried over the input as it is, before the
+//                                             build makes its distinct copy
+//   static Result<Table> TableFor(uint64_t num_keys);   num_keys >= 1
+//   static bool Solvable(const Table&);                 false: straight to the fallback
+//   static uint64_t Units(const Table&);                trailer num_units
+//   static uint64_t TableBytes(const Table&, int fingerprint_bits);
+//   static bool TrySeed(const Table&, int fingerprint_bits, int seed, ForEachChunk&, Scratch*,
+//                       uint8_t* table, uint64_t* stored, uint32_t* trailer_seed);
 //                                             one attempt into `table` (zeroed, TableBytes long):
 //                                             true if it solved, with the keys it stored and the
 //                                             trailer's seed field
 // where ForEachChunk calls f(const uint64_t* hashes, size_t n) over the same hashes each time.
+// The kind gives the rest: its kId and FingerprintBitsFor(params, num_keys).
 #pragma once
 
 #include <algorithm>
@@ -53,21 +54,24 @@ Result<std::string> BuildFallbackFilter(uint64_t table_bytes, const uint64_t* ha
 namespace static_build_internal {
 
 // The seeds [first_seed, end_seed) in order until one solves; on success *out holds the filter.
-template <typename Solver, typename ForEachChunk>
-bool SolveWithSeeds(Solver& solver, const typename Solver::Table& table, int bits, int first_seed,
-                    int end_seed, ForEachChunk& for_each_chunk, typename Solver::Scratch* scratch,
-                    std::string* out, StaticBuildInfo* info) {
+template <typename Kind, typename ForEachChunk>
+bool SolveWithSeeds(const typename Kind::Solver::Table& table, int bits, int first_seed,
+                    int end_seed, ForEachChunk& for_each_chunk,
+                    typename Kind::Solver::Scratch* scratch, std::string* out,
+                    StaticBuildInfo* info) {
+  using Solver = typename Kind::Solver;
+  if (!Solver::Solvable(table)) return false;
   const uint64_t table_bytes = Solver::TableBytes(table, bits);
   for (int seed = first_seed; seed < end_seed; ++seed) {
     out->assign(table_bytes + kTrailerBytes, '\0');
     uint8_t* body = reinterpret_cast<uint8_t*>(out->data());
     ++info->attempts;
     Trailer trailer;
-    if (!solver.TrySeed(table, bits, seed, for_each_chunk, scratch, body, &trailer.num_keys,
-                        &trailer.seed)) {
+    if (!Solver::TrySeed(table, bits, seed, for_each_chunk, scratch, body, &trailer.num_keys,
+                         &trailer.seed)) {
       continue;
     }
-    trailer.kind = Solver::kKind;
+    trailer.kind = Kind::kId;
     trailer.param = static_cast<uint8_t>(bits);
     trailer.num_units = Solver::Units(table);
     EncodeTrailer(trailer, body + table_bytes);
@@ -88,35 +92,37 @@ bool SolveWithSeeds(Solver& solver, const typename Solver::Table& table, int bit
 // solved that very set with every seed there is, tries the seeds again from the first in the
 // table of the distinct keys, so that the bytes depend only on the set. No seed solving: the
 // fallback filter.
-template <typename Solver, typename ForEachChunk>
-Result<StaticBuildInfo> BuildStatic(Solver& solver, uint64_t count, ForEachChunk&& for_each_chunk,
-                                    std::string* out, int max_attempts) {
+template <typename Kind, typename ForEachChunk>
+Result<StaticBuildInfo> BuildStatic(const typename Kind::Params& params, uint64_t count,
+                                    ForEachChunk&& for_each_chunk, std::string* out,
+                                    int max_attempts) {
+  using Solver = typename Kind::Solver;
   using Table = typename Solver::Table;
-  static_assert(std::is_same_v<decltype(Solver::kKind), const FilterKind>,
-                "Solver::kKind: the FilterKind the trailer names");
   static_assert(
       std::is_same_v<decltype(Solver::kFirstPassSeeds), const int> && Solver::kFirstPassSeeds >= 1,
       "Solver::kFirstPassSeeds: an int, at least 1");
-  static_assert(std::is_same_v<decltype(solver.TableFor(uint64_t{})), Result<Table>>,
+  static_assert(std::is_same_v<decltype(Solver::TableFor(uint64_t{})), Result<Table>>,
                 "Solver::TableFor(uint64_t num_keys) -> Result<Table>");
+  static_assert(std::is_same_v<decltype(Solver::Solvable(std::declval<const Table&>())), bool>,
+                "Solver::Solvable(const Table&) -> bool");
   static_assert(
       std::is_same_v<decltype(Solver::Units(std::declval<const Table&>())), uint64_t> &&
           std::is_same_v<decltype(Solver::TableBytes(std::declval<const Table&>(), 0)), uint64_t>,
       "Solver::Units(const Table&) and Solver::TableBytes(const Table&, int) -> uint64_t");
   using static_build_internal::SolveWithSeeds;
-  Result<int> bits = solver.FingerprintBits(count);
+  Result<int> bits = Kind::FingerprintBitsFor(params, count);
   if (!bits.ok()) return Err(bits.error());
   StaticBuildInfo info;
   if (count == 0) {
-    WriteEmptyFilter(Solver::kKind, bits.value(), out);
+    WriteEmptyFilter(Kind::kId, bits.value(), out);
     return info;
   }
-  Result<typename Solver::Table> table = solver.TableFor(count);
+  Result<Table> table = Solver::TableFor(count);
   if (!table.ok()) return Err(table.error());
   const int first_pass = std::min(Solver::kFirstPassSeeds, max_attempts);
   typename Solver::Scratch scratch;
-  const bool solved = SolveWithSeeds(solver, table.value(), bits.value(), 0, first_pass,
-                                     for_each_chunk, &scratch, out, &info);
+  const bool solved = SolveWithSeeds<Kind>(table.value(), bits.value(), 0, first_pass,
+                                           for_each_chunk, &scratch, out, &info);
   if (solved && info.stored == count) {
     info.scratch_bytes = scratch.Bytes();
     return info;
@@ -129,14 +135,14 @@ Result<StaticBuildInfo> BuildStatic(Solver& solver, uint64_t count, ForEachChunk
     info.scratch_bytes = scratch.Bytes() + unique_bytes;
     return info;
   }
-  bits = solver.FingerprintBits(unique.size());  // valid: it was for `count`
-  table = solver.TableFor(unique.size());        // likewise: sizes only fail above a limit
+  bits = Kind::FingerprintBitsFor(params, unique.size());  // valid: it was for `count`
+  table = Solver::TableFor(unique.size());  // likewise: sizes only fail above a limit
   if (!table.ok()) return Err(table.error());
   auto over_unique = [&](auto&& f) { f(unique.data(), unique.size()); };
   const bool other_set = solved || unique.size() < count;
   if ((other_set || first_pass < max_attempts) &&
-      SolveWithSeeds(solver, table.value(), bits.value(), 0, max_attempts, over_unique, &scratch,
-                     out, &info)) {
+      SolveWithSeeds<Kind>(table.value(), bits.value(), 0, max_attempts, over_unique, &scratch, out,
+                           &info)) {
     info.scratch_bytes = scratch.Bytes() + unique_bytes;
     return info;
   }
@@ -152,16 +158,22 @@ Result<StaticBuildInfo> BuildStatic(Solver& solver, uint64_t count, ForEachChunk
   return info;
 }
 
-// StaticKind's builds (core/static_kind.h), over the kind's Solver: instantiated in the kind's
+// StaticKind's operations over the kind's Solver (core/static_kind.h): instantiated in the kind's
 // .cc, where the Solver is defined (`template struct StaticKind<Kind, Params>;`).
+template <typename Kind, typename Params>
+Result<uint64_t> StaticKind<Kind, Params>::TableBytesFor(uint64_t num_keys, int fingerprint_bits) {
+  const auto table = Kind::Solver::TableFor(num_keys);
+  if (!table.ok()) return Err(table.error());
+  return Kind::Solver::TableBytes(table.value(), fingerprint_bits);
+}
+
 template <typename Kind, typename Params>
 Result<StaticBuildInfo> StaticKind<Kind, Params>::BuildWithInfo(const Params& params,
                                                                 const uint64_t* hashes,
                                                                 size_t count, std::string* out,
                                                                 int max_attempts) {
-  typename Kind::Solver solver(params);
-  return BuildStatic(
-      solver, count, [&](auto&& f) { f(hashes, count); }, out, max_attempts);
+  return BuildStatic<Kind>(
+      params, count, [&](auto&& f) { f(hashes, count); }, out, max_attempts);
 }
 
 template <typename Kind, typename Params>
@@ -169,9 +181,8 @@ Result<StaticBuildInfo> StaticKind<Kind, Params>::BuildWithInfo(const Params& pa
                                                                 const HashList& hashes,
                                                                 std::string* out,
                                                                 int max_attempts) {
-  typename Kind::Solver solver(params);
-  return BuildStatic(
-      solver, hashes.size(), [&](auto&& f) { hashes.ForEachChunk(f); }, out, max_attempts);
+  return BuildStatic<Kind>(
+      params, hashes.size(), [&](auto&& f) { hashes.ForEachChunk(f); }, out, max_attempts);
 }
 
 }  // namespace sstfilter

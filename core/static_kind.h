@@ -8,8 +8,7 @@
 // bits_per_key, a budget when > 0) and provides:
 //   static constexpr StaticKindFacts kFacts;
 //   static Result<int> FingerprintBitsFor(const Params&, uint64_t num_keys);
-//   static Result<uint64_t> TableBytesFor(uint64_t num_keys, int fingerprint_bits);  n >= 1
-//   using Solver;   its solver for BuildStatic (core/static_build.h), constructed from Params:
+//   using Solver;   its solver for BuildStatic (core/static_build.h), which also sizes its table:
 //                   defined in the kind's .cc, which instantiates StaticKind<Kind, Params> there
 // and the operations of core/kinds.h that are its own (BodyBytes, OpenReader).
 #pragma once
@@ -92,11 +91,15 @@ struct StaticKind {
 
   // Table plus trailer for num_keys keys (the blocked-Bloom fallback, which rounds up to 64-byte
   // blocks, may write up to 63 bytes more); 32 for none.
+  // The table for num_keys >= 1 keys of w-bit fingerprints (the Solver's); defined in
+  // core/static_build.h.
+  static Result<uint64_t> TableBytesFor(uint64_t num_keys, int fingerprint_bits);
+
   static Result<uint64_t> FilterBytes(const Params& params, uint64_t num_keys) {
     const Result<int> w = Kind::FingerprintBitsFor(params, num_keys);
     if (!w.ok()) return Err(w.error());
     if (num_keys == 0) return static_cast<uint64_t>(kTrailerBytes);
-    const Result<uint64_t> table = Kind::TableBytesFor(num_keys, w.value());
+    const Result<uint64_t> table = TableBytesFor(num_keys, w.value());
     if (!table.ok()) return Err(table.error());
     return table.value() + kTrailerBytes;
   }

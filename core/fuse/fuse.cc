@@ -180,31 +180,24 @@ void Assign(const FuseHashing hashing, int w, Cells t, uint64_t queue_end, uint8
 
 // The fuse kind's solver for BuildStatic (core/static_build.h): one attempt is one seed's count,
 // peel and assignment.
-class FuseSolver {
- public:
+struct FuseSolver {
   using Table = FuseShape;
   using Scratch = FuseScratch;
-  static constexpr FilterKind kKind = Fuse::kId;
   // One seed over the input as it is: a build whose first seed does not peel is rare, and the
   // retries run over the distinct copy.
   static constexpr int kFirstPassSeeds = 1;
 
-  explicit FuseSolver(const FuseParams& params) : params_(params) {}
-
-  Result<int> FingerprintBits(uint64_t num_keys) const {
-    return Fuse::FingerprintBitsFor(params_, num_keys);
-  }
-  Result<Table> TableFor(uint64_t num_keys) const { return FuseShapeFor(num_keys); }
+  static Result<Table> TableFor(uint64_t num_keys) { return FuseShapeFor(num_keys); }
+  // The queue indexes cells with 32 bits: a larger table (over 4e9 keys) takes the fallback.
+  static bool Solvable(const Table& shape) { return shape.num_cells <= kPeeledOut; }
   static uint64_t Units(const Table& shape) { return shape.num_cells; }
   static uint64_t TableBytes(const Table& shape, int w) {
     return FuseTableBytes(shape.num_cells, w);
   }
 
   template <typename ForEachChunk>
-  bool TrySeed(const Table& shape, int w, int seed, ForEachChunk& for_each_chunk, Scratch* s,
-               uint8_t* table, uint64_t* stored, uint32_t* trailer_seed) {
-    // The queue indexes cells with 32 bits: a larger table (over 4e9 keys) takes the fallback.
-    if (shape.num_cells > kPeeledOut) return false;
+  static bool TrySeed(const Table& shape, int w, int seed, ForEachChunk& for_each_chunk, Scratch* s,
+                      uint8_t* table, uint64_t* stored, uint32_t* trailer_seed) {
     FuseLayout layout;
     layout.seed_index = static_cast<uint32_t>(seed);
     layout.arity = shape.arity;
@@ -228,9 +221,6 @@ class FuseSolver {
     *trailer_seed = layout.Encode();
     return true;
   }
-
- private:
-  FuseParams params_;
 };
 
 template struct StaticKind<Fuse, FuseParams>;
@@ -268,12 +258,6 @@ Result<int> Fuse::FingerprintBitsFor(const Params& params, uint64_t num_keys) {
                               static_cast<double>(shape.value().num_cells));
   return static_cast<int>(
       std::clamp(w, double{kFuseMinFingerprintBits}, double{kFuseMaxFingerprintBits}));
-}
-
-Result<uint64_t> Fuse::TableBytesFor(uint64_t num_keys, int fingerprint_bits) {
-  const Result<FuseShape> shape = FuseShapeFor(num_keys);
-  if (!shape.ok()) return Err(shape.error());
-  return FuseTableBytes(shape.value().num_cells, fingerprint_bits);
 }
 
 bool Fuse::BodyBytes(const Trailer& t, uint64_t* body_bytes) {

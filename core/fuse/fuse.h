@@ -157,7 +157,7 @@ class FuseReader {
 // Tries before the build falls back to a blocked Bloom filter.
 inline constexpr int kFuseMaxAttempts = 32;
 
-class FuseSolver;  // fuse.cc
+struct FuseSolver;  // fuse.cc
 
 // The kind's descriptor (the operations every kind provides: core/kinds.h; those it shares with
 // the Ribbon kind: core/static_kind.h).
@@ -175,8 +175,7 @@ struct Fuse : StaticKind<Fuse, FuseParams> {
   // The fingerprint width of the filter of num_keys distinct keys: the budget's widest that fits,
   // at least 1 (a set too small for its budget gets 1-bit cells), or the fixed width.
   static Result<int> FingerprintBitsFor(const Params& params, uint64_t num_keys);
-  static Result<uint64_t> TableBytesFor(uint64_t num_keys, int fingerprint_bits);
-  using Solver = FuseSolver;  // for BuildWithInfo (core/static_build.h), in fuse.cc
+  using Solver = FuseSolver;  // its table and one attempt (core/static_build.h), in fuse.cc
 
   static bool BodyBytes(const Trailer& t, uint64_t* body_bytes);
   static Reader OpenReader(const Trailer& t, const uint8_t* body);

@@ -106,33 +106,24 @@ bool TryBuild(uint64_t num_slots, uint32_t seed_index, int r, ForEachChunk& for_
 
 // The Ribbon kind's solver for BuildStatic (core/static_build.h): one attempt is one seed's
 // elimination and back substitution.
-class RibbonSolver {
- public:
+struct RibbonSolver {
   using Table = uint64_t;  // slots
   using Scratch = RibbonScratch;
-  static constexpr FilterKind kKind = Ribbon::kId;
   // Every seed over the input as it is: the build makes the distinct copy only when the input
   // had repeats or a seed stored fewer equations than keys.
   static constexpr int kFirstPassSeeds = std::numeric_limits<int>::max();
 
-  explicit RibbonSolver(const RibbonParams& params) : params_(params) {}
-
-  Result<int> FingerprintBits(uint64_t num_keys) const {
-    return Ribbon::FingerprintBitsFor(params_, num_keys);
-  }
-  Result<Table> TableFor(uint64_t num_keys) const { return RibbonSlotsFor(num_keys); }
+  static Result<Table> TableFor(uint64_t num_keys) { return RibbonSlotsFor(num_keys); }
+  static bool Solvable(Table) { return true; }
   static uint64_t Units(Table slots) { return slots; }
   static uint64_t TableBytes(Table slots, int r) { return RibbonTableBytes(slots, r); }
 
   template <typename ForEachChunk>
-  bool TrySeed(Table slots, int r, int seed, ForEachChunk& for_each_chunk, Scratch* s,
-               uint8_t* table, uint64_t* stored, uint32_t* trailer_seed) {
+  static bool TrySeed(Table slots, int r, int seed, ForEachChunk& for_each_chunk, Scratch* s,
+                      uint8_t* table, uint64_t* stored, uint32_t* trailer_seed) {
     *trailer_seed = static_cast<uint32_t>(seed);
     return TryBuild(slots, static_cast<uint32_t>(seed), r, for_each_chunk, s, table, stored);
   }
-
- private:
-  RibbonParams params_;
 };
 
 template struct StaticKind<Ribbon, RibbonParams>;
@@ -159,12 +150,6 @@ Result<int> Ribbon::FingerprintBitsFor(const Params& params, uint64_t num_keys) 
                                     kRibbonMaxFingerprintBits));
   }
   return params.fingerprint_bits;
-}
-
-Result<uint64_t> Ribbon::TableBytesFor(uint64_t num_keys, int fingerprint_bits) {
-  const Result<uint64_t> slots = RibbonSlotsFor(num_keys);
-  if (!slots.ok()) return Err(slots.error());
-  return RibbonTableBytes(slots.value(), fingerprint_bits);
 }
 
 bool Ribbon::BodyBytes(const Trailer& t, uint64_t* body_bytes) {

@@ -142,7 +142,7 @@ class RibbonReader {
 // times in 6 (math.h), so 32 failures in a row have a chance below 1e-24.
 inline constexpr int kRibbonMaxAttempts = 32;
 
-class RibbonSolver;  // ribbon.cc
+struct RibbonSolver;  // ribbon.cc
 
 // The kind's descriptor (the operations every kind provides: core/kinds.h; those it shares with
 // the fuse kind: core/static_kind.h).
@@ -160,8 +160,7 @@ struct Ribbon : StaticKind<Ribbon, RibbonParams> {
   // The fingerprint width of the filter of num_keys keys: the budget's widest that fits, at
   // least 1, or the fixed width.
   static Result<int> FingerprintBitsFor(const Params& params, uint64_t num_keys);
-  static Result<uint64_t> TableBytesFor(uint64_t num_keys, int fingerprint_bits);
-  using Solver = RibbonSolver;  // for BuildWithInfo (core/static_build.h), in ribbon.cc
+  using Solver = RibbonSolver;  // its table and one attempt (core/static_build.h), in ribbon.cc
 
   static bool BodyBytes(const Trailer& t, uint64_t* body_bytes);
   static Reader OpenReader(const Trailer& t, const uint8_t* body);

@@ -43,16 +43,8 @@ inline std::shared_ptr<const ROCKSDB_NAMESPACE::FilterPolicy> PolicyFrom(const s
   return policy;
 }
 
-// The uri of every configuration in kPolicyConfigs (plugin/policy_list.h), then `more`: what a
-// test that covers every policy runs over.
-inline std::vector<const char*> EveryPolicy(std::initializer_list<const char*> more = {}) {
-  std::vector<const char*> uris;
-  for (const PolicyConfig& c : kPolicyConfigs) uris.push_back(c.uri);
-  uris.insert(uris.end(), more.begin(), more.end());
-  return uris;
-}
-
-// The same without the configurations of the policy named `except`.
+// The uri of every configuration in kPolicyConfigs (plugin/policy_list.h) but those of the policy
+// named `except` (none if empty), then `more`.
 inline std::vector<const char*> EveryPolicyExcept(const std::string& except,
                                                   std::initializer_list<const char*> more = {}) {
   std::vector<const char*> uris;
@@ -61,6 +53,11 @@ inline std::vector<const char*> EveryPolicyExcept(const std::string& except,
   }
   uris.insert(uris.end(), more.begin(), more.end());
   return uris;
+}
+
+// Every configuration, then `more`: what a test that covers every policy runs over.
+inline std::vector<const char*> EveryPolicy(std::initializer_list<const char*> more = {}) {
+  return EveryPolicyExcept("", more);
 }
 
 // The filter an sstfilter policy builds (sstfilter.Leveled: its uniform filter, for files of

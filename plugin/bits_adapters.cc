@@ -95,21 +95,33 @@ double BytesOrMatchAll(const FilterChoice& choice, uint64_t num_keys) {
 
 SstFilterBitsBuilder::SstFilterBitsBuilder(const FilterSpec& spec, bool verify,
                                            ROCKSDB_NAMESPACE::Logger* log)
-    : spec_(spec), verify_(verify), log_(log) {}
+    : spec_(spec), track_key_range_(false), verify_(verify), log_(log) {}
 
-SstFilterBitsBuilder::SstFilterBitsBuilder(FilterForKeys filter_for_keys, bool verify,
+SstFilterBitsBuilder::SstFilterBitsBuilder(std::unique_ptr<FilterChooser> chooser, bool verify,
                                            ROCKSDB_NAMESPACE::Logger* log)
-    : filter_for_keys_(std::move(filter_for_keys)), verify_(verify), log_(log) {}
+    : chooser_(std::move(chooser)),
+      track_key_range_(chooser_->WantsKeyRange()),
+      verify_(verify),
+      log_(log) {}
 
-Result<LevelFilter> SstFilterBitsBuilder::FilterFor(uint64_t num_keys) const {
-  if (filter_for_keys_) return filter_for_keys_(num_keys);
+Result<LevelFilter> SstFilterBitsBuilder::FilterFor(uint64_t num_keys, bool finishing) const {
+  if (chooser_) return chooser_->ForKeys(num_keys, file_keys_, finishing);
   LevelFilter fixed;
   fixed.base.has_filter = true;
   fixed.base.spec = spec_;
   return fixed;
 }
 
+void SstFilterBitsBuilder::AddToKeyRange(const Slice& key) {
+  try {
+    file_keys_.Add(std::string_view(key.data(), key.size()));
+  } catch (const std::exception&) {
+    file_keys_.SetUnbounded();  // a range not known overlaps everything: no guess of an append
+  }
+}
+
 void SstFilterBitsBuilder::AddKey(const Slice& key) {
+  if (track_key_range_) AddToKeyRange(key);
   const uint64_t h = HashOf(key);
   const bool repeat = have_last_key_ && h == last_key_;
   have_last_key_ = true;
@@ -124,6 +136,7 @@ void SstFilterBitsBuilder::AddKey(const Slice& key) {
 
 #if SSTFILTER_ROCKSDB_HAS_ADD_KEY_AND_ALT
 void SstFilterBitsBuilder::AddKeyAndAlt(const Slice& key, const Slice& alt) {
+  if (track_key_range_) AddToKeyRange(key);
   const uint64_t k = HashOf(key), a = HashOf(alt);
   const bool key_is_new =
       !(have_last_key_ && k == last_key_) && !(have_last_alt_ && k == last_alt_);
@@ -150,7 +163,7 @@ Slice SstFilterBitsBuilder::Finish(std::unique_ptr<const char[]>* buf, Status* s
   if (status != nullptr) *status = Status::OK();
   Slice result;
   try {
-    const Result<LevelFilter> level = FilterFor(hashes_.size());
+    const Result<LevelFilter> level = FilterFor(hashes_.size(), /*finishing=*/true);
     const FilterChoice* choice = nullptr;
     Result<std::string> built = Err("out of memory while adding keys");
     if (!level.ok()) {
@@ -214,12 +227,12 @@ Status SstFilterBitsBuilder::MaybePostVerify(const Slice& filter) {
 
 size_t SstFilterBitsBuilder::ApproximateNumEntries(size_t bytes) {
   try {
-    if (!filter_for_keys_) return static_cast<size_t>(MaxKeysForBytes(spec_, bytes));
+    if (!chooser_) return static_cast<size_t>(MaxKeysForBytes(spec_, bytes));
     // The choice depends on the key count: from the nominal choice's count, the count that the
     // choice for it fits, until the two agree (they do within a few rounds; if not, the smaller).
     uint64_t keys = 0, smallest = UINT64_MAX;
     for (int round = 0; round < 8; ++round) {
-      const Result<LevelFilter> level = FilterFor(keys);
+      const Result<LevelFilter> level = FilterFor(keys, /*finishing=*/false);
       if (!level.ok() || !level.value().Largest().has_filter) return 0;
       const uint64_t fits = MaxKeysForBytes(level.value().Largest().spec, bytes);
       if (fits == keys || fits == 0) return static_cast<size_t>(fits);
@@ -239,10 +252,10 @@ size_t SstFilterBitsBuilder::CalculateSpace(size_t num_entries) {
     // on the count is taken for the power of two below it, so that a file asks for at most one
     // choice per doubling (the policy caches them): the size of that filter for num_entries keys,
     // an estimate of what Finish writes.
-    const uint64_t choice_keys = filter_for_keys_ && num_entries > 0
+    const uint64_t choice_keys = chooser_ && num_entries > 0
                                      ? uint64_t{1} << (63 - __builtin_clzll(num_entries))
                                      : num_entries;
-    const Result<LevelFilter> level = FilterFor(choice_keys);
+    const Result<LevelFilter> level = FilterFor(choice_keys, /*finishing=*/false);
     if (level.ok()) {
       // A level that mixes two filters: the expected size over its filters.
       const LevelFilter& l = level.value();
@@ -257,7 +270,7 @@ size_t SstFilterBitsBuilder::CalculateSpace(size_t num_entries) {
 
 double SstFilterBitsBuilder::EstimatedFpRate(size_t num_entries, size_t bytes) {
   try {
-    const Result<LevelFilter> level = FilterFor(num_entries);
+    const Result<LevelFilter> level = FilterFor(num_entries, /*finishing=*/false);
     if (level.ok()) {
       // On a level that mixes two filters, the one whose size is nearer `bytes`.
       const LevelFilter& l = level.value();

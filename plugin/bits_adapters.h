@@ -10,7 +10,6 @@
 #include <rocksdb/env.h>
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,21 +18,33 @@
 #include "core/filter_spec.h"
 #include "core/hash_list.h"
 #include "core/level_allocation.h"
+#include "plugin/tree_history.h"
 
 namespace sstfilter {
 
-// The filter for a given number of keys, for builders whose choice depends on it
-// (sstfilter.Leveled: which kind is cheapest depends on the size of the set). No filter
-// (has_filter false) writes a filter that matches every key. May throw std::bad_alloc.
-using FilterForKeys = std::function<Result<LevelFilter>(uint64_t num_keys)>;
+// How a builder whose filter depends on its keys chooses it (sstfilter.Leveled: which kind is
+// cheapest depends on the key count, and a flushed file's filter on whether the flush appends).
+// No filter (has_filter false) writes a filter that matches every key.
+class FilterChooser {
+ public:
+  virtual ~FilterChooser() = default;
+  // Whether the builder tracks the key range of its file (two comparisons per key) for ForKeys.
+  virtual bool WantsKeyRange() const = 0;
+  // The filters for num_keys keys, in a file whose keys so far span file_keys (empty unless
+  // WantsKeyRange). `finishing`: Finish builds with the answer; otherwise it is for an estimate
+  // of sizes. May throw std::bad_alloc.
+  virtual Result<LevelFilter> ForKeys(uint64_t num_keys, const KeyRange& file_keys,
+                                      bool finishing) = 0;
+};
 
 class SstFilterBitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
  public:
   // `verify`: check each built filter against its keys in MaybePostVerify (RocksDB's
   // detect_filter_construct_corruption). `log` may be null.
   SstFilterBitsBuilder(const FilterSpec& spec, bool verify, ROCKSDB_NAMESPACE::Logger* log);
-  // Each filter as filter_for_keys chooses for its key count (at Finish, or in the estimates).
-  SstFilterBitsBuilder(FilterForKeys filter_for_keys, bool verify, ROCKSDB_NAMESPACE::Logger* log);
+  // Each filter as `chooser` chooses (at Finish, or in the estimates).
+  SstFilterBitsBuilder(std::unique_ptr<FilterChooser> chooser, bool verify,
+                       ROCKSDB_NAMESPACE::Logger* log);
 
   // Hashes the key once and keeps the 8-byte hash, skipping a repeat of the previous key (or of
   // the previous entry).
@@ -71,12 +82,15 @@ class SstFilterBitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
 #endif
 
  private:
-  // The filters for num_keys keys: spec_, or filter_for_keys_'s choice for the level (an error,
-  // or no filter, when it says so).
-  Result<LevelFilter> FilterFor(uint64_t num_keys) const;
+  // The filters for num_keys keys: spec_, or the chooser's (an error, or no filter, when it says
+  // so).
+  Result<LevelFilter> FilterFor(uint64_t num_keys, bool finishing) const;
+  void AddToKeyRange(const ROCKSDB_NAMESPACE::Slice& key);
 
   const FilterSpec spec_;
-  const FilterForKeys filter_for_keys_;  // empty: spec_ for every filter
+  const std::unique_ptr<FilterChooser> chooser_;  // null: spec_ for every filter
+  const bool track_key_range_;
+  KeyRange file_keys_;  // every key of the file so far (of all its partitions), if tracked
   const bool verify_;
   ROCKSDB_NAMESPACE::Logger* const log_;
   HashList hashes_;       // 8 bytes per distinct key (core/hash_list.h)

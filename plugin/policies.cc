@@ -289,7 +289,8 @@ struct LeveledPolicy::Allocations {
   std::map<std::tuple<int, uint64_t, double, double>, std::vector<LevelFilter>> cache;
 };
 
-LeveledPolicy::LeveledPolicy() : allocations_(std::make_shared<Allocations>()) {
+LeveledPolicy::LeveledPolicy()
+    : allocations_(std::make_shared<Allocations>()), history_(std::make_shared<TreeHistory>()) {
   RegisterOptions("leveled", &shape_, &LeveledTypeInfo());
 }
 
@@ -320,6 +321,62 @@ Result<std::vector<LevelFilter>> LeveledPolicy::Allocation(int num_levels,
   return allocations_->Get(num_levels, shape_.size_ratio, budget_.bits_per_key, keys_per_filter);
 }
 
+// One file's filters: its level's in the allocation priced at each filter's key count. A flush
+// (level 0) of a leveled tree first asks whether it appends, once its first filter finishes (the
+// estimates before then guess from the keys so far), and records its keys for later flushes.
+class LeveledPolicy::Chooser : public FilterChooser {
+ public:
+  Chooser(std::shared_ptr<Allocations> allocations, double size_ratio, double bits_per_key,
+          int num_levels, int modelled)
+      : allocations_(std::move(allocations)),
+        size_ratio_(size_ratio),
+        bits_per_key_(bits_per_key),
+        num_levels_(num_levels),
+        modelled_(modelled) {}
+
+  // For a flush: the history it consults and joins, as `file` of `tree`.
+  void FollowFlushes(std::shared_ptr<TreeHistory> history, TreeHistory::TreeId tree) {
+    file_ = history->NewFile();
+    history_ = std::move(history);
+    tree_ = std::move(tree);
+  }
+
+  bool WantsKeyRange() const override { return history_ != nullptr; }
+
+  Result<LevelFilter> ForKeys(uint64_t num_keys, const KeyRange& file_keys,
+                              bool finishing) override {
+    int num_levels = num_levels_, modelled = modelled_;
+    if (history_ != nullptr && Appends(file_keys, finishing)) {
+      num_levels = 1;  // the budget's filter: the file will hold its keys wherever it moves
+      modelled = 0;
+    }
+    const Result<std::vector<LevelFilter>> a =
+        allocations_->Get(num_levels, size_ratio_, bits_per_key_, num_keys);
+    if (!a.ok()) return Err(a.error());
+    return a.value()[static_cast<size_t>(modelled)];
+  }
+
+ private:
+  bool Appends(const KeyRange& file_keys, bool finishing) {
+    const bool appends = decided_ ? appends_
+                                  : !file_keys.empty() && history_->Appends(tree_, file_, file_keys);
+    if (finishing) {
+      decided_ = true;  // every filter (partition) of the file takes the first one's answer
+      appends_ = appends;
+      history_->Record(tree_, file_, file_keys);  // the file's keys so far
+    }
+    return appends;
+  }
+
+  const std::shared_ptr<Allocations> allocations_;
+  const double size_ratio_, bits_per_key_;
+  const int num_levels_, modelled_;
+  std::shared_ptr<TreeHistory> history_;  // null: not a flush of a leveled tree
+  TreeHistory::TreeId tree_;
+  uint64_t file_ = 0;
+  bool decided_ = false, appends_ = false;
+};
+
 ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
     const ROCKSDB_NAMESPACE::FilterBuildingContext& context) const {
   const Result<FilterSpec> uniform = Spec();
@@ -328,16 +385,30 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
     return nullptr;
   }
   const bool verify = context.table_options.detect_filter_construct_corruption;
+  const TreeHistory::TreeId tree{context.info_log, context.column_family_name};
   int num_levels = shape_.num_levels > 0 ? shape_.num_levels : context.num_levels;
   int modelled = 0;  // the level of the model the file belongs to
   if (context.compaction_style != ROCKSDB_NAMESPACE::kCompactionStyleLevel || num_levels < 1 ||
       context.level_at_creation < 0) {
     num_levels = 1;  // the allocation of a tree of one level, holding every key
   } else {
+    const int level = std::min(context.level_at_creation, num_levels - 1);
+    int shallowest = 1;  // the first level below level 0 in the model
+    if (shape_.num_levels == 0 && num_levels > 1) {
+      // The levels the tree really has (plugin/tree_history.h): level 0, then those compaction
+      // outputs have gone to.
+      const TreeHistory::LevelSpan span =
+          level > 0 ? history_->RecordCompaction(tree, level) : history_->Compactions(tree);
+      if (span.deepest > 0) {
+        shallowest = span.shallowest;
+        num_levels = span.deepest - span.shallowest + 2;
+      }
+    }
     // A file RocksDB writes to the bottommost level holding data belongs to the tree's largest
     // level, whatever its number: the tree may not (yet) reach num_levels.
     modelled = context.is_bottommost ? num_levels - 1
-                                     : std::min(context.level_at_creation, num_levels - 1);
+               : level == 0      ? 0
+                                 : std::min(std::max(level - shallowest + 1, 1), num_levels - 1);
     const Result<std::vector<LevelFilter>> nominal = Allocation(num_levels);
     if (!nominal.ok()) {
       LogNoFilter(context.info_log, Name(), nominal.error());
@@ -346,16 +417,10 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
   }
   // Each filter takes its level's choice for its own key count: which kind is cheapest for a
   // level's rate depends on how many keys the filter holds (core/level_allocation.h).
-  FilterForKeys filter_for_keys =
-      [allocations = allocations_, num_levels, modelled, size_ratio = shape_.size_ratio,
-       bits_per_key = budget_.bits_per_key](uint64_t num_keys) -> Result<LevelFilter> {
-    const Result<std::vector<LevelFilter>> a =
-        allocations->Get(num_levels, size_ratio, bits_per_key, num_keys);
-    if (!a.ok()) return Err(a.error());
-    return a.value()[modelled];
-  };
-  return new (std::nothrow)
-      SstFilterBitsBuilder(std::move(filter_for_keys), verify, context.info_log);
+  auto chooser = std::make_unique<Chooser>(allocations_, shape_.size_ratio, budget_.bits_per_key,
+                                           num_levels, modelled);
+  if (num_levels > 1 && context.level_at_creation == 0) chooser->FollowFlushes(history_, tree);
+  return new (std::nothrow) SstFilterBitsBuilder(std::move(chooser), verify, context.info_log);
 }
 
 }  // namespace sstfilter

@@ -17,6 +17,7 @@
 #include "core/filter_spec.h"
 #include "core/level_allocation.h"
 #include "core/result.h"
+#include "plugin/tree_history.h"
 #include "sstfilter/sstfilter.h"
 
 namespace sstfilter {
@@ -109,13 +110,16 @@ using RibbonPolicy = KindPolicy<Ribbon, kRibbonPolicyName>;
 // num_levels) growing by size_ratio, with the allocation priced at the filter's key count (which
 // kind is cheapest depends on it), so the kind is chosen when the builder finishes; on the one
 // level whose budget falls between two filters, each filter draws one of them from its keys.
-// Files of unknown level (ingested, repaired) and trees under universal or FIFO compaction get
-// the allocation of a tree of one level: the two filters around the budget, mixed so that they
-// spend it exactly. Reads any sstfilter filter (same compatibility family).
+// Files of unknown level (ingested, repaired), trees under universal or FIFO compaction and
+// flushes that append (keys beyond every recent flush's: plugin/tree_history.h) get the
+// allocation of a tree of one level: the two filters around the budget, mixed so that they spend
+// it exactly. Reads any sstfilter filter (same compatibility family).
 //
 // A filter is fixed when its file is written, and RocksDB moves files down unchanged when they
-// overlap nothing below; such a file keeps its upper level's larger filter. Pair the policy with
-// the sstfilter.NoTrivialMove partitioner (no_trivial_move.h) to keep the tree within its budget.
+// overlap nothing below; such a file keeps its upper level's filter. Appended flushes, every file
+// of an ordered tree, are moved so; other moves (a compaction's output pushed down later) are
+// rare in random trees. The sstfilter.NoTrivialMove partitioner (no_trivial_move.h) makes RocksDB
+// rewrite them instead, at a cost in writes.
 class LeveledPolicy : public SstFilterPolicy {
  public:
   LeveledPolicy();
@@ -138,9 +142,11 @@ class LeveledPolicy : public SstFilterPolicy {
       const ROCKSDB_NAMESPACE::FilterBuildingContext& context) const override;
 
   struct Allocations;  // the cache; builders hold it too, so it outlives the policy if need be
+  class Chooser;       // one file's choice (a FilterChooser)
 
   Shape shape_;
   std::shared_ptr<Allocations> allocations_;
+  std::shared_ptr<TreeHistory> history_;  // what the policy has seen of each tree
 };
 
 template <typename... Policies>

@@ -136,10 +136,10 @@ TEST(LevelAllocation, RealFiltersSpendLessOnDeeperLevelsAndBeatUniform) {
   }
 }
 
-// Bits per key of the table of a spec for num_keys keys, as the allocation prices them: the bytes
-// FilterBytes gives, without the trailer.
+// Bits per key of the filter of a spec for num_keys keys, as the allocation prices them: the
+// bytes FilterBytes gives, trailer included.
 double TableBitsPerKey(const FilterSpec& spec, uint64_t num_keys) {
-  return static_cast<double>(FilterBytes(spec, num_keys).value() - kTrailerBytes) * 8 /
+  return static_cast<double>(FilterBytes(spec, num_keys).value()) * 8 /
          static_cast<double>(num_keys);
 }
 

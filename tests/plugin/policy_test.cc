@@ -474,7 +474,7 @@ std::unique_ptr<FilterBitsBuilder> BuilderAtLevel(
 // levels, fewer on the last; the uniform filter for files of unknown level or universal trees.
 TEST(LeveledPolicy, EachLevelGetsItsOwnFilter) {
   BlockBasedTableOptions options;
-  options.filter_policy = PolicyFrom("{id=sstfilter.Leveled;bits_per_key=10;size_ratio=10}");
+  options.filter_policy = PolicyFrom("{id=sstfilter.Leveled;bits_per_key=10;size_ratio=10;num_levels=5}");
   ASSERT_NE(options.filter_policy, nullptr);
   EXPECT_STREQ(options.filter_policy->CompatibilityName(), "sstfilter");
   auto bits_per_key_at = [&](int level, ROCKSDB_NAMESPACE::CompactionStyle style) {
@@ -498,6 +498,9 @@ TEST(LeveledPolicy, EachLevelGetsItsOwnFilter) {
   // Each file gets its level's filter for its key count (on the one level that mixes two filters,
   // the one its keys draw); expected bits per key fall with depth.
   const std::vector<LevelFilter> allocation = leveled.Allocation(5, keys.size()).value();
+  // Level 0 is a flush: the tree's first appends (it has nothing to overlap) and gets the budget's
+  // filter (FlushesThatAppendGetTheBudgetsFilter); the same keys again overlap it.
+  EXPECT_EQ(bits_per_key_at(0, level_style), chosen_bits(1, 0));
   for (int level = 0; level < 5; ++level) {
     EXPECT_EQ(bits_per_key_at(level, level_style), chosen_bits(5, level)) << "level " << level;
     if (level >= 2) {
@@ -508,11 +511,103 @@ TEST(LeveledPolicy, EachLevelGetsItsOwnFilter) {
   EXPECT_GT(bits_per_key_at(0, level_style), 20);     // the top level: a wide filter
   EXPECT_LT(allocation[4].ExpectedBitsPerKey(), 10);  // the last level holds 90% of the keys
   // An unknown level (an ingested file) gets the filters of one level holding every key, which
-  // spend the budget exactly (without the trailer's 32 bytes) in expectation.
+  // spend the budget exactly (the trailer's 32 bytes included) in expectation.
   const double uniform = bits_per_key_at(-1, level_style);
   EXPECT_EQ(uniform, chosen_bits(1, 0));
   EXPECT_NEAR(leveled.Allocation(1, keys.size()).value()[0].ExpectedBitsPerKey(), 10, 1e-9);
   EXPECT_NEAR(bits_per_key_at(2, ROCKSDB_NAMESPACE::kCompactionStyleUniversal), uniform, 1e-9);
+}
+
+// A flush whose keys overlap none of its tree's recent flushes (an append: time series, logs,
+// ids) will be moved down unchanged, so it gets the budget's filter, that of a tree of one level;
+// a flush of keys among the recent ones gets level 0's. Column families are separate trees, the
+// first filter of a file (partition) decides for all of it, and only flushes are remembered.
+TEST(LeveledPolicy, FlushesThatAppendGetTheBudgetsFilter) {
+  BlockBasedTableOptions options;
+  options.filter_policy = PolicyFrom("{id=sstfilter.Leveled;bits_per_key=10;num_levels=5}");
+  const auto& leveled = dynamic_cast<const LeveledPolicy&>(*options.filter_policy);
+  auto keys_from = [](uint64_t first, uint64_t count) {
+    std::vector<std::string> keys;
+    for (uint64_t i = first; i < first + count; ++i) keys.push_back(testing::NumberedKey(i, 8));
+    return keys;
+  };
+  auto builder_for = [&](int level, const std::string& column_family) {
+    FilterBuildingContext context(options);
+    context.num_levels = 5;
+    context.level_at_creation = level;
+    context.column_family_name = column_family;
+    return std::unique_ptr<FilterBitsBuilder>(options.filter_policy->GetBuilderWithContext(context));
+  };
+  // Each Finish of `builder` over its partitions (sets of keys): true where it took the budget's
+  // filter, false where level 0's.
+  auto budgets_filter = [&](FilterBitsBuilder& builder,
+                            const std::vector<std::vector<std::string>>& partitions) {
+    std::vector<bool> out;
+    for (const std::vector<std::string>& keys : partitions) {
+      for (const std::string& k : keys) builder.AddKey(k);
+      std::unique_ptr<const char[]> buf;
+      const size_t bytes = builder.Finish(&buf).size();
+      const uint64_t appended = FilterBytes(LeveledChoice(leveled, 1, 0, keys).spec, keys.size()).value();
+      const uint64_t level0 = FilterBytes(LeveledChoice(leveled, 5, 0, keys).spec, keys.size()).value();
+      EXPECT_LT(appended, level0);
+      EXPECT_TRUE(bytes == appended || bytes == level0) << bytes;
+      out.push_back(bytes == appended);
+    }
+    return out;
+  };
+  auto flush = [&](const std::string& column_family, uint64_t first, uint64_t count) -> bool {
+    return budgets_filter(*builder_for(0, column_family), {keys_from(first, count)})[0];
+  };
+  EXPECT_TRUE(flush("a", 10'000, 2'000));    // the first flush: nothing to overlap
+  EXPECT_TRUE(flush("a", 12'000, 2'000));    // ascending keys
+  EXPECT_TRUE(flush("a", 8'000, 2'000));     // descending keys
+  EXPECT_FALSE(flush("a", 9'000, 2'000));    // keys among the last flushes'
+  EXPECT_FALSE(flush("a", 11'000, 200));     // inside one flush's range
+  EXPECT_TRUE(flush("b", 10'000, 2'000));    // another column family: another tree
+  // Another level's file is no flush: neither asked nor remembered.
+  budgets_filter(*builder_for(1, "a"), {keys_from(20'000, 2'000)});
+  EXPECT_TRUE(flush("a", 20'000, 2'000));
+  // A partitioned filter: its first partition decides, and its whole range is remembered.
+  EXPECT_EQ(budgets_filter(*builder_for(0, "a"), {keys_from(30'000, 1'000), keys_from(0, 1'000)}),
+            (std::vector<bool>{true, true}));
+  EXPECT_FALSE(flush("a", 25'000, 1'000));  // between that file's two partitions
+  EXPECT_EQ(budgets_filter(*builder_for(0, "a"), {keys_from(5'000, 1'000), keys_from(40'000, 1'000)}),
+            (std::vector<bool>{false, false}));
+}
+
+// Without num_levels, the model is the levels the tree really has (plugin/tree_history.h):
+// level 0, then from the shallowest to the deepest level that compaction outputs have gone to,
+// level 0 as large as the shallowest. Before any compaction, the column family's num_levels.
+TEST(LeveledPolicy, ModelsTheLevelsCompactionsReach) {
+  BlockBasedTableOptions options;
+  options.filter_policy = PolicyFrom("sstfilter.Leveled:10");
+  const auto& leveled = dynamic_cast<const LeveledPolicy&>(*options.filter_policy);
+  std::vector<std::string> keys;
+  for (int i = 0; i < 5000; ++i) keys.push_back(Key(i));
+  auto bytes_at = [&](int level, bool bottommost) {
+    FilterBuildingContext context(options);
+    context.num_levels = 7;
+    context.level_at_creation = level;
+    context.is_bottommost = bottommost;
+    std::unique_ptr<FilterBitsBuilder> builder(options.filter_policy->GetBuilderWithContext(context));
+    for (const std::string& k : keys) builder->AddKey(k);
+    std::unique_ptr<const char[]> buf;
+    return builder->Finish(&buf).size();
+  };
+  auto allocated = [&](int num_levels, int level) {
+    return FilterBytes(LeveledChoice(leveled, num_levels, level, keys).spec, keys.size()).value();
+  };
+  EXPECT_EQ(bytes_at(0, false), allocated(1, 0));  // the first flush appends
+  EXPECT_EQ(bytes_at(0, false), allocated(7, 0));  // the same keys again: before any compaction,
+                                                   // level 0 of num_levels
+  EXPECT_EQ(bytes_at(4, false), allocated(2, 1));  // the first compaction: levels 0 and 4
+  EXPECT_EQ(bytes_at(6, true), allocated(4, 3));   // levels 0, 4, 5, 6
+  EXPECT_EQ(bytes_at(5, false), allocated(4, 2));
+  EXPECT_EQ(bytes_at(4, false), allocated(4, 1));
+  EXPECT_EQ(bytes_at(5, true), allocated(4, 3));   // bottommost: the largest level, whatever its number
+  EXPECT_EQ(bytes_at(0, false), allocated(4, 0));  // level 0 of the model
+  EXPECT_LT(allocated(4, 0), allocated(7, 0));     // level 0 of a real tree is no 1e-6 of it
+  EXPECT_EQ(bytes_at(3, false), allocated(5, 1));  // the base level moves up: levels 0, 3 to 6
 }
 
 // On the level whose budget falls between two filters, each file takes one of them, drawn from
@@ -520,7 +615,7 @@ TEST(LeveledPolicy, EachLevelGetsItsOwnFilter) {
 // files that take the larger one is the allocation's fraction (within a 5-sigma binomial bound).
 TEST(LeveledPolicy, AMixedLevelsFilesDrawTheirFilterFromTheirKeys) {
   BlockBasedTableOptions options;
-  options.filter_policy = PolicyFrom("sstfilter.Leveled:10");
+  options.filter_policy = PolicyFrom("{id=sstfilter.Leveled;bits_per_key=10;num_levels=5}");
   ASSERT_NE(options.filter_policy, nullptr);
   const auto& leveled = dynamic_cast<const LeveledPolicy&>(*options.filter_policy);
   constexpr int kKeys = 2000;
@@ -576,7 +671,7 @@ TEST(LeveledPolicy, AMixedLevelsFilesDrawTheirFilterFromTheirKeys) {
 // gets its level's filter: a few bytes, not a data block read for every lookup.
 TEST(LeveledPolicy, TinyFilesKeepTheirLevelsFilter) {
   BlockBasedTableOptions options;
-  options.filter_policy = PolicyFrom("sstfilter.Leveled:10");
+  options.filter_policy = PolicyFrom("{id=sstfilter.Leveled;bits_per_key=10;num_levels=5}");
   ASSERT_NE(options.filter_policy, nullptr);
   for (const int level : {-1, 0, 4}) {
     SCOPED_TRACE(level);

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "plugin/tree_history.h"
+
+namespace sstfilter {
+
+void KeyRange::Add(std::string_view key) {
+  if (unbounded_) return;
+  if (empty_) {
+    smallest_.assign(key.data(), key.size());
+    largest_.assign(key.data(), key.size());
+    empty_ = false;
+  } else if (key < smallest_) {
+    smallest_.assign(key.data(), key.size());
+  } else if (key > largest_) {
+    largest_.assign(key.data(), key.size());
+  }
+}
+
+bool KeyRange::Overlaps(const KeyRange& other) const {
+  if (empty_ || other.empty_) return false;
+  if (unbounded_ || other.unbounded_) return true;
+  return !(largest_ < other.smallest_ || other.largest_ < smallest_);
+}
+
+uint64_t TreeHistory::NewFile() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return next_file_++;
+}
+
+bool TreeHistory::Appends(const TreeId& tree, uint64_t file, const KeyRange& keys) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto it = trees_.find(tree);
+  if (it == trees_.end()) return true;
+  for (const Flush& f : it->second.flushes) {
+    if (f.file != file && f.keys.Overlaps(keys)) return false;
+  }
+  return true;
+}
+
+TreeHistory::Tree& TreeHistory::TreeLocked(const TreeId& tree) {
+  if (trees_.size() >= kMaxTrees && trees_.count(tree) == 0) trees_.clear();
+  return trees_[tree];
+}
+
+void TreeHistory::Record(const TreeId& tree, uint64_t file, const KeyRange& keys) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::deque<Flush>& flushes = TreeLocked(tree).flushes;
+  for (Flush& f : flushes) {
+    if (f.file == file) {
+      f.keys = keys;  // the file's range so far (a partitioned filter finishes several times)
+      return;
+    }
+  }
+  flushes.push_back(Flush{file, keys});
+  if (flushes.size() > kFlushesPerTree) flushes.pop_front();
+}
+
+TreeHistory::LevelSpan TreeHistory::RecordCompaction(const TreeId& tree, int level) {
+  std::lock_guard<std::mutex> lock(mu_);
+  LevelSpan& span = TreeLocked(tree).compactions;
+  if (span.shallowest == 0 || level < span.shallowest) span.shallowest = level;
+  if (level > span.deepest) span.deepest = level;
+  return span;
+}
+
+TreeHistory::LevelSpan TreeHistory::Compactions(const TreeId& tree) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto it = trees_.find(tree);
+  return it == trees_.end() ? LevelSpan() : it->second.compactions;
+}
+
+}  // namespace sstfilter

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+// What sstfilter.Leveled has seen of each tree it builds filters for, to tell where a new file's
+// keys will live: whether a flush appends, and which levels the tree really has.
+//
+// Flushes that append. A filter is fixed when its file is written. Monkey's allocation gives
+// level 0 the richest filters (it holds few keys), which is right for a flush whose keys
+// interleave with the tree's: RocksDB soon compacts it, and rewrites its keys with deeper levels'
+// filters. A flush of keys beyond every key flushed lately (time series, logs, queues,
+// auto-increment ids) overlaps nothing: RocksDB moves it down unchanged, from 8.4 straight into
+// the last level, and its level-0 filter then stays for the file's life. A tree built by appends
+// is made of such files only (2.7 times a budget of 10 bits/key on 1M sequential keys before this
+// guess), and its absent-key lookups consult about one filter each, since its levels hold
+// disjoint key ranges: the allocation that serves it is the budget on every file, with the best
+// filter for it.
+//
+// The guess: a flush appends if its keys overlap none of the last kFlushesPerTree flushes of its
+// tree (a column family of one database). A flush of keys across the range overlaps the flush
+// before it; an append overlaps none. Ranges are bytewise, whatever the column family's
+// comparator: keys that are not ordered bytewise (little-endian integers) look like updates
+// across the range, which keeps Monkey's level-0 filter, as before the guess.
+//
+// The levels a tree has. Monkey's shares assume a tree that fills all num_levels levels, each
+// size_ratio times the one above. A real tree fills a few: with dynamic level bytes (RocksDB's
+// default from 8.4) its base level and those below it, otherwise level 1 down to the deepest
+// level reached yet. Priced for 7 levels, a tree of 3 gives its upper level (11% of the keys in
+// DbTest.NoTrivialMoveKeepsLeveledWithinItsBudget, 0.9% in the model) filters for a level 100
+// times smaller, and overspends. So the policy models the levels that compaction outputs have
+// gone to: from the shallowest to the deepest, level 0 as large as the shallowest.
+//
+// The history lives in memory. After a restart, or in a new column family, the first flush has
+// nothing to overlap and counts as an append (one file with the budget's filter rather than level
+// 0's, until it is compacted), and the levels are num_levels' until the first compaction. A
+// wrong guess costs memory or false positives, never a key.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace sstfilter {
+
+// The bytewise smallest and largest of a set of keys.
+class KeyRange {
+ public:
+  bool empty() const { return empty_; }
+  // Widens the range to take `key`. May throw std::bad_alloc (then call SetUnbounded).
+  void Add(std::string_view key);
+  // Every key: what a range that could not be recorded stands for.
+  void SetUnbounded() { empty_ = false, unbounded_ = true; }
+  bool Overlaps(const KeyRange& other) const;
+  void Clear() { *this = KeyRange(); }
+
+ private:
+  bool empty_ = true;
+  bool unbounded_ = false;  // covers every key; smallest_ and largest_ unused
+  std::string smallest_, largest_;
+};
+
+// The recent flushes and the compaction levels of every tree a policy builds filters for (shared
+// by the policy's builders; thread-safe). Memory stays bounded: kFlushesPerTree ranges per tree,
+// and past kMaxTrees trees the history starts over.
+class TreeHistory {
+ public:
+  static constexpr size_t kFlushesPerTree = 16;
+  static constexpr size_t kMaxTrees = 1024;
+
+  // A tree: its database (FilterBuildingContext::info_log, one logger per database unless the
+  // user shares one) and its column family's name.
+  using TreeId = std::pair<const void*, std::string>;
+
+  // A new flushed file's token (what Record and Appends tell its own record by).
+  uint64_t NewFile();
+  // Whether the keys of `file` overlap none of the tree's recent flushes but its own. May throw
+  // std::bad_alloc.
+  bool Appends(const TreeId& tree, uint64_t file, const KeyRange& keys) const;
+  // Records (or widens) the key range of `file`, one of the tree's flushes. May throw
+  // std::bad_alloc.
+  void Record(const TreeId& tree, uint64_t file, const KeyRange& keys);
+
+  // The levels compaction outputs of a tree have gone to, shallowest and deepest (both 0: none
+  // yet).
+  struct LevelSpan {
+    int shallowest = 0, deepest = 0;
+  };
+  // Records a compaction output's level (at least 1) and returns the span with it. May throw
+  // std::bad_alloc.
+  LevelSpan RecordCompaction(const TreeId& tree, int level);
+  LevelSpan Compactions(const TreeId& tree) const;
+
+ private:
+  struct Flush {
+    uint64_t file = 0;
+    KeyRange keys;
+  };
+  struct Tree {
+    std::deque<Flush> flushes;  // newest last
+    LevelSpan compactions;
+  };
+  Tree& TreeLocked(const TreeId& tree);
+
+  mutable std::mutex mu_;
+  uint64_t next_file_ = 0;
+  std::map<TreeId, Tree> trees_;
+};
+
+}  // namespace sstfilter

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "core/hash.h"
@@ -193,12 +194,28 @@ Result<std::vector<LevelFilter>> AllocateLevels(int num_levels, double size_rati
                                                 uint64_t keys_per_filter) {
   const Result<bool> ok = CheckArgs(num_levels, size_ratio, bits_per_key);
   if (!ok.ok()) return Err(ok.error());
-  const std::vector<double> shares = LevelShares(num_levels, size_ratio).value();
+  return AllocateShares(LevelShares(num_levels, size_ratio).value(), bits_per_key, model,
+                        keys_per_filter);
+}
+
+Result<std::vector<LevelFilter>> AllocateShares(std::vector<double> shares, double bits_per_key,
+                                                FilterCostModel model, uint64_t keys_per_filter) {
+  const Result<bool> ok = CheckArgs(static_cast<int>(std::min<size_t>(shares.size(), kMaxLevels + 1)),
+                                    /*size_ratio=*/10, bits_per_key);
+  if (!ok.ok()) return Err(ok.error());
+  double total = 0;
+  for (const double s : shares) {
+    if (!(s >= 0 && std::isfinite(s))) return Err("level shares must be finite and at least 0");
+    total += s;
+  }
+  if (!(total > 0 && std::isfinite(total))) return Err("level shares must not all be 0");
+  for (double& s : shares) s /= total;
+  const int num_levels = static_cast<int>(shares.size());
   const std::vector<Offer> hull = LowerHull(Frontier(model, keys_per_filter));
 
   // Every level starts with no filter (hull[0]); each round buys the hull step of the level that
   // removes the most rate per bit of the tree's budget, until a step no longer fits: that one is
-  // bought in part, as a mixture.
+  // bought in part, as a mixture. A level of share 0 buys every step first, for nothing.
   std::vector<size_t> at(num_levels, 0);
   int mixed = -1;  // the level that buys its last step in part, if any
   double fraction = 0;
@@ -210,7 +227,9 @@ Result<std::vector<LevelFilter>> AllocateLevels(int num_levels, double size_rati
       if (at[i] + 1 >= hull.size()) continue;
       const Offer& now = hull[at[i]];
       const Offer& next = hull[at[i] + 1];
-      const double gain = (now.rate - next.rate) / (shares[i] * (next.bits - now.bits));
+      const double cost = shares[i] * (next.bits - now.bits);
+      const double gain = cost > 0 ? (now.rate - next.rate) / cost
+                                   : std::numeric_limits<double>::infinity();
       if (gain > best_gain) {
         best_gain = gain;
         best = i;

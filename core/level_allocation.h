@@ -103,6 +103,13 @@ Result<std::vector<LevelFilter>> AllocateLevels(int num_levels, double size_rati
                                                 FilterCostModel model = FilterCostModel::kSstfilter,
                                                 uint64_t keys_per_filter = 0);
 
+// The same for a tree whose level i holds shares[i] of the keys (each finite and at least 0, not
+// all 0; normalised to sum to 1): a real tree's levels, as they are. A level of share 0 costs
+// nothing, so it gets the best filter there is.
+Result<std::vector<LevelFilter>> AllocateShares(std::vector<double> shares, double bits_per_key,
+                                                FilterCostModel model = FilterCostModel::kSstfilter,
+                                                uint64_t keys_per_filter = 0);
+
 // The same budget on every level: the best single filter within bits_per_key, everywhere (no
 // mixing: what a policy of one filter kind and one budget builds).
 Result<std::vector<LevelFilter>> UniformAllocation(

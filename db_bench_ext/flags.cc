@@ -52,6 +52,10 @@ DEFINE_bool(level_compaction_dynamic_level_bytes, false,
 DEFINE_string(sst_partitioner_factory, "",
               "SstPartitionerFactory of every database, by name (e.g. sstfilter.NoTrivialMove); "
               "empty for none");
+DEFINE_string(listeners, "",
+              "EventListeners of every database, by name, as RocksDB's DBOptions string takes "
+              "them (e.g. sstfilter.LeveledBudget, which keeps sstfilter.Leveled within its "
+              "budget whatever RocksDB does with files); empty for none");
 DEFINE_bool(settled_fill, false,
             "Fill benchmarks flush every --write_buffer_size bytes of keys and values and wait "
             "for the compactions of each flush before writing on, so that every policy's tree goes "
@@ -187,6 +191,16 @@ void CheckDatabaseFlags(Config* c) {
       Fail("bad --sst_partitioner_factory '" + FLAGS_sst_partitioner_factory +
            "': " + (s.ok() ? "no partitioner" : s.ToString()));
     }
+  }
+  if (!FLAGS_listeners.empty()) {
+    ROCKSDB_NAMESPACE::DBOptions db_options;
+    const Status s = ROCKSDB_NAMESPACE::GetDBOptionsFromString(
+        sstfilter::StrictConfigOptions(), ROCKSDB_NAMESPACE::DBOptions(),
+        "listeners=" + FLAGS_listeners, &db_options);
+    if (!s.ok() || db_options.listeners.empty()) {
+      Fail("bad --listeners '" + FLAGS_listeners + "': " + (s.ok() ? "names no listener RocksDB knows" : s.ToString()));
+    }
+    c->listeners = db_options.listeners;
   }
 }
 

@@ -6,6 +6,7 @@
 #include <gflags/gflags.h>
 #include <rocksdb/compression_type.h>
 #include <rocksdb/filter_policy.h>
+#include <rocksdb/listener.h>
 #include <rocksdb/sst_partitioner.h>
 
 #include <cstdint>
@@ -37,6 +38,7 @@ DECLARE_int64(target_file_size_base);
 DECLARE_int32(level0_file_num_compaction_trigger);
 DECLARE_bool(level_compaction_dynamic_level_bytes);
 DECLARE_string(sst_partitioner_factory);
+DECLARE_string(listeners);
 DECLARE_bool(settled_fill);
 DECLARE_bool(use_direct_reads);
 DECLARE_bool(optimize_filters_for_hits);
@@ -63,6 +65,7 @@ struct Config {
   uint64_t num = 0, reads = 0;
   ROCKSDB_NAMESPACE::CompressionType compression = ROCKSDB_NAMESPACE::kSnappyCompression;
   std::shared_ptr<ROCKSDB_NAMESPACE::SstPartitionerFactory> partitioner;  // null: none
+  std::vector<std::shared_ptr<ROCKSDB_NAMESPACE::EventListener>> listeners;
 };
 
 // Prints "db_bench_ext: <message>" on stderr and exits with status 1.

@@ -68,6 +68,7 @@ Status DbRunner::Open(bool fresh) {
   options.level0_file_num_compaction_trigger = FLAGS_level0_file_num_compaction_trigger;
   options.level_compaction_dynamic_level_bytes = FLAGS_level_compaction_dynamic_level_bytes;
   options.sst_partitioner_factory = config_.partitioner;
+  options.listeners = config_.listeners;
   options.use_direct_reads = FLAGS_use_direct_reads;
   options.optimize_filters_for_hits = FLAGS_optimize_filters_for_hits;
   ROCKSDB_NAMESPACE::BlockBasedTableOptions table;

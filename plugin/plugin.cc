@@ -9,6 +9,8 @@
 #include <new>
 
 #include "plugin/policies.h"
+#include "plugin/leveled_budget.h"
+#include "sstfilter/leveled_budget.h"
 #include "sstfilter/no_trivial_move.h"
 #include "sstfilter/sstfilter.h"
 
@@ -68,6 +70,18 @@ int AddNoTrivialMoveFactory(ObjectLibrary& library) {
   return 1;
 }
 
+int AddLeveledBudgetFactory(ObjectLibrary& library) {
+  library.AddFactory<ROCKSDB_NAMESPACE::EventListener>(
+      kLeveledBudgetName,
+      [](const std::string& /*uri*/, std::unique_ptr<ROCKSDB_NAMESPACE::EventListener>* guard,
+         std::string* errmsg) -> ROCKSDB_NAMESPACE::EventListener* {
+        guard->reset(NewLeveledBudget());
+        if (*guard == nullptr) *errmsg = "out of memory";
+        return guard->get();
+      });
+  return 1;
+}
+
 // Runs when libsstfilter.so is loaded: preloading the library (LD_PRELOAD) is enough for stock
 // RocksDB tools to understand the names.
 const int kRegisteredAtLoad = [] {
@@ -110,5 +124,5 @@ ROCKSDB_NAMESPACE::Status NewFilterPolicy(const std::string& uri,
 extern "C" int sstfilter_register(ObjectLibrary& library, const std::string& /*arg*/) {
   if (library.FindFactory<const FilterPolicy>(sstfilter::kBloomPolicyName) != nullptr) return 0;
   return sstfilter::AddPolicyFactories(library, sstfilter::AllPolicies{}) +
-         sstfilter::AddNoTrivialMoveFactory(library);
+         sstfilter::AddNoTrivialMoveFactory(library) + sstfilter::AddLeveledBudgetFactory(library);
 }

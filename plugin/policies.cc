@@ -241,6 +241,21 @@ template class KindPolicy<Cuckoo, kCuckooPolicyName>;
 template class KindPolicy<Fuse, kFusePolicyName>;
 template class KindPolicy<Ribbon, kRibbonPolicyName>;
 
+// A level never loses its filter to a file's size: where every filter of a small set costs more
+// than the level's bits (each kind has a fixed minimum: a 64-byte block, two buckets, a few
+// segments, and the 32-byte trailer), the file gets the level's filter for large sets (`nominal`,
+// the allocation at nominal costs). A few bytes beyond the budget, rather than a read for every
+// lookup. (Where the level's base choice at this count is no filter, even if some of its files
+// would draw one. The nominal level may itself mix, which can give tiny files a second mixed
+// level.)
+std::vector<LevelFilter> KeepSmallFilesFilters(std::vector<LevelFilter> priced,
+                                               const std::vector<LevelFilter>& nominal) {
+  for (size_t i = 0; i < priced.size(); ++i) {
+    if (!priced[i].base.has_filter && nominal[i].Largest().has_filter) priced[i] = nominal[i];
+  }
+  return priced;
+}
+
 // Allocations by level count and key count, computed on first use (about 0.5 ms each; the
 // partitions of a partitioned filter mostly share one key count) and then shared by the builders.
 // Priced at each exact count: a fuse table's cells per key do not fall steadily as sets grow (its
@@ -260,22 +275,9 @@ struct LeveledPolicy::Allocations {
     Result<std::vector<LevelFilter>> a =
         AllocateLevels(num_levels, size_ratio, bits_per_key, FilterCostModel::kSstfilter, keys);
     if (a.ok() && keys > 0) {
-      // A level never loses its filter to a file's size: where every filter of a small set costs
-      // more than the level's bits (each kind has a fixed minimum: a 64-byte block, two buckets,
-      // a few segments), the file gets the level's filter for large sets. A few bytes beyond
-      // the budget, rather than a read for every lookup.
       const Result<std::vector<LevelFilter>> nominal = Get(num_levels, size_ratio, bits_per_key, 0);
       if (!nominal.ok()) return nominal;
-      // (Where the level's base choice at this count is no filter, even if some of its files
-      // would draw one. The nominal level may itself mix, which can give tiny files a second
-      // mixed level.)
-      std::vector<LevelFilter> levels = a.value();
-      for (size_t i = 0; i < levels.size(); ++i) {
-        if (!levels[i].base.has_filter && nominal.value()[i].Largest().has_filter) {
-          levels[i] = nominal.value()[i];
-        }
-      }
-      a = levels;
+      a = KeepSmallFilesFilters(a.value(), nominal.value());
     }
     if (a.ok()) {
       std::lock_guard<std::mutex> lock(mu);
@@ -324,6 +326,8 @@ Result<std::vector<LevelFilter>> LeveledPolicy::Allocation(int num_levels,
 // One file's filters: its level's in the allocation priced at each filter's key count. A flush
 // (level 0) of a leveled tree first asks whether it appends, once its first filter finishes (the
 // estimates before then guess from the keys so far), and records its keys for later flushes.
+// With the tree's accounts (the sstfilter.LeveledBudget listener), the allocation is over the
+// levels' real shares, the file's own level counting its keys, for the steered budget.
 class LeveledPolicy::Chooser : public FilterChooser {
  public:
   Chooser(std::shared_ptr<Allocations> allocations, double size_ratio, double bits_per_key,
@@ -335,28 +339,59 @@ class LeveledPolicy::Chooser : public FilterChooser {
         modelled_(modelled) {}
 
   // For a flush: the history it consults and joins, as `file` of `tree`.
-  void FollowFlushes(std::shared_ptr<TreeHistory> history, TreeHistory::TreeId tree) {
+  void FollowFlushes(std::shared_ptr<TreeHistory> history, TreeId tree) {
     file_ = history->NewFile();
     history_ = std::move(history);
     tree_ = std::move(tree);
+  }
+
+  // The tree as it is: each level's keys, the file's level in it (-1: one level holding every
+  // key), and the budget to allocate.
+  void UseAccounts(std::vector<double> level_keys, int level, double bits_per_key) {
+    level_keys_ = std::move(level_keys);
+    level_ = level;
+    bits_per_key_ = bits_per_key;
   }
 
   bool WantsKeyRange() const override { return history_ != nullptr; }
 
   Result<LevelFilter> ForKeys(uint64_t num_keys, const KeyRange& file_keys,
                               bool finishing) override {
-    int num_levels = num_levels_, modelled = modelled_;
-    if (history_ != nullptr && Appends(file_keys, finishing)) {
-      num_levels = 1;  // the budget's filter: the file will hold its keys wherever it moves
-      modelled = 0;
+    const bool appends = history_ != nullptr && Appends(file_keys, finishing);
+    if (appends || (!level_keys_.empty() && level_ < 0)) {
+      // The budget's filter: an appended file will hold its keys wherever it moves.
+      return OneOf(allocations_->Get(1, size_ratio_, bits_per_key_, num_keys), 0);
     }
-    const Result<std::vector<LevelFilter>> a =
-        allocations_->Get(num_levels, size_ratio_, bits_per_key_, num_keys);
-    if (!a.ok()) return Err(a.error());
-    return a.value()[static_cast<size_t>(modelled)];
+    if (level_keys_.empty()) {
+      return OneOf(allocations_->Get(num_levels_, size_ratio_, bits_per_key_, num_keys), modelled_);
+    }
+    const auto cached = by_keys_.find(num_keys);
+    if (cached != by_keys_.end()) return cached->second;
+    std::vector<double> shares = level_keys_;
+    shares[static_cast<size_t>(level_)] += static_cast<double>(num_keys);
+    Result<std::vector<LevelFilter>> a =
+        AllocateShares(shares, bits_per_key_, FilterCostModel::kSstfilter, num_keys);
+    if (a.ok() && num_keys > 0) {
+      const Result<std::vector<LevelFilter>> nominal =
+          AllocateShares(shares, bits_per_key_, FilterCostModel::kSstfilter, 0);
+      if (!nominal.ok()) return Err(nominal.error());
+      a = KeepSmallFilesFilters(a.value(), nominal.value());
+    }
+    const Result<LevelFilter> chosen = OneOf(a, level_);
+    if (by_keys_.size() < kMaxCached) by_keys_.emplace(num_keys, chosen);
+    return chosen;
   }
 
  private:
+  // A file asks for at most one allocation per doubling of its keys in the estimates, and one
+  // per partition size at Finish.
+  static constexpr size_t kMaxCached = 64;
+
+  static Result<LevelFilter> OneOf(const Result<std::vector<LevelFilter>>& a, int level) {
+    if (!a.ok()) return Err(a.error());
+    return a.value()[static_cast<size_t>(level)];
+  }
+
   bool Appends(const KeyRange& file_keys, bool finishing) {
     const bool appends = decided_ ? appends_
                                   : !file_keys.empty() && history_->Appends(tree_, file_, file_keys);
@@ -369,12 +404,16 @@ class LeveledPolicy::Chooser : public FilterChooser {
   }
 
   const std::shared_ptr<Allocations> allocations_;
-  const double size_ratio_, bits_per_key_;
+  const double size_ratio_;
+  double bits_per_key_;
   const int num_levels_, modelled_;
   std::shared_ptr<TreeHistory> history_;  // null: not a flush of a leveled tree
-  TreeHistory::TreeId tree_;
+  TreeId tree_;
   uint64_t file_ = 0;
   bool decided_ = false, appends_ = false;
+  std::vector<double> level_keys_;  // empty: no accounts, the modelled tree
+  int level_ = 0;
+  std::map<uint64_t, Result<LevelFilter>> by_keys_;
 };
 
 ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
@@ -385,7 +424,7 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
     return nullptr;
   }
   const bool verify = context.table_options.detect_filter_construct_corruption;
-  const TreeHistory::TreeId tree{context.info_log, context.column_family_name};
+  const TreeId tree{context.info_log, context.column_family_name};
   int num_levels = shape_.num_levels > 0 ? shape_.num_levels : context.num_levels;
   int modelled = 0;  // the level of the model the file belongs to
   if (context.compaction_style != ROCKSDB_NAMESPACE::kCompactionStyleLevel || num_levels < 1 ||
@@ -420,6 +459,25 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
   auto chooser = std::make_unique<Chooser>(allocations_, shape_.size_ratio, budget_.bits_per_key,
                                            num_levels, modelled);
   if (num_levels > 1 && context.level_at_creation == 0) chooser->FollowFlushes(history_, tree);
+  TreeAccounts accounts;
+  uint64_t version = 0;
+  if (shape_.num_levels == 0 && Ledger::Global().Get(tree, &accounts, &version)) {
+    // The tree as the sstfilter.LeveledBudget listener last saw it: allocate over its levels, for
+    // a budget that steers it back to the policy's (include/sstfilter/leveled_budget.h).
+    const int level = num_levels > 1 ? context.level_at_creation : -1;
+    std::vector<double> level_keys(std::max<size_t>(accounts.size(), level + 1), 0);
+    double keys = 0, bits = 0;
+    for (size_t i = 0; i < accounts.size(); ++i) {
+      level_keys[i] = static_cast<double>(accounts[i].keys);
+      keys += static_cast<double>(accounts[i].keys);
+      bits += 8 * static_cast<double>(accounts[i].filter_bytes);
+    }
+    if (keys > 0 && level_keys.size() <= static_cast<size_t>(kMaxLevels)) {
+      const double steered = history_->Steer(tree, version, bits / keys, budget_.bits_per_key);
+      chooser->UseAccounts(std::move(level_keys), level,
+                           std::min(std::max(steered, kMinBitsPerKey), kMaxBitsPerKey));
+    }
+  }
   return new (std::nothrow) SstFilterBitsBuilder(std::move(chooser), verify, context.info_log);
 }
 

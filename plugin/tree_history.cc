@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "plugin/tree_history.h"
 
+#include <algorithm>
+
 namespace sstfilter {
 
 void KeyRange::Add(std::string_view key) {
@@ -63,10 +65,43 @@ TreeHistory::LevelSpan TreeHistory::RecordCompaction(const TreeId& tree, int lev
   return span;
 }
 
+double TreeHistory::Steer(const TreeId& tree, uint64_t accounts_version, double tree_bits_per_key,
+                          double budget) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Tree& t = TreeLocked(tree);
+  if (accounts_version != t.steered_version) {
+    t.steered_version = accounts_version;
+    t.correction -= kSteerGain * (tree_bits_per_key - budget);
+    t.correction = std::min(std::max(t.correction, (kSteerLowest - 1) * budget),
+                            (kSteerHighest - 1) * budget);
+  }
+  return budget + t.correction;
+}
+
 TreeHistory::LevelSpan TreeHistory::Compactions(const TreeId& tree) const {
   std::lock_guard<std::mutex> lock(mu_);
   const auto it = trees_.find(tree);
   return it == trees_.end() ? LevelSpan() : it->second.compactions;
+}
+
+Ledger& Ledger::Global() {
+  static Ledger* const ledger = new Ledger();  // never destroyed: listeners may outlive statics
+  return *ledger;
+}
+
+void Ledger::Publish(const TreeId& tree, TreeAccounts accounts) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (trees_.size() >= TreeHistory::kMaxTrees && trees_.count(tree) == 0) trees_.clear();
+  trees_[tree] = Entry{std::move(accounts), next_version_++};
+}
+
+bool Ledger::Get(const TreeId& tree, TreeAccounts* accounts, uint64_t* version) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto it = trees_.find(tree);
+  if (it == trees_.end()) return false;
+  *accounts = it->second.accounts;
+  *version = it->second.version;
+  return true;
 }
 
 }  // namespace sstfilter

@@ -40,6 +40,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace sstfilter {
 
@@ -60,6 +61,10 @@ class KeyRange {
   std::string smallest_, largest_;
 };
 
+// A tree: its database (FilterBuildingContext::info_log, the DB's info_log: one logger per database
+// unless the user shares one) and its column family's name.
+using TreeId = std::pair<const void*, std::string>;
+
 // The recent flushes and the compaction levels of every tree a policy builds filters for (shared
 // by the policy's builders; thread-safe). Memory stays bounded: kFlushesPerTree ranges per tree,
 // and past kMaxTrees trees the history starts over.
@@ -67,10 +72,6 @@ class TreeHistory {
  public:
   static constexpr size_t kFlushesPerTree = 16;
   static constexpr size_t kMaxTrees = 1024;
-
-  // A tree: its database (FilterBuildingContext::info_log, one logger per database unless the
-  // user shares one) and its column family's name.
-  using TreeId = std::pair<const void*, std::string>;
 
   // A new flushed file's token (what Record and Appends tell its own record by).
   uint64_t NewFile();
@@ -91,6 +92,16 @@ class TreeHistory {
   LevelSpan RecordCompaction(const TreeId& tree, int level);
   LevelSpan Compactions(const TreeId& tree) const;
 
+  // The budget for the tree's next filters, given the accounts' version and the tree's bits per
+  // key in it: `budget` plus a correction that integrates the tree's excess over the budget, once
+  // per version of the accounts (kSteerGain of it each time), within kSteerLowest and
+  // kSteerHighest times the budget. Integral, because a proportional correction would leave the
+  // tree off its budget by as much as the files that are never rewritten (an ingested file,
+  // the moved files of an ordered tree) weigh. May throw std::bad_alloc.
+  static constexpr double kSteerGain = 0.1, kSteerLowest = 0.5, kSteerHighest = 1.25;
+  double Steer(const TreeId& tree, uint64_t accounts_version, double tree_bits_per_key,
+               double budget);
+
  private:
   struct Flush {
     uint64_t file = 0;
@@ -99,12 +110,43 @@ class TreeHistory {
   struct Tree {
     std::deque<Flush> flushes;  // newest last
     LevelSpan compactions;
+    uint64_t steered_version = 0;  // the accounts' version last integrated (0: none)
+    double correction = 0;         // bits per key added to the budget
   };
   Tree& TreeLocked(const TreeId& tree);
 
   mutable std::mutex mu_;
   uint64_t next_file_ = 0;
   std::map<TreeId, Tree> trees_;
+};
+
+// One level of a tree as it is: its files' keys (filter entries; a file without a filter counts
+// its entries) and filter bytes.
+struct LevelAccount {
+  uint64_t keys = 0;
+  uint64_t filter_bytes = 0;
+};
+using TreeAccounts = std::vector<LevelAccount>;  // by level
+
+// The accounts of every tree that the sstfilter.LeveledBudget listener watches (plugin/
+// leveled_budget.h), for every sstfilter.Leveled policy to read: one per process, thread-safe,
+// bounded like TreeHistory.
+class Ledger {
+ public:
+  static Ledger& Global();
+  void Publish(const TreeId& tree, TreeAccounts accounts);
+  // Whether the tree has accounts (then in *accounts, and their version, from 1, in *version).
+  // May throw std::bad_alloc.
+  bool Get(const TreeId& tree, TreeAccounts* accounts, uint64_t* version) const;
+
+ private:
+  struct Entry {
+    TreeAccounts accounts;
+    uint64_t version = 0;
+  };
+  mutable std::mutex mu_;
+  uint64_t next_version_ = 1;
+  std::map<TreeId, Entry> trees_;
 };
 
 }  // namespace sstfilter

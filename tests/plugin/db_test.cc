@@ -747,6 +747,75 @@ TEST_F(DbTest, NoTrivialMoveKeepsLeveledWithinItsBudget) {
   EXPECT_LE(average_bits[1], 1.02 * kBudget);
 }
 
+// Files that no compaction rewrites can hold richer filters than the allocation's: here an
+// ingested file of 20% of the keys built with 20 bits per key, whose range later writes never
+// overlap. Alone, sstfilter.Leveled cannot know of it and the tree spends 12 bits per key. With
+// the sstfilter.LeveledBudget listener (named in the DBOptions string, as an OPTIONS file or a
+// user gives it) the policy sees every level's filters and steers the files it writes after, so
+// that the tree comes back to its budget.
+TEST_F(DbTest, LeveledBudgetListenerSteersTheTreeToItsBudget) {
+  constexpr double kBudget = 10;
+  constexpr uint64_t kIngested = 30'000, kWritten = 120'000;
+  fs::create_directories(dir_);
+  const std::string sst = dir_ + "/../sstfilter_rich_" + std::to_string(::getpid()) + ".sst";
+  {
+    ROCKSDB_NAMESPACE::SstFileWriter writer(ROCKSDB_NAMESPACE::EnvOptions(),
+                                            MakeOptions("sstfilter.Bloom:20"));
+    ASSERT_TRUE(writer.Open(sst).ok());
+    for (uint64_t i = 0; i < kIngested; ++i) {
+      ASSERT_TRUE(writer.Put(PresentKey(i), ValueOf(PresentKey(i))).ok());
+    }
+    ASSERT_TRUE(writer.Finish().ok());
+  }
+  std::vector<uint64_t> order(kWritten);
+  std::iota(order.begin(), order.end(), kIngested);
+  std::shuffle(order.begin(), order.end(), std::mt19937_64(11));
+  double average_bits[2] = {0, 0};
+  for (const bool listen : {false, true}) {
+    SCOPED_TRACE(listen ? "with sstfilter.LeveledBudget" : "without a listener");
+    Options options = MakeOptions("sstfilter.Leveled:10");
+    ShapeSmallTree(/*level1_bytes=*/512 << 10, /*file_bytes=*/128 << 10, &options);
+    if (listen) {
+      ASSERT_TRUE(ROCKSDB_NAMESPACE::GetDBOptionsFromString(StrictConfigOptions(), options,
+                                                            "listeners=sstfilter.LeveledBudget",
+                                                            &options)
+                      .ok());
+      ASSERT_EQ(options.listeners.size(), 1u);
+      ASSERT_STREQ(options.listeners[0]->Name(), "sstfilter.LeveledBudget");
+    }
+    Open(options);
+    ROCKSDB_NAMESPACE::IngestExternalFileOptions ingest;  // a copy: the file serves both runs
+    ASSERT_TRUE(db_->IngestExternalFile({sst}, ingest).ok());
+    WriteOptions w;
+    w.disableWAL = true;
+    for (const uint64_t i : order) {
+      ASSERT_TRUE(db_->Put(w, PresentKey(i), ValueOf(PresentKey(i))).ok());
+    }
+    ASSERT_TRUE(db_->Flush({}).ok());
+    testing::WaitForCompactions(db_.get());
+    ExpectAllPresent(0, kIngested + kWritten);
+    EXPECT_EQ(LookUpAbsent(10'000).true_positives, 0u);
+    uint64_t bytes = 0, entries = 0;
+    for (const auto& [file, props] : Tables()) {
+      bytes += props->filter_size;
+      entries += props->num_filter_entries;
+    }
+    average_bits[listen] = 8.0 * bytes / entries;
+    db_.reset();
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  fs::remove(sst);
+  printf("[ figures  ] sstfilter.Leveled:10 after a 20-bit ingestion: %.2f bits/key alone, %.2f "
+         "with sstfilter.LeveledBudget\n",
+         average_bits[0], average_bits[1]);
+  EXPECT_GT(average_bits[0], 1.1 * kBudget);
+  // The steering integrates the excess once per flush or compaction; where the last compactions
+  // leave it depends on their timing (9.70 to 9.89 bits/key in 5 runs on 7.8.3).
+  EXPECT_LE(average_bits[1], 1.02 * kBudget);
+  EXPECT_GE(average_bits[1], 0.95 * kBudget);
+}
+
 TEST_F(DbTest, OptimizeFiltersForHits) {
   Options options = MakeOptions("sstfilter.Bloom:10");
   options.optimize_filters_for_hits = true;

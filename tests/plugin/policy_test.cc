@@ -269,7 +269,7 @@ TEST(RocksDb, TheLoadedLibraryIsTheVersionOfTheHeaders) {
 TEST(Policy, RegistrationIsIdempotent) {
   EXPECT_EQ(sstfilter_register(*ROCKSDB_NAMESPACE::ObjectLibrary::Default(), ""), 0);
   auto library = std::make_shared<ROCKSDB_NAMESPACE::ObjectLibrary>("test");
-  EXPECT_EQ(sstfilter_register(*library, ""), 6);  // five policies and the partitioner
+  EXPECT_EQ(sstfilter_register(*library, ""), 7);  // five policies, the partitioner, the listener
   EXPECT_EQ(sstfilter_register(*library, ""), 0);
 }
 

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: Apache-2.0
+// sstfilter.LeveledBudget: an EventListener that keeps sstfilter.Leveled within its budget
+// whatever RocksDB does with files.
+//
+// Why: a filter is fixed when its file is written. RocksDB moves files down unchanged ("trivial
+// moves"), ingests files, and fills levels in proportions no model knows in advance (level 0 may
+// hold a few percent of a tree's keys, where Monkey's shares say a millionth). Alone, the policy
+// models the tree from what it builds (plugin/tree_history.h); filters that a move carried
+// elsewhere, or a level fuller than modelled, then overspend (10.32 bits/key for a budget of 10
+// in a 3M-key random tree, docs/filters.md).
+//
+// With this listener, after every flush, compaction (trivial moves included) and ingestion,
+// the policy knows each level's keys and filter bytes as they are. Each new filter is then
+// allocated (core/level_allocation.h, AllocateShares) over the levels' real shares of the keys,
+// its own level counting the new file, for a budget that steers the tree back to the policy's:
+// 2 x budget - (the tree's bits per key), within [0.5, 1.25] x budget. Files written after an
+// overspend get less until the tree is back within its budget; files never rewritten (the moved
+// files of an ordered tree) are paid for by the files written after them.
+//
+// Cost: after each event, one GetLiveFilesMetaData (in memory) and, for each file it has not
+// seen created (files older than the listener: after a restart, every file once), a read of the
+// file's properties. Nothing per lookup.
+//
+// Select it by name in DBOptions: "listeners=sstfilter.LeveledBudget" in an options string, or
+// NewLeveledBudgetListener() in code (DBOptions::listeners). One listener serves any number of
+// databases and column families; policies of other kinds ignore it.
+#pragma once
+
+#include <rocksdb/listener.h>
+
+#include <memory>
+
+#include "sstfilter/export.h"
+
+namespace sstfilter {
+
+inline constexpr const char* kLeveledBudgetName = "sstfilter.LeveledBudget";
+
+SSTFILTER_EXPORT std::shared_ptr<ROCKSDB_NAMESPACE::EventListener> NewLeveledBudgetListener();
+
+}  // namespace sstfilter

@@ -801,6 +801,11 @@ TEST_F(DbTest, LeveledBudgetListenerSteersTheTreeToItsBudget) {
       entries += props->num_filter_entries;
     }
     average_bits[listen] = 8.0 * bytes / entries;
+    if (listen) {  // RocksDB writes the listener to the OPTIONS file, and creates it from there
+      const Options reopened = ReopenFromOptionsFile();
+      ASSERT_EQ(reopened.listeners.size(), 1u);
+      EXPECT_STREQ(reopened.listeners[0]->Name(), "sstfilter.LeveledBudget");
+    }
     db_.reset();
     fs::remove_all(dir_);
     fs::create_directories(dir_);

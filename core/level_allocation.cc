@@ -200,8 +200,9 @@ Result<std::vector<LevelFilter>> AllocateLevels(int num_levels, double size_rati
 
 Result<std::vector<LevelFilter>> AllocateShares(std::vector<double> shares, double bits_per_key,
                                                 FilterCostModel model, uint64_t keys_per_filter) {
-  const Result<bool> ok = CheckArgs(static_cast<int>(std::min<size_t>(shares.size(), kMaxLevels + 1)),
-                                    /*size_ratio=*/10, bits_per_key);
+  const Result<bool> ok =
+      CheckArgs(static_cast<int>(std::min<size_t>(shares.size(), kMaxLevels + 1)),
+                /*size_ratio=*/10, bits_per_key);
   if (!ok.ok()) return Err(ok.error());
   double total = 0;
   for (const double s : shares) {
@@ -228,8 +229,8 @@ Result<std::vector<LevelFilter>> AllocateShares(std::vector<double> shares, doub
       const Offer& now = hull[at[i]];
       const Offer& next = hull[at[i] + 1];
       const double cost = shares[i] * (next.bits - now.bits);
-      const double gain = cost > 0 ? (now.rate - next.rate) / cost
-                                   : std::numeric_limits<double>::infinity();
+      const double gain =
+          cost > 0 ? (now.rate - next.rate) / cost : std::numeric_limits<double>::infinity();
       if (gain > best_gain) {
         best_gain = gain;
         best = i;

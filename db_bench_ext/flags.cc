@@ -39,6 +39,10 @@ DEFINE_int32(bloom_bits, -1,
              "If >= 0 and --filter_uri is not given, compare none with bloomfilter:<bloom_bits>");
 DEFINE_bool(statistics, false, "Print RocksDB's statistics after each policy's benchmarks");
 DEFINE_int64(seed, 42, "Seed of the key order and the lookups");
+DEFINE_string(key_dist, "uniform",
+              "Which keys the read benchmarks look up: uniform, or zipfian (--zipf_theta; the "
+              "hottest keys are the last of the key space, the newest of an ordered fill)");
+DEFINE_double(zipf_theta, 0.99, "Exponent of --key_dist=zipfian, in (0, 1)");
 DEFINE_int64(write_buffer_size, 16 << 20, "Memtable size in bytes");
 DEFINE_string(compression_type, "snappy", "none, snappy, zlib, lz4, zstd");
 DEFINE_int32(num_levels, 7, "Levels of the LSM tree");
@@ -157,6 +161,16 @@ void CheckWorkloadFlags(Config* c) {
   if (FLAGS_batch_size < 1 || FLAGS_batch_size > 4096) Fail("--batch_size must be in [1, 4096]");
   if (FLAGS_rounds < 0 || FLAGS_rounds > 1000) Fail("--rounds must be in [0, 1000]");
   if (!(FLAGS_fp_rate > 0 && FLAGS_fp_rate < 1)) Fail("--fp_rate must be in (0, 1)");
+  if (FLAGS_key_dist == "uniform") {
+    c->zipf_theta = 0;
+  } else if (FLAGS_key_dist == "zipfian") {
+    if (!(FLAGS_zipf_theta > 0 && FLAGS_zipf_theta < 1)) {
+      Fail("--zipf_theta must be in (0, 1), got " + std::to_string(FLAGS_zipf_theta));
+    }
+    c->zipf_theta = FLAGS_zipf_theta;
+  } else {
+    Fail("--key_dist must be uniform or zipfian, got '" + FLAGS_key_dist + "'");
+  }
 }
 
 // The database's options: cache, memtable, the tree's shape, compression, the partitioner.
@@ -198,7 +212,8 @@ void CheckDatabaseFlags(Config* c) {
         sstfilter::StrictConfigOptions(), ROCKSDB_NAMESPACE::DBOptions(),
         "listeners=" + FLAGS_listeners, &db_options);
     if (!s.ok() || db_options.listeners.empty()) {
-      Fail("bad --listeners '" + FLAGS_listeners + "': " + (s.ok() ? "names no listener RocksDB knows" : s.ToString()));
+      Fail("bad --listeners '" + FLAGS_listeners +
+           "': " + (s.ok() ? "names no listener RocksDB knows" : s.ToString()));
     }
     c->listeners = db_options.listeners;
   }

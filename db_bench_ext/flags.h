@@ -29,6 +29,7 @@ DECLARE_int64(cache_size);
 DECLARE_int32(bloom_bits);
 DECLARE_bool(statistics);
 DECLARE_int64(seed);
+DECLARE_string(key_dist);
 DECLARE_int64(write_buffer_size);
 DECLARE_string(compression_type);
 DECLARE_int32(num_levels);
@@ -63,6 +64,7 @@ struct Config {
   std::vector<const Benchmark*> benchmarks;  // in --benchmarks order
   std::vector<PolicyUnderTest> policies;
   uint64_t num = 0, reads = 0;
+  double zipf_theta = 0;  // the read benchmarks' Zipfian exponent; 0: uniform lookups
   ROCKSDB_NAMESPACE::CompressionType compression = ROCKSDB_NAMESPACE::kSnappyCompression;
   std::shared_ptr<ROCKSDB_NAMESPACE::SstPartitionerFactory> partitioner;  // null: none
   std::vector<std::shared_ptr<ROCKSDB_NAMESPACE::EventListener>> listeners;

@@ -21,6 +21,8 @@ Json ConfigJson(const Config& c) {
           {"batch_size", FLAGS_batch_size},
           {"cache_size", FLAGS_cache_size},
           {"seed", FLAGS_seed},
+          {"key_dist", FLAGS_key_dist},
+          {"zipf_theta", c.zipf_theta},
           {"compression_type", FLAGS_compression_type}};
 }
 

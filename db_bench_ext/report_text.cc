@@ -3,6 +3,7 @@
 // and the closing table.
 #include <cinttypes>
 #include <cstdio>
+#include <string>
 
 #include "core/blocked_bloom/math.h"
 #include "core/cuckoo/math.h"
@@ -44,13 +45,21 @@ void PrintLevels(const PolicyResult& pr) {
   }
 }
 
+std::string FormatTheta(double theta) {
+  char buf[32];
+  snprintf(buf, sizeof(buf), "%g", theta);
+  return buf;
+}
+
 }  // namespace
 
 void PrintConfig(const Config& config) {
   printf("db_bench_ext: %" PRIu64 " keys of %d bytes, values of %d bytes, %" PRIu64
-         " lookups per read benchmark, %d thread(s), compression %s\n",
-         config.num, FLAGS_key_size, FLAGS_value_size, config.reads, FLAGS_threads,
-         FLAGS_compression_type.c_str());
+         " lookups per read benchmark (%s), %d thread(s), compression %s\n",
+         config.num, FLAGS_key_size, FLAGS_value_size, config.reads,
+         config.zipf_theta > 0 ? ("zipfian, theta " + FormatTheta(config.zipf_theta)).c_str()
+                               : "uniform",
+         FLAGS_threads, FLAGS_compression_type.c_str());
 }
 
 // A fuse or Ribbon filter's size depends on its key count: the bits per key of one filter of

@@ -16,6 +16,7 @@
 
 #include "compat/rocksdb_api.h"
 #include "core/random.h"
+#include "db_bench_ext/key_dist.h"
 #include "sstfilter/inspect.h"
 
 namespace db_bench_ext {
@@ -185,6 +186,7 @@ void DbRunner::Read(const Benchmark& benchmark, BenchResult* r) {
   std::atomic<uint64_t> found{0}, ops{0};
   Progress progress(per_thread * FLAGS_threads);
   std::mutex levels_mu;
+  const KeyDist key_dist(config_.num, config_.zipf_theta);
   auto worker = [&](int thread) {
     // Per-level filter counts (perf context counters are per thread; counting costs every
     // policy the same few increments).
@@ -204,8 +206,7 @@ void DbRunner::Read(const Benchmark& benchmark, BenchResult* r) {
     for (uint64_t done = 0; done < per_thread; done += batch) {
       const size_t n = static_cast<size_t>(std::min<uint64_t>(batch, per_thread - done));
       for (size_t j = 0; j < n; ++j) {
-        // `%`, not a multiply-shift range reduction: it keeps the lookups those of earlier runs.
-        WriteKey(sstfilter::SplitMix64(&rng) % config_.num, missing, &keys[j]);
+        WriteKey(key_dist.Next(&rng), missing, &keys[j]);
         slices[j] = keys[j];
       }
       if (multi) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Registration of sstfilter's policies and of its SST partitioner in RocksDB's ObjectLibrary, at
-// load time and on request.
+// Registration of sstfilter's policies, its SST partitioner and its event listener in RocksDB's
+// ObjectLibrary, at load time and on request.
 #include <rocksdb/convenience.h>
 #include <rocksdb/utilities/object_registry.h>
 
@@ -8,8 +8,8 @@
 #include <memory>
 #include <new>
 
-#include "plugin/policies.h"
 #include "plugin/leveled_budget.h"
+#include "plugin/policies.h"
 #include "sstfilter/leveled_budget.h"
 #include "sstfilter/no_trivial_move.h"
 #include "sstfilter/sstfilter.h"

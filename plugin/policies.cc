@@ -393,8 +393,8 @@ class LeveledPolicy::Chooser : public FilterChooser {
   }
 
   bool Appends(const KeyRange& file_keys, bool finishing) {
-    const bool appends = decided_ ? appends_
-                                  : !file_keys.empty() && history_->Appends(tree_, file_, file_keys);
+    const bool appends =
+        decided_ ? appends_ : !file_keys.empty() && history_->Appends(tree_, file_, file_keys);
     if (finishing) {
       decided_ = true;  // every filter (partition) of the file takes the first one's answer
       appends_ = appends;
@@ -446,8 +446,8 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
     // A file RocksDB writes to the bottommost level holding data belongs to the tree's largest
     // level, whatever its number: the tree may not (yet) reach num_levels.
     modelled = context.is_bottommost ? num_levels - 1
-               : level == 0      ? 0
-                                 : std::min(std::max(level - shallowest + 1, 1), num_levels - 1);
+               : level == 0          ? 0
+                            : std::min(std::max(level - shallowest + 1, 1), num_levels - 1);
     const Result<std::vector<LevelFilter>> nominal = Allocation(num_levels);
     if (!nominal.ok()) {
       LogNoFilter(context.info_log, Name(), nominal.error());

@@ -105,21 +105,25 @@ using RibbonPolicy = KindPolicy<Ribbon, kRibbonPolicyName>;
 
 // sstfilter.Leveled: one memory budget for the whole tree (bits_per_key, averaged over all keys),
 // spent per level as Monkey prescribes (core/level_allocation.h). Each new file gets the filter of
-// its level: the level RocksDB creates it on (FilterBuildingContext::level_at_creation; flushes
-// are level 0), in a tree of num_levels levels (the option, or else the column family's
-// num_levels) growing by size_ratio, with the allocation priced at the filter's key count (which
-// kind is cheapest depends on it), so the kind is chosen when the builder finishes; on the one
-// level whose budget falls between two filters, each filter draws one of them from its keys.
-// Files of unknown level (ingested, repaired), trees under universal or FIFO compaction and
-// flushes that append (keys beyond every recent flush's: plugin/tree_history.h) get the
-// allocation of a tree of one level: the two filters around the budget, mixed so that they spend
-// it exactly. Reads any sstfilter filter (same compatibility family).
+// where its keys will live (plugin/tree_history.h), with the allocation priced at the filter's
+// key count (which kind is cheapest depends on it), so the kind is chosen when the builder
+// finishes; on the one level whose budget falls between two filters, each filter draws one of
+// them from its keys:
+// - a flush that appends (keys beyond every recent flush's), a file of unknown level (ingested,
+//   repaired), and any file of a tree under universal or FIFO compaction: the allocation of a
+//   tree of one level, the two filters around the budget, mixed so that they spend it exactly;
+// - another file: its level (FilterBuildingContext::level_at_creation; the largest level when
+//   RocksDB writes it as bottommost) in a model of num_levels levels growing by size_ratio, or,
+//   when num_levels is 0, of the levels compaction outputs have reached;
+// - with the sstfilter.LeveledBudget listener's accounts of the tree (leveled_budget.h), and
+//   num_levels 0: its level in the tree as it is, for the steered budget.
+// Reads any sstfilter filter (same compatibility family).
 //
 // A filter is fixed when its file is written, and RocksDB moves files down unchanged when they
-// overlap nothing below; such a file keeps its upper level's filter. Appended flushes, every file
-// of an ordered tree, are moved so; other moves (a compaction's output pushed down later) are
-// rare in random trees. The sstfilter.NoTrivialMove partitioner (no_trivial_move.h) makes RocksDB
-// rewrite them instead, at a cost in writes.
+// overlap nothing below; such a file keeps the filter it was written with. Appended flushes carry
+// the budget's; a compaction output carries its level's, which the listener's steering pays for,
+// or which the sstfilter.NoTrivialMove partitioner (no_trivial_move.h) avoids by making RocksDB
+// rewrite the file, at a cost in writes.
 class LeveledPolicy : public SstFilterPolicy {
  public:
   LeveledPolicy();

@@ -72,8 +72,8 @@ double TreeHistory::Steer(const TreeId& tree, uint64_t accounts_version, double 
   if (accounts_version != t.steered_version) {
     t.steered_version = accounts_version;
     t.correction -= kSteerGain * (tree_bits_per_key - budget);
-    t.correction = std::min(std::max(t.correction, (kSteerLowest - 1) * budget),
-                            (kSteerHighest - 1) * budget);
+    t.correction =
+        std::min(std::max(t.correction, (kSteerLowest - 1) * budget), (kSteerHighest - 1) * budget);
   }
   return budget + t.correction;
 }

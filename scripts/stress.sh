@@ -73,11 +73,16 @@ configs=("full||"
 # Writes an OPTIONS file for db_stress --options_file: small memtables and files, so that a short
 # run flushes, compacts and builds many filters (and partitions).
 write_options() {  # file policy table_options cf_options
-  local cf="$4"
-  case "$2" in sstfilter.Leveled*) cf="${cf:+$cf;}sst_partitioner_factory=sstfilter.NoTrivialMove" ;; esac
+  local cf="$4" db=""
+  case "$2" in
+    sstfilter.Leveled*)  # with its listener, and its partitioner: each under db_stress's load
+      cf="${cf:+$cf;}sst_partitioner_factory=sstfilter.NoTrivialMove"
+      db="listeners=sstfilter.LeveledBudget" ;;
+  esac
   {
     printf '[Version]\n  rocksdb_version=7.8.3\n  options_file_version=1.1\n'
     printf '[DBOptions]\n  create_if_missing=true\n  create_missing_column_families=true\n'
+    if [ -n "$db" ]; then printf '  %s\n' "$db"; fi
     printf '[CFOptions "default"]\n  write_buffer_size=262144\n  target_file_size_base=262144\n'
     printf '  max_bytes_for_level_base=1048576\n  level_compaction_dynamic_level_bytes=true\n'
     if [ -n "$cf" ]; then tr ';' '\n' <<< "$cf" | sed 's/^/  /'; fi

@@ -14,7 +14,7 @@
 //   {id=sstfilter.Ribbon;fp_rate=0.01}         Ribbon filter for a 1% rate (7-bit fingerprints)
 //   sstfilter.Leveled:10                       10 bits per key over the whole tree, spent per
 //                                              level as Monkey prescribes (size_ratio=10,
-//                                              num_levels=0: the column family's)
+//                                              num_levels=0: the levels the tree has)
 //
 // Each policy takes exactly one of bits_per_key (a space budget, in [0.01, 100]) or fp_rate (a
 // target rate, in (0, 1)); sstfilter.Bloom also takes layout=blocked (default) or standard. The
@@ -28,7 +28,10 @@
 //
 // The library also registers an SstPartitionerFactory, "sstfilter.NoTrivialMove"
 // (no_trivial_move.h): it makes RocksDB rewrite files instead of moving them down a level
-// unchanged, so that every file carries the filter sstfilter.Leveled allots to its level.
+// unchanged, so that every file carries the filter sstfilter.Leveled allots to its level; and an
+// EventListener, "sstfilter.LeveledBudget" (leveled_budget.h): it tells sstfilter.Leveled each
+// level's keys and filter bytes, so that the policy holds its budget whatever RocksDB does with
+// files.
 //
 // Registration: loading libsstfilter.so registers the policies in ObjectLibrary::Default(). Code
 // that keeps its own ObjectLibrary calls sstfilter_register on it.
@@ -44,8 +47,8 @@
 
 #include "sstfilter/export.h"
 
-// Registers sstfilter's policies and partitioner in `library`; the registrar signature RocksDB
-// plugins use. Returns the number of factories added (0 if the library already had them).
+// Registers sstfilter's policies, partitioner and listener in `library`; the registrar signature
+// RocksDB plugins use. Returns the number of factories added (0 if the library already had them).
 extern "C" SSTFILTER_EXPORT int sstfilter_register(ROCKSDB_NAMESPACE::ObjectLibrary& library,
                                                    const std::string& arg);
 

@@ -684,9 +684,10 @@ TEST_F(DbTest, LeveledKeepsAnOrderedTreeWithinItsBudget) {
   EXPECT_GE(checks, 0.99 * 40'000);
   EXPECT_LE(counts.checks(), 41'000u);  // about one filter per lookup
   const double fp_rate = static_cast<double>(counts.positives) / checks;
-  printf("[ figures  ] sstfilter.Leveled:10, sequential fill: %.2f bits/key, FP rate %.4f%% "
-         "(allocation %.4f%%), %.3f checks per lookup\n",
-         bits_per_key, 100 * fp_rate, 100 * expected_rate, checks / 40'000);
+  printf(
+      "[ figures  ] sstfilter.Leveled:10, sequential fill: %.2f bits/key, FP rate %.4f%% "
+      "(allocation %.4f%%), %.3f checks per lookup\n",
+      bits_per_key, 100 * fp_rate, 100 * expected_rate, checks / 40'000);
   EXPECT_LE(bits_per_key, 1.02 * kBudget);
   EXPECT_LE(fp_rate, expected_rate + 5 * std::sqrt(expected_rate / checks));
 }
@@ -776,9 +777,8 @@ TEST_F(DbTest, LeveledBudgetListenerSteersTheTreeToItsBudget) {
     Options options = MakeOptions("sstfilter.Leveled:10");
     ShapeSmallTree(/*level1_bytes=*/512 << 10, /*file_bytes=*/128 << 10, &options);
     if (listen) {
-      ASSERT_TRUE(ROCKSDB_NAMESPACE::GetDBOptionsFromString(StrictConfigOptions(), options,
-                                                            "listeners=sstfilter.LeveledBudget",
-                                                            &options)
+      ASSERT_TRUE(ROCKSDB_NAMESPACE::GetDBOptionsFromString(
+                      StrictConfigOptions(), options, "listeners=sstfilter.LeveledBudget", &options)
                       .ok());
       ASSERT_EQ(options.listeners.size(), 1u);
       ASSERT_STREQ(options.listeners[0]->Name(), "sstfilter.LeveledBudget");
@@ -811,9 +811,10 @@ TEST_F(DbTest, LeveledBudgetListenerSteersTheTreeToItsBudget) {
     fs::create_directories(dir_);
   }
   fs::remove(sst);
-  printf("[ figures  ] sstfilter.Leveled:10 after a 20-bit ingestion: %.2f bits/key alone, %.2f "
-         "with sstfilter.LeveledBudget\n",
-         average_bits[0], average_bits[1]);
+  printf(
+      "[ figures  ] sstfilter.Leveled:10 after a 20-bit ingestion: %.2f bits/key alone, %.2f "
+      "with sstfilter.LeveledBudget\n",
+      average_bits[0], average_bits[1]);
   EXPECT_GT(average_bits[0], 1.1 * kBudget);
   // The steering integrates the excess once per flush or compaction; where the last compactions
   // leave it depends on their timing (9.70 to 9.89 bits/key in 5 runs on 7.8.3).

@@ -474,7 +474,8 @@ std::unique_ptr<FilterBitsBuilder> BuilderAtLevel(
 // levels, fewer on the last; the uniform filter for files of unknown level or universal trees.
 TEST(LeveledPolicy, EachLevelGetsItsOwnFilter) {
   BlockBasedTableOptions options;
-  options.filter_policy = PolicyFrom("{id=sstfilter.Leveled;bits_per_key=10;size_ratio=10;num_levels=5}");
+  options.filter_policy =
+      PolicyFrom("{id=sstfilter.Leveled;bits_per_key=10;size_ratio=10;num_levels=5}");
   ASSERT_NE(options.filter_policy, nullptr);
   EXPECT_STREQ(options.filter_policy->CompatibilityName(), "sstfilter");
   auto bits_per_key_at = [&](int level, ROCKSDB_NAMESPACE::CompactionStyle style) {
@@ -536,7 +537,8 @@ TEST(LeveledPolicy, FlushesThatAppendGetTheBudgetsFilter) {
     context.num_levels = 5;
     context.level_at_creation = level;
     context.column_family_name = column_family;
-    return std::unique_ptr<FilterBitsBuilder>(options.filter_policy->GetBuilderWithContext(context));
+    return std::unique_ptr<FilterBitsBuilder>(
+        options.filter_policy->GetBuilderWithContext(context));
   };
   // Each Finish of `builder` over its partitions (sets of keys): true where it took the budget's
   // filter, false where level 0's.
@@ -547,8 +549,10 @@ TEST(LeveledPolicy, FlushesThatAppendGetTheBudgetsFilter) {
       for (const std::string& k : keys) builder.AddKey(k);
       std::unique_ptr<const char[]> buf;
       const size_t bytes = builder.Finish(&buf).size();
-      const uint64_t appended = FilterBytes(LeveledChoice(leveled, 1, 0, keys).spec, keys.size()).value();
-      const uint64_t level0 = FilterBytes(LeveledChoice(leveled, 5, 0, keys).spec, keys.size()).value();
+      const uint64_t appended =
+          FilterBytes(LeveledChoice(leveled, 1, 0, keys).spec, keys.size()).value();
+      const uint64_t level0 =
+          FilterBytes(LeveledChoice(leveled, 5, 0, keys).spec, keys.size()).value();
       EXPECT_LT(appended, level0);
       EXPECT_TRUE(bytes == appended || bytes == level0) << bytes;
       out.push_back(bytes == appended);
@@ -558,12 +562,12 @@ TEST(LeveledPolicy, FlushesThatAppendGetTheBudgetsFilter) {
   auto flush = [&](const std::string& column_family, uint64_t first, uint64_t count) -> bool {
     return budgets_filter(*builder_for(0, column_family), {keys_from(first, count)})[0];
   };
-  EXPECT_TRUE(flush("a", 10'000, 2'000));    // the first flush: nothing to overlap
-  EXPECT_TRUE(flush("a", 12'000, 2'000));    // ascending keys
-  EXPECT_TRUE(flush("a", 8'000, 2'000));     // descending keys
-  EXPECT_FALSE(flush("a", 9'000, 2'000));    // keys among the last flushes'
-  EXPECT_FALSE(flush("a", 11'000, 200));     // inside one flush's range
-  EXPECT_TRUE(flush("b", 10'000, 2'000));    // another column family: another tree
+  EXPECT_TRUE(flush("a", 10'000, 2'000));  // the first flush: nothing to overlap
+  EXPECT_TRUE(flush("a", 12'000, 2'000));  // ascending keys
+  EXPECT_TRUE(flush("a", 8'000, 2'000));   // descending keys
+  EXPECT_FALSE(flush("a", 9'000, 2'000));  // keys among the last flushes'
+  EXPECT_FALSE(flush("a", 11'000, 200));   // inside one flush's range
+  EXPECT_TRUE(flush("b", 10'000, 2'000));  // another column family: another tree
   // Another level's file is no flush: neither asked nor remembered.
   budgets_filter(*builder_for(1, "a"), {keys_from(20'000, 2'000)});
   EXPECT_TRUE(flush("a", 20'000, 2'000));
@@ -571,8 +575,9 @@ TEST(LeveledPolicy, FlushesThatAppendGetTheBudgetsFilter) {
   EXPECT_EQ(budgets_filter(*builder_for(0, "a"), {keys_from(30'000, 1'000), keys_from(0, 1'000)}),
             (std::vector<bool>{true, true}));
   EXPECT_FALSE(flush("a", 25'000, 1'000));  // between that file's two partitions
-  EXPECT_EQ(budgets_filter(*builder_for(0, "a"), {keys_from(5'000, 1'000), keys_from(40'000, 1'000)}),
-            (std::vector<bool>{false, false}));
+  EXPECT_EQ(
+      budgets_filter(*builder_for(0, "a"), {keys_from(5'000, 1'000), keys_from(40'000, 1'000)}),
+      (std::vector<bool>{false, false}));
 }
 
 // Without num_levels, the model is the levels the tree really has (plugin/tree_history.h):
@@ -589,7 +594,8 @@ TEST(LeveledPolicy, ModelsTheLevelsCompactionsReach) {
     context.num_levels = 7;
     context.level_at_creation = level;
     context.is_bottommost = bottommost;
-    std::unique_ptr<FilterBitsBuilder> builder(options.filter_policy->GetBuilderWithContext(context));
+    std::unique_ptr<FilterBitsBuilder> builder(
+        options.filter_policy->GetBuilderWithContext(context));
     for (const std::string& k : keys) builder->AddKey(k);
     std::unique_ptr<const char[]> buf;
     return builder->Finish(&buf).size();
@@ -604,7 +610,8 @@ TEST(LeveledPolicy, ModelsTheLevelsCompactionsReach) {
   EXPECT_EQ(bytes_at(6, true), allocated(4, 3));   // levels 0, 4, 5, 6
   EXPECT_EQ(bytes_at(5, false), allocated(4, 2));
   EXPECT_EQ(bytes_at(4, false), allocated(4, 1));
-  EXPECT_EQ(bytes_at(5, true), allocated(4, 3));   // bottommost: the largest level, whatever its number
+  EXPECT_EQ(bytes_at(5, true),
+            allocated(4, 3));  // bottommost: the largest level, whatever its number
   EXPECT_EQ(bytes_at(0, false), allocated(4, 0));  // level 0 of the model
   EXPECT_LT(allocated(4, 0), allocated(7, 0));     // level 0 of a real tree is no 1e-6 of it
   EXPECT_EQ(bytes_at(3, false), allocated(5, 1));  // the base level moves up: levels 0, 3 to 6

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+// Which keys the read benchmarks look up (--key_dist): uniform over the keys, or Zipfian, the
+// skew of real lookups (a few keys and their neighbours take most of them).
+#pragma once
+
+#include <cstdint>
+
+namespace db_bench_ext {
+
+class KeyDist {
+ public:
+  // Uniform over [0, n): theta 0. Zipfian with exponent theta in (0, 1): index n - 1 - r has
+  // probability proportional to 1 / (r + 1)^theta, so the hottest keys are the last written of an
+  // ordered fill, and neighbours share their heat (lookups of a skewed key range).
+  KeyDist(uint64_t n, double theta);
+
+  // An index in [0, n), from *rng (SplitMix64's state).
+  uint64_t Next(uint64_t* rng) const;
+
+ private:
+  uint64_t n_;
+  double theta_;
+  // Gray, Sundaresan, Englert, Baclawski, Weinberger, "Quickly Generating Billion-Record
+  // Synthetic Databases", SIGMOD 1994 (YCSB's generator): zeta(n, theta) and the constants of its
+  // inversion.
+  double zeta_n_ = 0, alpha_ = 0, eta_ = 0, half_pow_theta_ = 0;
+};
+
+}  // namespace db_bench_ext

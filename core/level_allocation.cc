@@ -199,7 +199,8 @@ Result<std::vector<LevelFilter>> AllocateLevels(int num_levels, double size_rati
 }
 
 Result<std::vector<LevelFilter>> AllocateShares(std::vector<double> shares, double bits_per_key,
-                                                FilterCostModel model, uint64_t keys_per_filter) {
+                                                FilterCostModel model, uint64_t keys_per_filter,
+                                                const std::vector<double>& probes) {
   const Result<bool> ok =
       CheckArgs(static_cast<int>(std::min<size_t>(shares.size(), kMaxLevels + 1)),
                 /*size_ratio=*/10, bits_per_key);
@@ -210,13 +211,20 @@ Result<std::vector<LevelFilter>> AllocateShares(std::vector<double> shares, doub
     total += s;
   }
   if (!(total > 0 && std::isfinite(total))) return Err("level shares must not all be 0");
+  if (!probes.empty() && probes.size() != shares.size()) {
+    return Err("probes must be empty or one per level");
+  }
+  for (const double p : probes) {
+    if (!(p >= 0 && std::isfinite(p))) return Err("level probes must be finite and at least 0");
+  }
   for (double& s : shares) s /= total;
   const int num_levels = static_cast<int>(shares.size());
   const std::vector<Offer> hull = LowerHull(Frontier(model, keys_per_filter));
 
   // Every level starts with no filter (hull[0]); each round buys the hull step of the level that
   // removes the most rate per bit of the tree's budget, until a step no longer fits: that one is
-  // bought in part, as a mixture. A level of share 0 buys every step first, for nothing.
+  // bought in part, as a mixture. A level of share 0 buys every step first, for nothing; one
+  // that receives no probes buys none.
   std::vector<size_t> at(num_levels, 0);
   int mixed = -1;  // the level that buys its last step in part, if any
   double fraction = 0;
@@ -229,8 +237,9 @@ Result<std::vector<LevelFilter>> AllocateShares(std::vector<double> shares, doub
       const Offer& now = hull[at[i]];
       const Offer& next = hull[at[i] + 1];
       const double cost = shares[i] * (next.bits - now.bits);
-      const double gain =
-          cost > 0 ? (now.rate - next.rate) / cost : std::numeric_limits<double>::infinity();
+      const double weight = probes.empty() ? 1 : probes[i];
+      const double gain = cost > 0 ? weight * (now.rate - next.rate) / cost
+                                   : std::numeric_limits<double>::infinity();
       if (gain > best_gain) {
         best_gain = gain;
         best = i;

@@ -104,11 +104,17 @@ Result<std::vector<LevelFilter>> AllocateLevels(int num_levels, double size_rati
                                                 uint64_t keys_per_filter = 0);
 
 // The same for a tree whose level i holds shares[i] of the keys (each finite and at least 0, not
-// all 0; normalised to sum to 1): a real tree's levels, as they are. A level of share 0 costs
-// nothing, so it gets the best filter there is.
+// all 0; normalised to sum to 1), a real tree's levels as they are, and whose level i receives
+// probes[i] filter probes per absent-key lookup (empty: 1 on every level, Monkey's assumption).
+// The allocation minimises the expected wasted reads, sum_i probes[i] x rate_i, within the
+// budget. Where each level receives probes in proportion to its keys (an ordered tree, whose
+// levels hold disjoint key ranges), that is the same rate on every level; where every lookup
+// probes every level (random keys), it is Monkey's. A level of share 0 costs nothing, so it gets
+// the best filter there is; a level that receives no probes gets no filter.
 Result<std::vector<LevelFilter>> AllocateShares(std::vector<double> shares, double bits_per_key,
                                                 FilterCostModel model = FilterCostModel::kSstfilter,
-                                                uint64_t keys_per_filter = 0);
+                                                uint64_t keys_per_filter = 0,
+                                                const std::vector<double>& probes = {});
 
 // The same budget on every level: the best single filter within bits_per_key, everywhere (no
 // mixing: what a policy of one filter kind and one budget builds).

@@ -7,11 +7,13 @@
 #include <rocksdb/sst_file_reader.h>
 #include <rocksdb/table_properties.h>
 
+#include <algorithm>
 #include <exception>
 #include <map>
 #include <mutex>
 #include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "plugin/leveled_budget.h"
@@ -30,6 +32,63 @@ struct FileFilter {
 };
 
 FileFilter FilterOf(const TableProperties& p) { return {p.num_filter_entries, p.filter_size}; }
+
+// A live file of the tree: its level, keys, and bytewise key range.
+struct FileRange {
+  int level = 0;
+  double keys = 0;
+  std::string smallest, largest;
+};
+
+// The filter probes each level receives per lookup of a key drawn like the tree's keys: a lookup
+// consults a level's filter when its key falls in the range of one of the level's files (level 0:
+// of each of its files). A key of file G is taken to fall in level L's ranges when G's range
+// meets one of them: exact where ranges nest or are disjoint (random keys, where every level spans
+// the key space: 1 probe per level; ordered keys, where levels hold disjoint ranges: each level's
+// share of the keys), an overestimate at the edges of partial overlaps. Ranges are bytewise: a
+// comparator that is not (little-endian integers) makes them overlap, which counts every level
+// probed, Monkey's assumption. O(files x log(files)) per level.
+std::vector<double> ProbesPerLevel(const std::vector<FileRange>& files, size_t num_levels) {
+  std::vector<double> probes(num_levels, 0);
+  double total = 0;
+  for (const FileRange& f : files) total += f.keys;
+  if (total <= 0) return probes;
+  auto meets = [](const FileRange& a, const std::string& lo, const std::string& hi) {
+    return !(a.largest < lo || hi < a.smallest);
+  };
+  for (size_t level = 0; level < num_levels; ++level) {
+    // The level's ranges, merged and sorted (level 0's files are counted one by one).
+    std::vector<std::pair<std::string, std::string>> ranges;
+    for (const FileRange& f : files) {
+      if (static_cast<size_t>(f.level) == level) ranges.emplace_back(f.smallest, f.largest);
+    }
+    if (ranges.empty()) continue;
+    if (level == 0) {
+      for (const auto& [lo, hi] : ranges) {
+        for (const FileRange& g : files) probes[0] += meets(g, lo, hi) ? g.keys : 0;
+      }
+    } else {
+      std::sort(ranges.begin(), ranges.end());
+      std::vector<std::pair<std::string, std::string>> merged;
+      for (auto& r : ranges) {
+        if (!merged.empty() && !(merged.back().second < r.first)) {
+          if (merged.back().second < r.second) merged.back().second = std::move(r.second);
+        } else {
+          merged.push_back(std::move(r));
+        }
+      }
+      for (const FileRange& g : files) {
+        // The first merged range that does not end before g begins.
+        const auto it = std::lower_bound(merged.begin(), merged.end(), g.smallest,
+                                         [](const std::pair<std::string, std::string>& r,
+                                            const std::string& key) { return r.second < key; });
+        if (it != merged.end() && meets(g, it->first, it->second)) probes[level] += g.keys;
+      }
+    }
+    probes[level] /= total;
+  }
+  return probes;
+}
 
 class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
  public:
@@ -88,6 +147,7 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
     std::vector<ROCKSDB_NAMESPACE::LiveFileMetaData> live;
     db->GetLiveFilesMetaData(&live);
     TreeAccounts accounts;
+    std::vector<FileRange> ranges;
     std::map<std::string, FileFilter> still_live;
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -105,11 +165,19 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
         if (f.column_family_name != cf_name || f.level < 0) continue;
         if (accounts.size() <= static_cast<size_t>(f.level)) accounts.resize(f.level + 1);
         LevelAccount& level = accounts[f.level];
-        level.keys += filter.filter_entries > 0 ? filter.filter_entries : f.num_entries;
+        const uint64_t keys = filter.filter_entries > 0 ? filter.filter_entries : f.num_entries;
+        level.keys += keys;
         level.filter_bytes += filter.filter_bytes;
+        // Bytewise, whichever way the comparator orders the two ends (a reverse comparator).
+        const bool ordered = !(f.largestkey < f.smallestkey);
+        ranges.push_back({f.level, static_cast<double>(keys),
+                          ordered ? f.smallestkey : f.largestkey,
+                          ordered ? f.largestkey : f.smallestkey});
       }
       known.swap(still_live);
     }
+    const std::vector<double> probes = ProbesPerLevel(ranges, accounts.size());
+    for (size_t i = 0; i < accounts.size(); ++i) accounts[i].probes = probes[i];
     Ledger::Global().Publish({db->GetDBOptions().info_log.get(), cf_name}, std::move(accounts));
   }
 

@@ -345,10 +345,12 @@ class LeveledPolicy::Chooser : public FilterChooser {
     tree_ = std::move(tree);
   }
 
-  // The tree as it is: each level's keys, the file's level in it (-1: one level holding every
-  // key), and the budget to allocate.
-  void UseAccounts(std::vector<double> level_keys, int level, double bits_per_key) {
+  // The tree as it is: each level's keys and probes per lookup, the file's level in it (-1: one
+  // level holding every key), and the budget to allocate.
+  void UseAccounts(std::vector<double> level_keys, std::vector<double> level_probes, int level,
+                   double bits_per_key) {
     level_keys_ = std::move(level_keys);
+    level_probes_ = std::move(level_probes);
     level_ = level;
     bits_per_key_ = bits_per_key;
   }
@@ -369,11 +371,16 @@ class LeveledPolicy::Chooser : public FilterChooser {
     if (cached != by_keys_.end()) return cached->second;
     std::vector<double> shares = level_keys_;
     shares[static_cast<size_t>(level_)] += static_cast<double>(num_keys);
+    // A level receives at least the lookups of its own keys: with the new file's keys, its share.
+    double total = 0;
+    for (const double k : shares) total += k;
+    std::vector<double> probes = level_probes_;
+    for (size_t i = 0; i < probes.size(); ++i) probes[i] = std::max(probes[i], shares[i] / total);
     Result<std::vector<LevelFilter>> a =
-        AllocateShares(shares, bits_per_key_, FilterCostModel::kSstfilter, num_keys);
+        AllocateShares(shares, bits_per_key_, FilterCostModel::kSstfilter, num_keys, probes);
     if (a.ok() && num_keys > 0) {
       const Result<std::vector<LevelFilter>> nominal =
-          AllocateShares(shares, bits_per_key_, FilterCostModel::kSstfilter, 0);
+          AllocateShares(shares, bits_per_key_, FilterCostModel::kSstfilter, 0, probes);
       if (!nominal.ok()) return Err(nominal.error());
       a = KeepSmallFilesFilters(a.value(), nominal.value());
     }
@@ -412,6 +419,7 @@ class LeveledPolicy::Chooser : public FilterChooser {
   uint64_t file_ = 0;
   bool decided_ = false, appends_ = false;
   std::vector<double> level_keys_;  // empty: no accounts, the modelled tree
+  std::vector<double> level_probes_;
   int level_ = 0;
   std::map<uint64_t, Result<LevelFilter>> by_keys_;
 };
@@ -466,15 +474,17 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
     // a budget that steers it back to the policy's (include/sstfilter/leveled_budget.h).
     const int level = num_levels > 1 ? context.level_at_creation : -1;
     std::vector<double> level_keys(std::max<size_t>(accounts.size(), level + 1), 0);
+    std::vector<double> level_probes(level_keys.size(), 0);
     double keys = 0, bits = 0;
     for (size_t i = 0; i < accounts.size(); ++i) {
       level_keys[i] = static_cast<double>(accounts[i].keys);
+      level_probes[i] = accounts[i].probes;
       keys += static_cast<double>(accounts[i].keys);
       bits += 8 * static_cast<double>(accounts[i].filter_bytes);
     }
     if (keys > 0 && level_keys.size() <= static_cast<size_t>(kMaxLevels)) {
       const double steered = history_->Steer(tree, version, bits / keys, budget_.bits_per_key);
-      chooser->UseAccounts(std::move(level_keys), level,
+      chooser->UseAccounts(std::move(level_keys), std::move(level_probes), level,
                            std::min(std::max(steered, kMinBitsPerKey), kMaxBitsPerKey));
     }
   }

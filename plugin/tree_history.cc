@@ -69,13 +69,19 @@ double TreeHistory::Steer(const TreeId& tree, uint64_t accounts_version, double 
                           double budget) {
   std::lock_guard<std::mutex> lock(mu_);
   Tree& t = TreeLocked(tree);
+  const double excess = tree_bits_per_key - budget;
+  const double lowest = (kSteerLowest - 1) * budget, highest = (kSteerHighest - 1) * budget;
+  auto output = [&] { return t.correction - kSteerProportion * excess; };
   if (accounts_version != t.steered_version) {
     t.steered_version = accounts_version;
-    t.correction -= kSteerGain * (tree_bits_per_key - budget);
-    t.correction =
-        std::min(std::max(t.correction, (kSteerLowest - 1) * budget), (kSteerHighest - 1) * budget);
+    // No integrating while the output is already at the bound the excess pushes it to: the
+    // integral would wind up there, and overshoot once the tree comes back (anti-windup).
+    const bool pinned = (excess > 0 && output() <= lowest) || (excess < 0 && output() >= highest);
+    if (!pinned) {
+      t.correction = std::min(std::max(t.correction - kSteerGain * excess, lowest), highest);
+    }
   }
-  return budget + t.correction;
+  return budget + std::min(std::max(output(), lowest), highest);
 }
 
 TreeHistory::LevelSpan TreeHistory::Compactions(const TreeId& tree) const {

@@ -93,12 +93,14 @@ class TreeHistory {
   LevelSpan Compactions(const TreeId& tree) const;
 
   // The budget for the tree's next filters, given the accounts' version and the tree's bits per
-  // key in it: `budget` plus a correction that integrates the tree's excess over the budget, once
-  // per version of the accounts (kSteerGain of it each time), within kSteerLowest and
-  // kSteerHighest times the budget. Integral, because a proportional correction would leave the
-  // tree off its budget by as much as the files that are never rewritten (an ingested file,
-  // the moved files of an ordered tree) weigh. May throw std::bad_alloc.
-  static constexpr double kSteerGain = 0.1, kSteerLowest = 0.5, kSteerHighest = 1.25;
+  // key in it: `budget`, less kSteerProportion of the tree's excess over it, plus a correction
+  // that integrates the excess (kSteerGain of it once per version of the accounts), within
+  // kSteerLowest and kSteerHighest times the budget. The integral takes the tree to its budget
+  // where some files are never rewritten (an ingested file, the moved files of an ordered tree),
+  // which a proportional correction alone would leave it off by as much as they weigh; the
+  // proportional part answers at once when the excess changes sign. May throw std::bad_alloc.
+  static constexpr double kSteerGain = 0.1, kSteerProportion = 1;
+  static constexpr double kSteerLowest = 0.5, kSteerHighest = 1.25;
   double Steer(const TreeId& tree, uint64_t accounts_version, double tree_bits_per_key,
                double budget);
 
@@ -121,10 +123,14 @@ class TreeHistory {
 };
 
 // One level of a tree as it is: its files' keys (filter entries; a file without a filter counts
-// its entries) and filter bytes.
+// its entries) and filter bytes, and the filter probes it receives per lookup of a key drawn like
+// the tree's keys (LeveledBudget's estimate from the files' key ranges: about 1 for a level that
+// spans the key space, its share of the keys for a level whose range no other level's keys enter;
+// level 0 counts a probe for each of its files that a key's range meets).
 struct LevelAccount {
   uint64_t keys = 0;
   uint64_t filter_bytes = 0;
+  double probes = 0;
 };
 using TreeAccounts = std::vector<LevelAccount>;  // by level
 

@@ -10,12 +10,16 @@
 // in a 3M-key random tree, docs/filters.md).
 //
 // With this listener, after every flush, compaction (trivial moves included) and ingestion,
-// the policy knows each level's keys and filter bytes as they are. Each new filter is then
-// allocated (core/level_allocation.h, AllocateShares) over the levels' real shares of the keys,
-// its own level counting the new file, for a budget that steers the tree back to the policy's:
-// 2 x budget - (the tree's bits per key), within [0.5, 1.25] x budget. Files written after an
-// overspend get less until the tree is back within its budget; files never rewritten (the moved
-// files of an ordered tree) are paid for by the files written after them.
+// the policy knows each level's keys, filter bytes and key ranges as they are. Each new filter is
+// then allocated (core/level_allocation.h, AllocateShares) over the levels' real shares of the
+// keys, its own level counting the new file, for the filter probes each level receives per lookup
+// (estimated from the files' key ranges, for lookups spread like the keys: every level of a
+// random tree, about one level of an ordered one), and for a budget that steers the tree back to
+// the policy's: the budget less the tree's excess, plus a correction that integrates the excess
+// (plugin/tree_history.h, TreeHistory::Steer), within 0.5 and 1.25 times the budget. Files
+// written after an overspend get less until the tree is back within its budget; files never
+// rewritten (an ingested file, the moved files of an ordered tree) are paid for by the files
+// written after them.
 //
 // Cost: after each event, one GetLiveFilesMetaData (in memory) and, for each file it has not
 // seen created (files older than the listener: after a restart, every file once), a read of the

@@ -265,6 +265,76 @@ TEST(LevelAllocation, RejectsBadArguments) {
   EXPECT_FALSE(AllocateLevels(4, 10, 1000).ok());
   EXPECT_FALSE(UniformAllocation(4, 10, -1).ok());
   EXPECT_FALSE(LevelShares(0, 10).ok());
+  EXPECT_FALSE(AllocateShares({}, 10).ok());
+  EXPECT_FALSE(AllocateShares({0, 0}, 10).ok());
+  EXPECT_FALSE(AllocateShares({0.5, -0.1}, 10).ok());
+  EXPECT_FALSE(AllocateShares({0.5, 0.5}, 10, FilterCostModel::kSstfilter, 0, {1}).ok());
+  EXPECT_FALSE(AllocateShares({0.5, 0.5}, 10, FilterCostModel::kSstfilter, 0, {1, -1}).ok());
+  EXPECT_FALSE(
+      AllocateShares({0.5, 0.5}, 10, FilterCostModel::kSstfilter, 0, {1, std::nan("")}).ok());
+}
+
+// Over a real tree's shares, with no probes given, the allocation is Monkey's: the same as
+// AllocateLevels over the model's shares.
+TEST(LevelAllocation, SharesWithoutProbesAreMonkeys) {
+  for (const uint64_t keys : {uint64_t{0}, uint64_t{2000}, uint64_t{1000000}}) {
+    const std::vector<double> shares = LevelShares(7, 10).value();
+    const auto a = AllocateShares(shares, 10, FilterCostModel::kSstfilter, keys).value();
+    const auto b = AllocateLevels(7, 10, 10, FilterCostModel::kSstfilter, keys).value();
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+      EXPECT_EQ(a[i].base.spec.ToString(), b[i].base.spec.ToString()) << i;
+      EXPECT_EQ(a[i].upper_fraction, b[i].upper_fraction) << i;
+    }
+    // Shares are normalised: ten times the keys on every level is the same tree.
+    std::vector<double> scaled = shares;
+    for (double& x : scaled) x *= 10;
+    EXPECT_EQ(AllocateShares(scaled, 10, FilterCostModel::kSstfilter, keys)
+                  .value()[6]
+                  .base.spec.ToString(),
+              a[6].base.spec.ToString());
+  }
+}
+
+// Probes in proportion to the levels' keys (an ordered tree, whose levels hold disjoint key
+// ranges, so that a lookup probes about one filter) make every level's filter the same, within
+// one step of the frontier (a level may mix two): the budget's filter everywhere. Probes of 1 per
+// level (random keys) give Monkey's rich upper levels. A level no lookup probes gets no filter.
+TEST(LevelAllocation, ProbesMoveTheAllocation) {
+  const std::vector<double> shares = {0.001, 0, 0, 0.001, 0.008, 0.09, 0.9};
+  for (const uint64_t keys : {uint64_t{2000}, uint64_t{1000000}}) {
+    SCOPED_TRACE(keys);
+    const auto ordered =
+        AllocateShares(shares, 10, FilterCostModel::kSstfilter, keys, shares).value();
+    const auto random = AllocateShares(shares, 10, FilterCostModel::kSstfilter, keys,
+                                       std::vector<double>(shares.size(), 1))
+                            .value();
+    double bits = 0;
+    for (size_t i = 0; i < shares.size(); ++i) {
+      if (shares[i] == 0) continue;
+      bits += shares[i] * ordered[i].ExpectedBitsPerKey();
+      // Every level within one step of the last level's filter.
+      EXPECT_LE(ordered[i].base.fp_rate, 2 * ordered[6].base.fp_rate + 1e-12) << i;
+      EXPECT_GE(ordered[i].Largest().fp_rate, 0.5 * ordered[6].Largest().fp_rate - 1e-12) << i;
+    }
+    EXPECT_NEAR(bits, 10, 1e-6);
+    EXPECT_GT(random[4].ExpectedBitsPerKey(), ordered[4].ExpectedBitsPerKey() + 4);
+    EXPECT_LT(random[6].ExpectedBitsPerKey(), ordered[6].ExpectedBitsPerKey());
+    // The expected wasted reads each allocation is built for are lower under its own probes.
+    auto wasted = [&](const std::vector<LevelFilter>& a, const std::vector<double>& probes) {
+      double sum = 0;
+      for (size_t i = 0; i < a.size(); ++i) sum += probes[i] * a[i].ExpectedFpRate();
+      return sum;
+    };
+    EXPECT_LE(wasted(ordered, shares), wasted(random, shares));
+    EXPECT_LE(wasted(random, std::vector<double>(7, 1)),
+              wasted(ordered, std::vector<double>(7, 1)));
+    const auto unprobed =
+        AllocateShares(shares, 10, FilterCostModel::kSstfilter, keys, {1, 0, 0, 1, 0, 1, 1})
+            .value();
+    EXPECT_FALSE(unprobed[4].base.has_filter);
+    EXPECT_EQ(unprobed[4].upper_fraction, 0);
+  }
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include "core/filter_spec.h"
 #include "plugin/policies.h"
 #include "plugin/policy_list.h"
+#include "plugin/tree_history.h"
 #include "sstfilter/sstfilter.h"
 #include "tests/plugin/db_fixture.h"
 #include "tests/test_util.h"
@@ -615,6 +616,60 @@ TEST(LeveledPolicy, ModelsTheLevelsCompactionsReach) {
   EXPECT_EQ(bytes_at(0, false), allocated(4, 0));  // level 0 of the model
   EXPECT_LT(allocated(4, 0), allocated(7, 0));     // level 0 of a real tree is no 1e-6 of it
   EXPECT_EQ(bytes_at(3, false), allocated(5, 1));  // the base level moves up: levels 0, 3 to 6
+}
+
+// A logger that writes nothing: a database's identity in the listener's accounts.
+class SilentLogger : public ROCKSDB_NAMESPACE::Logger {
+ public:
+  using ROCKSDB_NAMESPACE::Logger::Logv;
+  void Logv(const char* /*format*/, va_list /*ap*/) override {}
+};
+
+// With the sstfilter.LeveledBudget listener's accounts of a tree, a file gets its level's filter
+// in the allocation over the tree's real shares, for the probes each level receives: an upper
+// level of a random tree (every lookup probes every level) gets Monkey's rich filter; the same
+// level of an ordered tree (each level probed for its own keys only) the budget's, like the last
+// level.
+TEST(LeveledPolicy, AllocatesForTheProbesEachLevelReceives) {
+  BlockBasedTableOptions options;
+  options.filter_policy = PolicyFrom("sstfilter.Leveled:10");
+  SilentLogger logger;
+  const std::vector<uint64_t> level_keys = {0, 0, 0, 0, 10'000, 90'000, 900'000};
+  std::vector<std::string> keys;
+  for (int i = 0; i < 5000; ++i) keys.push_back(Key(i));
+  // Bits per key of a file of `keys` written to `level` of a tree whose levels receive `probes`.
+  auto bits_at = [&](const std::string& column_family, int level,
+                     const std::vector<double>& probes) {
+    TreeAccounts accounts(level_keys.size());
+    for (size_t i = 0; i < accounts.size(); ++i) {
+      accounts[i].keys = level_keys[i];
+      accounts[i].filter_bytes = level_keys[i] * 10 / 8;  // at the budget: no steering
+      accounts[i].probes = probes[i];
+    }
+    Ledger::Global().Publish({&logger, column_family}, accounts);
+    FilterBuildingContext context(options);
+    context.num_levels = 7;
+    context.level_at_creation = level;
+    context.info_log = &logger;
+    context.column_family_name = column_family;
+    std::unique_ptr<FilterBitsBuilder> builder(
+        options.filter_policy->GetBuilderWithContext(context));
+    for (const std::string& k : keys) builder->AddKey(k);
+    std::unique_ptr<const char[]> buf;
+    return 8.0 * builder->Finish(&buf).size() / keys.size();
+  };
+  const std::vector<double> random = {0, 0, 0, 0, 1, 1, 1};
+  const std::vector<double> ordered = {0, 0, 0, 0, 0.01, 0.09, 0.9};
+  const double random_upper = bits_at("random", 4, random);
+  const double ordered_upper = bits_at("ordered", 4, ordered);
+  const double ordered_last = bits_at("ordered", 6, ordered);
+  printf(
+      "[ figures  ] level 4 of 7: %.2f bits/key when every lookup probes it, %.2f when it is "
+      "probed for its own keys (the last level: %.2f)\n",
+      random_upper, ordered_upper, ordered_last);
+  EXPECT_GT(random_upper, 15);
+  EXPECT_LT(ordered_upper, 11.5);
+  EXPECT_NEAR(ordered_upper, ordered_last, 1.5);
 }
 
 // On the level whose budget falls between two filters, each file takes one of them, drawn from

@@ -376,6 +376,9 @@ class LeveledPolicy::Chooser : public FilterChooser {
     for (const double k : shares) total += k;
     std::vector<double> probes = level_probes_;
     for (size_t i = 0; i < probes.size(); ++i) probes[i] = std::max(probes[i], shares[i] / total);
+    // A flush that does not append has keys across the range, as far as anyone knows: every
+    // lookup probes it (level 0's accounts are of the files already there, each probed apart).
+    if (level_ == 0) probes[0] = std::max(probes[0], 1.0);
     Result<std::vector<LevelFilter>> a =
         AllocateShares(shares, bits_per_key_, FilterCostModel::kSstfilter, num_keys, probes);
     if (a.ok() && num_keys > 0) {

@@ -670,6 +670,10 @@ TEST(LeveledPolicy, AllocatesForTheProbesEachLevelReceives) {
   EXPECT_GT(random_upper, 15);
   EXPECT_LT(ordered_upper, 11.5);
   EXPECT_NEAR(ordered_upper, ordered_last, 1.5);
+  // A flush: the first of a tree appends (the budget's filter); one over the same keys does not,
+  // and every lookup probes it, though level 0 has no files in the accounts yet.
+  EXPECT_LT(bits_at("random", 0, random), 11.5);
+  EXPECT_GT(bits_at("random", 0, random), 15);
 }
 
 // On the level whose budget falls between two filters, each file takes one of them, drawn from

@@ -478,15 +478,22 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
     const int level = num_levels > 1 ? context.level_at_creation : -1;
     std::vector<double> level_keys(std::max<size_t>(accounts.size(), level + 1), 0);
     std::vector<double> level_probes(level_keys.size(), 0);
-    double keys = 0, bits = 0;
+    // The steering reads the levels below 0: level 0's files are compacted within minutes, and
+    // their spend, which rises as level 0 fills (each flush was given level 0's filter for the
+    // level as it was), is no excess to correct in the files that stay.
+    double keys = 0, bits = 0, all_keys = 0;
     for (size_t i = 0; i < accounts.size(); ++i) {
       level_keys[i] = static_cast<double>(accounts[i].keys);
       level_probes[i] = accounts[i].probes;
+      all_keys += static_cast<double>(accounts[i].keys);
+      if (i == 0 && accounts.size() > 1) continue;
       keys += static_cast<double>(accounts[i].keys);
       bits += 8 * static_cast<double>(accounts[i].filter_bytes);
     }
-    if (keys > 0 && level_keys.size() <= static_cast<size_t>(kMaxLevels)) {
-      const double steered = history_->Steer(tree, version, bits / keys, budget_.bits_per_key);
+    if (all_keys > 0 && level_keys.size() <= static_cast<size_t>(kMaxLevels)) {
+      const double steered = keys > 0
+                                 ? history_->Steer(tree, version, bits / keys, budget_.bits_per_key)
+                                 : budget_.bits_per_key;
       chooser->UseAccounts(std::move(level_keys), std::move(level_probes), level,
                            std::min(std::max(steered, kMinBitsPerKey), kMaxBitsPerKey));
     }

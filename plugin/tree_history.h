@@ -93,12 +93,13 @@ class TreeHistory {
   LevelSpan Compactions(const TreeId& tree) const;
 
   // The budget for the tree's next filters, given the accounts' version and the tree's bits per
-  // key in it: `budget`, less kSteerProportion of the tree's excess over it, plus a correction
-  // that integrates the excess (kSteerGain of it once per version of the accounts), within
-  // kSteerLowest and kSteerHighest times the budget. The integral takes the tree to its budget
-  // where some files are never rewritten (an ingested file, the moved files of an ordered tree),
-  // which a proportional correction alone would leave it off by as much as they weigh; the
-  // proportional part answers at once when the excess changes sign. May throw std::bad_alloc.
+  // key in it (below level 0, LeveledPolicy::NewBuilder): `budget`, less kSteerProportion of the
+  // tree's excess over it, plus a correction that integrates the excess (kSteerGain of it once per
+  // version of the accounts), within kSteerLowest and kSteerHighest times the budget. The integral
+  // takes the tree to its budget where some files are never rewritten (an ingested file, the moved
+  // files of an ordered tree), which a proportional correction alone would leave it off by as much
+  // as they weigh; the proportional part answers at once when the excess changes sign. May throw
+  // std::bad_alloc.
   static constexpr double kSteerGain = 0.1, kSteerProportion = 1;
   static constexpr double kSteerLowest = 0.5, kSteerHighest = 1.25;
   double Steer(const TreeId& tree, uint64_t accounts_version, double tree_bits_per_key,

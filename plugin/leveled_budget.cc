@@ -99,7 +99,7 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
     Guard([&] {
       if (!info.status.ok()) return;
       std::lock_guard<std::mutex> lock(mu_);
-      files_[info.db_name][info.file_path] = FilterOf(info.table_properties);
+      FilesOf(info.db_name)[info.file_path] = FilterOf(info.table_properties);
     });
   }
   void OnFlushCompleted(DB* db, const ROCKSDB_NAMESPACE::FlushJobInfo& info) override {
@@ -138,7 +138,7 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
 
   void Remember(DB* db, const std::string& path, const FileFilter& f) {
     std::lock_guard<std::mutex> lock(mu_);
-    files_[db->GetName()][path] = f;
+    FilesOf(db->GetName())[path] = f;
   }
 
   // The live files of the column family, by level, published for the policies; files no longer
@@ -151,7 +151,7 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
     std::map<std::string, FileFilter> still_live;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      std::map<std::string, FileFilter>& known = files_[db->GetName()];
+      std::map<std::string, FileFilter>& known = FilesOf(db->GetName());
       for (const auto& f : live) {
         const std::string path = f.directory + "/" + f.relative_filename;
         auto it = known.find(path);
@@ -191,6 +191,15 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
     return true;
   }
 
+  // The files of database `db_name`; with mu_ held. Databases closed long ago stay until more
+  // than kMaxDatabases have been seen, when the record starts over (files it no longer knows are
+  // read again, once).
+  std::map<std::string, FileFilter>& FilesOf(const std::string& db_name) {
+    if (files_.size() >= kMaxDatabases && files_.count(db_name) == 0) files_.clear();
+    return files_[db_name];
+  }
+
+  static constexpr size_t kMaxDatabases = 1024;
   std::mutex mu_;
   // Per database (its name: its directory), each live file's filter by path.
   std::map<std::string, std::map<std::string, FileFilter>> files_;

@@ -22,10 +22,12 @@
 // The levels a tree has. Monkey's shares assume a tree that fills all num_levels levels, each
 // size_ratio times the one above. A real tree fills a few: with dynamic level bytes (RocksDB's
 // default from 8.4) its base level and those below it, otherwise level 1 down to the deepest
-// level reached yet. Priced for 7 levels, a tree of 3 gives its upper level (11% of the keys in
-// DbTest.NoTrivialMoveKeepsLeveledWithinItsBudget, 0.9% in the model) filters for a level 100
-// times smaller, and overspends. So the policy models the levels that compaction outputs have
-// gone to: from the shallowest to the deepest, level 0 as large as the shallowest.
+// level reached yet. A model of more levels than the tree has gives its upper levels filters for
+// levels far smaller than they are, and overspends: in
+// DbTest.NoTrivialMoveKeepsLeveledWithinItsBudget (num_levels 4, levels 1 and 2 filled), level 1
+// held 11% of the keys, where the 4-level model says 0.9%, and the tree spent 10.35 bits/key for a
+// budget of 10. So the policy models the levels that compaction outputs have gone to: from the
+// shallowest to the deepest, level 0 as large as the shallowest (9.88 bits/key there).
 //
 // The history lives in memory. After a restart, or in a new column family, the first flush has
 // nothing to overlap and counts as an append (one file with the budget's filter rather than level
@@ -51,7 +53,10 @@ class KeyRange {
   // Widens the range to take `key`. May throw std::bad_alloc (then call SetUnbounded).
   void Add(std::string_view key);
   // Every key: what a range that could not be recorded stands for.
-  void SetUnbounded() { empty_ = false, unbounded_ = true; }
+  void SetUnbounded() {
+    empty_ = false;
+    unbounded_ = true;
+  }
   bool Overlaps(const KeyRange& other) const;
   void Clear() { *this = KeyRange(); }
 

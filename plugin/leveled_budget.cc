@@ -195,8 +195,7 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
   // than kMaxDatabases have been seen, when the record starts over (files it no longer knows are
   // read again, once).
   std::map<std::string, FileFilter>& FilesOf(const std::string& db_name) {
-    if (files_.size() >= kMaxDatabases && files_.count(db_name) == 0) files_.clear();
-    return files_[db_name];
+    return BoundedEntry(files_, db_name, kMaxDatabases);
   }
 
   static constexpr size_t kMaxDatabases = 1024;

@@ -281,8 +281,7 @@ struct LeveledPolicy::Allocations {
     }
     if (a.ok()) {
       std::lock_guard<std::mutex> lock(mu);
-      if (cache.size() >= kMaxCached) cache.clear();
-      cache[key] = a.value();
+      BoundedEntry(cache, key, kMaxCached) = a.value();
     }
     return a;
   }

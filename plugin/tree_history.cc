@@ -40,8 +40,7 @@ bool TreeHistory::Appends(const TreeId& tree, uint64_t file, const KeyRange& key
 }
 
 TreeHistory::Tree& TreeHistory::TreeLocked(const TreeId& tree) {
-  if (trees_.size() >= kMaxTrees && trees_.count(tree) == 0) trees_.clear();
-  return trees_[tree];
+  return BoundedEntry(trees_, tree, kMaxTrees);
 }
 
 void TreeHistory::Record(const TreeId& tree, uint64_t file, const KeyRange& keys) {
@@ -97,8 +96,7 @@ Ledger& Ledger::Global() {
 
 void Ledger::Publish(const TreeId& tree, TreeAccounts accounts) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (trees_.size() >= TreeHistory::kMaxTrees && trees_.count(tree) == 0) trees_.clear();
-  trees_[tree] = Entry{std::move(accounts), next_version_++};
+  BoundedEntry(trees_, tree, TreeHistory::kMaxTrees) = Entry{std::move(accounts), next_version_++};
 }
 
 bool Ledger::Get(const TreeId& tree, TreeAccounts* accounts, uint64_t* version) const {

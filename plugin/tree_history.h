@@ -46,6 +46,16 @@
 
 namespace sstfilter {
 
+// map[key], in a map of at most max_keys keys: one that holds max_keys others starts over first.
+// For records that may be lost (histories, caches), so that memory stays bounded whatever the
+// process opens.
+template <typename Map>
+typename Map::mapped_type& BoundedEntry(Map& map, const typename Map::key_type& key,
+                                        size_t max_keys) {
+  if (map.size() >= max_keys && map.count(key) == 0) map.clear();
+  return map[key];
+}
+
 // The bytewise smallest and largest of a set of keys.
 class KeyRange {
  public:
@@ -58,7 +68,6 @@ class KeyRange {
     unbounded_ = true;
   }
   bool Overlaps(const KeyRange& other) const;
-  void Clear() { *this = KeyRange(); }
 
  private:
   bool empty_ = true;

@@ -23,6 +23,7 @@
 #include <map>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -110,15 +111,27 @@ class DbTest : public ::testing::Test {
     return options;
   }
 
-  void Load(uint64_t first, uint64_t count) {
+  // Writes PresentKey(i) for each i of `order`, in that order and without the WAL, and flushes.
+  void Write(const std::vector<uint64_t>& order) {
     WriteOptions w;
     w.disableWAL = true;
-    for (uint64_t i = first; i < first + count; ++i) {
+    for (const uint64_t i : order) {
       const std::string k = PresentKey(i);
       ASSERT_TRUE(db_->Put(w, k, ValueOf(k)).ok());
     }
     ASSERT_TRUE(db_->Flush({}).ok());
   }
+
+  // The keys' indexes first, ..., first + count - 1, in order or shuffled by `shuffle_seed`.
+  static std::vector<uint64_t> Indexes(uint64_t first, uint64_t count,
+                                       std::optional<uint64_t> shuffle_seed = std::nullopt) {
+    std::vector<uint64_t> order(count);
+    std::iota(order.begin(), order.end(), first);
+    if (shuffle_seed) std::shuffle(order.begin(), order.end(), std::mt19937_64(*shuffle_seed));
+    return order;
+  }
+
+  void Load(uint64_t first, uint64_t count) { Write(Indexes(first, count)); }
 
   void CompactAll() { ASSERT_TRUE(db_->CompactRange({}, nullptr, nullptr).ok()); }
 
@@ -652,12 +665,7 @@ TEST_F(DbTest, LeveledKeepsAnOrderedTreeWithinItsBudget) {
   options.write_buffer_size = 128 << 10;
   options.level0_file_num_compaction_trigger = 2;
   Open(options);
-  WriteOptions w;
-  w.disableWAL = true;
-  for (uint64_t i = 0; i < kKeys; ++i) {
-    ASSERT_TRUE(db_->Put(w, PresentKey(i), ValueOf(PresentKey(i))).ok());
-  }
-  ASSERT_TRUE(db_->Flush({}).ok());
+  Load(0, kKeys);
   testing::WaitForCompactions(db_.get());
   const Options reopened = ReopenFromOptionsFile();
   EXPECT_GE(PopulatedLevels(), 2);
@@ -770,9 +778,7 @@ TEST_F(DbTest, LeveledBudgetListenerSteersTheTreeToItsBudget) {
     }
     ASSERT_TRUE(writer.Finish().ok());
   }
-  std::vector<uint64_t> order(kWritten);
-  std::iota(order.begin(), order.end(), kIngested);
-  std::shuffle(order.begin(), order.end(), std::mt19937_64(11));
+  const std::vector<uint64_t> order = Indexes(kIngested, kWritten, /*shuffle_seed=*/11);
   double average_bits[2] = {0, 0};
   for (const bool listen : {false, true}) {
     SCOPED_TRACE(listen ? "with sstfilter.LeveledBudget" : "without a listener");
@@ -788,12 +794,7 @@ TEST_F(DbTest, LeveledBudgetListenerSteersTheTreeToItsBudget) {
     Open(options);
     ROCKSDB_NAMESPACE::IngestExternalFileOptions ingest;  // a copy: the file serves both runs
     ASSERT_TRUE(db_->IngestExternalFile({sst}, ingest).ok());
-    WriteOptions w;
-    w.disableWAL = true;
-    for (const uint64_t i : order) {
-      ASSERT_TRUE(db_->Put(w, PresentKey(i), ValueOf(PresentKey(i))).ok());
-    }
-    ASSERT_TRUE(db_->Flush({}).ok());
+    Write(order);
     testing::WaitForCompactions(db_.get());
     ExpectAllPresent(0, kIngested + kWritten);
     EXPECT_EQ(LookUpAbsent(10'000).true_positives, 0u);
@@ -838,15 +839,7 @@ TEST_F(DbTest, LeveledBudgetListenerSeesWhichLevelsLookupsProbe) {
     ShapeSmallTree(/*level1_bytes=*/512 << 10, /*file_bytes=*/128 << 10, &options);
     options.listeners.push_back(NewLeveledBudgetListener());
     Open(options);
-    std::vector<uint64_t> order(kKeys);
-    std::iota(order.begin(), order.end(), 0);
-    if (!ordered) std::shuffle(order.begin(), order.end(), std::mt19937_64(5));
-    WriteOptions w;
-    w.disableWAL = true;
-    for (const uint64_t i : order) {
-      ASSERT_TRUE(db_->Put(w, PresentKey(i), ValueOf(PresentKey(i))).ok());
-    }
-    ASSERT_TRUE(db_->Flush({}).ok());
+    Write(Indexes(0, kKeys, ordered ? std::nullopt : std::optional<uint64_t>(5)));
     testing::WaitForCompactions(db_.get());
     TreeAccounts accounts;
     uint64_t version = 0;

@@ -219,7 +219,13 @@ Result<std::vector<LevelFilter>> AllocateShares(std::vector<double> shares, doub
   }
   for (double& s : shares) s /= total;
   const int num_levels = static_cast<int>(shares.size());
-  const std::vector<Offer> hull = LowerHull(Frontier(model, keys_per_filter));
+  // The nominal hull is the same for every call (the policies ask for it for every file they
+  // build, about 20 times: plugin/policies.cc, BudgetForWrites).
+  static const std::vector<Offer> nominal_hull =
+      LowerHull(Frontier(FilterCostModel::kSstfilter, 0));
+  const std::vector<Offer> hull = model == FilterCostModel::kSstfilter && keys_per_filter == 0
+                                      ? nominal_hull
+                                      : LowerHull(Frontier(model, keys_per_filter));
 
   // Every level starts with no filter (hull[0]); each round buys the hull step of the level that
   // removes the most rate per bit of the tree's budget, until a step no longer fits: that one is

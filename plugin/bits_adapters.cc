@@ -290,11 +290,13 @@ double SstFilterBitsBuilder::EstimatedFpRate(size_t num_entries, size_t bytes) {
 }
 #endif
 
+void LogAt(ROCKSDB_NAMESPACE::Logger* log, ROCKSDB_NAMESPACE::InfoLogLevel level,
+           const std::string& message) {
+  if (log != nullptr) ROCKSDB_NAMESPACE::Log(level, log, "[sstfilter] %s", message.c_str());
+}
+
 void LogError(ROCKSDB_NAMESPACE::Logger* log, const std::string& message) {
-  if (log != nullptr) {
-    ROCKSDB_NAMESPACE::Log(ROCKSDB_NAMESPACE::InfoLogLevel::ERROR_LEVEL, log, "[sstfilter] %s",
-                           message.c_str());
-  }
+  LogAt(log, ROCKSDB_NAMESPACE::InfoLogLevel::ERROR_LEVEL, message);
 }
 
 // Allocated with nothrow: RocksDB treats a null reader as "may match" for every key.

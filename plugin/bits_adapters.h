@@ -106,7 +106,10 @@ class SstFilterBitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
 #endif
 };
 
-// Logs "[sstfilter] <message>" at ERROR level to a table's logger, which may be null.
+// Logs "[sstfilter] <message>" at `level` (LogError: ERROR level) to a table's logger, which may
+// be null.
+void LogAt(ROCKSDB_NAMESPACE::Logger* log, ROCKSDB_NAMESPACE::InfoLogLevel level,
+           const std::string& message);
 void LogError(ROCKSDB_NAMESPACE::Logger* log, const std::string& message);
 
 // The reader for any bytes under the "sstfilter" compatibility name. Never fails: bytes it does

@@ -8,6 +8,7 @@
 #include <rocksdb/table_properties.h>
 
 #include <algorithm>
+#include <deque>
 #include <exception>
 #include <map>
 #include <mutex>
@@ -102,17 +103,38 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
       FilesOf(info.db_name)[info.file_path] = FilterOf(info.table_properties);
     });
   }
+  // Before a flush builds its filter: the accounts of this database, should it be the first event
+  // since the database opened.
+  void OnFlushBegin(DB* db, const ROCKSDB_NAMESPACE::FlushJobInfo& info) override {
+    Guard([&] { Account(db, info.cf_name); });
+  }
   void OnFlushCompleted(DB* db, const ROCKSDB_NAMESPACE::FlushJobInfo& info) override {
     Guard([&] {
       Remember(db, info.file_path, FilterOf(info.table_properties));
       Account(db, info.cf_name);
     });
   }
+  // A compaction's inputs count where their keys are going until it completes (LevelAccount).
+  void OnCompactionBegin(DB* db, const ROCKSDB_NAMESPACE::CompactionJobInfo& info) override {
+    Guard([&] {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        Compaction& c = TreeOf(db->GetName(), info.cf_name).running[info.job_id];
+        c.output_level = info.output_level;
+        for (const auto& f : info.input_file_infos) c.inputs.push_back(f.file_number);
+      }
+      Account(db, info.cf_name);
+    });
+  }
   // Also called for trivial moves, whose outputs are the inputs at another level.
   void OnCompactionCompleted(DB* db, const ROCKSDB_NAMESPACE::CompactionJobInfo& info) override {
     Guard([&] {
-      for (const auto& [path, props] : info.table_properties) {
-        if (props != nullptr) Remember(db, path, FilterOf(*props));
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        for (const auto& [path, props] : info.table_properties) {
+          if (props != nullptr) FilesOf(db->GetName())[path] = FilterOf(*props);
+        }
+        TreeOf(db->GetName(), info.cf_name).running.erase(info.job_id);
       }
       Account(db, info.cf_name);
     });
@@ -147,38 +169,57 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
     std::vector<ROCKSDB_NAMESPACE::LiveFileMetaData> live;
     db->GetLiveFilesMetaData(&live);
     TreeAccounts accounts;
+    std::vector<LevelAccount>& levels = accounts.levels;
     std::vector<FileRange> ranges;
     std::map<std::string, FileFilter> still_live;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      std::map<std::string, FileFilter>& known = FilesOf(db->GetName());
-      for (const auto& f : live) {
-        const std::string path = f.directory + "/" + f.relative_filename;
-        auto it = known.find(path);
-        FileFilter filter;
-        if (it != known.end()) {
-          filter = it->second;
-        } else if (!ReadFilter(path, &filter)) {
-          filter = FileFilter{};  // unreadable: counted as a file without a filter
-        }
-        still_live[path] = filter;
-        if (f.column_family_name != cf_name || f.level < 0) continue;
-        if (accounts.size() <= static_cast<size_t>(f.level)) accounts.resize(f.level + 1);
-        LevelAccount& level = accounts[f.level];
-        const uint64_t keys = filter.filter_entries > 0 ? filter.filter_entries : f.num_entries;
-        level.keys += keys;
-        level.filter_bytes += filter.filter_bytes;
-        // Bytewise, whichever way the comparator orders the two ends (a reverse comparator).
-        const bool ordered = !(f.largestkey < f.smallestkey);
-        ranges.push_back({f.level, static_cast<double>(keys),
-                          ordered ? f.smallestkey : f.largestkey,
-                          ordered ? f.largestkey : f.smallestkey});
-      }
-      known.swap(still_live);
+    std::lock_guard<std::mutex> lock(mu_);
+    Tree& tree = TreeOf(db->GetName(), cf_name);
+    std::map<uint64_t, int> rewritten;  // input file number -> the level its keys are going to
+    for (const auto& [job, c] : tree.running) {
+      for (const uint64_t number : c.inputs) rewritten[number] = c.output_level;
     }
-    const std::vector<double> probes = ProbesPerLevel(ranges, accounts.size());
-    for (size_t i = 0; i < accounts.size(); ++i) accounts[i].probes = probes[i];
-    Ledger::Global().Publish({db->GetDBOptions().info_log.get(), cf_name}, std::move(accounts));
+    std::map<std::string, FileFilter>& known = FilesOf(db->GetName());
+    for (const auto& f : live) {
+      const std::string path = f.directory + "/" + f.relative_filename;
+      auto it = known.find(path);
+      FileFilter filter;
+      if (it != known.end()) {
+        filter = it->second;
+      } else if (!ReadFilter(path, &filter)) {
+        filter = FileFilter{};  // unreadable: counted as a file without a filter
+      }
+      still_live[path] = filter;
+      if (f.column_family_name != cf_name || f.level < 0) continue;
+      const auto input = rewritten.find(f.file_number);
+      const int level = input == rewritten.end() ? f.level : input->second;
+      if (level < 0) continue;
+      if (levels.size() <= static_cast<size_t>(level)) levels.resize(level + 1);
+      const uint64_t keys = filter.filter_entries > 0 ? filter.filter_entries : f.num_entries;
+      if (input == rewritten.end()) {
+        levels[level].keys += keys;
+        levels[level].filter_bytes += filter.filter_bytes;
+      } else {
+        levels[level].pending_keys += keys;
+      }
+      // Bytewise, whichever way the comparator orders the two ends (a reverse comparator).
+      const bool ordered = !(f.largestkey < f.smallestkey);
+      ranges.push_back({level, static_cast<double>(keys), ordered ? f.smallestkey : f.largestkey,
+                        ordered ? f.largestkey : f.smallestkey});
+    }
+    known.swap(still_live);
+    const std::vector<double> probes = ProbesPerLevel(ranges, levels.size());
+    for (size_t i = 0; i < levels.size(); ++i) levels[i].probes = probes[i];
+    // Level 0 at its fullest among the last kLevel0Window accounts.
+    tree.level0.push_back(levels.empty() ? LevelAccount{} : levels[0]);
+    if (tree.level0.size() > TreeAccounts::kLevel0Window) tree.level0.pop_front();
+    for (const LevelAccount& a : tree.level0) {
+      if (a.keys + a.pending_keys >=
+          accounts.level0_peak.keys + accounts.level0_peak.pending_keys) {
+        accounts.level0_peak = a;
+      }
+    }
+    const std::shared_ptr<ROCKSDB_NAMESPACE::Logger> logger = db->GetDBOptions().info_log;
+    Ledger::Global().Publish({logger.get(), cf_name}, logger, std::move(accounts));
   }
 
   // A file this listener did not see created (it predates the listener): its table properties.
@@ -198,10 +239,27 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
     return BoundedEntry(files_, db_name, kMaxDatabases);
   }
 
+  // A running compaction: the file numbers of its inputs, and its output level.
+  struct Compaction {
+    std::vector<uint64_t> inputs;
+    int output_level = 0;
+  };
+  // What the listener keeps of a column family between events.
+  struct Tree {
+    std::map<int, Compaction> running;  // by job id
+    std::deque<LevelAccount> level0;    // its last kLevel0Window accounts, newest last
+  };
+  // With mu_ held; bounded like FilesOf.
+  Tree& TreeOf(const std::string& db_name, const std::string& cf_name) {
+    return BoundedEntry(trees_, std::make_pair(db_name, cf_name), kMaxDatabases);
+  }
+
   static constexpr size_t kMaxDatabases = 1024;
   std::mutex mu_;
   // Per database (its name: its directory), each live file's filter by path.
   std::map<std::string, std::map<std::string, FileFilter>> files_;
+  // Per database and column family.
+  std::map<std::pair<std::string, std::string>, Tree> trees_;
 };
 
 }  // namespace

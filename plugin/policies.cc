@@ -256,6 +256,136 @@ std::vector<LevelFilter> KeepSmallFilesFilters(std::vector<LevelFilter> priced,
   return priced;
 }
 
+// A tree as the sstfilter.LeveledBudget listener last saw it (plugin/tree_history.h), for the
+// allocation: each level's keys (in live files, and pending from running compactions) and the
+// filter probes it receives per lookup.
+struct TreeShape {
+  std::vector<double> keys, probes;  // by level; empty: no accounts
+  std::vector<bool> pending;         // a compaction is writing to the level
+  LevelAccount level0_peak;
+
+  explicit TreeShape(const TreeAccounts& accounts = {}, int level = -1)
+      : level0_peak(accounts.level0_peak) {
+    const size_t n = std::max<size_t>(accounts.levels.size(), level + 1);
+    keys.assign(n, 0);
+    probes.assign(n, 0);
+    pending.assign(n, false);
+    for (size_t i = 0; i < accounts.levels.size(); ++i) {
+      const LevelAccount& a = accounts.levels[i];
+      keys[i] = static_cast<double>(a.keys + a.pending_keys);
+      probes[i] = a.probes;
+      pending[i] = a.pending_keys > 0;
+    }
+  }
+
+  // The shares and probes to allocate over for a file of num_keys written to `level` (-1: no
+  // file). The file's keys join its level, unless a compaction writing there counted them
+  // already (its inputs' keys). Level 0 counts as at its fullest lately, if that was fuller. A
+  // level receives at least the lookups of its own keys (its share), and a flush at least one
+  // probe per lookup: one that does not append has keys across the range, as far as anyone knows.
+  void WithFile(int level, double num_keys, std::vector<double>* shares,
+                std::vector<double>* level_probes) const {
+    *shares = keys;
+    *level_probes = probes;
+    if (level >= 0 && !pending[level]) (*shares)[level] += num_keys;
+    if (static_cast<double>(level0_peak.keys) > (*shares)[0]) {
+      (*shares)[0] = static_cast<double>(level0_peak.keys);
+      (*level_probes)[0] = std::max((*level_probes)[0], level0_peak.probes);
+    }
+    double total = 0;
+    for (const double k : *shares) total += k;
+    for (size_t i = 0; i < shares->size(); ++i) {
+      (*level_probes)[i] = std::max((*level_probes)[i], total > 0 ? (*shares)[i] / total : 0);
+    }
+    if (level == 0) (*level_probes)[0] = std::max((*level_probes)[0], 1.0);
+  }
+};
+
+// One line for the database's LOG (INFO level) when a file of a tree with accounts is begun: what
+// the allocation sees. For users asking why a file got its filter, and for the tests.
+std::string Describe(const char* policy, const TreeShape& shape, const TreeAccounts& accounts,
+                     int level, double budget) {
+  char part[192];
+  snprintf(part, sizeof(part),
+           "%s: a file for level %d, allocated for %.2f bits/key over the levels being written; "
+           "levels:",
+           policy, level, budget);
+  std::string line = part;
+  for (size_t i = 0; i < accounts.levels.size(); ++i) {
+    const LevelAccount& a = accounts.levels[i];
+    if (a.keys == 0 && a.pending_keys == 0 && !(i == 0 && shape.level0_peak.keys > 0)) continue;
+    snprintf(part, sizeof(part), " L%zu %llu keys", i, static_cast<unsigned long long>(a.keys));
+    line += part;
+    if (a.keys > 0) {
+      snprintf(part, sizeof(part), " at %.2f bits/key",
+               8.0 * static_cast<double>(a.filter_bytes) / static_cast<double>(a.keys));
+      line += part;
+    }
+    if (a.pending_keys > 0) {
+      snprintf(part, sizeof(part), " + %llu being written",
+               static_cast<unsigned long long>(a.pending_keys));
+      line += part;
+    }
+    if (i == 0 && shape.level0_peak.keys > a.keys) {
+      snprintf(part, sizeof(part), " (fullest lately %llu)",
+               static_cast<unsigned long long>(shape.level0_peak.keys));
+      line += part;
+    }
+    snprintf(part, sizeof(part), ", %.2f probes;", a.probes);
+    line += part;
+  }
+  return line;
+}
+
+// The budget to allocate over the tree for the files being written, such that the tree spends
+// `budget` bits per key when level 0 is at its fullest lately. The files below level 0 that no
+// compaction is rewriting spend what they spend; level 0 at its fullest, and the keys running
+// compactions are writing, spend what the allocation for the returned budget gives their levels.
+// That spend rises with the budget: bisection finds the one that meets the tree's, within
+// kLowestWritesBudget..kHighestWritesBudget times `budget`. So files that stay and spend more
+// than the allocation gives their level (an ingested file with a rich filter; files RocksDB moved
+// down with an upper level's filter) are paid for by the files written while they stay, and files
+// that spend less leave more to the others.
+constexpr double kLowestWritesBudget = 0.5, kHighestWritesBudget = 1.25;
+
+Result<double> BudgetForWrites(const TreeShape& shape, const TreeAccounts& accounts,
+                               double budget) {
+  std::vector<double> shares, probes;
+  shape.WithFile(-1, 0, &shares, &probes);
+  // Bits spent by the files that stay, and keys of the tree when level 0 is full.
+  double fixed_bits = 0, keys = shares[0], written = shares[0];
+  for (size_t i = 1; i < accounts.levels.size(); ++i) {
+    fixed_bits += 8 * static_cast<double>(accounts.levels[i].filter_bytes);
+    keys += shares[i];
+    written += static_cast<double>(accounts.levels[i].pending_keys);
+  }
+  // Nothing being written that the accounts know of (a compaction the listener did not see
+  // begin): the budget, as for a tree without accounts.
+  if (!(written > 0)) return budget;
+  // The bits the tree spends with the files being written allocated for `b`.
+  auto spend = [&](double b) -> Result<double> {
+    const Result<std::vector<LevelFilter>> a =
+        AllocateShares(shares, b, FilterCostModel::kSstfilter, 0, probes);
+    if (!a.ok()) return Err(a.error());
+    double bits = fixed_bits + shares[0] * a.value()[0].ExpectedBitsPerKey();
+    for (size_t i = 1; i < accounts.levels.size(); ++i) {
+      bits +=
+          static_cast<double>(accounts.levels[i].pending_keys) * a.value()[i].ExpectedBitsPerKey();
+    }
+    return bits;
+  };
+  double lo = std::max(kLowestWritesBudget * budget, kMinBitsPerKey);
+  double hi = std::min(kHighestWritesBudget * budget, kMaxBitsPerKey);
+  const double want = budget * keys;
+  for (int i = 0; i < 24 && hi - lo > 0.005; ++i) {  // to within 0.005 bits/key
+    const double mid = (lo + hi) / 2;
+    const Result<double> bits = spend(mid);
+    if (!bits.ok()) return Err(bits.error());
+    (bits.value() > want ? hi : lo) = mid;
+  }
+  return lo;
+}
+
 // Allocations by level count and key count, computed on first use (about 0.5 ms each; the
 // partitions of a partitioned filter mostly share one key count) and then shared by the builders.
 // Priced at each exact count: a fuse table's cells per key do not fall steadily as sets grow (its
@@ -326,7 +456,8 @@ Result<std::vector<LevelFilter>> LeveledPolicy::Allocation(int num_levels,
 // (level 0) of a leveled tree first asks whether it appends, once its first filter finishes (the
 // estimates before then guess from the keys so far), and records its keys for later flushes.
 // With the tree's accounts (the sstfilter.LeveledBudget listener), the allocation is over the
-// levels' real shares, the file's own level counting its keys, for the steered budget.
+// levels' real shares, the file's own level counting its keys, for the budget left to the files
+// being written.
 class LeveledPolicy::Chooser : public FilterChooser {
  public:
   Chooser(std::shared_ptr<Allocations> allocations, double size_ratio, double bits_per_key,
@@ -344,12 +475,10 @@ class LeveledPolicy::Chooser : public FilterChooser {
     tree_ = std::move(tree);
   }
 
-  // The tree as it is: each level's keys and probes per lookup, the file's level in it (-1: one
-  // level holding every key), and the budget to allocate.
-  void UseAccounts(std::vector<double> level_keys, std::vector<double> level_probes, int level,
-                   double bits_per_key) {
-    level_keys_ = std::move(level_keys);
-    level_probes_ = std::move(level_probes);
+  // The tree as it is (TreeShape), the file's level in it (-1: one level holding every key), and
+  // the budget to allocate.
+  void UseAccounts(TreeShape tree, int level, double bits_per_key) {
+    tree_shape_ = std::move(tree);
     level_ = level;
     bits_per_key_ = bits_per_key;
   }
@@ -359,25 +488,17 @@ class LeveledPolicy::Chooser : public FilterChooser {
   Result<LevelFilter> ForKeys(uint64_t num_keys, const KeyRange& file_keys,
                               bool finishing) override {
     const bool appends = history_ != nullptr && Appends(file_keys, finishing);
-    if (appends || (!level_keys_.empty() && level_ < 0)) {
+    if (appends || (!tree_shape_.keys.empty() && level_ < 0)) {
       // The budget's filter: an appended file will hold its keys wherever it moves.
       return OneOf(allocations_->Get(1, size_ratio_, bits_per_key_, num_keys), 0);
     }
-    if (level_keys_.empty()) {
+    if (tree_shape_.keys.empty()) {
       return OneOf(allocations_->Get(num_levels_, size_ratio_, bits_per_key_, num_keys), modelled_);
     }
     const auto cached = by_keys_.find(num_keys);
     if (cached != by_keys_.end()) return cached->second;
-    std::vector<double> shares = level_keys_;
-    shares[static_cast<size_t>(level_)] += static_cast<double>(num_keys);
-    // A level receives at least the lookups of its own keys: with the new file's keys, its share.
-    double total = 0;
-    for (const double k : shares) total += k;
-    std::vector<double> probes = level_probes_;
-    for (size_t i = 0; i < probes.size(); ++i) probes[i] = std::max(probes[i], shares[i] / total);
-    // A flush that does not append has keys across the range, as far as anyone knows: every
-    // lookup probes it (level 0's accounts are of the files already there, each probed apart).
-    if (level_ == 0) probes[0] = std::max(probes[0], 1.0);
+    std::vector<double> shares, probes;
+    tree_shape_.WithFile(level_, static_cast<double>(num_keys), &shares, &probes);
     Result<std::vector<LevelFilter>> a =
         AllocateShares(shares, bits_per_key_, FilterCostModel::kSstfilter, num_keys, probes);
     if (a.ok() && num_keys > 0) {
@@ -420,8 +541,7 @@ class LeveledPolicy::Chooser : public FilterChooser {
   TreeId tree_;
   uint64_t file_ = 0;
   bool decided_ = false, appends_ = false;
-  std::vector<double> level_keys_;  // empty: no accounts, the modelled tree
-  std::vector<double> level_probes_;
+  TreeShape tree_shape_;  // no levels: no accounts, the modelled tree
   int level_ = 0;
   std::map<uint64_t, Result<LevelFilter>> by_keys_;
 };
@@ -470,32 +590,21 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
                                            num_levels, modelled);
   if (num_levels > 1 && context.level_at_creation == 0) chooser->FollowFlushes(history_, tree);
   TreeAccounts accounts;
-  uint64_t version = 0;
-  if (shape_.num_levels == 0 && Ledger::Global().Get(tree, &accounts, &version)) {
+  if (shape_.num_levels == 0 && Ledger::Global().Get(tree, &accounts) &&
+      accounts.levels.size() <= static_cast<size_t>(kMaxLevels) &&
+      context.level_at_creation < kMaxLevels) {
     // The tree as the sstfilter.LeveledBudget listener last saw it: allocate over its levels, for
-    // a budget that steers it back to the policy's (include/sstfilter/leveled_budget.h).
+    // the budget that keeps it within the policy's (include/sstfilter/leveled_budget.h).
     const int level = num_levels > 1 ? context.level_at_creation : -1;
-    std::vector<double> level_keys(std::max<size_t>(accounts.size(), level + 1), 0);
-    std::vector<double> level_probes(level_keys.size(), 0);
-    // The steering reads the levels below 0: level 0's files are compacted within minutes, and
-    // their spend, which rises as level 0 fills (each flush was given level 0's filter for the
-    // level as it was), is no excess to correct in the files that stay.
-    double keys = 0, bits = 0, all_keys = 0;
-    for (size_t i = 0; i < accounts.size(); ++i) {
-      level_keys[i] = static_cast<double>(accounts[i].keys);
-      level_probes[i] = accounts[i].probes;
-      all_keys += static_cast<double>(accounts[i].keys);
-      if (i == 0 && accounts.size() > 1) continue;
-      keys += static_cast<double>(accounts[i].keys);
-      bits += 8 * static_cast<double>(accounts[i].filter_bytes);
+    TreeShape shape(accounts, level);
+    const Result<double> budget = BudgetForWrites(shape, accounts, budget_.bits_per_key);
+    if (!budget.ok()) {
+      LogNoFilter(context.info_log, Name(), budget.error());
+      return nullptr;
     }
-    if (all_keys > 0 && level_keys.size() <= static_cast<size_t>(kMaxLevels)) {
-      const double steered = keys > 0
-                                 ? history_->Steer(tree, version, bits / keys, budget_.bits_per_key)
-                                 : budget_.bits_per_key;
-      chooser->UseAccounts(std::move(level_keys), std::move(level_probes), level,
-                           std::min(std::max(steered, kMinBitsPerKey), kMaxBitsPerKey));
-    }
+    LogAt(context.info_log, ROCKSDB_NAMESPACE::InfoLogLevel::INFO_LEVEL,
+          Describe(Name(), shape, accounts, level, budget.value()));
+    chooser->UseAccounts(std::move(shape), level, budget.value());
   }
   return new (std::nothrow) SstFilterBitsBuilder(std::move(chooser), verify, context.info_log);
 }

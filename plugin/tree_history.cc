@@ -64,25 +64,6 @@ TreeHistory::LevelSpan TreeHistory::RecordCompaction(const TreeId& tree, int lev
   return span;
 }
 
-double TreeHistory::Steer(const TreeId& tree, uint64_t accounts_version, double tree_bits_per_key,
-                          double budget) {
-  std::lock_guard<std::mutex> lock(mu_);
-  Tree& t = TreeLocked(tree);
-  const double excess = tree_bits_per_key - budget;
-  const double lowest = (kSteerLowest - 1) * budget, highest = (kSteerHighest - 1) * budget;
-  auto output = [&] { return t.correction - kSteerProportion * excess; };
-  if (accounts_version != t.steered_version) {
-    t.steered_version = accounts_version;
-    // No integrating while the output is already at the bound the excess pushes it to: the
-    // integral would wind up there, and overshoot once the tree comes back (anti-windup).
-    const bool pinned = (excess > 0 && output() <= lowest) || (excess < 0 && output() >= highest);
-    if (!pinned) {
-      t.correction = std::min(std::max(t.correction - kSteerGain * excess, lowest), highest);
-    }
-  }
-  return budget + std::min(std::max(output(), lowest), highest);
-}
-
 TreeHistory::LevelSpan TreeHistory::Compactions(const TreeId& tree) const {
   std::lock_guard<std::mutex> lock(mu_);
   const auto it = trees_.find(tree);
@@ -94,17 +75,17 @@ Ledger& Ledger::Global() {
   return *ledger;
 }
 
-void Ledger::Publish(const TreeId& tree, TreeAccounts accounts) {
+void Ledger::Publish(const TreeId& tree, const std::shared_ptr<const void>& logger,
+                     TreeAccounts accounts) {
   std::lock_guard<std::mutex> lock(mu_);
-  BoundedEntry(trees_, tree, TreeHistory::kMaxTrees) = Entry{std::move(accounts), next_version_++};
+  BoundedEntry(trees_, tree, TreeHistory::kMaxTrees) = Entry{logger, std::move(accounts)};
 }
 
-bool Ledger::Get(const TreeId& tree, TreeAccounts* accounts, uint64_t* version) const {
+bool Ledger::Get(const TreeId& tree, TreeAccounts* accounts) const {
   std::lock_guard<std::mutex> lock(mu_);
   const auto it = trees_.find(tree);
-  if (it == trees_.end()) return false;
+  if (it == trees_.end() || it->second.logger.expired()) return false;
   *accounts = it->second.accounts;
-  *version = it->second.version;
   return true;
 }
 

@@ -38,6 +38,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -106,19 +107,6 @@ class TreeHistory {
   LevelSpan RecordCompaction(const TreeId& tree, int level);
   LevelSpan Compactions(const TreeId& tree) const;
 
-  // The budget for the tree's next filters, given the accounts' version and the tree's bits per
-  // key in it (below level 0, LeveledPolicy::NewBuilder): `budget`, less kSteerProportion of the
-  // tree's excess over it, plus a correction that integrates the excess (kSteerGain of it once per
-  // version of the accounts), within kSteerLowest and kSteerHighest times the budget. The integral
-  // takes the tree to its budget where some files are never rewritten (an ingested file, the moved
-  // files of an ordered tree), which a proportional correction alone would leave it off by as much
-  // as they weigh; the proportional part answers at once when the excess changes sign. May throw
-  // std::bad_alloc.
-  static constexpr double kSteerGain = 0.1, kSteerProportion = 1;
-  static constexpr double kSteerLowest = 0.5, kSteerHighest = 1.25;
-  double Steer(const TreeId& tree, uint64_t accounts_version, double tree_bits_per_key,
-               double budget);
-
  private:
   struct Flush {
     uint64_t file = 0;
@@ -127,8 +115,6 @@ class TreeHistory {
   struct Tree {
     std::deque<Flush> flushes;  // newest last
     LevelSpan compactions;
-    uint64_t steered_version = 0;  // the accounts' version last integrated (0: none)
-    double correction = 0;         // bits per key added to the budget
   };
   Tree& TreeLocked(const TreeId& tree);
 
@@ -142,31 +128,53 @@ class TreeHistory {
 // the tree's keys (LeveledBudget's estimate from the files' key ranges: about 1 for a level that
 // spans the key space, its share of the keys for a level whose range no other level's keys enter;
 // level 0 counts a probe for each of its files that a key's range meets).
+//
+// A running compaction's input files are counted where their keys are going: `pending_keys` of
+// its output level (their filters are being rewritten, so their bytes count nowhere), and their
+// key ranges among that level's for the probes. Without this, a compaction's outputs were
+// allocated as if its inputs stayed beside them: in a 3.9M-key random tree (stock db_bench, 64 MiB
+// memtables) the first compaction's outputs got 7.7 bits/key, the steering answered with 12.5,
+// and the tree ended at 11.6 bits/key for a budget of 10.
 struct LevelAccount {
-  uint64_t keys = 0;
-  uint64_t filter_bytes = 0;
+  uint64_t keys = 0;          // in live files no compaction is rewriting
+  uint64_t filter_bytes = 0;  // their filters
+  uint64_t pending_keys = 0;  // that running compactions are writing to this level
   double probes = 0;
 };
-using TreeAccounts = std::vector<LevelAccount>;  // by level
+
+struct TreeAccounts {
+  std::vector<LevelAccount> levels;  // by level
+  // Level 0 at its fullest lately (the largest of the last kLevel0Window accounts' level 0, the
+  // current one included). Level 0 fills between compactions; a file written for a level below
+  // it stays while level 0 fills again, so the allocation counts level 0 at its fullest: the tree
+  // then spends its budget when level 0 is full, and less when it is not (a flush every 64 MiB
+  // makes level 0 a third of a 4M-key tree).
+  static constexpr size_t kLevel0Window = 32;
+  LevelAccount level0_peak;
+};
 
 // The accounts of every tree that the sstfilter.LeveledBudget listener watches (plugin/
 // leveled_budget.h), for every sstfilter.Leveled policy to read: one per process, thread-safe,
 // bounded like TreeHistory.
+//
+// A tree is named by its database's logger's address, which a database opened after another
+// closed may reuse: so the accounts hold the logger weakly (`logger`, the database's
+// DBOptions::info_log), and a tree whose logger is gone has none. (Once, a test's database found
+// the accounts of the one before it, and spent 10.6 bits/key for a budget of 10.)
 class Ledger {
  public:
   static Ledger& Global();
-  void Publish(const TreeId& tree, TreeAccounts accounts);
-  // Whether the tree has accounts (then in *accounts, and their version, from 1, in *version).
-  // May throw std::bad_alloc.
-  bool Get(const TreeId& tree, TreeAccounts* accounts, uint64_t* version) const;
+  void Publish(const TreeId& tree, const std::shared_ptr<const void>& logger,
+               TreeAccounts accounts);
+  // Whether the tree has accounts (then in *accounts). May throw std::bad_alloc.
+  bool Get(const TreeId& tree, TreeAccounts* accounts) const;
 
  private:
   struct Entry {
+    std::weak_ptr<const void> logger;
     TreeAccounts accounts;
-    uint64_t version = 0;
   };
   mutable std::mutex mu_;
-  uint64_t next_version_ = 1;
   std::map<TreeId, Entry> trees_;
 };
 

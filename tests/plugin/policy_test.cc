@@ -634,19 +634,21 @@ TEST(LeveledPolicy, AllocatesForTheProbesEachLevelReceives) {
   BlockBasedTableOptions options;
   options.filter_policy = PolicyFrom("sstfilter.Leveled:10");
   SilentLogger logger;
+  const auto alive = std::make_shared<int>();  // the database whose logger it is stays open
   const std::vector<uint64_t> level_keys = {0, 0, 0, 0, 10'000, 90'000, 900'000};
   std::vector<std::string> keys;
   for (int i = 0; i < 5000; ++i) keys.push_back(Key(i));
   // Bits per key of a file of `keys` written to `level` of a tree whose levels receive `probes`.
   auto bits_at = [&](const std::string& column_family, int level,
                      const std::vector<double>& probes) {
-    TreeAccounts accounts(level_keys.size());
-    for (size_t i = 0; i < accounts.size(); ++i) {
-      accounts[i].keys = level_keys[i];
-      accounts[i].filter_bytes = level_keys[i] * 10 / 8;  // at the budget: no steering
-      accounts[i].probes = probes[i];
+    TreeAccounts accounts;
+    accounts.levels.resize(level_keys.size());
+    for (size_t i = 0; i < level_keys.size(); ++i) {
+      accounts.levels[i].keys = level_keys[i];
+      accounts.levels[i].filter_bytes = level_keys[i] * 10 / 8;
+      accounts.levels[i].probes = probes[i];
     }
-    Ledger::Global().Publish({&logger, column_family}, accounts);
+    Ledger::Global().Publish({&logger, column_family}, alive, accounts);
     FilterBuildingContext context(options);
     context.num_levels = 7;
     context.level_at_creation = level;
@@ -674,6 +676,22 @@ TEST(LeveledPolicy, AllocatesForTheProbesEachLevelReceives) {
   // and every lookup probes it, though level 0 has no files in the accounts yet.
   EXPECT_LT(bits_at("random", 0, random), 11.5);
   EXPECT_GT(bits_at("random", 0, random), 15);
+}
+
+// A tree is named by its database's logger's address, which the next database may reuse: the
+// accounts of a database whose logger is gone are nobody's.
+TEST(Ledger, ForgetsTheAccountsOfAClosedDatabase) {
+  auto logger = std::make_shared<int>();
+  const TreeId tree{logger.get(), "default"};
+  TreeAccounts accounts;
+  accounts.levels.resize(2);
+  accounts.levels[1].keys = 1000;
+  Ledger::Global().Publish(tree, logger, accounts);
+  TreeAccounts got;
+  ASSERT_TRUE(Ledger::Global().Get(tree, &got));
+  EXPECT_EQ(got.levels.at(1).keys, 1000u);
+  logger.reset();  // the database closed
+  EXPECT_FALSE(Ledger::Global().Get(tree, &got));
 }
 
 // On the level whose budget falls between two filters, each file takes one of them, drawn from

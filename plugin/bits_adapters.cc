@@ -184,6 +184,9 @@ Slice SstFilterBitsBuilder::Finish(std::unique_ptr<const char[]>* buf, Status* s
       built = MatchAllFilter(hashes_.size());
     }
     result = Hand(built.value(), buf);
+    if (!reported_oversized_ && oversized_ != nullptr) {
+      reported_oversized_ = oversized_->Report(log_, result.size(), cache_shards_);
+    }
   } catch (const std::exception& e) {
     // Nothing here may allocate: RocksDB's Log formats into its own buffer.
     if (log_ != nullptr) {

@@ -18,6 +18,7 @@
 #include "core/filter_spec.h"
 #include "core/hash_list.h"
 #include "core/level_allocation.h"
+#include "plugin/block_cache_fit.h"
 #include "plugin/tree_history.h"
 
 namespace sstfilter {
@@ -45,6 +46,14 @@ class SstFilterBitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
   // Each filter as `chooser` chooses (at Finish, or in the estimates).
   SstFilterBitsBuilder(std::unique_ptr<FilterChooser> chooser, bool verify,
                        ROCKSDB_NAMESPACE::Logger* log);
+
+  // The block cache that will hold each filter whole (block_cache_fit.h): a filter too large for
+  // its shards is reported to `oversized` (the policy's count, which logs), once per builder (one
+  // file).
+  void SetCacheShards(const CacheShards& shards, std::shared_ptr<OversizedFilterBlocks> oversized) {
+    cache_shards_ = shards;
+    oversized_ = std::move(oversized);
+  }
 
   // Hashes the key once and keeps the 8-byte hash, skipping a repeat of the previous key (or of
   // the previous entry).
@@ -93,6 +102,9 @@ class SstFilterBitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
   KeyRange file_keys_;  // every key of the file so far (of all its partitions), if tracked
   const bool verify_;
   ROCKSDB_NAMESPACE::Logger* const log_;
+  CacheShards cache_shards_;
+  std::shared_ptr<OversizedFilterBlocks> oversized_;
+  bool reported_oversized_ = false;
   HashList hashes_;       // 8 bytes per distinct key (core/hash_list.h)
   HashList last_hashes_;  // the keys of the last Finish, kept only for verification
   bool failed_ = false;   // a key could not be recorded (out of memory)

@@ -15,6 +15,7 @@
 
 #include "core/sizing.h"
 #include "plugin/bits_adapters.h"
+#include "plugin/block_cache_fit.h"
 #include "sstfilter/sstfilter.h"
 
 namespace sstfilter {
@@ -210,8 +211,11 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* SstFilterPolicy::NewBuilder(
     LogNoFilter(context.info_log, Name(), spec.error());
     return nullptr;
   }
-  return new (std::nothrow) SstFilterBitsBuilder(
+  const CacheShards shards = ShardsHoldingWholeFilters(context.table_options);
+  auto* builder = new (std::nothrow) SstFilterBitsBuilder(
       spec.value(), context.table_options.detect_filter_construct_corruption, context.info_log);
+  if (builder != nullptr) builder->SetCacheShards(shards, oversized_);
+  return builder;
 }
 
 ROCKSDB_NAMESPACE::FilterBitsReader* SstFilterPolicy::GetFilterBitsReader(
@@ -606,7 +610,11 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
           Describe(Name(), shape, accounts, level, budget.value()));
     chooser->UseAccounts(std::move(shape), level, budget.value());
   }
-  return new (std::nothrow) SstFilterBitsBuilder(std::move(chooser), verify, context.info_log);
+  const CacheShards shards = ShardsHoldingWholeFilters(context.table_options);
+  auto* builder =
+      new (std::nothrow) SstFilterBitsBuilder(std::move(chooser), verify, context.info_log);
+  if (builder != nullptr) builder->SetCacheShards(shards, oversized_);
+  return builder;
 }
 
 }  // namespace sstfilter

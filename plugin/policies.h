@@ -17,6 +17,7 @@
 #include "core/filter_spec.h"
 #include "core/level_allocation.h"
 #include "core/result.h"
+#include "plugin/block_cache_fit.h"
 #include "plugin/tree_history.h"
 #include "sstfilter/sstfilter.h"
 
@@ -65,6 +66,9 @@ class SstFilterPolicy : public ROCKSDB_NAMESPACE::FilterPolicy {
       const ROCKSDB_NAMESPACE::FilterBuildingContext& context) const;
 
   BudgetOptions budget_;
+  // The filter blocks this policy wrote too large for their block cache (block_cache_fit.h).
+  const std::shared_ptr<OversizedFilterBlocks> oversized_ =
+      std::make_shared<OversizedFilterBlocks>();
 
  private:
   bool prepared_ = false;

@@ -97,4 +97,19 @@ db_bench --options_file="$work/options.ini" --db="$work/without" "${common[@]}" 
 useful=$(ticker "$work/without.out" rocksdb.bloom.filter.useful)
 echo "without the plugin: useful=$useful (RocksDB dropped the policy it could not load)"
 [ "${useful:-0}" -eq 0 ] || { echo "FAIL: control run used a filter" >&2; exit 1; }
+# scripts/block_cache_bench.sh: one small build per config, a row per config and policy with
+# bits/key, ops/sec and the filter blocks read; a config it does not know is one line and exit 2.
+build=$(dirname "$(dirname "$lib")")
+bcb=(env SSTFILTER_LIB="$lib" DB_BENCH_EXT="$build/db_bench_ext/db_bench_ext"
+     bash "$src/scripts/block_cache_bench.sh" --db="$work/bcb")
+"${bcb[@]}" --builds=1 --num=200000 --configs=whole,pinned --filter_uri=sstfilter.Ribbon:10 \
+  > "$work/bcb.out"
+cat "$work/bcb.out"
+[ "$(grep -Ec '^(whole|pinned) +sstfilter.Ribbon:10 +[0-9]+\.[0-9]+ +[0-9]+ \([0-9]+\)$' "$work/bcb.out")" -eq 2 ] ||
+  { echo "FAIL: block_cache_bench.sh did not print a row per config" >&2; exit 1; }
+if "${bcb[@]}" --configs=bogus > /dev/null 2> "$work/bcb.err"; then
+  echo "FAIL: block_cache_bench.sh accepted an unknown config" >&2; exit 1
+fi
+[ "$(wc -l < "$work/bcb.err")" -eq 1 ] && grep -q "unknown config bogus" "$work/bcb.err" ||
+  { echo "FAIL: no one-line error for an unknown config" >&2; exit 1; }
 echo "1 passed, 0 failed"

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: Apache-2.0
+// Whether a filter block fits the block cache it will live in.
+//
+// With cache_index_and_filter_blocks=true and full (unpartitioned) filters, each SST file's filter
+// is one block of the block cache. RocksDB's caches are split into shards, each with its own
+// capacity and eviction order (an LRU cache gets shards of at least 512 KiB, at most 64 of them:
+// 64 shards of 512 KiB for 32 MiB), and a block goes to the shard its cache key hashes to, a key
+// that changes with every build of the file. A lookup of an absent key needs the filter (and the
+// index) of one file per level, so all of them are hot. When the hot blocks that hash to one
+// shard, pinned ones included, hold more than the shard, they evict each other in turn and are
+// re-read from storage on nearly every lookup, whichever filter built them. Which builds are hit is
+// luck: stock db_bench on RocksDB 7.8.3, 5M random puts, 8 MiB files, 64 MiB memtables, a 32 MiB
+// cache, level 0 pinned (docs/benchmarks.md, "Filters in the block cache"), re-read filter blocks
+// on most lookups in most fresh builds, for RocksDB's filters as for sstfilter's. Its files' filter
+// blocks were 143 KiB (28% of a shard), its pinned level-0 files' 656 KiB (more than a shard: the
+// shards they land in hold nothing else for long).
+//
+// Blocks of at most 1/kShardFraction of a shard keep that unlikely: with hot metadata filling a
+// quarter of the cache, a shard overflows only when it draws four times its mean share of blocks,
+// and with 8 or more blocks per shard's worth, that is rare (Poisson: 2.4e-4 per shard at a mean
+// of 2 blocks). Partitioned filters (partition_filters=true, blocks of metadata_block_size) are
+// always within it. Pinned filters (metadata_cache_options={unpartitioned_pinning=kAll}) are never
+// evicted: in the same runs no build re-read them.
+#pragma once
+
+#include <rocksdb/env.h>
+#include <rocksdb/table.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace sstfilter {
+
+inline constexpr size_t kShardFraction = 8;
+
+// The block cache's shards, as far as the cache says (Cache::GetPrintableOptions names the shard
+// count of RocksDB's sharded caches; 0 shards: it does not).
+struct CacheShards {
+  size_t capacity_bytes = 0;
+  int shard_bits = 0;
+  size_t shards = 0;
+  size_t ShardBytes() const { return shards > 0 ? capacity_bytes / shards : 0; }
+};
+
+// The shards of the cache that holds a table's filter blocks whole and may evict them: the block
+// cache with cache_index_and_filter_blocks, without partition_filters, and without
+// metadata_cache_options.unpartitioned_pinning = kAll. Otherwise (filters held by the table
+// reader, cut into partitions, or pinned), or a cache that does not say its shards: 0 shards.
+CacheShards ShardsHoldingWholeFilters(const ROCKSDB_NAMESPACE::BlockBasedTableOptions& table);
+
+// The warning for a filter block of `block_bytes` in such a cache, or "" if it fits (at most
+// 1/kShardFraction of a shard).
+std::string FilterBlockWarning(size_t block_bytes, const CacheShards& shards);
+
+// The filter blocks of a policy that do not fit their cache's shards, counted; the warning goes
+// to the database's log for the first and then every kLogEvery-th, so that a database of many
+// such files does not fill its log. Thread-safe.
+class OversizedFilterBlocks {
+ public:
+  static constexpr uint64_t kLogEvery = 64;
+  // Counts and maybe logs (WARN level) a filter block of `block_bytes`; whether it is too large.
+  bool Report(ROCKSDB_NAMESPACE::Logger* log, size_t block_bytes, const CacheShards& shards);
+
+ private:
+  std::atomic<uint64_t> count_{0};
+};
+
+}  // namespace sstfilter

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Filters in the block cache, over several fresh builds: RocksDB's own db_bench (rocksdb-tools)
+# with libsstfilter.so preloaded and an OPTIONS file, filters and indexes in a block cache
+# (cache_index_and_filter_blocks=true, level 0 pinned), absent-key lookups with direct reads.
+# Which filter blocks share a cache shard changes with every build, and so does whether they
+# evict each other (README: Filters in the block cache); one build says little.
+#
+#   scripts/block_cache_bench.sh [--builds=3] [--num=5000000] [--cache_size=33554432]
+#       [--filter_uri=LIST] [--configs=LIST] [--db=DIR]
+#
+# --configs, any of:
+#   whole        full filters, evictable (RocksDB's default with cache_index_and_filter_blocks)
+#   whole_hipri  the same, with half the cache a high-priority pool for filters and indexes
+#   pinned       full filters pinned (metadata_cache_options={unpartitioned_pinning=kAll})
+#   partitioned  partition_filters=true, kTwoLevelIndexSearch, 4 KiB partitions, top level pinned
+#   4shards      full filters, evictable, in a cache of 4 shards (--cache_numshardbits=2)
+# Each build: --num random puts of 16 + 100 bytes (64 MiB memtables, 8 MiB files, dynamic level
+# bytes), a wait for compactions, then two passes of 100,000 absent-key lookups (readmissing).
+# Prints, per config and policy, each build's filter bits/key over the SST files, the second
+# pass's ops/sec and, in brackets, the filter blocks read into the cache over both passes (about
+# the number of files when nothing is evicted). Takes about 35 s per build and policy at 5M keys.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+lib=${SSTFILTER_LIB:-$here/build/plugin/libsstfilter.so}
+ext=${DB_BENCH_EXT:-$here/build/db_bench_ext/db_bench_ext}
+builds=3
+num=5000000
+cache_size=33554432
+filter_uris="sstfilter.Leveled:10,sstfilter.Ribbon:10,ribbonfilter:14.5:-1,bloomfilter:10"
+configs="whole,pinned,partitioned"
+db=${TMPDIR:-/tmp}/sstfilter_block_cache_bench
+die() { echo "block_cache_bench.sh: $*" >&2; exit 2; }
+for arg in "$@"; do
+  case "$arg" in
+    --builds=*) builds=${arg#*=} ;;
+    --num=*) num=${arg#*=} ;;
+    --cache_size=*) cache_size=${arg#*=} ;;
+    --filter_uri=*) filter_uris=${arg#*=} ;;
+    --configs=*) configs=${arg#*=} ;;
+    --db=*) db=${arg#*=} ;;
+    *) die "unknown argument $arg (see the comment at the top)" ;;
+  esac
+done
+[[ "$builds" =~ ^[1-9][0-9]*$ ]] || die "--builds must be a positive integer"
+[[ "$num" =~ ^[1-9][0-9]*$ ]] || die "--num must be a positive integer"
+[[ "$cache_size" =~ ^[1-9][0-9]*$ ]] || die "--cache_size must be a positive integer (bytes)"
+[ -f "$lib" ] || die "no $lib (build first, or set SSTFILTER_LIB)"
+[ -x "$ext" ] || die "no $ext (build first, or set DB_BENCH_EXT)"
+command -v db_bench > /dev/null || die "db_bench not found (apt-get install rocksdb-tools)"
+IFS=, read -r -a uris <<< "$filter_uris"
+IFS=, read -r -a cfgs <<< "$configs"
+for c in "${cfgs[@]}"; do
+  case "$c" in whole | whole_hipri | pinned | partitioned | 4shards) ;; *) die "unknown config $c" ;; esac
+done
+for u in "${uris[@]}"; do [[ "$u" =~ ^[A-Za-z0-9_.:-]+$ ]] || die "bad --filter_uri entry '$u'"; done
+
+# One build of `policy` under `config`: prints "bits/key ops/sec filter_blocks_read".
+run() {
+  local policy=$1 config=$2 ini="$db.ini" table="" hipri=0 shard_bits=-1 listeners=""
+  case "$config" in
+    whole) table="partition_filters=false" ;;
+    whole_hipri) table="partition_filters=false"; hipri=0.5 ;;
+    pinned) table="partition_filters=false
+  metadata_cache_options={unpartitioned_pinning=kAll;partition_pinning=kAll;top_level_index_pinning=kAll}" ;;
+    partitioned) table="partition_filters=true
+  index_type=kTwoLevelIndexSearch
+  metadata_block_size=4096
+  pin_top_level_index_and_filter=true"; hipri=0.5 ;;
+    4shards) table="partition_filters=false"; shard_bits=2 ;;
+  esac
+  [[ "$policy" == sstfilter.Leveled* ]] && listeners="listeners=sstfilter.LeveledBudget"
+  cat > "$ini" << INI
+[Version]
+  rocksdb_version=7.8.3
+  options_file_version=1.1
+[DBOptions]
+  create_if_missing=true
+  max_background_jobs=2
+  $listeners
+[CFOptions "default"]
+  write_buffer_size=67108864
+  target_file_size_base=8388608
+  level_compaction_dynamic_level_bytes=true
+[TableOptions/BlockBasedTable "default"]
+  filter_policy=$policy
+  cache_index_and_filter_blocks=true
+  pin_l0_filter_and_index_blocks_in_cache=true
+  format_version=5
+  $table
+INI
+  local common=(--options_file="$ini" --db="$db" --cache_size="$cache_size" --key_size=16
+    --value_size=100 --num="$num" --compression_type=none)
+  rm -rf "$db"
+  LD_PRELOAD="$(readlink -f "$lib")" db_bench "${common[@]}" --disable_wal=true \
+    --benchmarks=fillrandom,waitforcompaction > "$db.fill.log" 2>&1 ||
+    die "the fill failed; see $db.fill.log"
+  LD_PRELOAD="$(readlink -f "$lib")" db_bench "${common[@]}" --use_existing_db=true \
+    --benchmarks=readmissing,readmissing --reads=100000 --use_direct_reads=true --statistics=true \
+    --cache_high_pri_pool_ratio="$hipri" --cache_numshardbits="$shard_bits" > "$db.read.log" 2>&1 ||
+    die "the lookups failed; see $db.read.log"
+  # RocksDB drops a policy it cannot load and runs without it: fail rather than report that.
+  if [ "$policy" != "none" ] && grep -q '^ *filter_policy=nullptr$' "$(ls -t "$db"/OPTIONS-* | head -n 1)"; then
+    die "RocksDB dropped filter_policy=$policy (unknown name?)"
+  fi
+  local bits ops misses
+  bits=$(LD_PRELOAD="" "$ext" --inspect_db="$db" 2> /dev/null |
+    awk '$1 ~ /\.sst$/ {k += $4; b += $5} END {if (k > 0) printf "%.2f", 8 * b / k; else print "-"}')
+  ops=$(awk '/^readmissing/ {ops = $5} END {print ops}' "$db.read.log")
+  misses=$(awk '/rocksdb.block.cache.filter.miss/ {print $4}' "$db.read.log")
+  echo "$bits $ops $misses"
+}
+
+printf "%-12s %-24s %s\n" "config" "policy" "per build: bits/key, readmissing ops/sec (filter blocks read)"
+for config in "${cfgs[@]}"; do
+  for policy in "${uris[@]}"; do
+    line=""
+    for ((b = 1; b <= builds; ++b)); do
+      result=$(run "$policy" "$config") || exit 2
+      read -r bits ops misses <<< "$result"
+      line+=$(printf "  %s %9s (%s)" "$bits" "$ops" "$misses")
+    done
+    printf "%-12s %-24s%s\n" "$config" "$policy" "$line"
+  done
+done
+rm -rf "$db" "$db.ini" "$db.fill.log" "$db.read.log"

@@ -219,8 +219,8 @@ Result<std::vector<LevelFilter>> AllocateShares(std::vector<double> shares, doub
   }
   for (double& s : shares) s /= total;
   const int num_levels = static_cast<int>(shares.size());
-  // The nominal hull is the same for every call (the policies ask for it for every file they
-  // build, about 20 times: plugin/policies.cc, BudgetForWrites).
+  // The nominal hull is the same for every call (sstfilter.Leveled asks for it for every file it
+  // builds with the listener's accounts: plugin/policies.cc, ExcessBelowLevel0).
   static const std::vector<Offer> nominal_hull =
       LowerHull(Frontier(FilterCostModel::kSstfilter, 0));
   const std::vector<Offer> hull = model == FilterCostModel::kSstfilter && keys_per_filter == 0

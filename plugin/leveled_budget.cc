@@ -106,12 +106,12 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
   // Before a flush builds its filter: the accounts of this database, should it be the first event
   // since the database opened.
   void OnFlushBegin(DB* db, const ROCKSDB_NAMESPACE::FlushJobInfo& info) override {
-    Guard([&] { Account(db, info.cf_name); });
+    Guard([&] { Account(db, info.cf_name, /*changed=*/false); });
   }
   void OnFlushCompleted(DB* db, const ROCKSDB_NAMESPACE::FlushJobInfo& info) override {
     Guard([&] {
       Remember(db, info.file_path, FilterOf(info.table_properties));
-      Account(db, info.cf_name);
+      Account(db, info.cf_name, /*changed=*/true);
     });
   }
   // A compaction's inputs count where their keys are going until it completes (LevelAccount).
@@ -123,7 +123,7 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
         c.output_level = info.output_level;
         for (const auto& f : info.input_file_infos) c.inputs.push_back(f.file_number);
       }
-      Account(db, info.cf_name);
+      Account(db, info.cf_name, /*changed=*/false);
     });
   }
   // Also called for trivial moves, whose outputs are the inputs at another level.
@@ -136,14 +136,14 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
         }
         TreeOf(db->GetName(), info.cf_name).running.erase(info.job_id);
       }
-      Account(db, info.cf_name);
+      Account(db, info.cf_name, /*changed=*/true);
     });
   }
   void OnExternalFileIngested(DB* db,
                               const ROCKSDB_NAMESPACE::ExternalFileIngestionInfo& info) override {
     Guard([&] {
       Remember(db, info.internal_file_path, FilterOf(info.table_properties));
-      Account(db, info.cf_name);
+      Account(db, info.cf_name, /*changed=*/true);
     });
   }
 
@@ -165,7 +165,7 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
 
   // The live files of the column family, by level, published for the policies; files no longer
   // live are forgotten.
-  void Account(DB* db, const std::string& cf_name) {
+  void Account(DB* db, const std::string& cf_name, bool changed) {
     std::vector<ROCKSDB_NAMESPACE::LiveFileMetaData> live;
     db->GetLiveFilesMetaData(&live);
     TreeAccounts accounts;
@@ -174,6 +174,8 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
     std::map<std::string, FileFilter> still_live;
     std::lock_guard<std::mutex> lock(mu_);
     Tree& tree = TreeOf(db->GetName(), cf_name);
+    tree.changes += changed ? 1 : 0;
+    accounts.changes = tree.changes;
     std::map<uint64_t, int> rewritten;  // input file number -> the level its keys are going to
     for (const auto& [job, c] : tree.running) {
       for (const uint64_t number : c.inputs) rewritten[number] = c.output_level;
@@ -248,6 +250,7 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
   struct Tree {
     std::map<int, Compaction> running;  // by job id
     std::deque<LevelAccount> level0;    // its last kLevel0Window accounts, newest last
+    uint64_t changes = 0;               // TreeAccounts::changes
   };
   // With mu_ held; bounded like FilesOf.
   Tree& TreeOf(const std::string& db_name, const std::string& cf_name) {

@@ -308,12 +308,12 @@ struct TreeShape {
 // One line for the database's LOG (INFO level) when a file of a tree with accounts is begun: what
 // the allocation sees. For users asking why a file got its filter, and for the tests.
 std::string Describe(const char* policy, const TreeShape& shape, const TreeAccounts& accounts,
-                     int level, double budget) {
+                     int level, double excess, double budget) {
   char part[192];
   snprintf(part, sizeof(part),
-           "%s: a file for level %d, allocated for %.2f bits/key over the levels being written; "
+           "%s: a file for level %d; excess below level 0 %+.2f bits/key, budget steered to %.2f; "
            "levels:",
-           policy, level, budget);
+           policy, level, excess, budget);
   std::string line = part;
   for (size_t i = 0; i < accounts.levels.size(); ++i) {
     const LevelAccount& a = accounts.levels[i];
@@ -341,53 +341,36 @@ std::string Describe(const char* policy, const TreeShape& shape, const TreeAccou
   return line;
 }
 
-// The budget to allocate over the tree for the files being written, such that the tree spends
-// `budget` bits per key when level 0 is at its fullest lately. The files below level 0 that no
-// compaction is rewriting spend what they spend; level 0 at its fullest, and the keys running
-// compactions are writing, spend what the allocation for the returned budget gives their levels.
-// That spend rises with the budget: bisection finds the one that meets the tree's, within
-// kLowestWritesBudget..kHighestWritesBudget times `budget`. So files that stay and spend more
-// than the allocation gives their level (an ingested file with a rich filter; files RocksDB moved
-// down with an upper level's filter) are paid for by the files written while they stay, and files
-// that spend less leave more to the others.
-constexpr double kLowestWritesBudget = 0.5, kHighestWritesBudget = 1.25;
-
-Result<double> BudgetForWrites(const TreeShape& shape, const TreeAccounts& accounts,
-                               double budget) {
+// The tree's excess for the steering (TreeHistory::Steer): the bits its levels below 0 spend
+// beyond what the allocation at `budget` for the tree as it is (level 0 at its fullest) gives
+// them, per key of those levels once running compactions have written theirs: at what the
+// allocation for `writing_budget` (the budget last steered to) gives them. A compaction may run
+// for as long as the tree takes to fill (level 1's, in a tree of two levels): its keys must count.
+// Level 0's files are compacted within minutes: their spend is no excess to correct in the files
+// that stay.
+Result<double> ExcessBelowLevel0(const TreeShape& shape, const TreeAccounts& accounts,
+                                 double budget, double writing_budget) {
   std::vector<double> shares, probes;
   shape.WithFile(-1, 0, &shares, &probes);
-  // Bits spent by the files that stay, and keys of the tree when level 0 is full.
-  double fixed_bits = 0, keys = shares[0], written = shares[0];
+  const Result<std::vector<LevelFilter>> target =
+      AllocateShares(shares, budget, FilterCostModel::kSstfilter, 0, probes);
+  if (!target.ok()) return Err(target.error());
+  const Result<std::vector<LevelFilter>> writing =
+      writing_budget == budget
+          ? target
+          : AllocateShares(shares, writing_budget, FilterCostModel::kSstfilter, 0, probes);
+  if (!writing.ok()) return Err(writing.error());
+  double excess_bits = 0, keys = 0;
   for (size_t i = 1; i < accounts.levels.size(); ++i) {
-    fixed_bits += 8 * static_cast<double>(accounts.levels[i].filter_bytes);
-    keys += shares[i];
-    written += static_cast<double>(accounts.levels[i].pending_keys);
+    const LevelAccount& a = accounts.levels[i];
+    const double target_bits = target.value()[i].ExpectedBitsPerKey();
+    keys += static_cast<double>(a.keys + a.pending_keys);
+    excess_bits += 8 * static_cast<double>(a.filter_bytes) -
+                   static_cast<double>(a.keys) * target_bits +
+                   static_cast<double>(a.pending_keys) *
+                       (writing.value()[i].ExpectedBitsPerKey() - target_bits);
   }
-  // Nothing being written that the accounts know of (a compaction the listener did not see
-  // begin): the budget, as for a tree without accounts.
-  if (!(written > 0)) return budget;
-  // The bits the tree spends with the files being written allocated for `b`.
-  auto spend = [&](double b) -> Result<double> {
-    const Result<std::vector<LevelFilter>> a =
-        AllocateShares(shares, b, FilterCostModel::kSstfilter, 0, probes);
-    if (!a.ok()) return Err(a.error());
-    double bits = fixed_bits + shares[0] * a.value()[0].ExpectedBitsPerKey();
-    for (size_t i = 1; i < accounts.levels.size(); ++i) {
-      bits +=
-          static_cast<double>(accounts.levels[i].pending_keys) * a.value()[i].ExpectedBitsPerKey();
-    }
-    return bits;
-  };
-  double lo = std::max(kLowestWritesBudget * budget, kMinBitsPerKey);
-  double hi = std::min(kHighestWritesBudget * budget, kMaxBitsPerKey);
-  const double want = budget * keys;
-  for (int i = 0; i < 24 && hi - lo > 0.005; ++i) {  // to within 0.005 bits/key
-    const double mid = (lo + hi) / 2;
-    const Result<double> bits = spend(mid);
-    if (!bits.ok()) return Err(bits.error());
-    (bits.value() > want ? hi : lo) = mid;
-  }
-  return lo;
+  return keys > 0 ? excess_bits / keys : 0.0;
 }
 
 // Allocations by level count and key count, computed on first use (about 0.5 ms each; the
@@ -460,8 +443,7 @@ Result<std::vector<LevelFilter>> LeveledPolicy::Allocation(int num_levels,
 // (level 0) of a leveled tree first asks whether it appends, once its first filter finishes (the
 // estimates before then guess from the keys so far), and records its keys for later flushes.
 // With the tree's accounts (the sstfilter.LeveledBudget listener), the allocation is over the
-// levels' real shares, the file's own level counting its keys, for the budget left to the files
-// being written.
+// levels' real shares, the file's own level counting its keys, for the steered budget.
 class LeveledPolicy::Chooser : public FilterChooser {
  public:
   Chooser(std::shared_ptr<Allocations> allocations, double size_ratio, double bits_per_key,
@@ -598,17 +580,22 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
       accounts.levels.size() <= static_cast<size_t>(kMaxLevels) &&
       context.level_at_creation < kMaxLevels) {
     // The tree as the sstfilter.LeveledBudget listener last saw it: allocate over its levels, for
-    // the budget that keeps it within the policy's (include/sstfilter/leveled_budget.h).
+    // a budget that steers it back to the policy's (include/sstfilter/leveled_budget.h).
     const int level = num_levels > 1 ? context.level_at_creation : -1;
     TreeShape shape(accounts, level);
-    const Result<double> budget = BudgetForWrites(shape, accounts, budget_.bits_per_key);
-    if (!budget.ok()) {
-      LogNoFilter(context.info_log, Name(), budget.error());
+    const Result<double> excess = ExcessBelowLevel0(shape, accounts, budget_.bits_per_key,
+                                                    history_->Steered(tree, budget_.bits_per_key));
+    if (!excess.ok()) {
+      LogNoFilter(context.info_log, Name(), excess.error());
       return nullptr;
     }
+    const double budget = std::min(
+        std::max(history_->Steer(tree, accounts.changes, excess.value(), budget_.bits_per_key),
+                 kMinBitsPerKey),
+        kMaxBitsPerKey);
     LogAt(context.info_log, ROCKSDB_NAMESPACE::InfoLogLevel::INFO_LEVEL,
-          Describe(Name(), shape, accounts, level, budget.value()));
-    chooser->UseAccounts(std::move(shape), level, budget.value());
+          Describe(Name(), shape, accounts, level, excess.value(), budget));
+    chooser->UseAccounts(std::move(shape), level, budget);
   }
   const CacheShards shards = ShardsHoldingWholeFilters(context.table_options);
   auto* builder =

@@ -120,14 +120,12 @@ using RibbonPolicy = KindPolicy<Ribbon, kRibbonPolicyName>;
 //   RocksDB writes it as bottommost) in a model of num_levels levels growing by size_ratio, or,
 //   when num_levels is 0, of the levels compaction outputs have reached;
 // - with the sstfilter.LeveledBudget listener's accounts of the tree (leveled_budget.h), and
-//   num_levels 0: its level in the tree as it is, for the budget left to the files being
-//   written (BudgetForWrites in policies.cc).
+//   num_levels 0: its level in the tree as it is, for the steered budget.
 // Reads any sstfilter filter (same compatibility family).
 //
 // A filter is fixed when its file is written, and RocksDB moves files down unchanged when they
 // overlap nothing below; such a file keeps the filter it was written with. Appended flushes carry
-// the budget's; a compaction output carries its level's, which the files written after it pay for
-// (with the listener),
+// the budget's; a compaction output carries its level's, which the listener's steering pays for,
 // or which the sstfilter.NoTrivialMove partitioner (no_trivial_move.h) avoids by making RocksDB
 // rewrite the file, at a cost in writes.
 class LeveledPolicy : public SstFilterPolicy {

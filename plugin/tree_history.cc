@@ -64,6 +64,31 @@ TreeHistory::LevelSpan TreeHistory::RecordCompaction(const TreeId& tree, int lev
   return span;
 }
 
+double TreeHistory::Steer(const TreeId& tree, uint64_t accounts_changes, double excess,
+                          double budget) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Tree& t = TreeLocked(tree);
+  const double lowest = (kSteerLowest - 1) * budget, highest = (kSteerHighest - 1) * budget;
+  auto output = [&] { return t.correction - kSteerProportion * excess; };
+  if (accounts_changes != t.steered_changes) {
+    t.steered_changes = accounts_changes;
+    // No integrating while the output is already at the bound the excess pushes it to: the
+    // integral would wind up there, and overshoot once the tree comes back (anti-windup).
+    const bool pinned = (excess > 0 && output() <= lowest) || (excess < 0 && output() >= highest);
+    if (!pinned) {
+      t.correction = std::min(std::max(t.correction - kSteerGain * excess, lowest), highest);
+    }
+  }
+  t.steered = budget + std::min(std::max(output(), lowest), highest);
+  return t.steered;
+}
+
+double TreeHistory::Steered(const TreeId& tree, double budget) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto it = trees_.find(tree);
+  return it == trees_.end() || it->second.steered == 0 ? budget : it->second.steered;
+}
+
 TreeHistory::LevelSpan TreeHistory::Compactions(const TreeId& tree) const {
   std::lock_guard<std::mutex> lock(mu_);
   const auto it = trees_.find(tree);

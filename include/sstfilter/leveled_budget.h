@@ -11,21 +11,22 @@
 //
 // With this listener, as every flush and compaction begins and after every flush, compaction
 // (trivial moves included) and ingestion, the policy knows each level's keys, filter bytes and key
-// ranges as they are, the keys each running compaction is writing to its output level, and level
-// 0 at its fullest lately. Each new filter is then allocated (core/level_allocation.h,
-// AllocateShares) over the levels' real shares of the keys, level 0 at its fullest, for the
-// filter probes each level receives per lookup (estimated from the files' key ranges, for lookups
-// spread like the keys: every level of a random tree, about one level of an ordered one), and for
-// the budget that makes the tree spend the policy's when level 0 is full: the files that stay
-// spend what they spend, and the files being written (running compactions' outputs, level 0)
-// what is left, within 0.5 and 1.25 times the budget. Files that stay with more than their
-// level's share (an ingested file with a rich filter, the moved files of an ordered tree) are paid
-// for by the files written while they stay.
+// ranges as they are, the keys each running compaction is writing to its output level (its inputs
+// count there, not where they were), and level 0 at its fullest lately. Each new filter is then
+// allocated (core/level_allocation.h, AllocateShares) over the levels' real shares of the keys,
+// level 0 at its fullest, for the filter probes each level receives per lookup (estimated from
+// the files' key ranges, for lookups spread like the keys: every level of a random tree, about one
+// level of an ordered one), and for a budget that steers the tree back to the policy's: the
+// budget less the tree's excess (what its levels below 0 spend beyond the allocation for the tree
+// as it is), plus a correction that integrates the excess (plugin/tree_history.h,
+// TreeHistory::Steer), within 0.5 and 1.25 times the budget. So the tree spends its budget when
+// level 0 is full, and files that stay with more than their level's share (an ingested file with
+// a rich filter, the moved files of an ordered tree) are paid for by the files written after them.
 //
 // Cost: after each event, one GetLiveFilesMetaData (in memory) and, for each file it has not
 // seen created (files older than the listener: after a restart, every file once), a read of the
-// file's properties; per file the policy builds, about 20 allocations (3.5 microseconds each for
-// 7 levels, here). Nothing per lookup.
+// file's properties; per file the policy builds, two or three allocations (3.5 microseconds each
+// for 7 levels, here). Nothing per lookup.
 //
 // After a restart the listener knows no running compaction and no level 0 history: until the
 // first events, level 0 counts as it is.

@@ -921,11 +921,24 @@ TEST_F(DbTest, LeveledBudgetListenerSeesWhichLevelsLookupsProbe) {
           "[ figures  ] %s, level %zu: %.3f of the keys, %.3f probes per lookup estimated, "
           "%.3f true\n",
           ordered ? "sequential" : "random", level, share, levels[level].probes, truth);
-      // A file's keys count whole where its range meets the level's: the edges of partial
-      // overlaps (level 0 is all edges) are overestimated (1.000 against 0.892 true for the last
-      // level of the random tree, whose level-1 files meet its ranges but hold keys outside them).
+      // A file's keys count whole where its range meets the level's: the estimate may exceed the
+      // truth by the keys of the other levels' files that meet the level's ranges but reach
+      // outside them (1.000 against 0.892 true for the last level of a random tree whose level-1
+      // files spanned the key space, holding keys past the last level's files; 0.954 against
+      // 0.782 once). Level 0's files are counted one by one.
+      double straddling = 0;
+      for (const auto& g : files) {
+        if (g.level == static_cast<int>(level)) continue;
+        bool meets = false, inside = false;
+        for (const auto& f : files) {
+          if (f.level != static_cast<int>(level)) continue;
+          meets |= !(g.largestkey < f.smallestkey || f.largestkey < g.smallestkey);
+          inside |= f.smallestkey <= g.smallestkey && g.largestkey <= f.largestkey;
+        }
+        if (meets && !inside) straddling += static_cast<double>(g.num_entries) / kKeys;
+      }
       EXPECT_GE(levels[level].probes, truth - 0.02) << level;
-      EXPECT_LE(levels[level].probes, truth + (level == 0 ? 0.5 : 0.15)) << level;
+      EXPECT_LE(levels[level].probes, truth + 0.02 + (level == 0 ? 0.5 : straddling)) << level;
       if (ordered) {
         EXPECT_NEAR(levels[level].probes, share, 0.02) << level;
       }

@@ -87,7 +87,9 @@ std::string FormatFilterReport(const std::vector<SstFilterInfo>& files) {
   out += line;
   size_t without = 0;
   std::string missing;
+  const SstFilterInfo* largest = nullptr;  // the largest filter block
   for (const SstFilterInfo& f : files) {
+    if (largest == nullptr || f.filter_bytes > largest->filter_bytes) largest = &f;
     const double bits = f.filter_entries ? 8.0 * f.filter_bytes / f.filter_entries : 0;
     snprintf(line, sizeof(line), "%-14s %5d %-22s %12" PRIu64 " %12" PRIu64 " %9.2f\n",
              f.file.c_str(), f.level, f.policy_name.empty() ? "(none)" : f.policy_name.c_str(),
@@ -102,6 +104,16 @@ std::string FormatFilterReport(const std::vector<SstFilterInfo>& files) {
            without);
   out += line;
   out += without ? ": " + missing + "\n" : std::string("\n");
+  if (largest != nullptr && largest->filter_bytes > 0) {
+    // Whole filters in the block cache should stay within 1/8 of a cache shard (README: Filters
+    // in the block cache); the largest says whether any might not.
+    snprintf(line, sizeof(line),
+             "largest filter: %" PRIu64
+             " KiB (%s, level %d); cached whole, a filter should be at "
+             "most 1/8 of a block-cache shard\n",
+             (largest->filter_bytes + 1023) >> 10, largest->file.c_str(), largest->level);
+    out += line;
+  }
   return out;
 }
 

@@ -424,6 +424,11 @@ TEST(PolicyLoss, DescribeFiltersShowsFilesWithoutAnSstfilterFilter) {
   EXPECT_NE(report.find("sstfilter.Bloom"), std::string::npos) << report;
   EXPECT_NE(report.find("(none)"), std::string::npos) << report;
   EXPECT_NE(report.find("2 SST files, 1 without an sstfilter filter"), std::string::npos) << report;
+  const SstFilterInfo& filtered = files[0].has_sstfilter_filter() ? files[0] : files[1];
+  const std::string largest =
+      "largest filter: " + std::to_string((filtered.filter_bytes + 1023) >> 10) + " KiB (" +
+      filtered.file + ", level " + std::to_string(filtered.level) + ")";
+  EXPECT_NE(report.find(largest), std::string::npos) << report;
   // A database whose OPTIONS file names a policy nobody registered fails clearly.
   EXPECT_FALSE(DescribeFilters(dir.path() + "/does-not-exist", &files).ok());
 }

@@ -282,6 +282,14 @@ struct TreeShape {
     }
   }
 
+  // No keys anywhere (a new database's first flush): nothing to allocate over.
+  bool Empty() const {
+    for (const double k : keys) {
+      if (k > 0) return false;
+    }
+    return level0_peak.keys == 0;
+  }
+
   // The shares and probes to allocate over for a file of num_keys written to `level` (-1: no
   // file). The file's keys join its level, unless a compaction writing there counted them
   // already (its inputs' keys). Level 0 counts as at its fullest lately, if that was fuller. A
@@ -575,14 +583,18 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
   auto chooser = std::make_unique<Chooser>(allocations_, shape_.size_ratio, budget_.bits_per_key,
                                            num_levels, modelled);
   if (num_levels > 1 && context.level_at_creation == 0) chooser->FollowFlushes(history_, tree);
+  // The tree as the sstfilter.LeveledBudget listener last saw it: allocate over its levels, for a
+  // budget that steers it back to the policy's (include/sstfilter/leveled_budget.h). A tree with
+  // no keys yet (a new database's first flush) has nothing to allocate over: the model's filter.
   TreeAccounts accounts;
+  const int level = num_levels > 1 ? context.level_at_creation : -1;
+  TreeShape shape;
   if (shape_.num_levels == 0 && Ledger::Global().Get(tree, &accounts) &&
       accounts.levels.size() <= static_cast<size_t>(kMaxLevels) &&
       context.level_at_creation < kMaxLevels) {
-    // The tree as the sstfilter.LeveledBudget listener last saw it: allocate over its levels, for
-    // a budget that steers it back to the policy's (include/sstfilter/leveled_budget.h).
-    const int level = num_levels > 1 ? context.level_at_creation : -1;
-    TreeShape shape(accounts, level);
+    shape = TreeShape(accounts, level);
+  }
+  if (!shape.Empty()) {
     const Result<double> excess = ExcessBelowLevel0(shape, accounts, budget_.bits_per_key,
                                                     history_->Steered(tree, budget_.bits_per_key));
     if (!excess.ok()) {

@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "plugin/bits_adapters.h"
+
 namespace sstfilter {
 
 CacheShards ShardsHoldingWholeFilters(const ROCKSDB_NAMESPACE::BlockBasedTableOptions& table) {
@@ -27,14 +29,13 @@ CacheShards ShardsHoldingWholeFilters(const ROCKSDB_NAMESPACE::BlockBasedTableOp
   const long bits = std::strtol(printed.c_str() + at + sizeof(kKey) - 1, nullptr, 10);
   if (bits < 0 || bits > 20) return shards;
   shards.capacity_bytes = table.block_cache->GetCapacity();
-  shards.shard_bits = static_cast<int>(bits);
   shards.shards = size_t{1} << bits;
   return shards;
 }
 
 std::string FilterBlockWarning(size_t block_bytes, const CacheShards& shards) {
+  if (shards.Fits(block_bytes)) return "";
   const size_t shard = shards.ShardBytes();
-  if (shard == 0 || block_bytes <= shard / kShardFraction) return "";
   char text[512];
   snprintf(text, sizeof(text),
            "a filter block of %zu KiB, more than 1/%zu of a block-cache shard (%zu KiB: %zu MiB "
@@ -49,15 +50,12 @@ std::string FilterBlockWarning(size_t block_bytes, const CacheShards& shards) {
 
 bool OversizedFilterBlocks::Report(ROCKSDB_NAMESPACE::Logger* log, size_t block_bytes,
                                    const CacheShards& shards) {
-  const size_t shard = shards.ShardBytes();
-  if (shard == 0 || block_bytes <= shard / kShardFraction) return false;
+  if (shards.Fits(block_bytes)) return false;
   const uint64_t n = count_.fetch_add(1, std::memory_order_relaxed);
-  if (n % kLogEvery == 0 && log != nullptr) {
-    const std::string warning = FilterBlockWarning(block_bytes, shards);
-    ROCKSDB_NAMESPACE::Log(ROCKSDB_NAMESPACE::InfoLogLevel::WARN_LEVEL, log,
-                           "[sstfilter] %s; %llu such file(s) so far, logged every %llu",
-                           warning.c_str(), static_cast<unsigned long long>(n + 1),
-                           static_cast<unsigned long long>(kLogEvery));
+  if (n % kLogEvery == 0) {
+    LogAt(log, ROCKSDB_NAMESPACE::InfoLogLevel::WARN_LEVEL,
+          FilterBlockWarning(block_bytes, shards) + "; " + std::to_string(n + 1) +
+              " such file(s) so far, logged every " + std::to_string(kLogEvery));
   }
   return true;
 }

@@ -39,9 +39,14 @@ inline constexpr size_t kShardFraction = 8;
 // count of RocksDB's sharded caches; 0 shards: it does not).
 struct CacheShards {
   size_t capacity_bytes = 0;
-  int shard_bits = 0;
   size_t shards = 0;
   size_t ShardBytes() const { return shards > 0 ? capacity_bytes / shards : 0; }
+  // Whether a filter block of `block_bytes` fits: at most 1/kShardFraction of a shard, or a cache
+  // that does not say its shards.
+  bool Fits(size_t block_bytes) const {
+    const size_t shard = ShardBytes();
+    return shard == 0 || block_bytes <= shard / kShardFraction;
+  }
 };
 
 // The shards of the cache that holds a table's filter blocks whole and may evict them: the block
@@ -50,8 +55,7 @@ struct CacheShards {
 // reader, cut into partitions, or pinned), or a cache that does not say its shards: 0 shards.
 CacheShards ShardsHoldingWholeFilters(const ROCKSDB_NAMESPACE::BlockBasedTableOptions& table);
 
-// The warning for a filter block of `block_bytes` in such a cache, or "" if it fits (at most
-// 1/kShardFraction of a shard).
+// The warning for a filter block of `block_bytes` in such a cache, or "" if it fits.
 std::string FilterBlockWarning(size_t block_bytes, const CacheShards& shards);
 
 // The filter blocks of a policy that do not fit their cache's shards, counted; the warning goes

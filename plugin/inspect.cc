@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "compat/rocksdb_api.h"
+#include "plugin/block_cache_fit.h"
 #include "sstfilter/sstfilter.h"
 
 namespace sstfilter {
@@ -105,13 +106,14 @@ std::string FormatFilterReport(const std::vector<SstFilterInfo>& files) {
   out += line;
   out += without ? ": " + missing + "\n" : std::string("\n");
   if (largest != nullptr && largest->filter_bytes > 0) {
-    // Whole filters in the block cache should stay within 1/8 of a cache shard (README: Filters
-    // in the block cache); the largest says whether any might not.
+    // Whole filters in the block cache should stay within 1/kShardFraction of a cache shard
+    // (plugin/block_cache_fit.h); the largest says whether any might not.
     snprintf(line, sizeof(line),
              "largest filter: %" PRIu64
-             " KiB (%s, level %d); cached whole, a filter should be at "
-             "most 1/8 of a block-cache shard\n",
-             (largest->filter_bytes + 1023) >> 10, largest->file.c_str(), largest->level);
+             " KiB (%s, level %d); cached whole, a filter should be at most 1/%zu of a "
+             "block-cache shard\n",
+             (largest->filter_bytes + 1023) >> 10, largest->file.c_str(), largest->level,
+             kShardFraction);
     out += line;
   }
   return out;

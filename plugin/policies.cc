@@ -315,8 +315,8 @@ struct TreeShape {
 
 // One line for the database's LOG (INFO level) when a file of a tree with accounts is begun: what
 // the allocation sees. For users asking why a file got its filter, and for the tests.
-std::string Describe(const char* policy, const TreeShape& shape, const TreeAccounts& accounts,
-                     int level, double excess, double budget) {
+std::string Describe(const char* policy, const TreeAccounts& accounts, int level, double excess,
+                     double budget) {
   char part[192];
   snprintf(part, sizeof(part),
            "%s: a file for level %d; excess below level 0 %+.2f bits/key, budget steered to %.2f; "
@@ -325,7 +325,7 @@ std::string Describe(const char* policy, const TreeShape& shape, const TreeAccou
   std::string line = part;
   for (size_t i = 0; i < accounts.levels.size(); ++i) {
     const LevelAccount& a = accounts.levels[i];
-    if (a.keys == 0 && a.pending_keys == 0 && !(i == 0 && shape.level0_peak.keys > 0)) continue;
+    if (a.keys == 0 && a.pending_keys == 0 && !(i == 0 && accounts.level0_peak.keys > 0)) continue;
     snprintf(part, sizeof(part), " L%zu %llu keys", i, static_cast<unsigned long long>(a.keys));
     line += part;
     if (a.keys > 0) {
@@ -338,9 +338,9 @@ std::string Describe(const char* policy, const TreeShape& shape, const TreeAccou
                static_cast<unsigned long long>(a.pending_keys));
       line += part;
     }
-    if (i == 0 && shape.level0_peak.keys > a.keys) {
+    if (i == 0 && accounts.level0_peak.keys > a.keys) {
       snprintf(part, sizeof(part), " (fullest lately %llu)",
-               static_cast<unsigned long long>(shape.level0_peak.keys));
+               static_cast<unsigned long long>(accounts.level0_peak.keys));
       line += part;
     }
     snprintf(part, sizeof(part), ", %.2f probes;", a.probes);
@@ -606,7 +606,7 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
                  kMinBitsPerKey),
         kMaxBitsPerKey);
     LogAt(context.info_log, ROCKSDB_NAMESPACE::InfoLogLevel::INFO_LEVEL,
-          Describe(Name(), shape, accounts, level, excess.value(), budget));
+          Describe(Name(), accounts, level, excess.value(), budget));
     chooser->UseAccounts(std::move(shape), level, budget);
   }
   const CacheShards shards = ShardsHoldingWholeFilters(context.table_options);

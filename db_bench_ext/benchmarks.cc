@@ -9,6 +9,7 @@ constexpr Benchmark kBenchmarks[] = {
     // name              kind                         sequential absent_keys multi_get
     {"fillrandom",       BenchmarkKind::kFill,        false,     false,      false},
     {"fillseq",          BenchmarkKind::kFill,        true,      false,      false},
+    {"filltimeseries",   BenchmarkKind::kFill,        true,      true,       false},
     {"readrandom",       BenchmarkKind::kRead,        false,     false,      false},
     {"readmissing",      BenchmarkKind::kRead,        false,     true,       false},
     {"multireadrandom",  BenchmarkKind::kRead,        false,     false,      true},

@@ -20,7 +20,9 @@ struct Benchmark {
   const char* name;
   BenchmarkKind kind;
   bool sequential;   // kFill: keys in ascending order, not shuffled
-  bool absent_keys;  // kRead: looks up keys that were never written
+  bool absent_keys;  // kRead: looks up keys that were never written; kFill: also looks them up,
+                     // --timeseries_reads_per_write after each write (a time series: keys
+                     // written in order while lookups go over the range written so far)
   bool multi_get;    // kRead: MultiGet in batches of --batch_size, not one Get per key
 };
 

@@ -42,6 +42,7 @@
 #include "core/hash.h"
 #include "core/ribbon/ribbon.h"
 #include "plugin/bits_adapters.h"
+#include "plugin/probe_counts.h"
 
 namespace {
 
@@ -106,8 +107,11 @@ class BitsReaderFilter : public Filter {
 class SstFilter : public BitsReaderFilter {
  public:
   SstFilter(std::function<void(const std::vector<uint64_t>&, std::string*)> build, bool simd,
-            bool prefetch_while_hashing = true)
-      : build_(std::move(build)), simd_(simd), prefetch_while_hashing_(prefetch_while_hashing) {}
+            bool prefetch_while_hashing = true, bool count_probes = false)
+      : build_(std::move(build)),
+        simd_(simd),
+        prefetch_while_hashing_(prefetch_while_hashing),
+        count_probes_(count_probes) {}
   void Activate() override { sstfilter::SetBlockedBloomSimdEnabled(simd_); }
   void Build(const std::vector<std::string>& keys) override {
     hashes_.clear();
@@ -115,6 +119,12 @@ class SstFilter : public BitsReaderFilter {
     for (const std::string& k : keys) hashes_.push_back(sstfilter::KeyHash(k.data(), k.size()));
     reader_.reset();
     build_(hashes_, &bytes_);
+    // A block whose probes are counted, as sstfilter.Leveled's are in a tree its listener
+    // watches (plugin/probe_counts.h): the reader finds its cell.
+    if (count_probes_) {
+      probes_ = sstfilter::ProbeRegistry::Global().Register(
+          sstfilter::FilterBlockId(bytes_.data(), bytes_.size()));
+    }
     reader_.reset(sstfilter::NewSstFilterBitsReader(bytes_));
     late_prefetch_reader_ = sstfilter::FilterReader::Open(
         reinterpret_cast<const uint8_t*>(bytes_.data()), bytes_.size());
@@ -136,6 +146,8 @@ class SstFilter : public BitsReaderFilter {
   std::function<void(const std::vector<uint64_t>&, std::string*)> build_;
   bool simd_;
   bool prefetch_while_hashing_;
+  bool count_probes_;
+  std::shared_ptr<sstfilter::ProbeCell> probes_;  // the registered cell, while counting
   std::vector<uint64_t> hashes_;
   std::string bytes_;
   sstfilter::FilterReader late_prefetch_reader_;  // for batches without prefetch_while_hashing_
@@ -175,12 +187,13 @@ class RocksDbFilter : public BitsReaderFilter {
 };
 
 std::unique_ptr<Filter> MakeSstFilter(const sstfilter::Result<sstfilter::FilterSpec>& spec,
-                                      bool simd = true, bool prefetch_while_hashing = true) {
+                                      bool simd = true, bool prefetch_while_hashing = true,
+                                      bool count_probes = false) {
   return std::make_unique<SstFilter>(
       [spec = spec.value()](const std::vector<uint64_t>& h, std::string* out) {
         *out = sstfilter::BuildFilter(spec, h.data(), h.size()).value();
       },
-      simd, prefetch_while_hashing);
+      simd, prefetch_while_hashing, count_probes);
 }
 
 // Counter flags that turn "keys per second" into "seconds per key".
@@ -210,6 +223,12 @@ const std::vector<Candidate>& Candidates() {
        [] {
          return MakeSstFilter(SpecForBitsPerKey<BlockedBloom>(10), /*simd=*/true,
                               /*prefetch_while_hashing=*/false);
+       }},
+      // The same filter with its probes counted (plugin/probe_counts.h): what counting costs.
+      {"sstfilter.blocked-counted:10",
+       [] {
+         return MakeSstFilter(SpecForBitsPerKey<BlockedBloom>(10), /*simd=*/true,
+                              /*prefetch_while_hashing=*/true, /*count_probes=*/true);
        }},
       {"sstfilter.standard:10", [] { return MakeSstFilter(SpecForBitsPerKey<StandardBloom>(10)); }},
       {"sstfilter.blocked:16", [] { return MakeSstFilter(SpecForBitsPerKey<BlockedBloom>(16)); }},
@@ -289,13 +308,13 @@ void PrintTable() {
   const Row* base =
       Rows().count("rocksdb.bloomfilter:10") ? &Rows()["rocksdb.bloomfilter:10"] : nullptr;
   // Efficiency: bits per key over the information limit log2(1 / measured rate); 1.00 is ideal.
-  printf("\n%-24s %9s %9s %6s %11s %9s %9s %11s %11s\n", "filter", "bits/key", "FP %", "eff.",
+  printf("\n%-28s %9s %9s %6s %11s %9s %9s %11s %11s\n", "filter", "bits/key", "FP %", "eff.",
          "build ns/k", "hit ns", "miss ns", "batch miss", "miss/bf:10");
   for (const std::string& name : Order()) {
     Row& r = Rows()[name];
     const double miss = r.ns["miss"];
     const double efficiency = r.fp_rate > 0 ? r.bits_per_key / -std::log2(r.fp_rate) : 0;
-    printf("%-24s %9.2f %9.4f %6.3f %11.1f %9.1f %9.1f %11.1f", name.c_str(), r.bits_per_key,
+    printf("%-28s %9.2f %9.4f %6.3f %11.1f %9.1f %9.1f %11.1f", name.c_str(), r.bits_per_key,
            100 * r.fp_rate, efficiency, r.ns["build"], r.ns["hit"], miss, r.ns["batched_miss"]);
     if (base != nullptr && base->ns.count("miss") && base->ns.at("miss") > 0) {
       printf(" %10.2fx", miss / base->ns.at("miss"));

@@ -23,8 +23,11 @@ const BenchResult* PolicyResult::Find(const std::string& name) const {
 }
 
 const BenchResult* PolicyResult::AbsentKeyBench() const {
-  const BenchResult* b = Find("readmissing");
-  return b != nullptr ? b : Find("multireadmissing");
+  for (const char* name : {"readmissing", "multireadmissing", "filltimeseries"}) {
+    const BenchResult* b = Find(name);
+    if (b != nullptr) return b;
+  }
+  return nullptr;
 }
 
 LevelCounts PolicyResult::AbsentKeyLevelCounts(int level) const {

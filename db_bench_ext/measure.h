@@ -40,6 +40,7 @@ struct BenchResult {
   const Benchmark* benchmark = nullptr;
   double seconds = 0;
   uint64_t ops = 0;
+  uint64_t lookups = 0;  // filltimeseries: its absent-key lookups (ops counts the writes)
   uint64_t found = 0;
   // From RocksDB's statistics, deltas over the benchmark.
   uint64_t filter_negatives = 0;  // rocksdb.bloom.filter.useful
@@ -68,9 +69,10 @@ struct BenchResult {
   // False positives per lookup: the reads a lookup wastes, summed over the filters (levels, L0
   // files) it consults; -1 without lookups or filter checks.
   double fp_per_lookup() const {
-    return ops == 0 || filter_checks() == 0
+    const uint64_t n = lookups > 0 ? lookups : ops;
+    return n == 0 || filter_checks() == 0
                ? -1
-               : static_cast<double>(filter_false_positives()) / static_cast<double>(ops);
+               : static_cast<double>(filter_false_positives()) / static_cast<double>(n);
   }
 };
 
@@ -89,7 +91,7 @@ struct PolicyResult {
   // The first result of the benchmark named `name`; null if it did not run.
   const BenchResult* Find(const std::string& name) const;
   // The benchmark whose lookups were all of absent keys, so whose filter positives are all
-  // false: readmissing, else multireadmissing; null if neither ran.
+  // false: readmissing, else multireadmissing, else filltimeseries; null if none ran.
   const BenchResult* AbsentKeyBench() const;
   // AbsentKeyBench's filter answers at `level`; zeros if it has none there.
   LevelCounts AbsentKeyLevelCounts(int level) const;

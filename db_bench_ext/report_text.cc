@@ -125,13 +125,19 @@ void PrintBench(const PolicyResult& pr, const BenchResult& b, const PolicyResult
   printf("%-12s : %11.3f micros/op %.0f ops/sec %.3f seconds %" PRIu64 " operations;", name,
          b.micros_per_op(), b.ops_per_sec(), b.seconds, b.ops);
   if (kind == BenchmarkKind::kRead) printf(" (%" PRIu64 " of %" PRIu64 " found)", b.found, b.ops);
+  if (b.lookups > 0) {
+    printf(" %" PRIu64 " absent-key lookups between them (%" PRIu64 " found)", b.lookups, b.found);
+  }
   printf("\n");
-  if (kind != BenchmarkKind::kRead) return;
-  printf("  [%s] data blocks read/op %.3f", pr.uri.c_str(), b.data_blocks_per_op());
+  if (kind != BenchmarkKind::kRead && b.lookups == 0) return;
+  printf("  [%s]", pr.uri.c_str());
+  // A fill's block reads are its compactions' too: none for filltimeseries.
+  if (kind == BenchmarkKind::kRead) printf(" data blocks read/op %.3f,", b.data_blocks_per_op());
   if (b.filter_checks() > 0) {
-    printf(", filter checks %" PRIu64, b.filter_checks());
+    printf(" filter checks %" PRIu64, b.filter_checks());
     // No rate where every check was of a present key (readrandom): fp_rate() is -1 there.
     if (b.fp_rate() >= 0) printf(", false positives %.4f%%", 100 * b.fp_rate());
+    if (b.lookups > 0) printf(", %.4f per lookup", b.fp_per_lookup());
   }
   const BenchResult* base = none ? none->Find(name) : nullptr;
   if (base != nullptr && base != &b && b.micros_per_op() > 0) {

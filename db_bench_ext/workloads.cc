@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <random>
 #include <thread>
@@ -20,6 +22,38 @@
 #include "sstfilter/inspect.h"
 
 namespace db_bench_ext {
+namespace {
+
+// Per-level filter counts of this thread's lookups, from RocksDB's per-level perf context (perf
+// context counters are per thread; counting costs every policy the same few increments). Counts
+// from construction until AddTo.
+class LevelPerfCounts {
+ public:
+  LevelPerfCounts() : perf_(ROCKSDB_NAMESPACE::get_perf_context()) {
+    ROCKSDB_NAMESPACE::SetPerfLevel(ROCKSDB_NAMESPACE::PerfLevel::kEnableCount);
+    perf_->Reset();
+    perf_->ClearPerLevelPerfContext();
+    perf_->EnablePerLevelPerfContext();
+  }
+  ~LevelPerfCounts() {
+    perf_->DisablePerLevelPerfContext();
+    ROCKSDB_NAMESPACE::SetPerfLevel(ROCKSDB_NAMESPACE::PerfLevel::kDisable);
+  }
+  void AddTo(std::map<int, LevelCounts>* levels) const {
+    if (perf_->level_to_perf_context == nullptr) return;
+    for (const auto& [level, c] : *perf_->level_to_perf_context) {
+      LevelCounts& mine = (*levels)[static_cast<int>(level)];
+      mine.negatives += c.bloom_filter_useful;
+      mine.positives += c.bloom_filter_full_positive;
+      mine.true_positives += c.bloom_filter_full_true_positive;
+    }
+  }
+
+ private:
+  ROCKSDB_NAMESPACE::PerfContext* const perf_;
+};
+
+}  // namespace
 
 using ROCKSDB_NAMESPACE::PinnableSlice;
 using ROCKSDB_NAMESPACE::ReadOptions;
@@ -90,7 +124,7 @@ BenchResult DbRunner::Run(const Benchmark& benchmark) {
   const Snapshot before = Take();
   const auto start = Clock::now();
   if (benchmark.kind == BenchmarkKind::kFill) {
-    Fill(benchmark.sequential, &r);
+    Fill(benchmark, &r);
   } else {
     Read(benchmark, &r);
   }
@@ -125,10 +159,22 @@ DbRunner::Snapshot DbRunner::Take() const {
           stats_->getTickerCount(ROCKSDB_NAMESPACE::BLOCK_CACHE_DATA_MISS)};
 }
 
-void DbRunner::Fill(bool sequential, BenchResult* r) {
+void DbRunner::Fill(const Benchmark& benchmark, BenchResult* r) {
   std::vector<uint64_t> order(config_.num);
   for (uint64_t i = 0; i < config_.num; ++i) order[i] = i;
-  if (!sequential) std::shuffle(order.begin(), order.end(), std::mt19937_64(FLAGS_seed));
+  if (!benchmark.sequential) {
+    std::shuffle(order.begin(), order.end(), std::mt19937_64(FLAGS_seed));
+  }
+  // filltimeseries: absent keys looked up between the writes, over the keys written so far.
+  const bool lookups = benchmark.absent_keys;
+  const KeyDist key_dist(config_.num, config_.zipf_theta);
+  uint64_t rng = static_cast<uint64_t>(FLAGS_seed) * 1000003 + 11;
+  double lookups_due = 0;
+  uint64_t found = 0;
+  std::string absent;
+  PinnableSlice got;
+  std::unique_ptr<LevelPerfCounts> level_counts;
+  if (lookups) level_counts = std::make_unique<LevelPerfCounts>();
   const std::string value(static_cast<size_t>(FLAGS_value_size), 'v');
   ROCKSDB_NAMESPACE::WriteOptions w;
   w.disableWAL = true;
@@ -143,12 +189,23 @@ void DbRunner::Fill(bool sequential, BenchResult* r) {
     const Status s = db_->Put(w, key, value);
     if (!s.ok()) Fail("put failed: " + s.ToString());
     progress.Add(1);
+    for (lookups_due += lookups ? FLAGS_timeseries_reads_per_write : 0; lookups_due >= 1;
+         lookups_due -= 1) {
+      // Rank r among the keys written so far, newest first (r % (i + 1) folds the ranks beyond
+      // them back over them).
+      const uint64_t rank = config_.num - 1 - key_dist.Next(&rng);
+      WriteKey(i - rank % (i + 1), /*absent=*/true, &absent);
+      found += db_->Get(ReadOptions(), db_->DefaultColumnFamily(), absent, &got).ok();
+      ++r->lookups;
+    }
     if (FLAGS_settled_fill && ++unflushed == keys_per_flush) {
       FlushAndSettle(std::chrono::microseconds(200));
       unflushed = 0;
     }
   }
   r->ops = config_.num;
+  r->found = found;
+  if (level_counts != nullptr) level_counts->AddTo(&r->levels);
   // Flush and let compactions settle, so that the reads that follow see SST files only.
   FlushAndSettle(std::chrono::milliseconds(50));
 }
@@ -188,13 +245,7 @@ void DbRunner::Read(const Benchmark& benchmark, BenchResult* r) {
   std::mutex levels_mu;
   const KeyDist key_dist(config_.num, config_.zipf_theta);
   auto worker = [&](int thread) {
-    // Per-level filter counts (perf context counters are per thread; counting costs every
-    // policy the same few increments).
-    ROCKSDB_NAMESPACE::SetPerfLevel(ROCKSDB_NAMESPACE::PerfLevel::kEnableCount);
-    ROCKSDB_NAMESPACE::PerfContext* perf = ROCKSDB_NAMESPACE::get_perf_context();
-    perf->Reset();
-    perf->ClearPerLevelPerfContext();
-    perf->EnablePerLevelPerfContext();
+    const LevelPerfCounts level_counts;
     uint64_t rng = static_cast<uint64_t>(FLAGS_seed) * 1000003 + thread + (missing ? 7 : 0);
     PinnableSlice value;
     const size_t batch = multi ? static_cast<size_t>(FLAGS_batch_size) : 1;
@@ -220,19 +271,8 @@ void DbRunner::Read(const Benchmark& benchmark, BenchResult* r) {
     }
     found += my_found;
     ops += per_thread;
-    {
-      std::lock_guard<std::mutex> lock(levels_mu);
-      if (perf->level_to_perf_context != nullptr) {
-        for (const auto& [level, c] : *perf->level_to_perf_context) {
-          LevelCounts& mine = r->levels[static_cast<int>(level)];
-          mine.negatives += c.bloom_filter_useful;
-          mine.positives += c.bloom_filter_full_positive;
-          mine.true_positives += c.bloom_filter_full_true_positive;
-        }
-      }
-    }
-    perf->DisablePerLevelPerfContext();
-    ROCKSDB_NAMESPACE::SetPerfLevel(ROCKSDB_NAMESPACE::PerfLevel::kDisable);
+    std::lock_guard<std::mutex> lock(levels_mu);
+    level_counts.AddTo(&r->levels);
   };
   std::vector<std::thread> threads;
   for (int t = 1; t < FLAGS_threads; ++t) threads.emplace_back(worker, t);

@@ -45,7 +45,7 @@ class DbRunner {
     uint64_t negatives, positives, true_positives, data_misses;
   };
   Snapshot Take() const;
-  void Fill(bool sequential, BenchResult* r);
+  void Fill(const Benchmark& benchmark, BenchResult* r);
   void FlushAndSettle(std::chrono::microseconds poll);
   void Settle(std::chrono::microseconds poll);
   void Read(const Benchmark& benchmark, BenchResult* r);

@@ -11,6 +11,7 @@
 
 #include "core/filter_reader.h"
 #include "core/hash.h"
+#include "plugin/probe_counts.h"
 
 namespace sstfilter {
 
@@ -31,15 +32,19 @@ Slice Hand(const std::string& bytes, std::unique_ptr<const char[]>* buf) {
 }
 
 // The reader of one kind of filter (or of the match-all and match-none answers): the core
-// reader's queries with the key hashing in front. One instantiation per alternative of AnyReader.
+// reader's queries with the key hashing in front, and the probes counted into `probes` when the
+// block has a cell (plugin/probe_counts.h). One instantiation per alternative of AnyReader.
 template <typename CoreReader>
 class TypedReader : public FilterBitsReader {
  public:
-  explicit TypedReader(const CoreReader& reader) : reader_(reader) {}
+  TypedReader(const CoreReader& reader, std::shared_ptr<ProbeCell> probes)
+      : reader_(reader), probes_(std::move(probes)) {}
 
   bool MayMatch(const Slice& key) override {
     if constexpr (kConstant) return reader_.MayContain(0);  // no need to hash the key
-    return reader_.MayContain(HashOf(key));
+    const uint64_t h = HashOf(key);
+    if (probes_ != nullptr && SampledProbe(h)) probes_->Add(1);
+    return reader_.MayContain(h);
   }
 
   void MayMatch(int num_keys, Slice** keys, bool* may_match) override {
@@ -48,10 +53,13 @@ class TypedReader : public FilterBitsReader {
     for (int start = 0; start < num_keys; start += kChunk) {
       const int n = std::min(kChunk, num_keys - start);
       if constexpr (!kConstant) {
+        uint64_t sampled = 0;  // counted whether or not the block has a cell: no branch per key
         for (int i = 0; i < n; ++i) {
           hashes[i] = HashOf(*keys[start + i]);
           reader_.Prefetch(hashes[i]);  // loads while the next keys hash
+          sampled += SampledProbe(hashes[i]) ? 1 : 0;
         }
+        if (sampled > 0 && probes_ != nullptr) probes_->Add(sampled);
       }
       reader_.MayContainBatch(hashes, static_cast<size_t>(n), may_match + start,
                               BatchPrefetch::kByCaller);
@@ -63,6 +71,7 @@ class TypedReader : public FilterBitsReader {
   static constexpr bool kConstant =
       std::is_same_v<CoreReader, MatchAllReader> || std::is_same_v<CoreReader, MatchNoneReader>;
   const CoreReader reader_;
+  const std::shared_ptr<ProbeCell> probes_;  // null: not counted
 };
 
 // What a builder hands RocksDB when even the match-all filter cannot be allocated: built when the
@@ -166,6 +175,7 @@ Slice SstFilterBitsBuilder::Finish(std::unique_ptr<const char[]>* buf, Status* s
     const Result<LevelFilter> level = FilterFor(hashes_.size(), /*finishing=*/true);
     const FilterChoice* choice = nullptr;
     Result<std::string> built = Err("out of memory while adding keys");
+    bool counted = false;  // a filter whose probes are counted (plugin/probe_counts.h)
     if (!level.ok()) {
       built = Err(level.error());
     } else {
@@ -175,6 +185,7 @@ Slice SstFilterBitsBuilder::Finish(std::unique_ptr<const char[]>* buf, Status* s
         built = MatchAllFilter(hashes_.size());  // chosen: this set is best served by no filter
       } else if (!failed_) {
         built = BuildFilter(choice->spec, hashes_);
+        counted = count_probes_ && built.ok();
       }
     }
     if (!built.ok()) {
@@ -184,6 +195,11 @@ Slice SstFilterBitsBuilder::Finish(std::unique_ptr<const char[]>* buf, Status* s
       built = MatchAllFilter(hashes_.size());
     }
     result = Hand(built.value(), buf);
+    if (counted) {
+      NoteBuiltFilter(
+          {ProbeRegistry::Global().Register(FilterBlockId(result.data(), result.size())),
+           result.size()});
+    }
     if (!reported_oversized_ && oversized_ != nullptr) {
       reported_oversized_ = oversized_->Report(log_, result.size(), cache_shards_);
     }
@@ -306,8 +322,13 @@ void LogError(ROCKSDB_NAMESPACE::Logger* log, const std::string& message) {
 FilterBitsReader* NewSstFilterBitsReader(const Slice& contents) {
   const FilterReader r =
       FilterReader::Open(reinterpret_cast<const uint8_t*>(contents.data()), contents.size());
-  return Visit(r.reader(), [](const auto& reader) -> FilterBitsReader* {
-    return new (std::nothrow) TypedReader<std::decay_t<decltype(reader)>>(reader);
+  std::shared_ptr<ProbeCell> probes;
+  try {
+    probes = ProbeRegistry::Global().Find(FilterBlockId(contents.data(), contents.size()));
+  } catch (const std::exception&) {  // out of memory: this reader does not count
+  }
+  return Visit(r.reader(), [&](const auto& reader) -> FilterBitsReader* {
+    return new (std::nothrow) TypedReader<std::decay_t<decltype(reader)>>(reader, probes);
   });
 }
 

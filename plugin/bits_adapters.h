@@ -55,6 +55,10 @@ class SstFilterBitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
     oversized_ = std::move(oversized);
   }
 
+  // Count the probes each filter this builder finishes receives (plugin/probe_counts.h): for
+  // sstfilter.Leveled, in a tree the sstfilter.LeveledBudget listener watches.
+  void CountProbes() { count_probes_ = true; }
+
   // Hashes the key once and keeps the 8-byte hash, skipping a repeat of the previous key (or of
   // the previous entry).
   void AddKey(const ROCKSDB_NAMESPACE::Slice& key) override;
@@ -105,6 +109,7 @@ class SstFilterBitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
   CacheShards cache_shards_;
   std::shared_ptr<OversizedFilterBlocks> oversized_;
   bool reported_oversized_ = false;
+  bool count_probes_ = false;
   HashList hashes_;       // 8 bytes per distinct key (core/hash_list.h)
   HashList last_hashes_;  // the keys of the last Finish, kept only for verification
   bool failed_ = false;   // a key could not be recorded (out of memory)

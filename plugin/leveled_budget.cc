@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "plugin/leveled_budget.h"
+#include "plugin/probe_counts.h"
 #include "plugin/tree_history.h"
 
 namespace sstfilter {
@@ -26,13 +27,70 @@ namespace {
 using ROCKSDB_NAMESPACE::DB;
 using ROCKSDB_NAMESPACE::TableProperties;
 
-// What the ledger needs of a file.
+// What the ledger needs of a file: its filter's keys and bytes, and the probes its readers count
+// (plugin/probe_counts.h; no cells: a file whose probes are not counted).
 struct FileFilter {
   uint64_t filter_entries = 0;
   uint64_t filter_bytes = 0;
+  std::vector<std::shared_ptr<ProbeCell>> cells;
+  uint64_t sampled = 0;  // the cells' sampled probes at the last account
+  // A file reported created is not live until its flush or compaction installs it, which may be
+  // after other jobs' accounts: it is kept until an account sees it live, or, should its job
+  // fail, for kMaxAccountsUnseen accounts.
+  bool seen_live = false;
+  uint32_t accounts_unseen = 0;
+
+  uint64_t SampledNow() const {
+    uint64_t sum = 0;
+    for (const auto& c : cells) sum += c->Sampled();
+    return sum;
+  }
 };
 
-FileFilter FilterOf(const TableProperties& p) { return {p.num_filter_entries, p.filter_size}; }
+FileFilter FilterOf(const TableProperties& p) {
+  FileFilter f;
+  f.filter_entries = p.num_filter_entries;
+  f.filter_bytes = p.filter_size;
+  return f;
+}
+
+// The cells of the filters this thread finished for the table file it reports: all of them, if
+// their bytes fit in the file's filter (a partitioned filter's partitions, with its index, make up
+// filter_size; a whole filter is all of it); none if not (filters of a table that was never
+// reported, built on this thread before this one).
+std::vector<std::shared_ptr<ProbeCell>> CellsOfNewFile(const TableProperties& p) {
+  const std::vector<BuiltFilter> built = TakeBuiltFilters();
+  uint64_t bytes = 0;
+  for (const BuiltFilter& b : built) bytes += b.bytes;
+  std::vector<std::shared_ptr<ProbeCell>> cells;
+  if (built.empty() || bytes > p.filter_size || 2 * bytes < p.filter_size) return cells;
+  for (const BuiltFilter& b : built) cells.push_back(b.cell);
+  return cells;
+}
+
+// The probes the readers counted, blended with the key-range estimate (ProbesPerLevel) into
+// the probes each level receives. Counted probes are the readers' sampled counts per level
+// (decayed by kCountDecay per completed flush or compaction, so that they follow a workload that
+// changes), scaled to the estimate's total probes per lookup; they weigh n / (n + kPriorSamples)
+// for n counted samples (about 256 x 32 probes weigh a half), and nothing while files holding
+// more than a tenth of the tree's keys are not counted (after a restart: files written before it,
+// until compaction rewrites them).
+constexpr double kCountDecay = 0.75, kPriorSamples = 256, kMinCountedKeys = 0.9;
+std::vector<double> BlendProbes(const std::vector<double>& estimated,
+                                const std::vector<double>& counted, double counted_key_fraction,
+                                double* weight) {
+  double n = 0, total = 0;
+  for (const double c : counted) n += c;
+  for (const double e : estimated) total += e;
+  *weight = counted_key_fraction >= kMinCountedKeys && n > 0 ? n / (n + kPriorSamples) : 0;
+  std::vector<double> probes = estimated;
+  if (*weight == 0) return probes;
+  for (size_t i = 0; i < probes.size(); ++i) {
+    const double c = i < counted.size() ? counted[i] : 0;
+    probes[i] = (1 - *weight) * estimated[i] + *weight * total * c / n;
+  }
+  return probes;
+}
 
 // A live file of the tree: its level, keys, and bytewise key range.
 struct FileRange {
@@ -96,11 +154,15 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
   const char* Name() const override { return kLeveledBudgetName; }
 
   // Every table RocksDB writes (flushes, compaction outputs): its filter, before the job's event.
+  // On the thread that built it: the probe cells of its filters (plugin/probe_counts.h).
   void OnTableFileCreated(const ROCKSDB_NAMESPACE::TableFileCreationInfo& info) override {
     Guard([&] {
+      std::vector<std::shared_ptr<ProbeCell>> cells = CellsOfNewFile(info.table_properties);
       if (!info.status.ok()) return;
+      FileFilter filter = FilterOf(info.table_properties);
+      filter.cells = std::move(cells);
       std::lock_guard<std::mutex> lock(mu_);
-      FilesOf(info.db_name)[info.file_path] = FilterOf(info.table_properties);
+      FilesOf(info.db_name)[info.file_path] = std::move(filter);
     });
   }
   // Before a flush builds its filter: the accounts of this database, should it be the first event
@@ -132,7 +194,7 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
       {
         std::lock_guard<std::mutex> lock(mu_);
         for (const auto& [path, props] : info.table_properties) {
-          if (props != nullptr) FilesOf(db->GetName())[path] = FilterOf(*props);
+          if (props != nullptr) RememberLocked(db, path, FilterOf(*props));
         }
         TreeOf(db->GetName(), info.cf_name).running.erase(info.job_id);
       }
@@ -160,7 +222,13 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
 
   void Remember(DB* db, const std::string& path, const FileFilter& f) {
     std::lock_guard<std::mutex> lock(mu_);
-    FilesOf(db->GetName())[path] = f;
+    RememberLocked(db, path, f);
+  }
+  // A file's filter from its properties, keeping the probe cells its creation brought.
+  void RememberLocked(DB* db, const std::string& path, const FileFilter& f) {
+    FileFilter& known = FilesOf(db->GetName())[path];
+    known.filter_entries = f.filter_entries;
+    known.filter_bytes = f.filter_bytes;
   }
 
   // The live files of the column family, by level, published for the policies; files no longer
@@ -181,6 +249,8 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
       for (const uint64_t number : c.inputs) rewritten[number] = c.output_level;
     }
     std::map<std::string, FileFilter>& known = FilesOf(db->GetName());
+    std::vector<double> sampled;  // per level, the probes counted since the last account
+    double keys_counted = 0, keys_all = 0;
     for (const auto& f : live) {
       const std::string path = f.directory + "/" + f.relative_filename;
       auto it = known.find(path);
@@ -190,27 +260,61 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
       } else if (!ReadFilter(path, &filter)) {
         filter = FileFilter{};  // unreadable: counted as a file without a filter
       }
-      still_live[path] = filter;
-      if (f.column_family_name != cf_name || f.level < 0) continue;
+      if (f.column_family_name != cf_name || f.level < 0) {
+        filter.seen_live = true;
+        still_live[path] = std::move(filter);
+        continue;
+      }
+      const uint64_t file_keys = filter.filter_entries > 0 ? filter.filter_entries : f.num_entries;
+      keys_all += static_cast<double>(file_keys);
+      if (!filter.cells.empty()) {
+        // Probes land on the level the file is on, whatever a compaction is making of it.
+        const uint64_t now = filter.SampledNow();
+        if (sampled.size() <= static_cast<size_t>(f.level)) sampled.resize(f.level + 1);
+        sampled[f.level] += static_cast<double>(now >= filter.sampled ? now - filter.sampled : 0);
+        filter.sampled = now;
+        keys_counted += static_cast<double>(file_keys);
+      }
+      const uint64_t filter_bytes = filter.filter_bytes;
+      filter.seen_live = true;
+      still_live[path] = std::move(filter);
       const auto input = rewritten.find(f.file_number);
       const int level = input == rewritten.end() ? f.level : input->second;
       if (level < 0) continue;
       if (levels.size() <= static_cast<size_t>(level)) levels.resize(level + 1);
-      const uint64_t keys = filter.filter_entries > 0 ? filter.filter_entries : f.num_entries;
       if (input == rewritten.end()) {
-        levels[level].keys += keys;
-        levels[level].filter_bytes += filter.filter_bytes;
+        levels[level].keys += file_keys;
+        levels[level].filter_bytes += filter_bytes;
       } else {
-        levels[level].pending_keys += keys;
+        levels[level].pending_keys += file_keys;
       }
       // Bytewise, whichever way the comparator orders the two ends (a reverse comparator).
       const bool ordered = !(f.largestkey < f.smallestkey);
-      ranges.push_back({level, static_cast<double>(keys), ordered ? f.smallestkey : f.largestkey,
+      ranges.push_back({level, static_cast<double>(file_keys),
+                        ordered ? f.smallestkey : f.largestkey,
                         ordered ? f.largestkey : f.smallestkey});
     }
+    // Files reported created that are not live yet.
+    for (auto& [path, filter] : known) {
+      if (!filter.seen_live && ++filter.accounts_unseen <= kMaxAccountsUnseen &&
+          still_live.count(path) == 0) {
+        still_live.emplace(path, std::move(filter));
+      }
+    }
     known.swap(still_live);
-    const std::vector<double> probes = ProbesPerLevel(ranges, levels.size());
-    for (size_t i = 0; i < levels.size(); ++i) levels[i].probes = probes[i];
+    std::vector<double>& counted = tree.counted;
+    counted.resize(std::max(counted.size(), std::max(sampled.size(), levels.size())), 0);
+    for (size_t i = 0; i < counted.size(); ++i) {
+      counted[i] = counted[i] * (changed ? kCountDecay : 1) + (i < sampled.size() ? sampled[i] : 0);
+    }
+    if (levels.size() < counted.size()) levels.resize(counted.size());
+    const std::vector<double> probes =
+        BlendProbes(ProbesPerLevel(ranges, levels.size()), counted,
+                    keys_all > 0 ? keys_counted / keys_all : 0, &accounts.counted_weight);
+    for (size_t i = 0; i < levels.size(); ++i) {
+      levels[i].probes = probes[i];
+      levels[i].counted_probes = counted[i];
+    }
     // Level 0 at its fullest among the last kLevel0Window accounts.
     tree.level0.push_back(levels.empty() ? LevelAccount{} : levels[0]);
     if (tree.level0.size() > TreeAccounts::kLevel0Window) tree.level0.pop_front();
@@ -251,6 +355,7 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
     std::map<int, Compaction> running;  // by job id
     std::deque<LevelAccount> level0;    // its last kLevel0Window accounts, newest last
     uint64_t changes = 0;               // TreeAccounts::changes
+    std::vector<double> counted;        // per level, sampled probes, decayed (BlendProbes)
   };
   // With mu_ held; bounded like FilesOf.
   Tree& TreeOf(const std::string& db_name, const std::string& cf_name) {
@@ -258,6 +363,7 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
   }
 
   static constexpr size_t kMaxDatabases = 1024;
+  static constexpr uint32_t kMaxAccountsUnseen = 4096;
   std::mutex mu_;
   // Per database (its name: its directory), each live file's filter by path.
   std::map<std::string, std::map<std::string, FileFilter>> files_;

@@ -267,9 +267,10 @@ struct TreeShape {
   std::vector<double> keys, probes;  // by level; empty: no accounts
   std::vector<bool> pending;         // a compaction is writing to the level
   LevelAccount level0_peak;
+  double counted_weight = 0;  // of the readers' counts in `probes`
 
   explicit TreeShape(const TreeAccounts& accounts = {}, int level = -1)
-      : level0_peak(accounts.level0_peak) {
+      : level0_peak(accounts.level0_peak), counted_weight(accounts.counted_weight) {
     const size_t n = std::max<size_t>(accounts.levels.size(), level + 1);
     keys.assign(n, 0);
     probes.assign(n, 0);
@@ -293,8 +294,12 @@ struct TreeShape {
   // The shares and probes to allocate over for a file of num_keys written to `level` (-1: no
   // file). The file's keys join its level, unless a compaction writing there counted them
   // already (its inputs' keys). Level 0 counts as at its fullest lately, if that was fuller. A
-  // level receives at least the lookups of its own keys (its share), and a flush at least one
-  // probe per lookup: one that does not append has keys across the range, as far as anyone knows.
+  // level receives at least the lookups of its own keys (its share), as far as the estimate knows:
+  // the readers' counts lower that floor by their weight, to kMinShareOfProbes of the share, so
+  // that a level no lookup probes now keeps a filter for the lookups of later (a filter is fixed
+  // for its file's life). A flush receives at least one probe per lookup: one that does not
+  // append has keys across the range, as far as anyone knows.
+  static constexpr double kMinShareOfProbes = 0.25;
   void WithFile(int level, double num_keys, std::vector<double>* shares,
                 std::vector<double>* level_probes) const {
     *shares = keys;
@@ -306,8 +311,10 @@ struct TreeShape {
     }
     double total = 0;
     for (const double k : *shares) total += k;
+    const double floor = std::max(1 - counted_weight, kMinShareOfProbes);
     for (size_t i = 0; i < shares->size(); ++i) {
-      (*level_probes)[i] = std::max((*level_probes)[i], total > 0 ? (*shares)[i] / total : 0);
+      (*level_probes)[i] =
+          std::max((*level_probes)[i], total > 0 ? floor * (*shares)[i] / total : 0);
     }
     if (level == 0) (*level_probes)[0] = std::max((*level_probes)[0], 1.0);
   }
@@ -320,8 +327,8 @@ std::string Describe(const char* policy, const TreeAccounts& accounts, int level
   char part[192];
   snprintf(part, sizeof(part),
            "%s: a file for level %d; excess below level 0 %+.2f bits/key, budget steered to %.2f; "
-           "levels:",
-           policy, level, excess, budget);
+           "probes counted by readers weigh %.2f; levels:",
+           policy, level, excess, budget, accounts.counted_weight);
   std::string line = part;
   for (size_t i = 0; i < accounts.levels.size(); ++i) {
     const LevelAccount& a = accounts.levels[i];
@@ -589,11 +596,10 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
   TreeAccounts accounts;
   const int level = num_levels > 1 ? context.level_at_creation : -1;
   TreeShape shape;
-  if (shape_.num_levels == 0 && Ledger::Global().Get(tree, &accounts) &&
-      accounts.levels.size() <= static_cast<size_t>(kMaxLevels) &&
-      context.level_at_creation < kMaxLevels) {
-    shape = TreeShape(accounts, level);
-  }
+  const bool watched = shape_.num_levels == 0 && Ledger::Global().Get(tree, &accounts) &&
+                       accounts.levels.size() <= static_cast<size_t>(kMaxLevels) &&
+                       context.level_at_creation < kMaxLevels;
+  if (watched) shape = TreeShape(accounts, level);
   if (!shape.Empty()) {
     const Result<double> excess = ExcessBelowLevel0(shape, accounts, budget_.bits_per_key,
                                                     history_->Steered(tree, budget_.bits_per_key));
@@ -612,7 +618,11 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
   const CacheShards shards = ShardsHoldingWholeFilters(context.table_options);
   auto* builder =
       new (std::nothrow) SstFilterBitsBuilder(std::move(chooser), verify, context.info_log);
-  if (builder != nullptr) builder->SetCacheShards(shards, oversized_);
+  if (builder != nullptr) {
+    builder->SetCacheShards(shards, oversized_);
+    // The listener learns where lookups go from the probes the readers count.
+    if (watched) builder->CountProbes();
+  }
   return builder;
 }
 

@@ -158,11 +158,20 @@ class TreeHistory {
 // allocated as if its inputs stayed beside them: in a 3.9M-key random tree (stock db_bench, 64 MiB
 // memtables) the first compaction's outputs got 7.7 bits/key, the steering answered with 12.5,
 // and the tree ended at 11.6 bits/key for a budget of 10.
+//
+// `probes` blends that estimate with the probes sstfilter's readers count (plugin/
+// probe_counts.h), which the listener sums per level: `counted_probes`, samples of 1 probe in
+// kProbeSampleRate, decayed as the tree changes. The counts weigh `TreeAccounts::counted_weight`
+// (0 until readers have counted, and while files not counted hold more than a tenth of the keys;
+// leveled_budget.cc's BlendProbes says how). They are what the estimate cannot know: lookups of
+// keys that are present stop at the level that holds them, so deeper levels receive fewer probes;
+// lookups may go to some key ranges more than others.
 struct LevelAccount {
   uint64_t keys = 0;          // in live files no compaction is rewriting
   uint64_t filter_bytes = 0;  // their filters
   uint64_t pending_keys = 0;  // that running compactions are writing to this level
-  double probes = 0;
+  double probes = 0;          // per lookup
+  double counted_probes = 0;  // sampled by the readers, decayed
 };
 
 struct TreeAccounts {
@@ -178,6 +187,8 @@ struct TreeAccounts {
   // steering integrates once per change; accounts are also published as flushes and compactions
   // begin).
   uint64_t changes = 0;
+  // The weight of the readers' counts in the levels' probes, in [0, 1) (0: the estimate alone).
+  double counted_weight = 0;
 };
 
 // The accounts of every tree that the sstfilter.LeveledBudget listener watches (plugin/

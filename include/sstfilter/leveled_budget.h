@@ -14,22 +14,35 @@
 // ranges as they are, the keys each running compaction is writing to its output level (its inputs
 // count there, not where they were), and level 0 at its fullest lately. Each new filter is then
 // allocated (core/level_allocation.h, AllocateShares) over the levels' real shares of the keys,
-// level 0 at its fullest, for the filter probes each level receives per lookup (estimated from
-// the files' key ranges, for lookups spread like the keys: every level of a random tree, about one
-// level of an ordered one), and for a budget that steers the tree back to the policy's: the
+// level 0 at its fullest, for the filter probes each level receives per lookup, and for a budget
+// that steers the tree back to the policy's: the
 // budget less the tree's excess (what its levels below 0 spend beyond the allocation for the tree
 // as it is), plus a correction that integrates the excess (plugin/tree_history.h,
 // TreeHistory::Steer), within 0.5 and 1.25 times the budget. So the tree spends its budget when
 // level 0 is full, and files that stay with more than their level's share (an ingested file with
 // a rich filter, the moved files of an ordered tree) are paid for by the files written after them.
 //
+// The probes each level receives: first estimated from the files' key ranges, for lookups spread
+// like the keys (every level of a random tree, about one level of an ordered one); then, as
+// lookups come, counted by sstfilter's readers of the filters the policy built while the listener
+// watched (a sample of 1 probe in 32, per file, summed per level as the files are now), and
+// blended with the estimate by how many were counted. So lookups of present keys, which stop at
+// the level holding them, and lookups that favour some key ranges (the newest keys of a time
+// series) move the filters written next toward the levels they probe. A level's probes never fall
+// below a quarter of its share of the keys: filters are fixed for their files' life, and lookups
+// change.
+//
 // Cost: after each event, one GetLiveFilesMetaData (in memory) and, for each file it has not
 // seen created (files older than the listener: after a restart, every file once), a read of the
 // file's properties; per file the policy builds, two or three allocations (3.5 microseconds each
-// for 7 levels, here). Nothing per lookup.
+// for 7 levels, here). Per lookup, in each filter of a file whose probes are counted: a test of
+// bits of the key's hash, and for 1 probe in 32 a store to a counter (0.0 to 0.2 ns per probe in
+// core_bench at 1M keys).
 //
 // After a restart the listener knows no running compaction and no level 0 history: until the
-// first events, level 0 counts as it is.
+// first events, level 0 counts as it is. Files written before it are not counted (their filters'
+// ids are not known): the estimate alone serves until files not counted hold less than a tenth
+// of the keys, as compactions rewrite them.
 //
 // Select it by name in DBOptions: "listeners=sstfilter.LeveledBudget" in an options string, or
 // NewLeveledBudgetListener() in code (DBOptions::listeners). One listener serves any number of

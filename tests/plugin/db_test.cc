@@ -47,6 +47,8 @@ using ROCKSDB_NAMESPACE::BlockBasedTableOptions;
 using ROCKSDB_NAMESPACE::ColumnFamilyDescriptor;
 using ROCKSDB_NAMESPACE::DB;
 using ROCKSDB_NAMESPACE::DBOptions;
+using ROCKSDB_NAMESPACE::FilterBitsBuilder;
+using ROCKSDB_NAMESPACE::FilterBuildingContext;
 using ROCKSDB_NAMESPACE::Options;
 using ROCKSDB_NAMESPACE::PinnableSlice;
 using ROCKSDB_NAMESPACE::ReadOptions;
@@ -942,6 +944,97 @@ TEST_F(DbTest, LeveledBudgetListenerSeesWhichLevelsLookupsProbe) {
     db_.reset();
     fs::remove_all(dir_);
   }
+}
+
+// sstfilter's readers count the probes each file's filter receives (plugin/probe_counts.h), and
+// the listener moves each level's probes toward what they counted. Lookups of the newest keys
+// only (a time series read near its end) in an ordered tree probe the levels that hold them, where
+// the key-range estimate spreads them like the keys: the counts, per level, are those of the
+// lookups within sampling error, and a new file for the level they probe gets a richer filter than
+// before the lookups.
+TEST_F(DbTest, LeveledBudgetListenerCountsTheProbesReadersSee) {
+  constexpr uint64_t kKeys = 150'000, kRecent = 7'500, kLookups = 100'000;
+  Options options = MakeOptions("sstfilter.Leveled:10");
+  ShapeSmallTree(/*level1_bytes=*/512 << 10, /*file_bytes=*/128 << 10, &options);
+  options.listeners.push_back(NewLeveledBudgetListener());
+  Open(options);
+  Write(Indexes(0, kKeys));
+  testing::WaitForCompactions(db_.get());
+  const TreeId tree{db_->GetDBOptions().info_log.get(), "default"};
+  std::vector<ROCKSDB_NAMESPACE::LiveFileMetaData> files;
+  db_->GetLiveFilesMetaData(&files);
+
+  // Bits per key of a filter of 5,000 keys that the policy builds now for a file of `level`.
+  auto bits_of_a_new_file = [&](int level) {
+    FilterBuildingContext context(*TableOptionsOf(options));
+    context.compaction_style = options.compaction_style;
+    context.num_levels = options.num_levels;
+    context.level_at_creation = level;
+    context.info_log = db_->GetDBOptions().info_log.get();
+    context.column_family_name = "default";
+    std::unique_ptr<FilterBitsBuilder> builder(
+        TableOptionsOf(options)->filter_policy->GetBuilderWithContext(context));
+    for (uint64_t i = 0; i < 5000; ++i) builder->AddKey(Key(3 * kKeys + i));
+    std::unique_ptr<const char[]> buf;
+    return 8.0 * builder->Finish(&buf).size() / 5000;
+  };
+
+  // Distinct absent keys among the newest present ones (a suffix sorts them between two present
+  // keys), and the truth: per level, the files whose range holds each.
+  std::map<int, double> truth;
+  double truth_total = 0;
+  std::vector<std::string> lookups;
+  for (uint64_t j = 0; j < kLookups; ++j) {
+    lookups.push_back(PresentKey(kKeys - kRecent + j % kRecent) + "/" + std::to_string(j));
+    for (const auto& f : files) {
+      const bool inside = f.smallestkey <= lookups.back() && lookups.back() <= f.largestkey;
+      truth[f.level] += inside ? 1 : 0;
+      truth_total += inside ? 1 : 0;
+    }
+  }
+  int hot = 0;  // the level most of them probe
+  for (const auto& [level, n] : truth) hot = n > truth[hot] ? level : hot;
+
+  TreeAccounts before;
+  ASSERT_TRUE(Ledger::Global().Get(tree, &before));
+  EXPECT_EQ(before.counted_weight, 0) << "no lookup yet";
+  const double bits_before = bits_of_a_new_file(hot);
+  PinnableSlice value;
+  for (const std::string& k : lookups) {
+    ASSERT_TRUE(db_->Get(ReadOptions(), db_->DefaultColumnFamily(), k, &value).IsNotFound());
+  }
+  Write(Indexes(kKeys, 100));  // a flush: the listener accounts for the tree
+  testing::WaitForCompactions(db_.get());
+  TreeAccounts after;
+  ASSERT_TRUE(Ledger::Global().Get(tree, &after));
+  const double bits_after = bits_of_a_new_file(hot);
+
+  double counted_total = 0;
+  for (const LevelAccount& a : after.levels) counted_total += a.counted_probes;
+  // About kLookups x probes per lookup / kProbeSampleRate samples, decayed by the flush and
+  // compactions since: a binomial fraction's sigma is below 0.01.
+  ASSERT_GT(counted_total, 500);
+  EXPECT_GT(after.counted_weight, 0.6);
+  uint64_t keys = 0;
+  for (const LevelAccount& a : after.levels) keys += a.keys;
+  for (size_t level = 0; level < after.levels.size(); ++level) {
+    const LevelAccount& a = after.levels[level];
+    const double counted = a.counted_probes / counted_total;
+    const double expected = truth[static_cast<int>(level)] / truth_total;
+    printf(
+        "[ figures  ] level %zu: %.3f of the keys; of the probes, %.3f counted, %.3f true; %.3f "
+        "probes per lookup (%.3f before the lookups)\n",
+        level, static_cast<double>(a.keys) / keys, counted, expected, a.probes,
+        level < before.levels.size() ? before.levels[level].probes : 0.0);
+    EXPECT_NEAR(counted, expected, 0.05) << level;
+  }
+  printf(
+      "[ figures  ] counts weigh %.2f; a new file for level %d (%.3f of the lookups' probes): "
+      "%.2f bits/key before the lookups, %.2f after\n",
+      after.counted_weight, hot, truth[hot] / truth_total, bits_before, bits_after);
+  ASSERT_LT(static_cast<size_t>(hot), after.levels.size());
+  EXPECT_GT(after.levels[hot].probes, before.levels[hot].probes + 0.3);
+  EXPECT_GT(bits_after, bits_before + 1.5);
 }
 
 TEST_F(DbTest, OptimizeFiltersForHits) {

@@ -10,6 +10,7 @@ constexpr Benchmark kBenchmarks[] = {
     {"fillrandom",       BenchmarkKind::kFill,        false,     false,      false},
     {"fillseq",          BenchmarkKind::kFill,        true,      false,      false},
     {"filltimeseries",   BenchmarkKind::kFill,        true,      true,       false},
+    {"readmissingwriterandom", BenchmarkKind::kFill,  false,     true,       false},
     {"readrandom",       BenchmarkKind::kRead,        false,     false,      false},
     {"readmissing",      BenchmarkKind::kRead,        false,     true,       false},
     {"multireadrandom",  BenchmarkKind::kRead,        false,     false,      true},

@@ -21,8 +21,8 @@ struct Benchmark {
   BenchmarkKind kind;
   bool sequential;   // kFill: keys in ascending order, not shuffled
   bool absent_keys;  // kRead: looks up keys that were never written; kFill: also looks them up,
-                     // --timeseries_reads_per_write after each write (a time series: keys
-                     // written in order while lookups go over the range written so far)
+                     // --reads_per_write after each write (sequential: a time series, lookups
+                     // over the range written so far; random: over the whole key space)
   bool multi_get;    // kRead: MultiGet in batches of --batch_size, not one Get per key
 };
 

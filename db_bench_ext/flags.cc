@@ -16,8 +16,8 @@
 
 DEFINE_string(benchmarks, "fillrandom,readrandom,readmissing,multireadrandom,multireadmissing",
               "Comma-separated benchmarks, run in order for each policy: fillrandom, fillseq, "
-              "filltimeseries, readrandom, readmissing, multireadrandom, multireadmissing, "
-              "filterbuild, filterquery, sizing");
+              "filltimeseries, readmissingwriterandom, readrandom, readmissing, multireadrandom, "
+              "multireadmissing, filterbuild, filterquery, sizing");
 DEFINE_string(filter_uri,
               "none,bloomfilter:10,ribbonfilter:10,sstfilter.Bloom:10,"
               "{id=sstfilter.Cuckoo;fp_rate=0.01}",
@@ -43,9 +43,10 @@ DEFINE_string(key_dist, "uniform",
               "Which keys the read benchmarks look up: uniform, or zipfian (--zipf_theta; the "
               "hottest keys are the last of the key space, the newest of an ordered fill; in "
               "filltimeseries, the newest written so far)");
-DEFINE_double(timeseries_reads_per_write, 1,
-              "filltimeseries: absent-key lookups after each write, over the keys written so far "
-              "(by --key_dist), in [0, 1000]; fractions spread them (0.1: one every 10 writes)");
+DEFINE_double(reads_per_write, 1,
+              "filltimeseries and readmissingwriterandom: absent-key lookups after each write, by "
+              "--key_dist (filltimeseries: over the keys written so far), in [0, 1000]; fractions "
+              "spread them (0.1: one every 10 writes)");
 DEFINE_double(zipf_theta, 0.99, "Exponent of --key_dist=zipfian, in (0, 1)");
 DEFINE_int64(write_buffer_size, 16 << 20, "Memtable size in bytes");
 DEFINE_string(compression_type, "snappy", "none, snappy, zlib, lz4, zstd");
@@ -165,9 +166,8 @@ void CheckWorkloadFlags(Config* c) {
   if (FLAGS_batch_size < 1 || FLAGS_batch_size > 4096) Fail("--batch_size must be in [1, 4096]");
   if (FLAGS_rounds < 0 || FLAGS_rounds > 1000) Fail("--rounds must be in [0, 1000]");
   if (!(FLAGS_fp_rate > 0 && FLAGS_fp_rate < 1)) Fail("--fp_rate must be in (0, 1)");
-  if (!(FLAGS_timeseries_reads_per_write >= 0 && FLAGS_timeseries_reads_per_write <= 1000)) {
-    Fail("--timeseries_reads_per_write must be in [0, 1000], got " +
-         std::to_string(FLAGS_timeseries_reads_per_write));
+  if (!(FLAGS_reads_per_write >= 0 && FLAGS_reads_per_write <= 1000)) {
+    Fail("--reads_per_write must be in [0, 1000], got " + std::to_string(FLAGS_reads_per_write));
   }
   if (FLAGS_key_dist == "uniform") {
     c->zipf_theta = 0;

@@ -30,7 +30,7 @@ DECLARE_int32(bloom_bits);
 DECLARE_bool(statistics);
 DECLARE_int64(seed);
 DECLARE_string(key_dist);
-DECLARE_double(timeseries_reads_per_write);
+DECLARE_double(reads_per_write);
 DECLARE_int64(write_buffer_size);
 DECLARE_string(compression_type);
 DECLARE_int32(num_levels);

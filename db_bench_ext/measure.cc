@@ -23,7 +23,8 @@ const BenchResult* PolicyResult::Find(const std::string& name) const {
 }
 
 const BenchResult* PolicyResult::AbsentKeyBench() const {
-  for (const char* name : {"readmissing", "multireadmissing", "filltimeseries"}) {
+  for (const char* name :
+       {"readmissing", "multireadmissing", "filltimeseries", "readmissingwriterandom"}) {
     const BenchResult* b = Find(name);
     if (b != nullptr) return b;
   }

@@ -40,7 +40,7 @@ struct BenchResult {
   const Benchmark* benchmark = nullptr;
   double seconds = 0;
   uint64_t ops = 0;
-  uint64_t lookups = 0;  // filltimeseries: its absent-key lookups (ops counts the writes)
+  uint64_t lookups = 0;  // a fill's absent-key lookups (ops counts the writes)
   uint64_t found = 0;
   // From RocksDB's statistics, deltas over the benchmark.
   uint64_t filter_negatives = 0;  // rocksdb.bloom.filter.useful
@@ -91,7 +91,8 @@ struct PolicyResult {
   // The first result of the benchmark named `name`; null if it did not run.
   const BenchResult* Find(const std::string& name) const;
   // The benchmark whose lookups were all of absent keys, so whose filter positives are all
-  // false: readmissing, else multireadmissing, else filltimeseries; null if none ran.
+  // false: readmissing, else multireadmissing, else filltimeseries, else readmissingwriterandom;
+  // null if none ran.
   const BenchResult* AbsentKeyBench() const;
   // AbsentKeyBench's filter answers at `level`; zeros if it has none there.
   LevelCounts AbsentKeyLevelCounts(int level) const;

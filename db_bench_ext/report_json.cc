@@ -31,7 +31,7 @@ Json BenchJson(const PolicyResult& pr, const BenchResult& b) {
             {"ops_per_sec", b.ops_per_sec()},
             {"seconds", b.seconds},
             {"ops", b.ops},
-            {"lookups", b.lookups},  // filltimeseries: absent-key lookups between the writes
+            {"lookups", b.lookups},  // a fill's absent-key lookups between the writes
             {"found", b.found},
             {"filter_checks", b.filter_checks()},
             {"filter_negatives", b.filter_negatives},

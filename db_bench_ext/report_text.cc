@@ -131,7 +131,7 @@ void PrintBench(const PolicyResult& pr, const BenchResult& b, const PolicyResult
   printf("\n");
   if (kind != BenchmarkKind::kRead && b.lookups == 0) return;
   printf("  [%s]", pr.uri.c_str());
-  // A fill's block reads are its compactions' too: none for filltimeseries.
+  // A fill's block reads are its compactions' too: none for the fills with lookups.
   if (kind == BenchmarkKind::kRead) printf(" data blocks read/op %.3f,", b.data_blocks_per_op());
   if (b.filter_checks() > 0) {
     printf(" filter checks %" PRIu64, b.filter_checks());

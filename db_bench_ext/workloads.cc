@@ -165,7 +165,7 @@ void DbRunner::Fill(const Benchmark& benchmark, BenchResult* r) {
   if (!benchmark.sequential) {
     std::shuffle(order.begin(), order.end(), std::mt19937_64(FLAGS_seed));
   }
-  // filltimeseries: absent keys looked up between the writes, over the keys written so far.
+  // filltimeseries, readmissingwriterandom: absent keys looked up between the writes.
   const bool lookups = benchmark.absent_keys;
   const KeyDist key_dist(config_.num, config_.zipf_theta);
   uint64_t rng = static_cast<uint64_t>(FLAGS_seed) * 1000003 + 11;
@@ -189,12 +189,12 @@ void DbRunner::Fill(const Benchmark& benchmark, BenchResult* r) {
     const Status s = db_->Put(w, key, value);
     if (!s.ok()) Fail("put failed: " + s.ToString());
     progress.Add(1);
-    for (lookups_due += lookups ? FLAGS_timeseries_reads_per_write : 0; lookups_due >= 1;
-         lookups_due -= 1) {
-      // Rank r among the keys written so far, newest first (r % (i + 1) folds the ranks beyond
-      // them back over them).
-      const uint64_t rank = config_.num - 1 - key_dist.Next(&rng);
-      WriteKey(i - rank % (i + 1), /*absent=*/true, &absent);
+    for (lookups_due += lookups ? FLAGS_reads_per_write : 0; lookups_due >= 1; lookups_due -= 1) {
+      // filltimeseries: rank r among the keys written so far, newest first (r % (i + 1) folds
+      // the ranks beyond them back over them); readmissingwriterandom: any key.
+      const uint64_t drawn = key_dist.Next(&rng);
+      const uint64_t rank = config_.num - 1 - drawn;
+      WriteKey(benchmark.sequential ? i - rank % (i + 1) : drawn, /*absent=*/true, &absent);
       found += db_->Get(ReadOptions(), db_->DefaultColumnFamily(), absent, &got).ok();
       ++r->lookups;
     }

@@ -11,6 +11,7 @@
 #include <deque>
 #include <exception>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <new>
 #include <string>
@@ -34,6 +35,7 @@ struct FileFilter {
   uint64_t filter_bytes = 0;
   std::vector<std::shared_ptr<ProbeCell>> cells;
   uint64_t sampled = 0;  // the cells' sampled probes at the last account
+  double heat = 0;       // sampled probes, decayed like the levels' (FileHeat)
   // A file reported created is not live until its flush or compaction installs it, which may be
   // after other jobs' accounts: it is kept until an account sees it live, or, should its job
   // fail, for kMaxAccountsUnseen accounts.
@@ -251,6 +253,7 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
     std::map<std::string, FileFilter>& known = FilesOf(db->GetName());
     std::vector<double> sampled;  // per level, the probes counted since the last account
     double keys_counted = 0, keys_all = 0;
+    auto heat = std::make_shared<std::vector<FileHeat>>();
     for (const auto& f : live) {
       const std::string path = f.directory + "/" + f.relative_filename;
       auto it = known.find(path);
@@ -271,9 +274,15 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
         // Probes land on the level the file is on, whatever a compaction is making of it.
         const uint64_t now = filter.SampledNow();
         if (sampled.size() <= static_cast<size_t>(f.level)) sampled.resize(f.level + 1);
-        sampled[f.level] += static_cast<double>(now >= filter.sampled ? now - filter.sampled : 0);
+        const double delta = static_cast<double>(now >= filter.sampled ? now - filter.sampled : 0);
+        sampled[f.level] += delta;
         filter.sampled = now;
+        filter.heat = filter.heat * (changed ? kCountDecay : 1) + delta;
         keys_counted += static_cast<double>(file_keys);
+        const bool ordered = !(f.largestkey < f.smallestkey);
+        heat->push_back({f.level, static_cast<double>(file_keys), filter.heat,
+                         ordered ? f.smallestkey : f.largestkey,
+                         ordered ? f.largestkey : f.smallestkey});
       }
       const uint64_t filter_bytes = filter.filter_bytes;
       filter.seen_live = true;
@@ -315,6 +324,7 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
       levels[i].probes = probes[i];
       levels[i].counted_probes = counted[i];
     }
+    if (!heat->empty()) accounts.heat = std::move(heat);
     // Level 0 at its fullest among the last kLevel0Window accounts.
     tree.level0.push_back(levels.empty() ? LevelAccount{} : levels[0]);
     if (tree.level0.size() > TreeAccounts::kLevel0Window) tree.level0.pop_front();

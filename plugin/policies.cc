@@ -320,6 +320,30 @@ struct TreeShape {
   }
 };
 
+double HeatOf(const std::vector<FileHeat>& files, int level, const KeyRange& keys) {
+  double level_probes = 0, level_keys = 0, range_probes = 0, range_keys = 0;
+  for (const FileHeat& f : files) {
+    if (f.level != level || f.keys <= 0) continue;
+    level_probes += f.sampled_probes;
+    level_keys += f.keys;
+    if (keys.Meets(f.smallest, f.largest)) {
+      range_probes += f.sampled_probes;
+      range_keys += f.keys;
+    }
+  }
+  if (level_probes <= 0 || range_keys <= 0) return 1;
+  const double per_key = level_probes / level_keys;
+  auto factor = [&](double probes, double k) {
+    return std::min(std::max(probes / k / per_key, kMinHeat), kMaxHeat);
+  };
+  double log_mean = 0;
+  for (const FileHeat& f : files) {
+    if (f.level == level && f.keys > 0)
+      log_mean += f.keys * std::log(factor(f.sampled_probes, f.keys));
+  }
+  return factor(range_probes, range_keys) / std::exp(log_mean / level_keys);
+}
+
 // One line for the database's LOG (INFO level) when a file of a tree with accounts is begun: what
 // the allocation sees. For users asking why a file got its filter, and for the tests.
 std::string Describe(const char* policy, const TreeAccounts& accounts, int level, double excess,
@@ -484,7 +508,13 @@ class LeveledPolicy::Chooser : public FilterChooser {
     bits_per_key_ = bits_per_key;
   }
 
-  bool WantsKeyRange() const override { return history_ != nullptr; }
+  // The lookup heat of the tree's files (HeatOf), and the weight of the counts it comes from.
+  void UseHeat(std::shared_ptr<const std::vector<FileHeat>> heat, double weight) {
+    heat_ = std::move(heat);
+    heat_weight_ = weight;
+  }
+
+  bool WantsKeyRange() const override { return history_ != nullptr || heat_ != nullptr; }
 
   Result<LevelFilter> ForKeys(uint64_t num_keys, const KeyRange& file_keys,
                               bool finishing) override {
@@ -497,7 +527,9 @@ class LeveledPolicy::Chooser : public FilterChooser {
       return OneOf(allocations_->Get(num_levels_, size_ratio_, bits_per_key_, num_keys), modelled_);
     }
     const auto cached = by_keys_.find(num_keys);
-    if (cached != by_keys_.end()) return cached->second;
+    if (cached != by_keys_.end()) {
+      return finishing ? ForHeat(cached->second, num_keys, file_keys) : cached->second;
+    }
     std::vector<double> shares, probes;
     tree_shape_.WithFile(level_, static_cast<double>(num_keys), &shares, &probes);
     Result<std::vector<LevelFilter>> a =
@@ -510,13 +542,33 @@ class LeveledPolicy::Chooser : public FilterChooser {
     }
     const Result<LevelFilter> chosen = OneOf(a, level_);
     if (by_keys_.size() < kMaxCached) by_keys_.emplace(num_keys, chosen);
-    return chosen;
+    return finishing ? ForHeat(chosen, num_keys, file_keys) : chosen;
   }
 
  private:
   // A file asks for at most one allocation per doubling of its keys in the estimates, and one
   // per partition size at Finish.
   static constexpr size_t kMaxCached = 64;
+
+  // The level's filter, made richer or leaner for the lookup heat of the file's keys (HeatOf):
+  // the rate over the heat, in bits at the filter's own bits per halving of the rate, times the
+  // counts' weight (few counts, little change); a file of level 0 keeps its level's.
+  Result<LevelFilter> ForHeat(const Result<LevelFilter>& level, uint64_t num_keys,
+                              const KeyRange& file_keys) {
+    if (heat_ == nullptr || level_ < 1 || !level.ok() || file_keys.empty()) return level;
+    const double bits = level.value().ExpectedBitsPerKey();
+    const double rate = level.value().ExpectedFpRate();
+    if (!level.value().base.has_filter || !(rate > 0 && rate < 1) || bits <= 0) return level;
+    const double heat = HeatOf(*heat_, level_, file_keys);
+    const double bits_per_halving = bits / std::log2(1 / rate);
+    // In sixteenths of a bit: the allocations are cached by budget.
+    const double hot_bits = std::min(
+        std::max(std::round(16 * (bits + heat_weight_ * bits_per_halving * std::log2(heat))) / 16,
+                 kMinBitsPerKey),
+        kMaxBitsPerKey);
+    if (std::abs(hot_bits - bits) < 1.0 / 16) return level;
+    return OneOf(allocations_->Get(1, size_ratio_, hot_bits, num_keys), 0);
+  }
 
   static Result<LevelFilter> OneOf(const Result<std::vector<LevelFilter>>& a, int level) {
     if (!a.ok()) return Err(a.error());
@@ -545,6 +597,8 @@ class LeveledPolicy::Chooser : public FilterChooser {
   TreeShape tree_shape_;  // no levels: no accounts, the modelled tree
   int level_ = 0;
   std::map<uint64_t, Result<LevelFilter>> by_keys_;
+  std::shared_ptr<const std::vector<FileHeat>> heat_;  // null: no counts
+  double heat_weight_ = 0;
 };
 
 ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
@@ -614,6 +668,9 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
     LogAt(context.info_log, ROCKSDB_NAMESPACE::InfoLogLevel::INFO_LEVEL,
           Describe(Name(), accounts, level, excess.value(), budget));
     chooser->UseAccounts(std::move(shape), level, budget);
+    if (accounts.heat != nullptr && accounts.counted_weight > 0) {
+      chooser->UseHeat(accounts.heat, accounts.counted_weight);
+    }
   }
   const CacheShards shards = ShardsHoldingWholeFilters(context.table_options);
   auto* builder =

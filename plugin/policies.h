@@ -157,6 +157,22 @@ class LeveledPolicy : public SstFilterPolicy {
   std::shared_ptr<TreeHistory> history_;  // what the policy has seen of each tree
 };
 
+// Lookup heat: how much hotter than its level the key range of a file written to `level` is. The
+// probes per key of the level's counted files that the range meets, over those of the level's
+// counted files, each such factor within [kMinHeat, kMaxHeat]; divided by the level's
+// key-weighted geometric mean of its files' factors, so that a level whose files are written
+// again with their own heat keeps its bits on average. 1 where the level's probes are not known.
+// Files are the unit: a range that meets a hot file is as hot as it, though it may share only
+// part of its keys (ElasticBF and Mnemosyne work per file, too).
+//
+// Why a skewed workload needs it: with Zipfian lookups, a few key ranges take most probes, and
+// the files that hold them are a small share of each level's keys. Bits moved from the cold
+// files to the hot ones lower the false positives the lookups meet: a level's expected false
+// positives, sum over files of probes x rate, is least at rates proportional to keys / probes
+// (Monkey's argument, per file), which is a hot file's rate over its level's divided by its heat.
+inline constexpr double kMinHeat = 0.25, kMaxHeat = 64;
+double HeatOf(const std::vector<FileHeat>& files, int level, const KeyRange& keys);
+
 template <typename... Policies>
 struct PolicyList {};
 

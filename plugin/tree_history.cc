@@ -24,6 +24,12 @@ bool KeyRange::Overlaps(const KeyRange& other) const {
   return !(largest_ < other.smallest_ || other.largest_ < smallest_);
 }
 
+bool KeyRange::Meets(const std::string& smallest, const std::string& largest) const {
+  if (empty_) return false;
+  if (unbounded_) return true;
+  return !(largest_ < smallest || largest < smallest_);
+}
+
 uint64_t TreeHistory::NewFile() {
   std::lock_guard<std::mutex> lock(mu_);
   return next_file_++;

@@ -30,7 +30,8 @@
 // the level holding them, and lookups that favour some key ranges (the newest keys of a time
 // series) move the filters written next toward the levels they probe. A level's probes never fall
 // below a quarter of its share of the keys: filters are fixed for their files' life, and lookups
-// change.
+// change. Within a level, a file that compaction writes in a hot key range (its files' counted
+// probes per key above the level's) gets more bits, one in a cold range fewer.
 //
 // Cost: after each event, one GetLiveFilesMetaData (in memory) and, for each file it has not
 // seen created (files older than the listener: after a restart, every file once), a read of the

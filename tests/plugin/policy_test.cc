@@ -680,6 +680,86 @@ TEST(LeveledPolicy, AllocatesForTheProbesEachLevelReceives) {
   EXPECT_GT(bits_at("random", 0, random), 15);
 }
 
+// The lookup heat of a key range (HeatOf): ten files of level 4, one of which takes 100 times
+// the probes per key of the others. The hot file's probes per key are 1 / 0.109 of the level's,
+// 9.17; each cold one's 0.0917, held at a quarter; their key-weighted geometric mean is
+// 9.17^0.1 x 0.25^0.9 = 0.358, so the hot range is 25.6 times as hot as the level's mean and a
+// cold one 0.70 times. A range that meets the hot file and a cold one counts both.
+TEST(LeveledPolicy, HeatOfAKeyRangeIsItsFilesProbesPerKeyOverTheLevels) {
+  auto name = [](int i) { return testing::NumberedKey(i, /*digits=*/8); };
+  std::vector<FileHeat> files;
+  for (int f = 0; f < 10; ++f) {
+    files.push_back(
+        {4, 10'000, f == 0 ? 10'000.0 : 100.0, name(f * 10'000), name(f * 10'000 + 9'999)});
+  }
+  files.push_back({5, 50'000, 1e6, name(0), name(99'999)});  // another level: no part in level 4's
+  auto heat_of = [&](int first, int last, int level = 4) {
+    KeyRange range;
+    range.Add(name(first));
+    range.Add(name(last));
+    return HeatOf(files, level, range);
+  };
+  const double mean = std::pow(10'000 / 10'900.0 * 10, 0.1) * std::pow(0.25, 0.9);
+  EXPECT_NEAR(heat_of(0, 4'999), (10'000 / 10'900.0 * 10) / mean, 1e-9);
+  EXPECT_NEAR(heat_of(50'000, 54'999), 0.25 / mean, 1e-9);
+  EXPECT_NEAR(heat_of(5'000, 14'999), (10'100 / 20'000.0) / (10'900 / 100'000.0) / mean, 1e-9);
+  EXPECT_EQ(heat_of(200'000, 300'000), 1) << "meets no file";
+  EXPECT_EQ(heat_of(0, 4'999, 3), 1) << "a level with no counted files";
+  // A small file far hotter than its level (a file can be at most its level's keys over its own
+  // keys hotter than the level) is held at kMaxHeat.
+  files[0].keys = 100;
+  files[0].sampled_probes = 1e9;
+  const double held = std::exp((100 * std::log(kMaxHeat) + 90'000 * std::log(kMinHeat)) / 90'100);
+  EXPECT_NEAR(heat_of(0, 4'999), kMaxHeat / held, 1e-9);
+}
+
+// With the readers' counts per file, a file of the hot range gets more bits than its level's
+// filter without counts: about log2(25.6) = 4.7 halvings of the rate, at 0.9 of the counts'
+// weight (one file's draw on a level that mixes two filters moves it by a bit either way).
+TEST(LeveledPolicy, GivesHotKeyRangesMoreBits) {
+  BlockBasedTableOptions options;
+  options.filter_policy = PolicyFrom("sstfilter.Leveled:10");
+  SilentLogger logger;
+  const auto alive = std::make_shared<int>();
+  auto name = [](int i) { return testing::NumberedKey(i, /*digits=*/8); };
+  // Bits per key of a file of level 4 holding keys [first, first + 5000).
+  auto bits_at = [&](const std::string& column_family, int first, bool with_heat) {
+    TreeAccounts accounts;
+    accounts.levels.resize(7);
+    const std::vector<uint64_t> level_keys = {0, 0, 0, 0, 100'000, 900'000, 9'000'000};
+    for (size_t i = 0; i < level_keys.size(); ++i) {
+      accounts.levels[i].keys = level_keys[i];
+      accounts.levels[i].filter_bytes = level_keys[i] * 10 / 8;
+      accounts.levels[i].probes = level_keys[i] > 0 ? 1 : 0;
+    }
+    if (with_heat) {
+      auto heat = std::make_shared<std::vector<FileHeat>>();
+      for (int f = 0; f < 10; ++f) {
+        heat->push_back(
+            {4, 10'000, f == 0 ? 10'000.0 : 100.0, name(f * 10'000), name(f * 10'000 + 9'999)});
+      }
+      accounts.heat = heat;
+      accounts.counted_weight = 0.9;
+    }
+    Ledger::Global().Publish({&logger, column_family}, alive, accounts);
+    FilterBuildingContext context(options);
+    context.num_levels = 7;
+    context.level_at_creation = 4;
+    context.info_log = &logger;
+    context.column_family_name = column_family;
+    std::unique_ptr<FilterBitsBuilder> builder(
+        options.filter_policy->GetBuilderWithContext(context));
+    for (int i = first; i < first + 5000; ++i) builder->AddKey(name(i));
+    std::unique_ptr<const char[]> buf;
+    return 8.0 * builder->Finish(&buf).size() / 5000;
+  };
+  const double level = bits_at("no counts", 0, false);
+  const double hot = bits_at("hot", 0, true);
+  printf("[ figures  ] level 4: %.2f bits/key without counts, %.2f in the hot range with them\n",
+         level, hot);
+  EXPECT_GT(hot, level + 3);
+}
+
 // A tree is named by its database's logger's address, which the next database may reuse: the
 // accounts of a database whose logger is gone are nobody's.
 TEST(Ledger, ForgetsTheAccountsOfAClosedDatabase) {

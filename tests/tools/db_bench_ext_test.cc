@@ -91,7 +91,7 @@ TEST_F(DbBenchExtTest, BadFlagsFailBeforeAnyWorkWithOneLine) {
       {"--sst_partitioner_factory=nosuch.Partitioner", "nosuch.Partitioner"},
       {"--listeners=nosuch.Listener", "--listeners"},
       {"--key_dist=pareto", "--key_dist"},
-      {"--timeseries_reads_per_write=-1", "--timeseries_reads_per_write"},
+      {"--reads_per_write=-1", "--reads_per_write"},
       {"--rounds=-1", "--rounds"},
       {"--db=/proc/sstfilter_cannot_be_here/db", "--db"},
       {"stray_argument", "stray_argument"},
@@ -231,35 +231,39 @@ TEST_F(DbBenchExtTest, EndToEndRatesAgreeWithTheEstimatesAndJsonHasEveryField) {
   fs::remove(json);
 }
 
-// filltimeseries: keys written in order, absent keys looked up between the writes over the range
-// written so far, and their filter figures reported like readmissing's: none found, a filter
-// consulted by most of them (the rest fall in the memtable's range), and the false-positive rate
-// of sstfilter.Bloom:10 within a binomial bound of its estimate.
-TEST_F(DbBenchExtTest, TimeSeriesFillLooksUpAbsentKeysBetweenTheWrites) {
+// filltimeseries (keys written in order) and readmissingwriterandom (in random order): absent keys
+// looked up between the writes, and their filter figures reported like readmissing's: none found,
+// a filter consulted by most of them (the rest fall in the memtable's range, or beyond the keys
+// written so far), and the false-positive rate of sstfilter.Bloom:10 within a binomial bound of
+// its estimate.
+TEST_F(DbBenchExtTest, FillsWithLookupsLookUpAbsentKeysBetweenTheWrites) {
   constexpr int kNum = 40000;
-  const std::string json = db_ + ".json";
-  const RunResult r = RunTool({"--num=" + std::to_string(kNum), "--db=" + db_, "--json=" + json,
-                               "--benchmarks=filltimeseries", "--timeseries_reads_per_write=0.5",
-                               "--write_buffer_size=65536", "--target_file_size_base=65536",
-                               "--filter_uri=sstfilter.Bloom:10"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("20000 absent-key lookups between them (0 found)"), std::string::npos)
-      << r.out;
-  const std::string text = ReadFile(json);
-  const size_t bench = text.find("\"filltimeseries\"");
-  ASSERT_NE(bench, std::string::npos) << text;
-  EXPECT_EQ(NumberAfter(text, bench, "lookups"), kNum / 2);
-  EXPECT_EQ(NumberAfter(text, bench, "found"), 0);
-  const double checks = NumberAfter(text, bench, "filter_checks");
-  EXPECT_GT(checks, kNum / 4);
-  std::shared_ptr<const ROCKSDB_NAMESPACE::FilterPolicy> p;
-  ASSERT_TRUE(NewFilterPolicy("sstfilter.Bloom:10", &p).ok());
-  const double estimate = EstimatedFpRate(testing::SpecOf(*p), 500).value();
-  EXPECT_NEAR(NumberAfter(text, bench, "fp_rate") * checks, estimate * checks,
-              testing::BinomialTolerance(checks, estimate));
-  EXPECT_NEAR(NumberAfter(text, bench, "false_positives_per_lookup"),
-              NumberAfter(text, bench, "fp_rate") * checks / (kNum / 2), 1e-9);
-  fs::remove(json);
+  for (const std::string benchmark : {"filltimeseries", "readmissingwriterandom"}) {
+    SCOPED_TRACE(benchmark);
+    const std::string json = db_ + ".json";
+    const RunResult r =
+        RunTool({"--num=" + std::to_string(kNum), "--db=" + db_, "--json=" + json,
+                 "--benchmarks=" + benchmark, "--reads_per_write=0.5", "--write_buffer_size=65536",
+                 "--target_file_size_base=65536", "--filter_uri=sstfilter.Bloom:10"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("20000 absent-key lookups between them (0 found)"), std::string::npos)
+        << r.out;
+    const std::string text = ReadFile(json);
+    const size_t bench = text.find("\"" + benchmark + "\"");
+    ASSERT_NE(bench, std::string::npos) << text;
+    EXPECT_EQ(NumberAfter(text, bench, "lookups"), kNum / 2);
+    EXPECT_EQ(NumberAfter(text, bench, "found"), 0);
+    const double checks = NumberAfter(text, bench, "filter_checks");
+    EXPECT_GT(checks, kNum / 4);
+    std::shared_ptr<const ROCKSDB_NAMESPACE::FilterPolicy> p;
+    ASSERT_TRUE(NewFilterPolicy("sstfilter.Bloom:10", &p).ok());
+    const double estimate = EstimatedFpRate(testing::SpecOf(*p), 500).value();
+    EXPECT_NEAR(NumberAfter(text, bench, "fp_rate") * checks, estimate * checks,
+                testing::BinomialTolerance(checks, estimate));
+    EXPECT_NEAR(NumberAfter(text, bench, "false_positives_per_lookup"),
+                NumberAfter(text, bench, "fp_rate") * checks / (kNum / 2), 1e-9);
+    fs::remove(json);
+  }
 }
 
 // --rounds: the read benchmarks run again, policy after policy, and the summary gives medians.

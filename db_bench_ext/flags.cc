@@ -17,7 +17,8 @@
 DEFINE_string(benchmarks, "fillrandom,readrandom,readmissing,multireadrandom,multireadmissing",
               "Comma-separated benchmarks, run in order for each policy: fillrandom, fillseq, "
               "filltimeseries, readmissingwriterandom, readrandom, readmissing, multireadrandom, "
-              "multireadmissing, filterbuild, filterquery, sizing");
+              "multireadmissing, filterbuild, filterquery, sizing; or advise alone (what each "
+              "policy would do on the existing database at --db, which it never writes)");
 DEFINE_string(filter_uri,
               "none,bloomfilter:10,ribbonfilter:10,sstfilter.Bloom:10,"
               "{id=sstfilter.Cuckoo;fp_rate=0.01}",
@@ -84,6 +85,9 @@ DEFINE_int32(rounds, 0,
 DEFINE_int32(batch_size, 32, "Keys per MultiGet in the multiread benchmarks");
 DEFINE_double(fp_rate, 0.01, "Target false-positive rate for the sizing calculator");
 DEFINE_string(json, "", "Write every figure to this file as JSON");
+DEFINE_string(absent_keys, "",
+              "--benchmarks=advise: the absent keys to look up, a key per line (its bytes as they "
+              "are); empty: --reads keys made from the database's own");
 DEFINE_string(inspect_db, "",
               "Report the filter policy of every SST file of the database at this path, and "
               "which files have no sstfilter filter; then exit (no benchmarks)");
@@ -227,6 +231,8 @@ void CheckDatabaseFlags(Config* c) {
   }
 }
 
+}  // namespace
+
 // --filter_uri's policies (--bloom_bits, db_bench's flag, when --filter_uri is not given).
 std::vector<PolicyUnderTest> PoliciesFromFlags() {
   std::string uris = FLAGS_filter_uri;
@@ -248,6 +254,8 @@ std::vector<PolicyUnderTest> PoliciesFromFlags() {
   if (policies.empty()) Fail("--filter_uri is empty");
   return policies;
 }
+
+namespace {
 
 // The plot draws absent-key lookups of filters: the run must make some.
 void CheckPlotHasData(const Config& c) {

@@ -49,6 +49,7 @@ DECLARE_int32(batch_size);
 DECLARE_double(fp_rate);
 DECLARE_string(json);
 DECLARE_string(inspect_db);
+DECLARE_string(absent_keys);
 DECLARE_string(plot);
 
 namespace db_bench_ext {
@@ -77,5 +78,8 @@ struct Config {
 // Checks every flag (failing at the first bad one), loads the policies and the partitioner, and
 // makes sure the --db directory can be written.
 Config ValidateFlags();
+
+// The policies of --filter_uri, loaded (Fail()s naming a policy that cannot be).
+std::vector<PolicyUnderTest> PoliciesFromFlags();
 
 }  // namespace db_bench_ext

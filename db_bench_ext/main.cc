@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "db_bench_ext/advise.h"
 #include "db_bench_ext/flags.h"
 #include "db_bench_ext/report.h"
 #include "db_bench_ext/schedule.h"
@@ -31,6 +32,14 @@ int Main(int argc, char** argv) {
     if (!s.ok()) Fail("--inspect_db: " + s.ToString());
     fputs(sstfilter::FormatFilterReport(files).c_str(), stdout);
     return 0;
+  }
+  if (FLAGS_benchmarks == "advise") {
+    RunAdvisor();
+    return 0;
+  }
+  if (("," + FLAGS_benchmarks + ",").find(",advise,") != std::string::npos) {
+    Fail(
+        "--benchmarks=advise runs alone: it reads an existing database, the others make their own");
   }
   const Config config = ValidateFlags();
   PrintConfig(config);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <filesystem>
@@ -28,6 +29,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -268,6 +270,23 @@ class DbTest : public ::testing::Test {
     // Levels sized from level 1 down, as these tests count on (RocksDB's default from 8.4 sizes
     // them from the last level up, and flushed files then go straight to the deepest levels).
     options->level_compaction_dynamic_level_bytes = false;
+  }
+
+  // The listener's accounts of the default column family once they hold `keys` keys (bounded:
+  // false after 10 s). DB::Flush returns once the flush is installed, and may return before the
+  // listener's OnFlushCompleted has published the tree with it (a test once read 149,937 of
+  // 150,000 keys under load).
+  bool AccountsHolding(uint64_t keys, TreeAccounts* accounts) {
+    const TreeId tree{db_->GetDBOptions().info_log.get(), "default"};
+    for (int wait = 0; wait < 500; ++wait) {
+      uint64_t total = 0;
+      if (Ledger::Global().Get(tree, accounts)) {
+        for (const LevelAccount& a : accounts->levels) total += a.keys + a.pending_keys;
+      }
+      if (total == keys) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return false;
   }
 
   int PopulatedLevels() {
@@ -958,7 +977,7 @@ TEST_F(DbTest, LeveledBudgetListenerSeesWhichLevelsLookupsProbe) {
     Write(Indexes(0, kKeys, ordered ? std::nullopt : std::optional<uint64_t>(5)));
     testing::WaitForCompactions(db_.get());
     TreeAccounts accounts;
-    ASSERT_TRUE(Ledger::Global().Get({db_->GetDBOptions().info_log.get(), "default"}, &accounts));
+    ASSERT_TRUE(AccountsHolding(kKeys, &accounts));
     std::vector<ROCKSDB_NAMESPACE::LiveFileMetaData> files;
     db_->GetLiveFilesMetaData(&files);
     std::map<int, double> probed;  // per level, the files whose range holds a key, per key
@@ -1027,7 +1046,6 @@ TEST_F(DbTest, LeveledBudgetListenerCountsTheProbesReadersSee) {
   Open(options);
   Write(Indexes(0, kKeys));
   testing::WaitForCompactions(db_.get());
-  const TreeId tree{db_->GetDBOptions().info_log.get(), "default"};
   std::vector<ROCKSDB_NAMESPACE::LiveFileMetaData> files;
   db_->GetLiveFilesMetaData(&files);
 
@@ -1063,7 +1081,7 @@ TEST_F(DbTest, LeveledBudgetListenerCountsTheProbesReadersSee) {
   for (const auto& [level, n] : truth) hot = n > truth[hot] ? level : hot;
 
   TreeAccounts before;
-  ASSERT_TRUE(Ledger::Global().Get(tree, &before));
+  ASSERT_TRUE(AccountsHolding(kKeys, &before));
   EXPECT_EQ(before.counted_weight, 0) << "no lookup yet";
   const double bits_before = bits_of_a_new_file(hot);
   PinnableSlice value;
@@ -1073,7 +1091,7 @@ TEST_F(DbTest, LeveledBudgetListenerCountsTheProbesReadersSee) {
   Write(Indexes(kKeys, 100));  // a flush: the listener accounts for the tree
   testing::WaitForCompactions(db_.get());
   TreeAccounts after;
-  ASSERT_TRUE(Ledger::Global().Get(tree, &after));
+  ASSERT_TRUE(AccountsHolding(kKeys + 100, &after));
   const double bits_after = bits_of_a_new_file(hot);
 
   double counted_total = 0;

@@ -2,6 +2,8 @@
 // db_bench_ext as a user runs it: bad flags, the JSON output, and a small end-to-end run whose
 // measured false-positive rates agree with the filters' own estimates.
 #include <gtest/gtest.h>
+#include <rocksdb/db.h>
+#include <rocksdb/utilities/options_util.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -9,6 +11,8 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -264,6 +268,122 @@ TEST_F(DbBenchExtTest, FillsWithLookupsLookUpAbsentKeysBetweenTheWrites) {
                 NumberAfter(text, bench, "fp_rate") * checks / (kNum / 2), 1e-9);
     fs::remove(json);
   }
+}
+
+// Every file under a directory and its bytes.
+std::map<std::string, std::string> Snapshot(const std::string& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (e.is_regular_file()) files[e.path().string()] = ReadFile(e.path().string());
+  }
+  return files;
+}
+
+// --benchmarks=advise on a database written with bloomfilter:10, then on one written with
+// sstfilter.Bloom:10: for the policy the database uses, the advisor's filters, rebuilt from the
+// files' keys, answer the absent keys exactly as the database's own do through Get, level by
+// level; and nothing under the database's path changes, though it is open (read-write) in this
+// process meanwhile.
+TEST_F(DbBenchExtTest, AdvisorPredictsTheDatabasesOwnFiltersExactlyAndWritesNothing) {
+  for (const std::string own : {"bloomfilter:10", "sstfilter.Bloom:10"}) {
+    SCOPED_TRACE(own);
+    fs::remove_all(db_);
+    const RunResult fill =
+        RunTool({"--num=60000", "--db=" + db_, "--benchmarks=fillrandom", "--settled_fill",
+                 "--write_buffer_size=65536", "--target_file_size_base=65536",
+                 "--max_bytes_for_level_base=262144", "--level0_file_num_compaction_trigger=2",
+                 "--compression_type=none", "--filter_uri=" + own});
+    ASSERT_EQ(fill.exit_code, 0) << fill.err;
+    const std::string path = db_ + "/policy0";
+    ROCKSDB_NAMESPACE::DBOptions db_options;
+    std::vector<ROCKSDB_NAMESPACE::ColumnFamilyDescriptor> cfs;
+    ASSERT_TRUE(
+        ROCKSDB_NAMESPACE::LoadLatestOptions(StrictConfigOptions(), path, &db_options, &cfs).ok());
+    ROCKSDB_NAMESPACE::Options options(db_options, cfs.at(0).options);
+    ROCKSDB_NAMESPACE::Status s;
+    std::unique_ptr<ROCKSDB_NAMESPACE::DB> open = testing::OpenDb(options, path, &s);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    const auto before = Snapshot(path);
+
+    const std::string json = db_ + ".json";
+    const RunResult r =
+        RunTool({"--benchmarks=advise", "--db=" + path, "--reads=20000", "--json=" + json,
+                 "--filter_uri=" + own + ",sstfilter.Leveled:10,none"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("20000 absent keys (made from the database's keys)"), std::string::npos)
+        << r.out;
+    EXPECT_TRUE(before == Snapshot(path)) << "the advisor changed a file of the database";
+    open.reset();
+
+    const std::string text = ReadFile(json);
+    const size_t live = text.find("\"live\": true");
+    const size_t rebuilt = text.find("\"filter_uri\": \"" + own + "\"");
+    ASSERT_NE(live, std::string::npos) << text;
+    ASSERT_NE(rebuilt, std::string::npos) << text;
+    // The same probes and the same false positives, overall and on every level.
+    for (const char* field : {"probes", "false_positives", "filter_bytes"}) {
+      EXPECT_EQ(NumberAfter(text, live, field), NumberAfter(text, rebuilt, field)) << field;
+    }
+    EXPECT_GT(NumberAfter(text, live, "false_positives"), 0);
+    const std::string live_levels =
+        text.substr(text.find("\"levels\"", live),
+                    text.find(']', text.find("\"levels\"", live)) - text.find("\"levels\"", live));
+    const std::string rebuilt_levels = text.substr(
+        text.find("\"levels\"", rebuilt),
+        text.find(']', text.find("\"levels\"", rebuilt)) - text.find("\"levels\"", rebuilt));
+    EXPECT_EQ(std::count(live_levels.begin(), live_levels.end(), '{'),
+              std::count(rebuilt_levels.begin(), rebuilt_levels.end(), '{'));
+    EXPECT_GE(std::count(live_levels.begin(), live_levels.end(), '{'), 2) << live_levels;
+    size_t at_live = 0, at_rebuilt = 0;
+    while ((at_live = live_levels.find("\"level\"", at_live + 1)) != std::string::npos) {
+      at_rebuilt = rebuilt_levels.find("\"level\"", at_rebuilt + 1);
+      ASSERT_NE(at_rebuilt, std::string::npos);
+      EXPECT_EQ(NumberAfter(live_levels, at_live, "level"),
+                NumberAfter(rebuilt_levels, at_rebuilt, "level"));
+      EXPECT_EQ(NumberAfter(live_levels, at_live, "false_positives"),
+                NumberAfter(rebuilt_levels, at_rebuilt, "false_positives"));
+      EXPECT_EQ(NumberAfter(live_levels, at_live, "probes"),
+                NumberAfter(rebuilt_levels, at_rebuilt, "probes"));
+    }
+    // No filter: every probe reads a block.
+    const size_t none = text.find("\"filter_uri\": \"none\"");
+    ASSERT_NE(none, std::string::npos);
+    EXPECT_EQ(NumberAfter(text, none, "false_positives"), NumberAfter(text, none, "probes"));
+    fs::remove(json);
+  }
+}
+
+// The advisor's bad input: one line on stderr, a non-zero exit, nothing written.
+TEST_F(DbBenchExtTest, AdvisorRejectsBadInputWithOneLine) {
+  const RunResult fill = RunTool(
+      {"--num=5000", "--db=" + db_, "--benchmarks=fillrandom", "--filter_uri=bloomfilter:10"});
+  ASSERT_EQ(fill.exit_code, 0) << fill.err;
+  const std::string path = db_ + "/policy0";
+  const std::string present = db_ + ".present";
+  {
+    // Key 0 of db_bench_ext's keys: 8 bytes of the integer 0, big-endian, padded with 'x' to 16.
+    std::ofstream out(present, std::ios::binary);
+    out << std::string(8, '\0') << std::string(8, 'x') << "\n";
+  }
+  const struct {
+    std::vector<std::string> args;
+    std::string mentions;
+  } cases[] = {
+      {{"--benchmarks=advise", "--db=" + db_}, "not a RocksDB database"},
+      {{"--benchmarks=advise", "--db=" + path, "--absent_keys=" + present}, "line 1"},
+      {{"--benchmarks=advise", "--db=" + path, "--absent_keys=" + db_ + ".nosuch"}, "cannot open"},
+      {{"--benchmarks=advise", "--db=" + path, "--filter_uri=nosuch.Filter"}, "nosuch.Filter"},
+      {{"--benchmarks=fillrandom,advise", "--db=" + path}, "runs alone"},
+  };
+  const auto before = Snapshot(path);
+  for (const auto& c : cases) {
+    const RunResult r = RunTool(c.args);
+    EXPECT_NE(r.exit_code, 0) << c.mentions;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << c.mentions << ": " << r.err;
+    EXPECT_NE(r.err.find(c.mentions), std::string::npos) << r.err;
+  }
+  EXPECT_TRUE(before == Snapshot(path));
+  fs::remove(present);
 }
 
 // --rounds: the read benchmarks run again, policy after policy, and the summary gives medians.

@@ -1,0 +1,447 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "db_bench_ext/advise.h"
+
+#include <rocksdb/comparator.h>
+#include <rocksdb/db.h>
+#include <rocksdb/filter_policy.h>
+#include <rocksdb/iterator.h>
+#include <rocksdb/metadata.h>
+#include <rocksdb/options.h>
+#include <rocksdb/perf_context.h>
+#include <rocksdb/perf_level.h>
+#include <rocksdb/sst_file_reader.h>
+#include <rocksdb/table.h>
+#include <rocksdb/utilities/options_util.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "compat/filter_bits_interface.h"
+#include "compat/rocksdb_api.h"
+#include "core/random.h"
+#include "db_bench_ext/flags.h"
+#include "db_bench_ext/measure.h"
+#include "sstfilter/sstfilter.h"
+
+namespace db_bench_ext {
+namespace {
+
+using ROCKSDB_NAMESPACE::BlockBasedTableOptions;
+using ROCKSDB_NAMESPACE::ColumnFamilyDescriptor;
+using ROCKSDB_NAMESPACE::ColumnFamilyHandle;
+using ROCKSDB_NAMESPACE::Comparator;
+using ROCKSDB_NAMESPACE::DB;
+using ROCKSDB_NAMESPACE::DBOptions;
+using ROCKSDB_NAMESPACE::FilterBitsBuilder;
+using ROCKSDB_NAMESPACE::FilterBitsReader;
+using ROCKSDB_NAMESPACE::FilterBuildingContext;
+using ROCKSDB_NAMESPACE::Options;
+using ROCKSDB_NAMESPACE::PinnableSlice;
+using ROCKSDB_NAMESPACE::ReadOptions;
+using ROCKSDB_NAMESPACE::Slice;
+using ROCKSDB_NAMESPACE::Status;
+
+// The database's logger while it is advised on: RocksDB would otherwise write a LOG file (and
+// rename the last one) in the database's directory.
+class NullLogger : public ROCKSDB_NAMESPACE::Logger {
+ public:
+  using ROCKSDB_NAMESPACE::Logger::Logv;
+  void Logv(const char* /*format*/, va_list /*ap*/) override {}
+};
+
+// The database, opened read-only: its default column family's options and table options.
+struct Database {
+  std::string path;
+  std::shared_ptr<ROCKSDB_NAMESPACE::Logger> logger = std::make_shared<NullLogger>();
+  std::unique_ptr<DB> db;
+  std::vector<ColumnFamilyHandle*> handles;
+  Options options;
+  BlockBasedTableOptions table;
+
+  ~Database() {
+    for (ColumnFamilyHandle* h : handles) db->DestroyColumnFamilyHandle(h);
+  }
+};
+
+void Open(const std::string& path, Database* d) {
+  d->path = path;
+  if (!std::filesystem::exists(path + "/CURRENT")) {
+    Fail("--db=" + path + " is not a RocksDB database (it has no CURRENT file)");
+  }
+  DBOptions db_options;
+  std::vector<ColumnFamilyDescriptor> cfs;
+  Status s = ROCKSDB_NAMESPACE::LoadLatestOptions(sstfilter::StrictConfigOptions(), path,
+                                                  &db_options, &cfs);
+  if (!s.ok()) Fail("--db=" + path + ": cannot load its OPTIONS file: " + s.ToString());
+  db_options.info_log = d->logger;
+  s = sstfilter::compat::OpenDbForReadOnly(db_options, path, cfs, &d->handles, &d->db);
+  if (!s.ok()) Fail("--db=" + path + ": cannot open it read-only: " + s.ToString());
+  for (const ColumnFamilyDescriptor& cf : cfs) {
+    if (cf.name == ROCKSDB_NAMESPACE::kDefaultColumnFamilyName)
+      d->options = Options(db_options, cf.options);
+  }
+  const auto* table = d->options.table_factory == nullptr
+                          ? nullptr
+                          : d->options.table_factory->GetOptions<BlockBasedTableOptions>();
+  if (table == nullptr) Fail("--db=" + path + ": its tables are not block-based: no filters");
+  d->table = *table;
+  if (d->options.prefix_extractor != nullptr && !d->table.whole_key_filtering) {
+    Fail("--db=" + path + ": its filters hold key prefixes only, which the advisor does not model");
+  }
+}
+
+// A live SST file of the default column family.
+struct File {
+  std::string path;
+  int level = 0;
+  std::string smallest, largest;
+  uint64_t entries = 0;
+};
+
+std::vector<File> LiveFiles(DB* db) {
+  std::vector<ROCKSDB_NAMESPACE::LiveFileMetaData> live;
+  db->GetLiveFilesMetaData(&live);
+  std::vector<File> files;
+  for (const auto& f : live) {
+    if (f.column_family_name != ROCKSDB_NAMESPACE::kDefaultColumnFamilyName) continue;
+    files.push_back({f.directory + "/" + f.relative_filename, f.level, f.smallestkey, f.largestkey,
+                     f.num_entries});
+  }
+  return files;
+}
+
+// Calls f(key) for every key of the file a read sees (SstFileReader: tombstones are not shown).
+template <typename F>
+void ForEachKey(const File& file, const Options& options, F&& f) {
+  ROCKSDB_NAMESPACE::SstFileReader reader(options);
+  Status s = reader.Open(file.path);
+  if (!s.ok()) Fail("cannot read " + file.path + ": " + s.ToString());
+  ReadOptions read;
+  read.fill_cache = false;
+  std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> it(reader.NewIterator(read));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) f(it->key());
+  if (!it->status().ok()) Fail("cannot read " + file.path + ": " + it->status().ToString());
+}
+
+bool IsAbsent(DB* db, const std::string& key) {
+  PinnableSlice value;
+  const Status s = db->Get(ReadOptions(), db->DefaultColumnFamily(), key, &value);
+  if (!s.ok() && !s.IsNotFound()) Fail("a lookup in the database failed: " + s.ToString());
+  return s.IsNotFound();
+}
+
+// --absent_keys=FILE: a key per line, as its bytes; each must be absent from the database.
+std::vector<std::string> ReadAbsentKeys(DB* db, const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) Fail("--absent_keys=" + path + ": cannot open it");
+  std::vector<std::string> keys;
+  std::string line;
+  for (uint64_t number = 1; std::getline(in, line); ++number) {
+    if (!IsAbsent(db, line)) {
+      Fail("--absent_keys=" + path + ": line " + std::to_string(number) +
+           " holds a key that the database has");
+    }
+    keys.push_back(line);
+  }
+  if (keys.empty()) Fail("--absent_keys=" + path + " holds no key");
+  return keys;
+}
+
+// `count` absent keys made from a sample of the database's keys (reservoir sampling over every
+// file): each sampled key with its last byte changed, or, after 8 tries, its last two, kept if the
+// database does not hold it.
+std::vector<std::string> MakeAbsentKeys(const Database& d, const std::vector<File>& files,
+                                        uint64_t count, uint64_t seed, uint64_t* total_keys) {
+  std::vector<std::string> sample;
+  uint64_t rng = seed, seen = 0, total = 0;
+  for (const File& f : files) total += f.entries;
+  Progress progress(total);
+  for (const File& f : files) {
+    ForEachKey(f, d.options, [&](const Slice& key) {
+      ++seen;
+      if (sample.size() < count) {
+        sample.push_back(key.ToString());
+      } else {
+        const uint64_t slot = sstfilter::SplitMix64(&rng) % seen;
+        if (slot < count) sample[slot] = key.ToString();
+      }
+    });
+    progress.Add(f.entries);
+  }
+  *total_keys = seen;
+  std::vector<std::string> absent;
+  for (const std::string& key : sample) {
+    if (key.empty()) continue;
+    for (int attempt = 0; attempt < 16; ++attempt) {
+      std::string k = key;
+      const uint64_t r = sstfilter::SplitMix64(&rng);
+      k.back() = static_cast<char>(r);
+      if (attempt >= 8 && k.size() >= 2) k[k.size() - 2] = static_cast<char>(r >> 8);
+      if (k != key && IsAbsent(d.db.get(), k)) {
+        absent.push_back(std::move(k));
+        break;
+      }
+    }
+  }
+  if (absent.empty()) Fail("--db=" + d.path + ": could not make absent keys from its keys");
+  return absent;
+}
+
+// The files whose filters each absent key's lookup consults, as RocksDB's read path does: every
+// level-0 file whose range holds the key, then on each level below the one file whose range holds
+// it. By file, the keys (their indexes).
+std::vector<std::vector<uint32_t>> ProbesByFile(const std::vector<File>& files,
+                                                const std::vector<std::string>& keys,
+                                                const Comparator* cmp) {
+  std::vector<std::vector<uint32_t>> probes(files.size());
+  std::map<int, std::vector<size_t>> by_level;  // file indexes, sorted by smallest key
+  for (size_t i = 0; i < files.size(); ++i) by_level[files[i].level].push_back(i);
+  for (auto& [level, indexes] : by_level) {
+    std::sort(indexes.begin(), indexes.end(), [&](size_t a, size_t b) {
+      return cmp->Compare(files[a].smallest, files[b].smallest) < 0;
+    });
+  }
+  auto holds = [&](const File& f, const std::string& key) {
+    return cmp->Compare(f.smallest, key) <= 0 && cmp->Compare(key, f.largest) <= 0;
+  };
+  for (uint32_t k = 0; k < keys.size(); ++k) {
+    for (const auto& [level, indexes] : by_level) {
+      if (level == 0) {
+        for (const size_t i : indexes) {
+          if (holds(files[i], keys[k])) probes[i].push_back(k);
+        }
+        continue;
+      }
+      // The last file whose smallest key is at most the key.
+      auto it = std::upper_bound(indexes.begin(), indexes.end(), keys[k],
+                                 [&](const std::string& key, size_t i) {
+                                   return cmp->Compare(key, files[i].smallest) < 0;
+                                 });
+      if (it == indexes.begin()) continue;
+      const size_t i = *(it - 1);
+      if (holds(files[i], keys[k])) probes[i].push_back(k);
+    }
+  }
+  return probes;
+}
+
+// What a policy's filters do per level.
+struct LevelFigures {
+  uint64_t files = 0, keys = 0, filter_bytes = 0, probes = 0, false_positives = 0;
+};
+struct Advice {
+  std::string uri;
+  bool live = false;  // the database's own filters, answering through Get
+  std::map<int, LevelFigures> levels;
+  LevelFigures Total() const {
+    LevelFigures t;
+    for (const auto& [level, l] : levels) {
+      t.files += l.files;
+      t.keys += l.keys;
+      t.filter_bytes += l.filter_bytes;
+      t.probes += l.probes;
+      t.false_positives += l.false_positives;
+    }
+    return t;
+  }
+};
+
+// The database's own filters: their sizes from the files' properties, their answers to the absent
+// keys from RocksDB's per-level perf counters over a Get of each.
+Advice Live(const Database& d, const std::vector<File>& files,
+            const std::vector<std::string>& keys) {
+  Advice a;
+  a.uri = d.table.filter_policy == nullptr ? kNoFilterUri : d.table.filter_policy->Name();
+  a.live = true;
+  ROCKSDB_NAMESPACE::TablePropertiesCollection props;
+  const Status s = d.db->GetPropertiesOfAllTables(&props);
+  if (!s.ok()) Fail("cannot read the files' properties: " + s.ToString());
+  for (const File& f : files) {
+    LevelFigures& l = a.levels[f.level];
+    ++l.files;
+    const auto it = props.find(f.path);
+    if (it == props.end()) continue;
+    l.keys += it->second->num_filter_entries > 0 ? it->second->num_filter_entries : f.entries;
+    l.filter_bytes += it->second->filter_size;
+  }
+  ROCKSDB_NAMESPACE::SetPerfLevel(ROCKSDB_NAMESPACE::PerfLevel::kEnableCount);
+  ROCKSDB_NAMESPACE::PerfContext* perf = ROCKSDB_NAMESPACE::get_perf_context();
+  perf->Reset();
+  perf->ClearPerLevelPerfContext();
+  perf->EnablePerLevelPerfContext();
+  for (const std::string& k : keys) IsAbsent(d.db.get(), k);
+  if (perf->level_to_perf_context != nullptr) {
+    for (const auto& [level, c] : *perf->level_to_perf_context) {
+      LevelFigures& l = a.levels[static_cast<int>(level)];
+      l.probes += c.bloom_filter_useful + c.bloom_filter_full_positive;
+      l.false_positives += c.bloom_filter_full_positive - c.bloom_filter_full_true_positive;
+    }
+  }
+  perf->DisablePerLevelPerfContext();
+  ROCKSDB_NAMESPACE::SetPerfLevel(ROCKSDB_NAMESPACE::PerfLevel::kDisable);
+  return a;
+}
+
+// Each candidate's filters, built file by file as the policy builds them for the file's level,
+// and asked about the absent keys whose lookups consult that file.
+std::vector<Advice> Candidates(const Database& d, const std::vector<File>& files,
+                               const std::vector<std::string>& keys,
+                               const std::vector<std::vector<uint32_t>>& probes,
+                               const std::vector<PolicyUnderTest>& policies) {
+  std::vector<Advice> advice(policies.size());
+  int deepest = 0;
+  for (const File& f : files) deepest = std::max(deepest, f.level);
+  uint64_t total = 0;
+  for (const File& f : files) total += f.entries;
+  Progress progress(total);
+  for (size_t i = 0; i < files.size(); ++i) {
+    const File& f = files[i];
+    std::vector<std::unique_ptr<FilterBitsBuilder>> builders(policies.size());
+    for (size_t p = 0; p < policies.size(); ++p) {
+      advice[p].uri = policies[p].uri;
+      ++advice[p].levels[f.level].files;
+      if (policies[p].policy == nullptr) continue;  // none: every probe reads a block
+      BlockBasedTableOptions table = d.table;
+      table.filter_policy = policies[p].policy;
+      FilterBuildingContext context(table);
+      context.compaction_style = d.options.compaction_style;
+      context.num_levels = d.options.num_levels;
+      context.column_family_name = ROCKSDB_NAMESPACE::kDefaultColumnFamilyName;
+      context.info_log = d.logger.get();
+      context.level_at_creation = f.level;
+      context.is_bottommost = f.level > 0 && f.level == deepest;
+      builders[p].reset(policies[p].policy->GetBuilderWithContext(context));
+      if (builders[p] == nullptr) Fail(policies[p].uri + ": the policy gave no filter builder");
+    }
+    uint64_t keys_in_file = 0;
+    ForEachKey(f, d.options, [&](const Slice& key) {
+      ++keys_in_file;
+      for (auto& b : builders) {
+        if (b != nullptr) b->AddKey(key);
+      }
+    });
+    progress.Add(f.entries);
+    for (size_t p = 0; p < policies.size(); ++p) {
+      LevelFigures& l = advice[p].levels[f.level];
+      l.keys += keys_in_file;
+      l.probes += probes[i].size();
+      if (builders[p] == nullptr) {
+        l.false_positives += probes[i].size();
+        continue;
+      }
+      std::unique_ptr<const char[]> buf;
+      Status status;
+      const Slice filter = builders[p]->Finish(&buf, &status);
+      if (!status.ok()) Fail(policies[p].uri + ": building a filter failed: " + status.ToString());
+      l.filter_bytes += filter.size();
+      std::unique_ptr<FilterBitsReader> reader(policies[p].policy->GetFilterBitsReader(filter));
+      for (const uint32_t k : probes[i]) {
+        l.false_positives += reader == nullptr || reader->MayMatch(keys[k]) ? 1 : 0;
+      }
+    }
+  }
+  return advice;
+}
+
+void Print(const std::vector<Advice>& advice, uint64_t lookups) {
+  for (const Advice& a : advice) {
+    printf("\n== %s%s\n", a.uri.c_str(), a.live ? " (the database's own filters)" : "");
+    printf("  %5s %6s %12s %9s %10s %10s %9s\n", "level", "files", "keys", "bits/key", "probes",
+           "false pos.", "FP %");
+    auto row = [](const char* name, const LevelFigures& l) {
+      printf("  %5s %6" PRIu64 " %12" PRIu64 " %9.2f %10" PRIu64 " %10" PRIu64 " %9.4f\n", name,
+             l.files, l.keys, l.keys ? 8.0 * l.filter_bytes / l.keys : 0.0, l.probes,
+             l.false_positives, l.probes ? 100.0 * l.false_positives / l.probes : 0.0);
+    };
+    for (const auto& [level, l] : a.levels) row(std::to_string(level).c_str(), l);
+    row("all", a.Total());
+  }
+  printf("\n%-40s %9s %12s %12s %10s\n", "filter policy", "bits/key", "filter bytes", "FP/lookup",
+         "vs live");
+  const LevelFigures live = advice.front().Total();
+  for (const Advice& a : advice) {
+    const LevelFigures t = a.Total();
+    const double per_lookup = static_cast<double>(t.false_positives) / lookups;
+    printf("%-40s %9.2f %12" PRIu64 " %12.5f", (a.uri + (a.live ? " (live)" : "")).c_str(),
+           t.keys ? 8.0 * t.filter_bytes / t.keys : 0.0, t.filter_bytes, per_lookup);
+    if (live.false_positives > 0) {
+      printf(" %9.2fx", static_cast<double>(t.false_positives) / live.false_positives);
+    }
+    printf("\n");
+  }
+  printf(
+      "FP/lookup: false positives per absent-key lookup, each a data block read that the filter "
+      "did not save\n");
+}
+
+void WriteAdviceJson(const Database& d, const std::vector<Advice>& advice, uint64_t lookups,
+                     uint64_t total_keys) {
+  using Json = nlohmann::ordered_json;
+  Json policies = Json::array();
+  for (const Advice& a : advice) {
+    Json levels = Json::array();
+    for (const auto& [level, l] : a.levels) {
+      levels.push_back({{"level", level},
+                        {"files", l.files},
+                        {"keys", l.keys},
+                        {"filter_bytes", l.filter_bytes},
+                        {"probes", l.probes},
+                        {"false_positives", l.false_positives}});
+    }
+    const LevelFigures t = a.Total();
+    policies.push_back({{"filter_uri", a.uri},
+                        {"live", a.live},
+                        {"filter_bytes", t.filter_bytes},
+                        {"bits_per_key", t.keys ? 8.0 * t.filter_bytes / t.keys : 0.0},
+                        {"probes", t.probes},
+                        {"false_positives", t.false_positives},
+                        {"false_positives_per_lookup",
+                         static_cast<double>(t.false_positives) / static_cast<double>(lookups)},
+                        {"levels", std::move(levels)}});
+  }
+  const Json j = {{"advise",
+                   {{"db", d.path},
+                    {"keys", total_keys},
+                    {"absent_keys", lookups},
+                    {"policies", std::move(policies)}}}};
+  std::ofstream out(FLAGS_json);
+  out << j.dump(2) << "\n";
+  if (!out) Fail("--json=" + FLAGS_json + ": cannot write it");
+}
+
+}  // namespace
+
+void RunAdvisor() {
+  const std::vector<PolicyUnderTest> policies = PoliciesFromFlags();
+  if (FLAGS_reads <= 0 && FLAGS_absent_keys.empty()) {
+    Fail("--reads must be > 0: the advisor makes that many absent keys");
+  }
+  Database d;
+  Open(FLAGS_db, &d);
+  const std::vector<File> files = LiveFiles(d.db.get());
+  if (files.empty()) Fail("--db=" + FLAGS_db + " has no SST file to advise on");
+  uint64_t total_keys = 0;
+  for (const File& f : files) total_keys += f.entries;
+  const std::vector<std::string> keys =
+      FLAGS_absent_keys.empty()
+          ? MakeAbsentKeys(d, files, static_cast<uint64_t>(FLAGS_reads), FLAGS_seed, &total_keys)
+          : ReadAbsentKeys(d.db.get(), FLAGS_absent_keys);
+  printf("advise: %s, %zu SST files, %" PRIu64 " keys; %zu absent keys (%s)\n", d.path.c_str(),
+         files.size(), total_keys, keys.size(),
+         FLAGS_absent_keys.empty() ? "made from the database's keys" : FLAGS_absent_keys.c_str());
+  const std::vector<std::vector<uint32_t>> probes = ProbesByFile(files, keys, d.options.comparator);
+  std::vector<Advice> advice = {Live(d, files, keys)};
+  for (Advice& a : Candidates(d, files, keys, probes, policies)) advice.push_back(std::move(a));
+  Print(advice, keys.size());
+  if (!FLAGS_json.empty()) WriteAdviceJson(d, advice, keys.size(), total_keys);
+}
+
+}  // namespace db_bench_ext

@@ -7,8 +7,6 @@
 #include <rocksdb/iterator.h>
 #include <rocksdb/metadata.h>
 #include <rocksdb/options.h>
-#include <rocksdb/perf_context.h>
-#include <rocksdb/perf_level.h>
 #include <rocksdb/sst_file_reader.h>
 #include <rocksdb/table.h>
 #include <rocksdb/utilities/options_util.h>
@@ -159,11 +157,11 @@ std::vector<std::string> ReadAbsentKeys(DB* db, const std::string& path) {
 // file): each sampled key with its last byte changed, or, after 8 tries, its last two, kept if the
 // database does not hold it.
 std::vector<std::string> MakeAbsentKeys(const Database& d, const std::vector<File>& files,
-                                        uint64_t count, uint64_t seed, uint64_t* total_keys) {
+                                        uint64_t entries, uint64_t count, uint64_t seed,
+                                        uint64_t* total_keys) {
   std::vector<std::string> sample;
-  uint64_t rng = seed, seen = 0, total = 0;
-  for (const File& f : files) total += f.entries;
-  Progress progress(total);
+  uint64_t rng = seed, seen = 0;
+  Progress progress(entries);
   for (const File& f : files) {
     ForEachKey(f, d.options, [&](const Slice& key) {
       ++seen;
@@ -272,21 +270,16 @@ Advice Live(const Database& d, const std::vector<File>& files,
     l.keys += it->second->num_filter_entries > 0 ? it->second->num_filter_entries : f.entries;
     l.filter_bytes += it->second->filter_size;
   }
-  ROCKSDB_NAMESPACE::SetPerfLevel(ROCKSDB_NAMESPACE::PerfLevel::kEnableCount);
-  ROCKSDB_NAMESPACE::PerfContext* perf = ROCKSDB_NAMESPACE::get_perf_context();
-  perf->Reset();
-  perf->ClearPerLevelPerfContext();
-  perf->EnablePerLevelPerfContext();
-  for (const std::string& k : keys) IsAbsent(d.db.get(), k);
-  if (perf->level_to_perf_context != nullptr) {
-    for (const auto& [level, c] : *perf->level_to_perf_context) {
-      LevelFigures& l = a.levels[static_cast<int>(level)];
-      l.probes += c.bloom_filter_useful + c.bloom_filter_full_positive;
-      l.false_positives += c.bloom_filter_full_positive - c.bloom_filter_full_true_positive;
-    }
+  std::map<int, LevelCounts> counts;
+  {
+    const LevelPerfCounts counting;
+    for (const std::string& k : keys) IsAbsent(d.db.get(), k);
+    counting.AddTo(&counts);
   }
-  perf->DisablePerLevelPerfContext();
-  ROCKSDB_NAMESPACE::SetPerfLevel(ROCKSDB_NAMESPACE::PerfLevel::kDisable);
+  for (const auto& [level, c] : counts) {
+    a.levels[level].probes += c.checks();
+    a.levels[level].false_positives += c.false_positives();
+  }
   return a;
 }
 
@@ -295,18 +288,16 @@ Advice Live(const Database& d, const std::vector<File>& files,
 std::vector<Advice> Candidates(const Database& d, const std::vector<File>& files,
                                const std::vector<std::string>& keys,
                                const std::vector<std::vector<uint32_t>>& probes,
-                               const std::vector<PolicyUnderTest>& policies) {
+                               const std::vector<PolicyUnderTest>& policies, uint64_t entries) {
   std::vector<Advice> advice(policies.size());
+  for (size_t p = 0; p < policies.size(); ++p) advice[p].uri = policies[p].uri;
   int deepest = 0;
   for (const File& f : files) deepest = std::max(deepest, f.level);
-  uint64_t total = 0;
-  for (const File& f : files) total += f.entries;
-  Progress progress(total);
+  Progress progress(entries);
   for (size_t i = 0; i < files.size(); ++i) {
     const File& f = files[i];
     std::vector<std::unique_ptr<FilterBitsBuilder>> builders(policies.size());
     for (size_t p = 0; p < policies.size(); ++p) {
-      advice[p].uri = policies[p].uri;
       ++advice[p].levels[f.level].files;
       if (policies[p].policy == nullptr) continue;  // none: every probe reads a block
       BlockBasedTableOptions table = d.table;
@@ -428,18 +419,22 @@ void RunAdvisor() {
   Open(FLAGS_db, &d);
   const std::vector<File> files = LiveFiles(d.db.get());
   if (files.empty()) Fail("--db=" + FLAGS_db + " has no SST file to advise on");
-  uint64_t total_keys = 0;
-  for (const File& f : files) total_keys += f.entries;
+  uint64_t entries = 0;  // the files' entries (tombstones included)
+  for (const File& f : files) entries += f.entries;
+  uint64_t total_keys = entries;  // the keys a read sees, once the keys are sampled
   const std::vector<std::string> keys =
       FLAGS_absent_keys.empty()
-          ? MakeAbsentKeys(d, files, static_cast<uint64_t>(FLAGS_reads), FLAGS_seed, &total_keys)
+          ? MakeAbsentKeys(d, files, entries, static_cast<uint64_t>(FLAGS_reads), FLAGS_seed,
+                           &total_keys)
           : ReadAbsentKeys(d.db.get(), FLAGS_absent_keys);
   printf("advise: %s, %zu SST files, %" PRIu64 " keys; %zu absent keys (%s)\n", d.path.c_str(),
          files.size(), total_keys, keys.size(),
          FLAGS_absent_keys.empty() ? "made from the database's keys" : FLAGS_absent_keys.c_str());
   const std::vector<std::vector<uint32_t>> probes = ProbesByFile(files, keys, d.options.comparator);
   std::vector<Advice> advice = {Live(d, files, keys)};
-  for (Advice& a : Candidates(d, files, keys, probes, policies)) advice.push_back(std::move(a));
+  for (Advice& a : Candidates(d, files, keys, probes, policies, entries)) {
+    advice.push_back(std::move(a));
+  }
   Print(advice, keys.size());
   if (!FLAGS_json.empty()) WriteAdviceJson(d, advice, keys.size(), total_keys);
 }

@@ -5,6 +5,9 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include <rocksdb/perf_context.h>
+#include <rocksdb/perf_level.h>
+
 #include "db_bench_ext/flags.h"
 
 namespace db_bench_ext {
@@ -61,6 +64,30 @@ void Progress::Print() {
   fprintf(stderr, "... finished %" PRIu64 " of %" PRIu64 " ops%30s\r", done_.load(), total_, "");
   fflush(stderr);
   printed_ = true;
+}
+
+LevelPerfCounts::LevelPerfCounts() {
+  ROCKSDB_NAMESPACE::SetPerfLevel(ROCKSDB_NAMESPACE::PerfLevel::kEnableCount);
+  ROCKSDB_NAMESPACE::PerfContext* perf = ROCKSDB_NAMESPACE::get_perf_context();
+  perf->Reset();
+  perf->ClearPerLevelPerfContext();
+  perf->EnablePerLevelPerfContext();
+}
+
+LevelPerfCounts::~LevelPerfCounts() {
+  ROCKSDB_NAMESPACE::get_perf_context()->DisablePerLevelPerfContext();
+  ROCKSDB_NAMESPACE::SetPerfLevel(ROCKSDB_NAMESPACE::PerfLevel::kDisable);
+}
+
+void LevelPerfCounts::AddTo(std::map<int, LevelCounts>* levels) const {
+  const ROCKSDB_NAMESPACE::PerfContext* perf = ROCKSDB_NAMESPACE::get_perf_context();
+  if (perf->level_to_perf_context == nullptr) return;
+  for (const auto& [level, c] : *perf->level_to_perf_context) {
+    LevelCounts& mine = (*levels)[static_cast<int>(level)];
+    mine.negatives += c.bloom_filter_useful;
+    mine.positives += c.bloom_filter_full_positive;
+    mine.true_positives += c.bloom_filter_full_true_positive;
+  }
 }
 
 }  // namespace db_bench_ext

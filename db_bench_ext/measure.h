@@ -36,6 +36,18 @@ struct LevelCounts {
   uint64_t false_positives() const { return positives - true_positives; }
 };
 
+// Per-level filter counts of this thread's lookups, from RocksDB's per-level perf context (perf
+// context counters are per thread; counting costs every policy the same few increments). Counts
+// from construction until AddTo.
+class LevelPerfCounts {
+ public:
+  LevelPerfCounts();
+  ~LevelPerfCounts();
+  LevelPerfCounts(const LevelPerfCounts&) = delete;
+  LevelPerfCounts& operator=(const LevelPerfCounts&) = delete;
+  void AddTo(std::map<int, LevelCounts>* levels) const;
+};
+
 struct BenchResult {
   const Benchmark* benchmark = nullptr;
   double seconds = 0;

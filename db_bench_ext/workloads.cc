@@ -3,8 +3,6 @@
 
 #include <rocksdb/cache.h>
 #include <rocksdb/options.h>
-#include <rocksdb/perf_context.h>
-#include <rocksdb/perf_level.h>
 #include <rocksdb/table.h>
 
 #include <algorithm>
@@ -22,39 +20,6 @@
 #include "sstfilter/inspect.h"
 
 namespace db_bench_ext {
-namespace {
-
-// Per-level filter counts of this thread's lookups, from RocksDB's per-level perf context (perf
-// context counters are per thread; counting costs every policy the same few increments). Counts
-// from construction until AddTo.
-class LevelPerfCounts {
- public:
-  LevelPerfCounts() : perf_(ROCKSDB_NAMESPACE::get_perf_context()) {
-    ROCKSDB_NAMESPACE::SetPerfLevel(ROCKSDB_NAMESPACE::PerfLevel::kEnableCount);
-    perf_->Reset();
-    perf_->ClearPerLevelPerfContext();
-    perf_->EnablePerLevelPerfContext();
-  }
-  ~LevelPerfCounts() {
-    perf_->DisablePerLevelPerfContext();
-    ROCKSDB_NAMESPACE::SetPerfLevel(ROCKSDB_NAMESPACE::PerfLevel::kDisable);
-  }
-  void AddTo(std::map<int, LevelCounts>* levels) const {
-    if (perf_->level_to_perf_context == nullptr) return;
-    for (const auto& [level, c] : *perf_->level_to_perf_context) {
-      LevelCounts& mine = (*levels)[static_cast<int>(level)];
-      mine.negatives += c.bloom_filter_useful;
-      mine.positives += c.bloom_filter_full_positive;
-      mine.true_positives += c.bloom_filter_full_true_positive;
-    }
-  }
-
- private:
-  ROCKSDB_NAMESPACE::PerfContext* const perf_;
-};
-
-}  // namespace
-
 using ROCKSDB_NAMESPACE::PinnableSlice;
 using ROCKSDB_NAMESPACE::ReadOptions;
 using ROCKSDB_NAMESPACE::Slice;

@@ -269,6 +269,10 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
         continue;
       }
       const uint64_t file_keys = filter.filter_entries > 0 ? filter.filter_entries : f.num_entries;
+      // Bytewise, whichever way the comparator orders the two ends (a reverse comparator).
+      const bool ordered = !(f.largestkey < f.smallestkey);
+      const std::string& smallest = ordered ? f.smallestkey : f.largestkey;
+      const std::string& largest = ordered ? f.largestkey : f.smallestkey;
       keys_all += static_cast<double>(file_keys);
       if (!filter.cells.empty()) {
         // Probes land on the level the file is on, whatever a compaction is making of it.
@@ -279,10 +283,7 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
         filter.sampled = now;
         filter.heat = filter.heat * (changed ? kCountDecay : 1) + delta;
         keys_counted += static_cast<double>(file_keys);
-        const bool ordered = !(f.largestkey < f.smallestkey);
-        heat->push_back({f.level, static_cast<double>(file_keys), filter.heat,
-                         ordered ? f.smallestkey : f.largestkey,
-                         ordered ? f.largestkey : f.smallestkey});
+        heat->push_back({f.level, static_cast<double>(file_keys), filter.heat, smallest, largest});
       }
       const uint64_t filter_bytes = filter.filter_bytes;
       filter.seen_live = true;
@@ -297,11 +298,7 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
       } else {
         levels[level].pending_keys += file_keys;
       }
-      // Bytewise, whichever way the comparator orders the two ends (a reverse comparator).
-      const bool ordered = !(f.largestkey < f.smallestkey);
-      ranges.push_back({level, static_cast<double>(file_keys),
-                        ordered ? f.smallestkey : f.largestkey,
-                        ordered ? f.largestkey : f.smallestkey});
+      ranges.push_back({level, static_cast<double>(file_keys), smallest, largest});
     }
     // Files reported created that are not live yet.
     for (auto& [path, filter] : known) {

@@ -909,7 +909,9 @@ TEST_F(DbTest, LeveledBudgetListenerSteersTheTreeToItsBudget) {
   EXPECT_GT(average_bits[0], 1.1 * kBudget);
   // The steering answers the excess once per flush or compaction. In a tree that grows as this
   // one does, it lags: the files written while the ingested file dominated got less, and the
-  // fill ends before later ones make up for it (9.78 to 9.86 bits/key in 3 runs on 7.8.3).
+  // fill ends before later ones make up for it. How far depends on when the listener's accounts
+  // arrive: 9.25 to 9.48 bits/key in 4 runs on 7.8.3, 9.09 to 9.41 in 5 on 9.10.0 (2026-11-25),
+  // and 8.94 once on 9.10.0 under CI's load, below the bound (9.78 to 9.86 before df7cf05).
   EXPECT_LE(average_bits[1], 1.02 * kBudget);
   EXPECT_GE(average_bits[1], 0.9 * kBudget);
 }

@@ -27,6 +27,7 @@
 #include "core/random.h"
 #include "db_bench_ext/flags.h"
 #include "db_bench_ext/measure.h"
+#include "sstfilter/leveled_budget.h"
 #include "sstfilter/sstfilter.h"
 
 namespace db_bench_ext {
@@ -136,13 +137,40 @@ bool IsAbsent(DB* db, const std::string& key) {
   return s.IsNotFound();
 }
 
-// --absent_keys=FILE: a key per line, as its bytes; each must be absent from the database.
+// A line of --absent_keys_hex: two hexadecimal digits per byte; false if it is not that.
+bool FromHex(const std::string& line, std::string* key) {
+  auto digit = [](char c) {
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+  };
+  if (line.size() % 2 != 0) return false;
+  key->clear();
+  for (size_t i = 0; i < line.size(); i += 2) {
+    const int high = digit(line[i]), low = digit(line[i + 1]);
+    if (high < 0 || low < 0) return false;
+    key->push_back(static_cast<char>(high * 16 + low));
+  }
+  return true;
+}
+
+// --absent_keys=FILE: a key per line, as its bytes (--absent_keys_hex: in hexadecimal); each must
+// be absent from the database.
 std::vector<std::string> ReadAbsentKeys(DB* db, const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) Fail("--absent_keys=" + path + ": cannot open it");
   std::vector<std::string> keys;
   std::string line;
   for (uint64_t number = 1; std::getline(in, line); ++number) {
+    if (FLAGS_absent_keys_hex) {
+      std::string key;
+      if (!FromHex(line, &key)) {
+        Fail("--absent_keys=" + path + ": line " + std::to_string(number) +
+             " is not hexadecimal (--absent_keys_hex: two digits per byte)");
+      }
+      line = std::move(key);
+    }
     if (!IsAbsent(db, line)) {
       Fail("--absent_keys=" + path + ": line " + std::to_string(number) +
            " holds a key that the database has");
@@ -290,7 +318,20 @@ std::vector<Advice> Candidates(const Database& d, const std::vector<File>& files
                                const std::vector<std::vector<uint32_t>>& probes,
                                const std::vector<PolicyUnderTest>& policies, uint64_t entries) {
   std::vector<Advice> advice(policies.size());
-  for (size_t p = 0; p < policies.size(); ++p) advice[p].uri = policies[p].uri;
+  // Each candidate builds under a logger of its own, which names its view of the tree: an
+  // sstfilter.Leveled candidate allocates for this tree as it is, at its own budget, as the
+  // sstfilter.LeveledBudget listener steers a tree it watches.
+  std::vector<std::shared_ptr<ROCKSDB_NAMESPACE::Logger>> loggers(policies.size());
+  for (size_t p = 0; p < policies.size(); ++p) {
+    advice[p].uri = policies[p].uri;
+    loggers[p] = std::make_shared<NullLogger>();
+    if (policies[p].policy != nullptr &&
+        std::string(policies[p].policy->Name()) == sstfilter::kLeveledPolicyName) {
+      const Status s = sstfilter::AccountTreeForAdvice(
+          d.db.get(), ROCKSDB_NAMESPACE::kDefaultColumnFamilyName, *policies[p].policy, loggers[p]);
+      if (!s.ok()) Fail(policies[p].uri + ": " + s.ToString());
+    }
+  }
   int deepest = 0;
   for (const File& f : files) deepest = std::max(deepest, f.level);
   Progress progress(entries);
@@ -306,8 +347,11 @@ std::vector<Advice> Candidates(const Database& d, const std::vector<File>& files
       context.compaction_style = d.options.compaction_style;
       context.num_levels = d.options.num_levels;
       context.column_family_name = ROCKSDB_NAMESPACE::kDefaultColumnFamilyName;
-      context.info_log = d.logger.get();
+      context.info_log = loggers[p].get();
       context.level_at_creation = f.level;
+      // Level 0's files are flushes (RocksDB's Ribbon policy gives flushes Bloom filters).
+      context.reason = f.level == 0 ? ROCKSDB_NAMESPACE::TableFileCreationReason::kFlush
+                                    : ROCKSDB_NAMESPACE::TableFileCreationReason::kCompaction;
       context.is_bottommost = f.level > 0 && f.level == deepest;
       builders[p].reset(policies[p].policy->GetBuilderWithContext(context));
       if (builders[p] == nullptr) Fail(policies[p].uri + ": the policy gave no filter builder");

@@ -24,8 +24,11 @@
 // the database already uses, the prediction equals what the live filters say, where the files
 // hold no tombstones or range deletions.
 //
-// sstfilter.Leveled is advised as it builds without the sstfilter.LeveledBudget listener: over
-// its model of the tree, not the tree's accounts.
+// sstfilter.Leveled is advised as it builds with the sstfilter.LeveledBudget listener once the
+// tree is all its own: over the tree's levels as they are (keys, key ranges), at its budget
+// (AccountTreeForAdvice, include/sstfilter/leveled_budget.h). The readers' counts of where
+// lookups go are not known to the advisor: the probes are the listener's estimate from the key
+// ranges.
 #pragma once
 
 namespace db_bench_ext {

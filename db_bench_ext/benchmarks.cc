@@ -6,18 +6,20 @@ namespace {
 
 // clang-format off
 constexpr Benchmark kBenchmarks[] = {
-    // name              kind                         sequential absent_keys multi_get
-    {"fillrandom",       BenchmarkKind::kFill,        false,     false,      false},
-    {"fillseq",          BenchmarkKind::kFill,        true,      false,      false},
-    {"filltimeseries",   BenchmarkKind::kFill,        true,      true,       false},
-    {"readmissingwriterandom", BenchmarkKind::kFill,  false,     true,       false},
-    {"readrandom",       BenchmarkKind::kRead,        false,     false,      false},
-    {"readmissing",      BenchmarkKind::kRead,        false,     true,       false},
-    {"multireadrandom",  BenchmarkKind::kRead,        false,     false,      true},
-    {"multireadmissing", BenchmarkKind::kRead,        false,     true,       true},
-    {"filterbuild",      BenchmarkKind::kFilterBuild, false,     false,      false},
-    {"filterquery",      BenchmarkKind::kFilterQuery, false,     false,      false},
-    {"sizing",           BenchmarkKind::kSizing,      false,     false,      false},
+    // name              kind                         sequential absent_keys multi_get mixed_keys
+    {"fillrandom",       BenchmarkKind::kFill,        false,     false,      false,    false},
+    {"fillseq",          BenchmarkKind::kFill,        true,      false,      false,    false},
+    {"filltimeseries",   BenchmarkKind::kFill,        true,      true,       false,    false},
+    {"readmissingwriterandom", BenchmarkKind::kFill,  false,     true,       false,    false},
+    {"readrandom",       BenchmarkKind::kRead,        false,     false,      false,    false},
+    {"readmissing",      BenchmarkKind::kRead,        false,     true,       false,    false},
+    {"readmixed",        BenchmarkKind::kRead,        false,     false,      false,    true},
+    {"multireadrandom",  BenchmarkKind::kRead,        false,     false,      true,     false},
+    {"multireadmissing", BenchmarkKind::kRead,        false,     true,       true,     false},
+    {"multireadmixed",   BenchmarkKind::kRead,        false,     false,      true,     true},
+    {"filterbuild",      BenchmarkKind::kFilterBuild, false,     false,      false,    false},
+    {"filterquery",      BenchmarkKind::kFilterQuery, false,     false,      false,    false},
+    {"sizing",           BenchmarkKind::kSizing,      false,     false,      false,    false},
 };
 // clang-format on
 

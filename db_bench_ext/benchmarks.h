@@ -24,6 +24,7 @@ struct Benchmark {
                      // --reads_per_write after each write (sequential: a time series, lookups
                      // over the range written so far; random: over the whole key space)
   bool multi_get;    // kRead: MultiGet in batches of --batch_size, not one Get per key
+  bool mixed_keys;   // kRead: present keys with probability --read_hit_ratio, else absent ones
 };
 
 // The entry named `name`; null if there is none. Entries live for the whole run, so a pointer

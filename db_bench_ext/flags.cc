@@ -4,6 +4,8 @@
 
 #include <rocksdb/convenience.h>
 #include <rocksdb/status.h>
+#include <rocksdb/table.h>
+#include <rocksdb/utilities/options_util.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -11,14 +13,17 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
+#include <vector>
 
 #include "sstfilter/sstfilter.h"
 
 DEFINE_string(benchmarks, "fillrandom,readrandom,readmissing,multireadrandom,multireadmissing",
               "Comma-separated benchmarks, run in order for each policy: fillrandom, fillseq, "
-              "filltimeseries, readmissingwriterandom, readrandom, readmissing, multireadrandom, "
-              "multireadmissing, filterbuild, filterquery, sizing; or advise alone (what each "
-              "policy would do on the existing database at --db, which it never writes)");
+              "filltimeseries, readmissingwriterandom, readrandom, readmissing, readmixed, "
+              "multireadrandom, multireadmissing, multireadmixed, filterbuild, filterquery, "
+              "sizing; or advise alone (what each policy would do on the existing database at "
+              "--db, which it never writes)");
 DEFINE_string(filter_uri,
               "none,bloomfilter:10,ribbonfilter:10,sstfilter.Bloom:10,"
               "{id=sstfilter.Cuckoo;fp_rate=0.01}",
@@ -41,9 +46,35 @@ DEFINE_int32(bloom_bits, -1,
 DEFINE_bool(statistics, false, "Print RocksDB's statistics after each policy's benchmarks");
 DEFINE_int64(seed, 42, "Seed of the key order and the lookups");
 DEFINE_string(key_dist, "uniform",
-              "Which keys the read benchmarks look up: uniform, or zipfian (--zipf_theta; the "
-              "hottest keys are the last of the key space, the newest of an ordered fill; in "
-              "filltimeseries, the newest written so far)");
+              "Which keys the read benchmarks look up: uniform, or zipfian (--zipf_theta), or "
+              "zipf:THETA (the same with its exponent: zipf:0.99); the hottest keys are the last "
+              "of the key space, the newest of an ordered fill; in filltimeseries, the newest "
+              "written so far");
+DEFINE_double(read_hit_ratio, 0.5,
+              "readmixed and multireadmixed: the share of lookups that are of present keys (the "
+              "others are of absent keys), in [0, 1]");
+DEFINE_int32(duration, 0,
+             "If > 0, each read benchmark runs for this many seconds (per pass and per round) "
+             "instead of --reads lookups");
+DEFINE_string(options_file, "",
+              "A RocksDB OPTIONS file (of a database of yours, or written by hand): every "
+              "database takes its DBOptions and its default column family's options, with the "
+              "filter policy replaced by each --filter_uri entry; option flags given on the "
+              "command line override the file, the others do not apply. Paths in it (wal_dir, "
+              "db_paths, cf_paths, db_log_dir) are ignored: everything is written under --db. "
+              "The block cache is --cache_size (OPTIONS files do not record one)");
+DEFINE_bool(cache_index_and_filter_blocks, false,
+            "Keep index and filter blocks in the block cache (competing with data blocks), not "
+            "in the table readers' own memory");
+DEFINE_bool(pin_l0_filter_and_index_blocks_in_cache, false,
+            "With --cache_index_and_filter_blocks: pin level 0's filter and index blocks");
+DEFINE_bool(partition_filters, false,
+            "Partitioned filters (and the two-level index they need): filter partitions of "
+            "--metadata_block_size bytes, loaded into the block cache as lookups need them");
+DEFINE_int64(metadata_block_size, 4096, "Size of index and filter partitions in bytes");
+DEFINE_int32(format_version, -1,
+             "The block-based table's format_version; -1: RocksDB's default (which RocksDB "
+             "checks at open)");
 DEFINE_double(reads_per_write, 1,
               "filltimeseries and readmissingwriterandom: absent-key lookups after each write, by "
               "--key_dist (filltimeseries: over the keys written so far), in [0, 1000]; fractions "
@@ -87,7 +118,11 @@ DEFINE_double(fp_rate, 0.01, "Target false-positive rate for the sizing calculat
 DEFINE_string(json, "", "Write every figure to this file as JSON");
 DEFINE_string(absent_keys, "",
               "--benchmarks=advise: the absent keys to look up, a key per line (its bytes as they "
-              "are); empty: --reads keys made from the database's own");
+              "are, or in hexadecimal with --absent_keys_hex); empty: --reads keys made from the "
+              "database's own");
+DEFINE_bool(absent_keys_hex, false,
+            "--absent_keys: each line is a key in hexadecimal, two digits per byte (for keys "
+            "that hold newlines or other binary bytes)");
 DEFINE_string(inspect_db, "",
               "Report the filter policy of every SST file of the database at this path, and "
               "which files have no sstfilter filter; then exit (no benchmarks)");
@@ -180,9 +215,51 @@ void CheckWorkloadFlags(Config* c) {
       Fail("--zipf_theta must be in (0, 1), got " + std::to_string(FLAGS_zipf_theta));
     }
     c->zipf_theta = FLAGS_zipf_theta;
+  } else if (FLAGS_key_dist.rfind("zipf:", 0) == 0) {
+    const std::string theta = FLAGS_key_dist.substr(5);
+    char* end = nullptr;
+    const double value = std::strtod(theta.c_str(), &end);
+    if (theta.empty() || end != theta.c_str() + theta.size() || !(value > 0 && value < 1)) {
+      Fail("--key_dist=zipf:THETA needs THETA in (0, 1), got '" + theta + "'");
+    }
+    c->zipf_theta = value;
   } else {
-    Fail("--key_dist must be uniform or zipfian, got '" + FLAGS_key_dist + "'");
+    Fail("--key_dist must be uniform, zipfian or zipf:THETA, got '" + FLAGS_key_dist + "'");
   }
+  if (!(FLAGS_read_hit_ratio >= 0 && FLAGS_read_hit_ratio <= 1)) {
+    Fail("--read_hit_ratio must be in [0, 1], got " + std::to_string(FLAGS_read_hit_ratio));
+  }
+  if (FLAGS_duration < 0 || FLAGS_duration > 86400) {
+    Fail("--duration must be in [0, 86400] seconds, got " + std::to_string(FLAGS_duration));
+  }
+}
+
+// --options_file: the DBOptions and the default column family's options, loaded as strictly as
+// sstfilter's tools load them (an option RocksDB does not know, or a plugin it cannot load, is an
+// error, not silently dropped).
+void LoadOptionsFile(Config* c) {
+  ROCKSDB_NAMESPACE::DBOptions db_options;
+  std::vector<ROCKSDB_NAMESPACE::ColumnFamilyDescriptor> families;
+  const Status s = ROCKSDB_NAMESPACE::LoadOptionsFromFile(
+      sstfilter::StrictConfigOptions(), FLAGS_options_file, &db_options, &families);
+  if (!s.ok()) Fail("cannot load --options_file '" + FLAGS_options_file + "': " + s.ToString());
+  const auto family = std::find_if(families.begin(), families.end(),
+                                   [](const ROCKSDB_NAMESPACE::ColumnFamilyDescriptor& f) {
+                                     return f.name == ROCKSDB_NAMESPACE::kDefaultColumnFamilyName;
+                                   });
+  if (family == families.end()) {
+    Fail("--options_file '" + FLAGS_options_file + "' has no default column family");
+  }
+  const auto& factory = family->options.table_factory;
+  if (factory == nullptr ||
+      factory->GetOptions<ROCKSDB_NAMESPACE::BlockBasedTableOptions>() == nullptr) {
+    Fail("--options_file '" + FLAGS_options_file +
+         "': the default column family's table "
+         "factory is " +
+         (factory ? factory->Name() : "none") +
+         ", not BlockBasedTable (filter policies belong to block-based tables)");
+  }
+  c->options_file = std::make_shared<ROCKSDB_NAMESPACE::Options>(db_options, family->options);
 }
 
 // The database's options: cache, memtable, the tree's shape, compression, the partitioner.
@@ -218,6 +295,14 @@ void CheckDatabaseFlags(Config* c) {
            "': " + (s.ok() ? "no partitioner" : s.ToString()));
     }
   }
+  if (FLAGS_format_version < -1 || FLAGS_format_version > 1000) {
+    Fail("--format_version must be -1 or a format RocksDB knows, got " +
+         std::to_string(FLAGS_format_version));
+  }
+  if (FLAGS_metadata_block_size < 64 || FLAGS_metadata_block_size > (int64_t{1} << 30)) {
+    Fail("--metadata_block_size must be in [64, 2^30], got " +
+         std::to_string(FLAGS_metadata_block_size));
+  }
   if (!FLAGS_listeners.empty()) {
     ROCKSDB_NAMESPACE::DBOptions db_options;
     const Status s = ROCKSDB_NAMESPACE::GetDBOptionsFromString(
@@ -229,6 +314,7 @@ void CheckDatabaseFlags(Config* c) {
     }
     c->listeners = db_options.listeners;
   }
+  if (!FLAGS_options_file.empty()) LoadOptionsFile(c);
 }
 
 }  // namespace

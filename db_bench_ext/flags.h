@@ -7,6 +7,7 @@
 #include <rocksdb/compression_type.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/listener.h>
+#include <rocksdb/options.h>
 #include <rocksdb/sst_partitioner.h>
 
 #include <cstdint>
@@ -30,6 +31,14 @@ DECLARE_int32(bloom_bits);
 DECLARE_bool(statistics);
 DECLARE_int64(seed);
 DECLARE_string(key_dist);
+DECLARE_double(read_hit_ratio);
+DECLARE_int32(duration);
+DECLARE_string(options_file);
+DECLARE_bool(cache_index_and_filter_blocks);
+DECLARE_bool(pin_l0_filter_and_index_blocks_in_cache);
+DECLARE_bool(partition_filters);
+DECLARE_int64(metadata_block_size);
+DECLARE_int32(format_version);
 DECLARE_double(reads_per_write);
 DECLARE_int64(write_buffer_size);
 DECLARE_string(compression_type);
@@ -50,6 +59,7 @@ DECLARE_double(fp_rate);
 DECLARE_string(json);
 DECLARE_string(inspect_db);
 DECLARE_string(absent_keys);
+DECLARE_bool(absent_keys_hex);
 DECLARE_string(plot);
 
 namespace db_bench_ext {
@@ -70,6 +80,8 @@ struct Config {
   ROCKSDB_NAMESPACE::CompressionType compression = ROCKSDB_NAMESPACE::kSnappyCompression;
   std::shared_ptr<ROCKSDB_NAMESPACE::SstPartitionerFactory> partitioner;  // null: none
   std::vector<std::shared_ptr<ROCKSDB_NAMESPACE::EventListener>> listeners;
+  // --options_file's DBOptions and default column family options; null without one.
+  std::shared_ptr<const ROCKSDB_NAMESPACE::Options> options_file;
 };
 
 // Prints "db_bench_ext: <message>" on stderr and exits with status 1.

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
 
 #include <rocksdb/perf_context.h>
@@ -61,7 +62,11 @@ Progress::~Progress() {
 }
 
 void Progress::Print() {
-  fprintf(stderr, "... finished %" PRIu64 " of %" PRIu64 " ops%30s\r", done_.load(), total_, "");
+  if (total_ == 0) {  // a run for a --duration
+    fprintf(stderr, "... finished %" PRIu64 " ops%30s\r", done_.load(), "");
+  } else {
+    fprintf(stderr, "... finished %" PRIu64 " of %" PRIu64 " ops%30s\r", done_.load(), total_, "");
+  }
   fflush(stderr);
   printed_ = true;
 }
@@ -88,6 +93,32 @@ void LevelPerfCounts::AddTo(std::map<int, LevelCounts>* levels) const {
     mine.positives += c.bloom_filter_full_positive;
     mine.true_positives += c.bloom_filter_full_true_positive;
   }
+}
+
+void LevelPerfCounts::AddBlockReadsTo(uint64_t* blocks, uint64_t* bytes) const {
+  const ROCKSDB_NAMESPACE::PerfContext* perf = ROCKSDB_NAMESPACE::get_perf_context();
+  *blocks += perf->block_read_count;
+  *bytes += perf->block_read_byte;
+}
+
+void LatencyHistogram::Merge(const LatencyHistogram& other) {
+  for (size_t i = 0; i < kBuckets; ++i) counts_[i] += other.counts_[i];
+  total_ += other.total_;
+}
+
+double LatencyHistogram::QuantileMicros(double q) const {
+  if (total_ == 0) return -1;
+  const double rank = std::max(1.0, std::ceil(q * static_cast<double>(total_)));
+  uint64_t seen = 0;
+  for (size_t b = 0; b < kBuckets; ++b) {
+    seen += counts_[b];
+    if (static_cast<double>(seen) < rank) continue;
+    if (b < (1u << kSubBucketBits)) return static_cast<double>(b) / 1000;
+    const int shift = static_cast<int>(b >> kSubBucketBits) - 1;
+    const double low = static_cast<double>(((1u << kSubBucketBits) + (b & 15)) << shift);
+    return (low + static_cast<double>(uint64_t{1} << shift) / 2) / 1000;
+  }
+  return -1;  // not reached: the counts sum to total_
 }
 
 }  // namespace db_bench_ext

@@ -46,6 +46,35 @@ class LevelPerfCounts {
   LevelPerfCounts(const LevelPerfCounts&) = delete;
   LevelPerfCounts& operator=(const LevelPerfCounts&) = delete;
   void AddTo(std::map<int, LevelCounts>* levels) const;
+  // The blocks this thread read from SST files (the block cache missed them) and their bytes.
+  void AddBlockReadsTo(uint64_t* blocks, uint64_t* bytes) const;
+};
+
+// Latencies in nanoseconds, counted in buckets a sixteenth of a power of two wide, so that a
+// quantile is within 1/32 of the truth: recording is a bit scan and an increment, and one
+// histogram per thread merges into the benchmark's.
+class LatencyHistogram {
+ public:
+  void Add(uint64_t ns) {
+    ++counts_[Bucket(ns)];
+    ++total_;
+  }
+  void Merge(const LatencyHistogram& other);
+  // The q-quantile (q in (0, 1]) in microseconds, the middle of its bucket; -1 if empty.
+  double QuantileMicros(double q) const;
+
+ private:
+  static constexpr int kSubBucketBits = 4;  // 16 buckets per power of two
+  static size_t Bucket(uint64_t ns) {
+    if (ns < (1u << kSubBucketBits)) return static_cast<size_t>(ns);
+    const int log2 = 63 - __builtin_clzll(ns);
+    const int shift = log2 - kSubBucketBits;
+    return (static_cast<size_t>(shift + 1) << kSubBucketBits) +
+           static_cast<size_t>((ns >> shift) & ((1u << kSubBucketBits) - 1));
+  }
+  static constexpr size_t kBuckets = (64 - kSubBucketBits + 1) << kSubBucketBits;
+  uint64_t counts_[kBuckets] = {};
+  uint64_t total_ = 0;
 };
 
 struct BenchResult {
@@ -58,15 +87,22 @@ struct BenchResult {
   uint64_t filter_negatives = 0;  // rocksdb.bloom.filter.useful
   uint64_t filter_positives = 0;  // rocksdb.bloom.filter.full.positive
   uint64_t filter_true_positives = 0;
-  uint64_t data_block_reads = 0;  // rocksdb.block.cache.data.miss
+  uint64_t data_block_reads = 0;     // rocksdb.block.cache.data.miss
+  uint64_t filter_block_misses = 0;  // rocksdb.block.cache.filter.miss
+  // kRead, from the perf context: blocks read from SST files (of any kind) and their bytes.
+  uint64_t file_block_reads = 0, file_bytes_read = 0;
+  // kRead: latency of a Get, or of a MultiGet call of --batch_size keys, in microseconds (-1:
+  // not measured).
+  double p50_us = -1, p99_us = -1, p999_us = -1;
   std::map<int, LevelCounts> levels;
   // filterbuild / filterquery
   double build_ns_per_key = 0, hit_ns = 0, miss_ns = 0, filter_fp_rate = -1, filter_bits = 0;
 
   double micros_per_op() const { return ops == 0 ? 0 : seconds * 1e6 / ops; }
   double ops_per_sec() const { return seconds <= 0 ? 0 : ops / seconds; }
-  double data_blocks_per_op() const {
-    return ops == 0 ? 0 : static_cast<double>(data_block_reads) / ops;
+  double data_blocks_per_op() const { return per_op(data_block_reads); }
+  double per_op(uint64_t count) const {
+    return ops == 0 ? 0 : static_cast<double>(count) / static_cast<double>(ops);
   }
   uint64_t filter_checks() const { return filter_negatives + filter_positives; }
   uint64_t filter_false_positives() const { return filter_positives - filter_true_positives; }
@@ -117,7 +153,8 @@ struct PolicyResult {
 // none of `results` is one.
 const PolicyResult* NoFilterResult(const std::vector<PolicyResult>& results);
 
-// "... finished N ops" on stderr, at most once a second, as db_bench does.
+// "... finished N of TOTAL ops" on stderr, at most once a second, as db_bench does (TOTAL 0: not
+// known, a run for a --duration).
 class Progress {
  public:
   explicit Progress(uint64_t total)

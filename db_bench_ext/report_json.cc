@@ -13,17 +13,26 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 Json ConfigJson(const Config& c) {
-  return {{"num", c.num},
-          {"reads", c.reads},
-          {"key_size", FLAGS_key_size},
-          {"value_size", FLAGS_value_size},
-          {"threads", FLAGS_threads},
-          {"batch_size", FLAGS_batch_size},
-          {"cache_size", FLAGS_cache_size},
-          {"seed", FLAGS_seed},
-          {"key_dist", FLAGS_key_dist},
-          {"zipf_theta", c.zipf_theta},
-          {"compression_type", FLAGS_compression_type}};
+  return {
+      {"num", c.num},
+      {"reads", c.reads},
+      {"key_size", FLAGS_key_size},
+      {"value_size", FLAGS_value_size},
+      {"threads", FLAGS_threads},
+      {"batch_size", FLAGS_batch_size},
+      {"cache_size", FLAGS_cache_size},
+      {"seed", FLAGS_seed},
+      {"key_dist", FLAGS_key_dist},
+      {"zipf_theta", c.zipf_theta},
+      {"read_hit_ratio", FLAGS_read_hit_ratio},
+      {"duration", FLAGS_duration},
+      {"options_file", FLAGS_options_file},
+      {"cache_index_and_filter_blocks", FLAGS_cache_index_and_filter_blocks},
+      {"pin_l0_filter_and_index_blocks_in_cache", FLAGS_pin_l0_filter_and_index_blocks_in_cache},
+      {"partition_filters", FLAGS_partition_filters},
+      {"format_version", FLAGS_format_version},
+      {"use_direct_reads", FLAGS_use_direct_reads},
+      {"compression_type", FLAGS_compression_type}};
 }
 
 Json BenchJson(const PolicyResult& pr, const BenchResult& b) {
@@ -41,6 +50,13 @@ Json BenchJson(const PolicyResult& pr, const BenchResult& b) {
             {"fp_rate", b.filter_fp_rate >= 0 ? b.filter_fp_rate : b.fp_rate()},
             {"false_positives_per_lookup", b.fp_per_lookup()},
             {"data_blocks_per_op", b.data_blocks_per_op()},
+            // Read benchmarks: filter blocks the block cache missed, blocks and bytes read from
+            // SST files, per lookup (or per key of a MultiGet).
+            {"filter_block_misses_per_op", b.per_op(b.filter_block_misses)},
+            {"file_blocks_read_per_op", b.per_op(b.file_block_reads)},
+            {"file_bytes_read_per_op", b.per_op(b.file_bytes_read)},
+            // Of a Get, or of a MultiGet call (-1: not measured).
+            {"latency_us", {{"p50", b.p50_us}, {"p99", b.p99_us}, {"p99.9", b.p999_us}}},
             {"build_ns_per_key", b.build_ns_per_key},
             {"hit_ns", b.hit_ns},
             {"miss_ns", b.miss_ns},

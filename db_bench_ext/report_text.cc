@@ -132,7 +132,12 @@ void PrintBench(const PolicyResult& pr, const BenchResult& b, const PolicyResult
   if (kind != BenchmarkKind::kRead && b.lookups == 0) return;
   printf("  [%s]", pr.uri.c_str());
   // A fill's block reads are its compactions' too: none for the fills with lookups.
-  if (kind == BenchmarkKind::kRead) printf(" data blocks read/op %.3f,", b.data_blocks_per_op());
+  if (kind == BenchmarkKind::kRead) {
+    printf(" data blocks read/op %.3f, filter blocks read/op %.3f, bytes read/op %.0f,",
+           b.data_blocks_per_op(), b.per_op(b.filter_block_misses), b.per_op(b.file_bytes_read));
+    printf(" latency p50 %.2f p99 %.2f p99.9 %.2f us%s,", b.p50_us, b.p99_us, b.p999_us,
+           b.benchmark->multi_get ? " per MultiGet" : "");
+  }
   if (b.filter_checks() > 0) {
     printf(" filter checks %" PRIu64, b.filter_checks());
     // No rate where every check was of a present key (readrandom): fp_rate() is -1 there.
@@ -162,11 +167,27 @@ void PrintRoundResult(const Benchmark& benchmark, double ops_per_sec, const std:
 
 void PrintTable(const std::vector<PolicyResult>& results) {
   const PolicyResult* none = NoFilterResult(results);
+  // The mixed lookups get a column when they ran.
+  std::vector<const char*> columns = {"readmissing", "multireadmissing", "readrandom"};
+  for (const char* mixed : {"readmixed", "multireadmixed"}) {
+    for (const PolicyResult& pr : results) {
+      if (pr.Find(mixed) != nullptr) {
+        columns.push_back(mixed);
+        break;
+      }
+    }
+  }
   // FP % is per filter check; FP/lookup sums the checks of every level an absent key consults.
-  printf("\n%-38s %9s %10s %8s %12s %12s %12s %9s\n", "filter policy", "bits/key", "FP %",
-         "FP/look", "readmissing", "multimissing", "readrandom", "vs none");
-  printf("%-38s %9s %10s %8s %12s %12s %12s %9s\n", "", "(SSTs)", "(missing)", "(missing)",
-         "ops/sec", "ops/sec", "ops/sec", "(missing)");
+  // reads/look: blocks read from SST files (the block cache missed them: data, index or filter
+  // blocks) per absent-key lookup.
+  printf("\n%-38s %9s %10s %8s %10s", "filter policy", "bits/key", "FP %", "FP/look", "reads/look");
+  for (const char* name : columns) {
+    printf(" %12s", std::string(name) == "multireadmissing" ? "multimissing" : name);
+  }
+  printf(" %9s\n%-38s %9s %10s %8s %10s", "vs none", "", "(SSTs)", "(missing)", "(missing)",
+         "(missing)");
+  for (size_t i = 0; i < columns.size(); ++i) printf(" %12s", "ops/sec");
+  printf(" %9s\n", "(missing)");
   for (const PolicyResult& pr : results) {
     const BenchResult* rate_source = pr.AbsentKeyBench();
     double fp = rate_source ? rate_source->fp_rate() : -1;
@@ -175,7 +196,12 @@ void PrintTable(const std::vector<PolicyResult>& results) {
     fp < 0 ? printf("%10s ", "-") : printf("%10.4f ", 100 * fp);
     const double per_lookup = rate_source != nullptr ? rate_source->fp_per_lookup() : -1;
     per_lookup < 0 ? printf("%8s ", "-") : printf("%8.4f ", per_lookup);
-    for (const char* name : {"readmissing", "multireadmissing", "readrandom"}) {
+    // A fill's block reads are its compactions': only a read benchmark's count.
+    const bool read =
+        rate_source != nullptr && rate_source->benchmark->kind == BenchmarkKind::kRead;
+    read ? printf("%10.4f ", rate_source->per_op(rate_source->file_block_reads))
+         : printf("%10s ", "-");
+    for (const char* name : columns) {
       const double ops = pr.OpsPerSec(name);
       ops > 0 ? printf("%12.0f ", ops) : printf("%12s ", "-");
     }

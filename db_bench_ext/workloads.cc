@@ -16,6 +16,7 @@
 
 #include "compat/rocksdb_api.h"
 #include "core/random.h"
+#include "db_bench_ext/db_options.h"
 #include "db_bench_ext/key_dist.h"
 #include "sstfilter/inspect.h"
 
@@ -52,29 +53,7 @@ Status DbRunner::Open(bool fresh) {
     std::error_code ec;
     std::filesystem::remove_all(path_, ec);
   }
-  ROCKSDB_NAMESPACE::Options options;
-  options.create_if_missing = true;
-  options.write_buffer_size = static_cast<size_t>(FLAGS_write_buffer_size);
-  // A settled fill flushes by itself (Fill); RocksDB's own flushes, which come at a moment that
-  // depends on memtable overhead and timing, must not come first.
-  if (FLAGS_settled_fill) options.write_buffer_size *= 4;
-  options.compression = config_.compression;
-  options.statistics = ROCKSDB_NAMESPACE::CreateDBStatistics();
-  options.IncreaseParallelism(2);
-  options.num_levels = FLAGS_num_levels;
-  options.max_bytes_for_level_base = static_cast<uint64_t>(FLAGS_max_bytes_for_level_base);
-  options.max_bytes_for_level_multiplier = FLAGS_max_bytes_for_level_multiplier;
-  options.target_file_size_base = static_cast<uint64_t>(FLAGS_target_file_size_base);
-  options.level0_file_num_compaction_trigger = FLAGS_level0_file_num_compaction_trigger;
-  options.level_compaction_dynamic_level_bytes = FLAGS_level_compaction_dynamic_level_bytes;
-  options.sst_partitioner_factory = config_.partitioner;
-  options.listeners = config_.listeners;
-  options.use_direct_reads = FLAGS_use_direct_reads;
-  options.optimize_filters_for_hits = FLAGS_optimize_filters_for_hits;
-  ROCKSDB_NAMESPACE::BlockBasedTableOptions table;
-  table.filter_policy = policy_.policy;
-  table.block_cache = ROCKSDB_NAMESPACE::NewLRUCache(static_cast<size_t>(FLAGS_cache_size));
-  options.table_factory.reset(ROCKSDB_NAMESPACE::NewBlockBasedTableFactory(table));
+  const ROCKSDB_NAMESPACE::Options options = DatabaseOptions(config_, policy_);
   stats_ = options.statistics;
   const Status s = sstfilter::compat::OpenDb(options, path_, &db_);
   // A reopened database may start background work (a compaction its recovered tree asks for):
@@ -99,6 +78,7 @@ BenchResult DbRunner::Run(const Benchmark& benchmark) {
   r.filter_positives = after.positives - before.positives;
   r.filter_true_positives = after.true_positives - before.true_positives;
   r.data_block_reads = after.data_misses - before.data_misses;
+  r.filter_block_misses = after.filter_misses - before.filter_misses;
   return r;
 }
 
@@ -121,7 +101,8 @@ DbRunner::Snapshot DbRunner::Take() const {
   return {stats_->getTickerCount(ROCKSDB_NAMESPACE::BLOOM_FILTER_USEFUL),
           stats_->getTickerCount(ROCKSDB_NAMESPACE::BLOOM_FILTER_FULL_POSITIVE),
           stats_->getTickerCount(ROCKSDB_NAMESPACE::BLOOM_FILTER_FULL_TRUE_POSITIVE),
-          stats_->getTickerCount(ROCKSDB_NAMESPACE::BLOCK_CACHE_DATA_MISS)};
+          stats_->getTickerCount(ROCKSDB_NAMESPACE::BLOCK_CACHE_DATA_MISS),
+          stats_->getTickerCount(ROCKSDB_NAMESPACE::BLOCK_CACHE_FILTER_MISS)};
 }
 
 void DbRunner::Fill(const Benchmark& benchmark, BenchResult* r) {
@@ -201,28 +182,47 @@ void DbRunner::Settle(std::chrono::microseconds poll) {
   }
 }
 
+// Lookups by --threads threads, --reads in all or for --duration seconds: keys by --key_dist,
+// present or absent as the benchmark says (mixed: present with probability --read_hit_ratio, the
+// same draws for every policy), each Get or MultiGet call timed.
 void DbRunner::Read(const Benchmark& benchmark, BenchResult* r) {
-  const bool missing = benchmark.absent_keys;
   const bool multi = benchmark.multi_get;
   const uint64_t per_thread = (config_.reads + FLAGS_threads - 1) / FLAGS_threads;
+  const bool timed = FLAGS_duration > 0;
+  const auto deadline = Clock::now() + std::chrono::seconds(FLAGS_duration);
+  // A present key with probability hit_ratio: a draw below hit_ratio * 2^64.
+  const double hit_ratio = benchmark.mixed_keys    ? FLAGS_read_hit_ratio
+                           : benchmark.absent_keys ? 0.0
+                                                   : 1.0;
+  auto present = [hit_ratio](uint64_t* coin) {
+    return hit_ratio >= 1 ||
+           static_cast<double>(sstfilter::SplitMix64(coin)) < hit_ratio * 18446744073709551616.0;
+  };
   std::atomic<uint64_t> found{0}, ops{0};
-  Progress progress(per_thread * FLAGS_threads);
-  std::mutex levels_mu;
+  Progress progress(timed ? 0 : per_thread * FLAGS_threads);
+  std::mutex mu;  // guards *r's levels, block reads and the merged latencies
+  LatencyHistogram latencies;
   const KeyDist key_dist(config_.num, config_.zipf_theta);
   auto worker = [&](int thread) {
     const LevelPerfCounts level_counts;
-    uint64_t rng = static_cast<uint64_t>(FLAGS_seed) * 1000003 + thread + (missing ? 7 : 0);
+    LatencyHistogram my_latencies;
+    uint64_t rng = static_cast<uint64_t>(FLAGS_seed) * 1000003 + thread +
+                   (benchmark.absent_keys  ? 7
+                    : benchmark.mixed_keys ? 13
+                                           : 0);
+    uint64_t coin = static_cast<uint64_t>(FLAGS_seed) * 7919 + thread;
     PinnableSlice value;
     const size_t batch = multi ? static_cast<size_t>(FLAGS_batch_size) : 1;
     std::vector<std::string> keys(batch);
     std::vector<Slice> slices(batch);
     std::vector<PinnableSlice> values(batch);
     std::vector<Status> statuses(batch);
-    uint64_t my_found = 0;
-    for (uint64_t done = 0; done < per_thread; done += batch) {
-      const size_t n = static_cast<size_t>(std::min<uint64_t>(batch, per_thread - done));
+    uint64_t my_found = 0, done = 0;
+    for (auto now = Clock::now(); timed ? now < deadline : done < per_thread;) {
+      const size_t n =
+          timed ? batch : static_cast<size_t>(std::min<uint64_t>(batch, per_thread - done));
       for (size_t j = 0; j < n; ++j) {
-        WriteKey(key_dist.Next(&rng), missing, &keys[j]);
+        WriteKey(key_dist.Next(&rng), /*absent=*/!present(&coin), &keys[j]);
         slices[j] = keys[j];
       }
       if (multi) {
@@ -232,12 +232,18 @@ void DbRunner::Read(const Benchmark& benchmark, BenchResult* r) {
       } else {
         my_found += db_->Get(ReadOptions(), db_->DefaultColumnFamily(), slices[0], &value).ok();
       }
+      const auto end = Clock::now();
+      my_latencies.Add(static_cast<uint64_t>((end - now) / std::chrono::nanoseconds(1)));
+      now = end;
+      done += n;
       progress.Add(n);
     }
     found += my_found;
-    ops += per_thread;
-    std::lock_guard<std::mutex> lock(levels_mu);
+    ops += done;
+    std::lock_guard<std::mutex> lock(mu);
     level_counts.AddTo(&r->levels);
+    level_counts.AddBlockReadsTo(&r->file_block_reads, &r->file_bytes_read);
+    latencies.Merge(my_latencies);
   };
   std::vector<std::thread> threads;
   for (int t = 1; t < FLAGS_threads; ++t) threads.emplace_back(worker, t);
@@ -245,6 +251,9 @@ void DbRunner::Read(const Benchmark& benchmark, BenchResult* r) {
   for (std::thread& t : threads) t.join();
   r->ops = ops;
   r->found = found;
+  r->p50_us = latencies.QuantileMicros(0.5);
+  r->p99_us = latencies.QuantileMicros(0.99);
+  r->p999_us = latencies.QuantileMicros(0.999);
 }
 
 }  // namespace db_bench_ext

@@ -42,7 +42,7 @@ class DbRunner {
 
  private:
   struct Snapshot {
-    uint64_t negatives, positives, true_positives, data_misses;
+    uint64_t negatives, positives, true_positives, data_misses, filter_misses;
   };
   Snapshot Take() const;
   void Fill(const Benchmark& benchmark, BenchResult* r);

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "plugin/leveled_budget.h"
+#include "plugin/policies.h"
 #include "plugin/probe_counts.h"
 #include "plugin/tree_history.h"
 
@@ -211,6 +212,13 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
     });
   }
 
+  // The accounts of a database that no event reaches (a read-only one), published under
+  // `publish_as` instead of the database's logger.
+  void AccountAs(DB* db, const std::string& cf_name,
+                 const std::shared_ptr<ROCKSDB_NAMESPACE::Logger>& publish_as) {
+    Account(db, cf_name, /*changed=*/false, publish_as);
+  }
+
  private:
   // Nothing may throw into RocksDB: an event that cannot be accounted (out of memory) leaves the
   // tree's accounts as they were.
@@ -233,9 +241,10 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
     known.filter_bytes = f.filter_bytes;
   }
 
-  // The live files of the column family, by level, published for the policies; files no longer
-  // live are forgotten.
-  void Account(DB* db, const std::string& cf_name, bool changed) {
+  // The live files of the column family, by level, published for the policies (under the
+  // database's logger, unless publish_as is given); files no longer live are forgotten.
+  void Account(DB* db, const std::string& cf_name, bool changed,
+               std::shared_ptr<ROCKSDB_NAMESPACE::Logger> publish_as = nullptr) {
     std::vector<ROCKSDB_NAMESPACE::LiveFileMetaData> live;
     db->GetLiveFilesMetaData(&live);
     TreeAccounts accounts;
@@ -331,7 +340,8 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
         accounts.level0_peak = a;
       }
     }
-    const std::shared_ptr<ROCKSDB_NAMESPACE::Logger> logger = db->GetDBOptions().info_log;
+    const std::shared_ptr<ROCKSDB_NAMESPACE::Logger> logger =
+        publish_as != nullptr ? publish_as : db->GetDBOptions().info_log;
     Ledger::Global().Publish({logger.get(), cf_name}, logger, std::move(accounts));
   }
 
@@ -384,6 +394,50 @@ ROCKSDB_NAMESPACE::EventListener* NewLeveledBudget() { return new (std::nothrow)
 
 std::shared_ptr<ROCKSDB_NAMESPACE::EventListener> NewLeveledBudgetListener() {
   return std::make_shared<LeveledBudget>();
+}
+
+ROCKSDB_NAMESPACE::Status AccountTreeForAdvice(
+    DB* db, const std::string& cf_name, const ROCKSDB_NAMESPACE::FilterPolicy& policy,
+    const std::shared_ptr<ROCKSDB_NAMESPACE::Logger>& info_log) {
+  using ROCKSDB_NAMESPACE::Status;
+  const auto* leveled = dynamic_cast<const LeveledPolicy*>(&policy);
+  if (leveled == nullptr) {
+    return Status::InvalidArgument(std::string("AccountTreeForAdvice: ") + policy.Name() +
+                                   " is not sstfilter.Leveled");
+  }
+  if (db == nullptr || info_log == nullptr) {
+    return Status::InvalidArgument("AccountTreeForAdvice: needs a database and a logger");
+  }
+  try {
+    LeveledBudget listener;
+    listener.AccountAs(db, cf_name, info_log);
+    const TreeId tree{info_log.get(), cf_name};
+    std::vector<ROCKSDB_NAMESPACE::LiveFileMetaData> live;
+    db->GetLiveFilesMetaData(&live);
+    KeyRange below_level0;
+    for (const auto& f : live) {
+      if (f.column_family_name != cf_name || f.level < 1) continue;
+      below_level0.Add(f.smallestkey);
+      below_level0.Add(f.largestkey);
+    }
+    if (!below_level0.empty()) leveled->RecordEarlierFlush(tree, below_level0);
+    TreeAccounts accounts;
+    if (!Ledger::Global().Get(tree, &accounts)) {
+      return Status::Aborted("AccountTreeForAdvice: the accounts were not kept");
+    }
+    const Result<std::vector<double>> bits =
+        SteadyBitsPerKey(accounts, leveled->BudgetBitsPerKey());
+    if (!bits.ok()) return Status::InvalidArgument("AccountTreeForAdvice: " + bits.error());
+    // Each level's filters as the policy would have made them: nothing to steer.
+    for (size_t i = 0; i < accounts.levels.size() && i < bits.value().size(); ++i) {
+      LevelAccount& a = accounts.levels[i];
+      a.filter_bytes = static_cast<uint64_t>(static_cast<double>(a.keys) * bits.value()[i] / 8);
+    }
+    Ledger::Global().Publish(tree, info_log, std::move(accounts));
+  } catch (const std::exception& e) {
+    return Status::Aborted(std::string("AccountTreeForAdvice: ") + e.what());
+  }
+  return Status::OK();
 }
 
 }  // namespace sstfilter

@@ -412,6 +412,19 @@ Result<double> ExcessBelowLevel0(const TreeShape& shape, const TreeAccounts& acc
   return keys > 0 ? excess_bits / keys : 0.0;
 }
 
+Result<std::vector<double>> SteadyBitsPerKey(const TreeAccounts& accounts, double bits_per_key) {
+  std::vector<double> shares, probes;
+  const TreeShape shape(accounts);
+  if (shape.Empty()) return Err(std::string("the tree holds no keys"));
+  shape.WithFile(-1, 0, &shares, &probes);
+  const Result<std::vector<LevelFilter>> allocation =
+      AllocateShares(shares, bits_per_key, FilterCostModel::kSstfilter, 0, probes);
+  if (!allocation.ok()) return Err(allocation.error());
+  std::vector<double> bits;
+  for (const LevelFilter& level : allocation.value()) bits.push_back(level.ExpectedBitsPerKey());
+  return bits;
+}
+
 // Allocations by level count and key count, computed on first use (about 0.5 ms each; the
 // partitions of a partitioned filter mostly share one key count) and then shared by the builders.
 // Priced at each exact count: a fuse table's cells per key do not fall steadily as sets grow (its

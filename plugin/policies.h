@@ -140,6 +140,15 @@ class LeveledPolicy : public SstFilterPolicy {
   // The filter of each level of a tree of num_levels levels, priced for filters of
   // keys_per_filter keys (0: nominal costs). Computed once per level count and key count.
   Result<std::vector<LevelFilter>> Allocation(int num_levels, uint64_t keys_per_filter = 0) const;
+  // The budget, bits per key over the tree.
+  double BudgetBitsPerKey() const { return budget_.bits_per_key; }
+  // For advice on an existing tree (AccountTreeForAdvice): `keys`, the tree's keys below level 0,
+  // as one earlier flush of its history, so that a level-0 file counts as appending (and takes the
+  // budget's filter) only if it lies beyond them, as the flushes that made the tree would have
+  // shown. May throw std::bad_alloc.
+  void RecordEarlierFlush(const TreeId& tree, const KeyRange& keys) const {
+    history_->Record(tree, history_->NewFile(), keys);
+  }
 
   struct Shape {
     double size_ratio = 10;
@@ -173,6 +182,12 @@ class LeveledPolicy : public SstFilterPolicy {
 // (Monkey's argument, per file), which is a hot file's rate over its level's divided by its heat.
 inline constexpr double kMinHeat = 0.25, kMaxHeat = 64;
 double HeatOf(const std::vector<FileHeat>& files, int level, const KeyRange& keys);
+
+// The bits per key sstfilter.Leveled at a budget of bits_per_key gives each level of the tree of
+// `accounts` (by level) once every file of it is its own: the allocation for the tree as it is,
+// level 0 at its fullest lately, with no excess to steer. What the sstfilter.LeveledBudget listener
+// steers a tree toward.
+Result<std::vector<double>> SteadyBitsPerKey(const TreeAccounts& accounts, double bits_per_key);
 
 template <typename... Policies>
 struct PolicyList {};

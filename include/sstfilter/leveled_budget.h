@@ -50,9 +50,14 @@
 // databases and column families; policies of other kinds ignore it.
 #pragma once
 
+#include <rocksdb/db.h>
+#include <rocksdb/env.h>
+#include <rocksdb/filter_policy.h>
 #include <rocksdb/listener.h>
+#include <rocksdb/status.h>
 
 #include <memory>
+#include <string>
 
 #include "sstfilter/export.h"
 
@@ -61,5 +66,18 @@ namespace sstfilter {
 inline constexpr const char* kLeveledBudgetName = "sstfilter.LeveledBudget";
 
 SSTFILTER_EXPORT std::shared_ptr<ROCKSDB_NAMESPACE::EventListener> NewLeveledBudgetListener();
+
+// For tools that build filters for a database's files outside RocksDB (db_bench_ext's advisor):
+// accounts for column family cf_name of `db` as the listener would (its live files' levels, keys
+// and key ranges; no running compaction, no counted probes), with each level's filters as
+// `policy`, an sstfilter.Leveled, makes them once every file is its own; and publishes that under
+// info_log. Builders of `policy` whose FilterBuildingContext has that info_log and column family
+// then allocate for this tree as it is, at the policy's budget, with nothing to steer. Works on a
+// database opened read-only, which no event reaches. InvalidArgument for another policy, or a
+// tree with no keys.
+SSTFILTER_EXPORT ROCKSDB_NAMESPACE::Status AccountTreeForAdvice(
+    ROCKSDB_NAMESPACE::DB* db, const std::string& cf_name,
+    const ROCKSDB_NAMESPACE::FilterPolicy& policy,
+    const std::shared_ptr<ROCKSDB_NAMESPACE::Logger>& info_log);
 
 }  // namespace sstfilter

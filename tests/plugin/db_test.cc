@@ -954,6 +954,50 @@ TEST_F(DbTest, LeveledBudgetListenerSteersTheTreeToItsBudget) {
   EXPECT_GE(bits_with_level0_full, 0.93 * kBudget);
 }
 
+// AccountTreeForAdvice (the advisor's view of a tree it rebuilds): the tree's levels as they are,
+// each level's filters what sstfilter.Leveled steers to, so that the steering has nothing to
+// correct; under the logger given, not the database's. Other policies and empty trees are errors.
+TEST_F(DbTest, AccountTreeForAdviceGivesTheTreeAsItIsWithNothingToSteer) {
+  constexpr uint64_t kKeys = 60'000;
+  Options options = MakeOptions("bloomfilter:10");
+  ShapeSmallTree(/*level1_bytes=*/256 << 10, /*file_bytes=*/64 << 10, &options);
+  Open(options);
+  std::shared_ptr<const ROCKSDB_NAMESPACE::FilterPolicy> leveled, bloom;
+  ASSERT_TRUE(NewFilterPolicy("sstfilter.Leveled:10", &leveled).ok());
+  ASSERT_TRUE(NewFilterPolicy("sstfilter.Bloom:10", &bloom).ok());
+  struct NullLogger : ROCKSDB_NAMESPACE::Logger {
+    using ROCKSDB_NAMESPACE::Logger::Logv;
+    void Logv(const char*, va_list) override {}
+  };
+  const std::shared_ptr<ROCKSDB_NAMESPACE::Logger> logger = std::make_shared<NullLogger>();
+  const ROCKSDB_NAMESPACE::Status empty =
+      AccountTreeForAdvice(db_.get(), "default", *leveled, logger);
+  EXPECT_TRUE(empty.IsInvalidArgument()) << empty.ToString();
+  Write(Indexes(0, kKeys, /*shuffle_seed=*/5));
+  testing::WaitForCompactions(db_.get());
+  ASSERT_GE(PopulatedLevels(), 2);
+  const ROCKSDB_NAMESPACE::Status other =
+      AccountTreeForAdvice(db_.get(), "default", *bloom, logger);
+  EXPECT_TRUE(other.IsInvalidArgument()) << other.ToString();
+  EXPECT_NE(other.ToString().find("not sstfilter.Leveled"), std::string::npos);
+  ASSERT_TRUE(AccountTreeForAdvice(db_.get(), "default", *leveled, logger).ok());
+
+  TreeAccounts accounts;
+  ASSERT_TRUE(Ledger::Global().Get({logger.get(), "default"}, &accounts));
+  uint64_t keys = 0;
+  for (const LevelAccount& a : accounts.levels) keys += a.keys;
+  EXPECT_EQ(keys, kKeys);
+  const std::vector<double> bits = SteadyBitsPerKey(accounts, 10).value();
+  double spent = 0;
+  for (size_t i = 0; i < accounts.levels.size(); ++i) {
+    const LevelAccount& a = accounts.levels[i];
+    EXPECT_NEAR(8.0 * a.filter_bytes, a.keys * bits[i], 8) << "level " << i;
+    spent += 8.0 * a.filter_bytes;
+  }
+  // Level 0 as it is, which is also its fullest: the tree spends the budget.
+  EXPECT_NEAR(spent / kKeys, 10, 0.05);
+}
+
 // Large memtables make level 0 a large part of a tree: here each flush is about 8% of the final
 // tree, and level 0 holds up to four. The listener counts a running compaction's inputs where
 // their keys are going, and level 0 at its fullest lately, so the allocation for the levels below

@@ -24,6 +24,18 @@ inline constexpr size_t kPrefetchBatch = 32;
 // keys and 17.0-17.2 against 11.1-11.7 at 20M, in the same runs.
 enum class BatchPrefetch { kInBatch, kByCaller };
 
+// The two passes of a batched query, kPrefetchBatch keys at a time: prepare(i, k) for key i of
+// the batch, which is slot k of the caller's per-batch arrays (where the key lives, and the
+// start of its loads), then may_match[i] = test(k) for each.
+template <typename Prepare, typename Test>
+inline void QueryInBatches(size_t count, bool* may_match, Prepare&& prepare, Test&& test) {
+  for (size_t first = 0; first < count; first += kPrefetchBatch) {
+    const size_t n = count - first < kPrefetchBatch ? count - first : kPrefetchBatch;
+    for (size_t k = 0; k < n; ++k) prepare(first + k, k);
+    for (size_t k = 0; k < n; ++k) may_match[first + k] = test(k);
+  }
+}
+
 // Starts loading every cache line of [first, first + bytes) (bytes >= 1), to read, or to write
 // (PrefetchBytesForWrite). Every prefetch of a filter body that a caller placed goes through
 // these, because the body sits wherever RocksDB's block cache (or malloc) put it, not on a

@@ -15,10 +15,12 @@
 //                              empty filter; the match-all filter writes at least 1
 //        8    8 num_units      kind-specific size of the body: 64-byte blocks (blocked Bloom),
 //                              64-bit words (standard Bloom), buckets (cuckoo), cells (fuse),
-//                              slots (ribbon)
-//       16    4 seed           cuckoo, ribbon: the seed that the build succeeded with (0 = the key
-//                              hash itself); fuse: that seed and the table's geometry; Bloom: 0
-//       20    1 param          Bloom: num_probes; cuckoo, fuse, ribbon: fingerprint_bits
+//                              slots (ribbon), the key count its layers are sized for (bumped
+//                              ribbon)
+//       16    4 seed           cuckoo, ribbons: the seed that the build succeeded with (0 = the
+//                              key hash itself); fuse: that seed and the table's geometry;
+//                              Bloom: 0
+//       20    1 param          Bloom: num_probes; cuckoo, fuse, ribbons: fingerprint_bits
 //       21    1 kind           FilterKind: each kind's kId (core/kinds.h lists them)
 //       22    1 version        format version of that kind: 1 .. the kind's kMaxVersion (cuckoo: 2
 //                              for semi-sorted buckets; every other kind: 1)
@@ -47,7 +49,8 @@
 namespace sstfilter {
 
 // Trailer byte 21. Its values are the kinds' kId constants (1 BlockedBloom, 2 StandardBloom,
-// 3 Cuckoo, 4 Fuse, 5 Ribbon); 0 is never a kind. FilterKindName (core/parse.h) names one.
+// 3 Cuckoo, 4 Fuse, 5 Ribbon, 6 BumpedRibbon); 0 is never a kind. FilterKindName (core/parse.h)
+// names one.
 enum class FilterKind : uint8_t {};
 
 inline constexpr size_t kTrailerBytes = 32;

@@ -2,11 +2,11 @@
 // The one list of filter kinds, and the generic dispatch over it.
 //
 // A filter kind is a descriptor struct in its own folder of core/ (core/blocked_bloom/,
-// core/standard_bloom/, core/cuckoo/, core/fuse/, core/ribbon/) that holds everything about the
-// kind. Every layer above (the byte format's parser, FilterSpec, FilterReader, the RocksDB builder
-// and reader adapters, sstfilter.Leveled's allocation) reaches a kind only through this list, so
-// adding a kind is its folder plus one entry in AllKinds below, and a kind that lacks an operation
-// fails to compile here, with the message of the static_assert it fails.
+// core/standard_bloom/, core/cuckoo/, core/fuse/, core/ribbon/, core/bumped_ribbon/) that holds
+// everything about the kind. Every layer above (the byte format's parser, FilterSpec, FilterReader,
+// the RocksDB builder and reader adapters, sstfilter.Leveled's allocation) reaches a kind only
+// through this list, so adding a kind is its folder plus one entry in AllKinds below, and a kind
+// that lacks an operation fails to compile here, with the message of the static_assert it fails.
 //
 // A kind K provides (CheckKind below enforces each):
 //   using Params;   the parameters that describe one filter of the kind (a type of its own)
@@ -46,6 +46,7 @@
 
 #include "core/batch.h"
 #include "core/blocked_bloom/blocked_bloom.h"
+#include "core/bumped_ribbon/bumped_ribbon.h"
 #include "core/cuckoo/cuckoo.h"
 #include "core/format.h"
 #include "core/fuse/fuse.h"
@@ -60,7 +61,7 @@ template <typename... Kinds>
 struct KindList {};
 
 // ---- The list. A new kind goes here (and nowhere else outside its folder). ------------------
-using AllKinds = KindList<BlockedBloom, StandardBloom, Cuckoo, Fuse, Ribbon>;
+using AllKinds = KindList<BlockedBloom, StandardBloom, Cuckoo, Fuse, Ribbon, BumpedRibbon>;
 
 // ---- Checks that each kind is complete and the list consistent. -----------------------------
 namespace kinds_internal {

@@ -4,12 +4,12 @@
 //
 // For every filter: build cost per key (hashing included), single queries for present keys (hit)
 // and absent keys (miss), batched absent-key queries, bits per key and the measured
-// false-positive rate. RocksDB's filters are built and queried through the same FilterBitsBuilder
-// and FilterBitsReader interface that RocksDB itself uses, and sstfilter's through the reader the
-// plugin hands RocksDB, by the same code (BitsReaderFilter, below): both pay the same calls. After
-// the Google Benchmark output it prints one table with every figure and ratios against RocksDB's
-// bloomfilter:10; with --benchmark_repetitions=N, each time is the fastest of the N runs (the least
-// disturbed by the machine's other work).
+// false-positive rate (over at least 1M absent keys). RocksDB's filters are built and queried
+// through the same FilterBitsBuilder and FilterBitsReader interface that RocksDB itself uses, and
+// sstfilter's through the reader the plugin hands RocksDB, by the same code (BitsReaderFilter,
+// below): both pay the same calls. After the Google Benchmark output it prints one table with
+// every figure and ratios against RocksDB's bloomfilter:10; with --benchmark_repetitions=N, each
+// time is the fastest of the N runs (the least disturbed by the machine's other work).
 //
 // sstfilter's blocked Bloom filters run the SIMD kernels of this CPU (core/blocked_bloom/simd.h),
 // to query and, on AVX-512, to build; sstfilter.blocked-scalar:10 is sstfilter.blocked:10 with
@@ -36,6 +36,7 @@
 
 #include "compat/filter_bits_interface.h"
 #include "core/blocked_bloom/simd.h"
+#include "core/bumped_ribbon/bumped_ribbon.h"
 #include "core/filter_reader.h"
 #include "core/filter_spec.h"
 #include "core/fuse/fuse.h"
@@ -47,6 +48,7 @@
 namespace {
 
 using sstfilter::BlockedBloom;
+using sstfilter::BumpedRibbon;
 using sstfilter::Cuckoo;
 using sstfilter::Fuse;
 using sstfilter::Ribbon;
@@ -260,14 +262,25 @@ const std::vector<Candidate>& Candidates() {
       {"sstfilter.ribbon@0.1%", [] { return MakeSstFilter(SpecForFpRate<Ribbon>(0.001)); }},
       // A budget, as sstfilter.Ribbon:10 gives it: the widest fingerprint that fits.
       {"sstfilter.ribbon:10", [] { return MakeSstFilter(SpecForBitsPerKey<Ribbon>(10)); }},
+      // Bumped Ribbon: layers of Ribbon tables, about 1.001 slots per key for large sets.
+      {"sstfilter.bumped_ribbon@1%",
+       [] { return MakeSstFilter(SpecForFpRate<BumpedRibbon>(0.01)); }},
+      {"sstfilter.bumped_ribbon@0.1%",
+       [] { return MakeSstFilter(SpecForFpRate<BumpedRibbon>(0.001)); }},
+      {"sstfilter.bumped_ribbon:10",
+       [] { return MakeSstFilter(SpecForBitsPerKey<BumpedRibbon>(10)); }},
   };
   return all;
 }
 
 struct Data {
   std::vector<std::string> present;
-  std::vector<std::string> absent;
+  std::vector<std::string> absent;  // as many as present: the miss queries
+  // The rate's absent keys: at least kMinRateProbes (the first of them `absent`), so that a small
+  // filter's measured rate is within about 1% of the truth at 1% (1 sigma), not 10% (10,000).
+  std::vector<std::string> rate_probes;
 };
+constexpr uint64_t kMinRateProbes = 1'000'000;
 
 struct Row {
   double bits_per_key = 0, fp_rate = 0;
@@ -329,7 +342,7 @@ void RegisterFilter(const Candidate& c, std::shared_ptr<const Data> data) {
   filter->Activate();
   filter->Build(data->present);
   uint64_t fp = 0;
-  for (const std::string& k : data->absent) fp += filter->MayMatch(k);
+  for (const std::string& k : data->rate_probes) fp += filter->MayMatch(k);
   uint64_t fn = 0;
   for (const std::string& k : data->present) fn += !filter->MayMatch(k);
   if (fn != 0) {
@@ -338,7 +351,7 @@ void RegisterFilter(const Candidate& c, std::shared_ptr<const Data> data) {
   }
   Row& row = Rows()[c.name];
   row.bits_per_key = 8.0 * filter->Bytes() / data->present.size();
-  row.fp_rate = static_cast<double>(fp) / data->absent.size();
+  row.fp_rate = static_cast<double>(fp) / data->rate_probes.size();
   Order().push_back(c.name);
   const std::string prefix = std::string(c.name) + "/";
   const double n = static_cast<double>(data->present.size());
@@ -438,9 +451,13 @@ int main(int argc, char** argv) {
   auto data = std::make_shared<Data>();
   for (uint64_t i = 0; i < num_keys; ++i) data->present.push_back(MakeKey(0, i));
   for (uint64_t i = 0; i < num_keys; ++i) data->absent.push_back(MakeKey(1, i));
+  for (uint64_t i = 0; i < std::max(num_keys, kMinRateProbes); ++i) {
+    data->rate_probes.push_back(MakeKey(1, i));
+  }
   printf("core_bench: %" PRIu64 " keys of %zu bytes, %" PRIu64
-         " absent keys; blocked Bloom SIMD kernels: %s, builds %s\n",
-         num_keys, kKeyBytes, num_keys, sstfilter::BlockedBloomSimdTarget(),
+         " absent keys (%zu for the rates); blocked Bloom SIMD kernels: %s, builds %s\n",
+         num_keys, kKeyBytes, num_keys, data->rate_probes.size(),
+         sstfilter::BlockedBloomSimdTarget(),
          sstfilter::BlockedBloomVectorBuild() ? "in lanes" : "scalar");
   for (const Candidate& c : Candidates()) {
     bool selected = wanted.empty();

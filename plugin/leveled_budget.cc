@@ -400,7 +400,8 @@ ROCKSDB_NAMESPACE::Status AccountTreeForAdvice(
     DB* db, const std::string& cf_name, const ROCKSDB_NAMESPACE::FilterPolicy& policy,
     const std::shared_ptr<ROCKSDB_NAMESPACE::Logger>& info_log) {
   using ROCKSDB_NAMESPACE::Status;
-  const auto* leveled = dynamic_cast<const LeveledPolicy*>(&policy);
+  // By name (Customizable::CheckedCast): RocksDB builds without RTTI host sstfilter built in.
+  const auto* leveled = policy.CheckedCast<LeveledPolicy>();
   if (leveled == nullptr) {
     return Status::InvalidArgument(std::string("AccountTreeForAdvice: ") + policy.Name() +
                                    " is not sstfilter.Leveled");

@@ -243,7 +243,7 @@ Result<FilterSpec> KindPolicy<Kind, kPolicyName>::Spec() const {
 }
 template class KindPolicy<Cuckoo, kCuckooPolicyName>;
 template class KindPolicy<Fuse, kFusePolicyName>;
-template class KindPolicy<Ribbon, kRibbonPolicyName>;
+template class KindPolicy<BumpedRibbon, kRibbonPolicyName>;
 
 // A level never loses its filter to a file's size: where every filter of a small set costs more
 // than the level's bits (each kind has a fixed minimum: a 64-byte block, two buckets, a few

@@ -23,28 +23,6 @@ struct RibbonScratch {
   uint64_t Bytes() const { return 8 * coeff.capacity() + 4 * rhs.capacity(); }
 };
 
-// Adds one equation to the echelon form: while its first slot already holds an equation, that
-// one is subtracted (XOR) and the remainder moves to its next coefficient. False if the
-// remainder is "0 = nonzero": no solution with this seed. An equation reduced to "0 = 0" was
-// implied by the stored ones (a repeated hash): nothing to store.
-bool AddEquation(RibbonScratch* s, uint64_t slot, uint64_t coeff, uint32_t rhs, uint64_t* stored) {
-  for (;;) {
-    const uint64_t existing = s->coeff[slot];
-    if (existing == 0) {
-      s->coeff[slot] = coeff;
-      s->rhs[slot] = rhs;
-      ++*stored;
-      return true;
-    }
-    coeff ^= existing;
-    rhs ^= s->rhs[slot];
-    if (coeff == 0) return rhs == 0;
-    const int skip = __builtin_ctzll(coeff);
-    slot += skip;
-    coeff >>= skip;
-  }
-}
-
 // One attempt with one seed. On success `table` (zeroed, RibbonTableBytes long) holds the
 // solution and *stored the equations.
 template <typename ForEachChunk>
@@ -70,27 +48,39 @@ bool TryBuild(uint64_t num_slots, uint32_t seed_index, int r, ForEachChunk& for_
         __builtin_prefetch(&s->rhs[starts[k]], 1);
       }
       for (size_t k = 0; k < b && solvable; ++k) {
-        solvable = AddEquation(s, starts[k], RibbonHashing::Coefficients(remixed[k]),
-                               hashing.Fingerprint(remixed[k]), &equations);
+        uint64_t pivot = 0;
+        const RibbonAdd added = RibbonAddEquation(s->coeff.data(), s->rhs.data(), starts[k],
+                                                  RibbonHashing::Coefficients(remixed[k]),
+                                                  hashing.Fingerprint(remixed[k]), &pivot);
+        equations += added == RibbonAdd::kStored;
+        solvable = added != RibbonAdd::kInconsistent;
       }
     }
   });
   if (!solvable) return false;
 
-  // Back substitution, last row first. window[k] holds bit k of the rows i .. i + 63 (row i + j
-  // in bit j); a row with an equation gets the value that satisfies it, a free row 0 (which makes
-  // the solution the same whatever order the equations came in). A block's words are complete
-  // when i reaches its first row.
+  RibbonBackSubstitute(s->coeff.data(), s->rhs.data(), num_slots, r, table);
+  *stored = equations;
+  return true;
+}
+
+}  // namespace
+
+void RibbonBackSubstitute(const uint64_t* coeff, const uint32_t* rhs, uint64_t num_slots, int r,
+                          uint8_t* table) {
+  // window[k] holds bit k of the rows i .. i + 63 (row i + j in bit j); a row with an equation
+  // gets the value that satisfies it, a free row 0. A block's words are complete when i reaches
+  // its first row.
   uint64_t window[kRibbonMaxFingerprintBits] = {};
   for (uint64_t i = num_slots; i-- > 0;) {
-    const uint64_t coeff = s->coeff[i];
-    uint32_t value = s->rhs[i];
+    const uint64_t c = coeff[i];
+    uint32_t value = rhs[i];
     for (int k = 0; k < r; ++k) {
       window[k] <<= 1;
-      // coeff's bit 0 meets the window's bit 0, still 0: only the rows after i count.
-      value ^= static_cast<uint32_t>(__builtin_parityll(coeff & window[k])) << k;
+      // c's bit 0 meets the window's bit 0, still 0: only the rows after i count.
+      value ^= static_cast<uint32_t>(__builtin_parityll(c & window[k])) << k;
     }
-    if (coeff != 0) {
+    if (c != 0) {
       for (int k = 0; k < r; ++k) window[k] |= (value >> k) & 1;
     }
     if (i % kRibbonCoeffBits == 0) {
@@ -98,11 +88,7 @@ bool TryBuild(uint64_t num_slots, uint32_t seed_index, int r, ForEachChunk& for_
       for (int k = 0; k < r; ++k) StoreLE64(block + 8 * k, window[k]);
     }
   }
-  *stored = equations;
-  return true;
 }
-
-}  // namespace
 
 // The Ribbon kind's solver for BuildStatic (core/static_build.h): one attempt is one seed's
 // elimination and back substitution.
@@ -132,15 +118,14 @@ void RibbonReader::MayContainBatch(const uint64_t* hashes, size_t count, bool* m
                                    BatchPrefetch prefetch) const {
   uint64_t remixed[kPrefetchBatch];
   uint64_t starts[kPrefetchBatch];
-  for (size_t first = 0; first < count; first += kPrefetchBatch) {
-    const size_t n = std::min(kPrefetchBatch, count - first);
-    for (size_t i = 0; i < n; ++i) {
-      remixed[i] = hashing_.Remix(hashes[first + i]);
-      starts[i] = hashing_.Start(remixed[i]);
-      if (prefetch == BatchPrefetch::kInBatch) PrefetchSpan(starts[i]);
-    }
-    for (size_t i = 0; i < n; ++i) may_match[first + i] = Matches(remixed[i], starts[i]);
-  }
+  QueryInBatches(
+      count, may_match,
+      [&](size_t i, size_t k) {
+        remixed[k] = hashing_.Remix(hashes[i]);
+        starts[k] = hashing_.Start(remixed[k]);
+        if (prefetch == BatchPrefetch::kInBatch) PrefetchSpan(starts[k]);
+      },
+      [&](size_t k) { return Matches(remixed[k], starts[k]); });
 }
 
 Result<int> Ribbon::FingerprintBitsFor(const Params& params, uint64_t num_keys) {

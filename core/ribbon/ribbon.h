@@ -92,6 +92,12 @@ class RibbonReader {
   // Starts loading the words of the key's start block and the next one.
   void Prefetch(uint64_t hash) const { PrefetchSpan(hashing_.Start(hashing_.Remix(hash))); }
 
+  // The steps of MayContain, for a table whose keys are already remixed (a layer of the bumped
+  // Ribbon kind, core/bumped_ribbon/): the start slot, its prefetch, and the test.
+  uint64_t StartOf(uint64_t remixed) const { return hashing_.Start(remixed); }
+  void PrefetchAt(uint64_t start) const { PrefetchSpan(start); }
+  bool MatchesAt(uint64_t remixed, uint64_t start) const { return Matches(remixed, start); }
+
   // Computes every key's start and prefetches its words first (unless the caller did:
   // BatchPrefetch), then tests them.
   void MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match,
@@ -137,6 +143,42 @@ class RibbonReader {
   RibbonHashing hashing_;
   int bits_ = 0;
 };
+
+// The echelon form a build keeps, one equation per slot: coeff[i], the coefficients of the
+// equation whose first coefficient is slot i (bit j: slot i + j; 0: no equation there), and
+// rhs[i], its right-hand side. Shared with the bumped Ribbon kind (core/bumped_ribbon/).
+enum class RibbonAdd {
+  kStored,        // the equation went in, at *pivot
+  kImplied,       // it reduced to 0 = 0: the stored ones imply it (a repeated hash)
+  kInconsistent,  // it reduced to 0 = nonzero: no solution holds it with the others
+};
+// Adds one equation (its first slot, coefficients with bit 0 set, right-hand side): while its
+// first slot already holds an equation, that one is subtracted (XOR) and the remainder moves to
+// its next coefficient. Existing equations never change, so removing the last ones added, newest
+// first, restores the form as it was before them.
+inline RibbonAdd RibbonAddEquation(uint64_t* coeff, uint32_t* rhs, uint64_t slot, uint64_t c,
+                                   uint32_t f, uint64_t* pivot) {
+  for (;;) {
+    const uint64_t existing = coeff[slot];
+    if (existing == 0) {
+      coeff[slot] = c;
+      rhs[slot] = f;
+      *pivot = slot;
+      return RibbonAdd::kStored;
+    }
+    c ^= existing;
+    f ^= rhs[slot];
+    if (c == 0) return f == 0 ? RibbonAdd::kImplied : RibbonAdd::kInconsistent;
+    const int skip = __builtin_ctzll(c);
+    slot += skip;
+    c >>= skip;
+  }
+}
+// Writes the table (num_slots / 64 blocks of r words, RibbonTableBytes) that solves the echelon
+// form: back substitution, last row first; a row with no equation is 0, which makes the solution
+// the same whatever order the equations came in.
+void RibbonBackSubstitute(const uint64_t* coeff, const uint32_t* rhs, uint64_t num_slots, int r,
+                          uint8_t* table);
 
 // Seeds tried before the build falls back to a blocked Bloom filter. A seed solves at least 5
 // times in 6 (math.h), so 32 failures in a row have a chance below 1e-24.

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/blocked_bloom/blocked_bloom.h"
+#include "core/bumped_ribbon/bumped_ribbon.h"
 #include "core/cuckoo/cuckoo.h"
 #include "core/filter_reader.h"
 #include "core/fuse/fuse.h"
@@ -73,6 +74,14 @@ std::string RibbonBytes(int fingerprint_bits, const std::vector<uint64_t>& keys)
   return out;
 }
 
+std::string BumpedRibbonBytes(int fingerprint_bits, const std::vector<uint64_t>& keys) {
+  std::string out;
+  EXPECT_TRUE(BumpedRibbon::BuildWithInfo(BumpedRibbonParams{fingerprint_bits}, keys.data(),
+                                          keys.size(), &out)
+                  .ok());
+  return out;
+}
+
 uint64_t Digest(const std::string& bytes) { return XXH3_64bits(bytes.data(), bytes.size()); }
 
 // An accidental change of the byte format (hashing, probe derivation, layout, trailer) changes
@@ -121,6 +130,16 @@ TEST(Format, GoldenBytes) {
                                            0,    0,    0, 0,              // seed 0
                                            8,    5,    1, 0};             // 8 bits, kind 5, v1
   EXPECT_EQ(std::memcmp(ribbon.data() + ribbon.size() - kTrailerBytes, ribbon_prefix, 24), 0);
+  // The bumped Ribbon filter (kind 6) for 6,000 keys: layers of 5,632, 384 and 128 slots (blocks
+  // of 8 words), then the 2-bit threshold codes of the first two layers' 94 buckets (3 words).
+  const std::string bumped = BumpedRibbonBytes(8, KeyHashes(34, 6'000));
+  EXPECT_EQ(bumped.size(), 6'144u + 24 + kTrailerBytes);
+  EXPECT_EQ(Digest(bumped), 0x536481b14b2c5568u);
+  const unsigned char bumped_prefix[24] = {0x70, 0x17, 0, 0, 0, 0, 0, 0,  // num_keys 6000
+                                           0x70, 0x17, 0, 0, 0, 0, 0, 0,  // num_units: 6000 keys
+                                           0,    0,    0, 0,              // seed 0
+                                           8,    6,    1, 0};             // 8 bits, kind 6, v1
+  EXPECT_EQ(std::memcmp(bumped.data() + bumped.size() - kTrailerBytes, bumped_prefix, 24), 0);
   // The trailer of the blocked filter, byte for byte.
   const std::string tail = blocked.substr(blocked.size() - kTrailerBytes);
   const unsigned char expected_prefix[24] = {0xe8, 0x03, 0, 0, 0, 0, 0, 0,  // num_keys 1000
@@ -176,6 +195,9 @@ std::vector<std::string> SampleFilters() {
           RibbonBytes(1, keys),
           RibbonBytes(32, KeyHashes(33, 1200)),
           RibbonBytes(13, {}),
+          BumpedRibbonBytes(8, keys),
+          BumpedRibbonBytes(3, KeyHashes(35, 5'000)),
+          BumpedRibbonBytes(13, {}),
           BloomBytes<BlockedBloom>(10, {})};
 }
 

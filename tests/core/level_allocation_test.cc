@@ -190,18 +190,23 @@ TEST(LevelAllocation, TheCheapestKindDependsOnTheKeyCount) {
   const auto nominal = AllocateLevels(5, 10, 10, FilterCostModel::kSstfilter).value();
   for (int i = 0; i < 5; ++i) {
     SCOPED_TRACE("level " + std::to_string(i));
-    EXPECT_EQ(large[i].base.spec.kind(), Fuse::kId) << large[i].base.spec.ToString();
-    EXPECT_EQ(nominal[i].base.spec.kind(), Fuse::kId) << nominal[i].base.spec.ToString();
+    EXPECT_EQ(large[i].base.spec.kind(), BumpedRibbon::kId) << large[i].base.spec.ToString();
+    EXPECT_EQ(nominal[i].base.spec.kind(), BumpedRibbon::kId) << nominal[i].base.spec.ToString();
     EXPECT_EQ(small[i].base.spec.kind(), Ribbon::kId) << small[i].base.spec.ToString();
   }
   // Why: at 2,000 keys a Ribbon filter of 0.1% (10-bit fingerprints) costs less than the fuse
-  // filter and the semi-sorted cuckoo filter of 0.1%; at a million keys, more than the fuse one.
+  // filter and the semi-sorted cuckoo filter of 0.1%, and as much as a bumped one (whose shape
+  // there is one standard table; the list's order breaks the tie); at a million keys, more than
+  // the fuse one, which costs more than the bumped one.
   const FilterSpec ribbon(Ribbon::ForFpRate(0.001).value());
+  const FilterSpec bumped(BumpedRibbon::ForFpRate(0.001).value());
   const FilterSpec fuse(Fuse::ForFpRate(0.001).value());
   const FilterSpec cuckoo(Cuckoo::ForFpRate(0.001).value());
   EXPECT_LT(TableBitsPerKey(ribbon, 2000), TableBitsPerKey(fuse, 2000));
   EXPECT_LT(TableBitsPerKey(ribbon, 2000), TableBitsPerKey(cuckoo, 2000));
+  EXPECT_EQ(TableBitsPerKey(ribbon, 2000), TableBitsPerKey(bumped, 2000));
   EXPECT_GT(TableBitsPerKey(ribbon, 1000000), TableBitsPerKey(fuse, 1000000));
+  EXPECT_GT(TableBitsPerKey(fuse, 1000000), TableBitsPerKey(bumped, 1000000));
 }
 
 // A mixed level's draw is uniform over key sets: the share of random smallest hashes that take

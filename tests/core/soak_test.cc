@@ -18,7 +18,7 @@ namespace {
 
 // Each kind at the extremes of its parameters and in between: the Bloom kinds at 2, 10 and 23
 // bits/key, the cuckoo filter plain (4-bit fingerprints) and semi-sorted (8, 13, 32 bits), the
-// fuse and Ribbon filters at 1, 8 and 32 bits.
+// fuse, Ribbon and bumped Ribbon filters at 1, 8 and 32 bits.
 std::vector<FilterSpec> SoakSpecs() {
   std::vector<FilterSpec> specs;
   for (const double bits : {2.0, 10.0, 23.0}) {
@@ -28,6 +28,7 @@ std::vector<FilterSpec> SoakSpecs() {
   for (const int width : {4, 8, 13, 32}) specs.push_back(FilterSpec(CuckooParams{width}));
   for (const int width : {1, 8, 32}) specs.push_back(FilterSpec(FuseParams{width}));
   for (const int width : {1, 8, 32}) specs.push_back(FilterSpec(RibbonParams{width}));
+  for (const int width : {1, 8, 32}) specs.push_back(FilterSpec(BumpedRibbonParams{width}));
   return specs;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/bumped_ribbon/bumped_ribbon.h"
 #include "core/filter_reader.h"
 #include "core/filter_spec.h"
 #include "core/fuse/fuse.h"
@@ -18,11 +19,11 @@ using namespace sstfilter;
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 2) return 0;
   FilterSpec spec;
-  switch (data[0] % 5) {
+  switch (data[0] % 6) {
     case 0:
     case 1: {
       const double bits_per_key = 0.5 + data[1] % 40;
-      auto params = data[0] % 5 == 0 ? SpecForBitsPerKey<BlockedBloom>(bits_per_key)
+      auto params = data[0] % 6 == 0 ? SpecForBitsPerKey<BlockedBloom>(bits_per_key)
                                      : SpecForBitsPerKey<StandardBloom>(bits_per_key);
       if (!params.ok()) __builtin_trap();  // every budget in (0, 100] is valid
       spec = params.value();
@@ -34,6 +35,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     case 3: {  // a Ribbon filter of any width: repeats add no equation, and must not fail it
       spec = FilterSpec(RibbonParams{1 + data[1] % 32});
+      break;
+    }
+    case 4: {  // a bumped Ribbon filter of any width; each key brings 7 more hashes (below), so
+               // that the layers bump keys
+      spec = FilterSpec(BumpedRibbonParams{1 + data[1] % 32});
       break;
     }
     default: {
@@ -48,6 +54,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const size_t len = data[pos++] % 64;
     const size_t take = len < size - pos ? len : size - pos;
     hashes.push_back(KeyHash(data + pos, take));
+    if (data[0] % 6 == 4) {
+      for (uint64_t i = 1; i < 8; ++i) hashes.push_back(Mix64(hashes.back() + i));
+    }
     pos += take;
   }
   const auto built = BuildFilter(spec, hashes.data(), hashes.size());

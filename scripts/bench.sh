@@ -11,7 +11,7 @@
 # flushed files Bloom filters of 14.5 bits per key, and an ordered tree is made of flushed files).
 # Each run ends with its table; the random run also draws a plot (memory against false positives
 # per absent-key lookup, and lookup cost; $TMPDIR/sstfilter_bench.png unless --plot says
-# otherwise, --plot= for none). About 3 minutes on 2 cores. Arguments go to both runs of
+# otherwise, --plot= for none). About 4 minutes on 2 cores. Arguments go to both runs of
 # db_bench_ext, after these defaults, and override them (for example --num=5000000 or
 # --filter_uri=...); `scripts/bench.sh --micro` runs core_bench instead (the filters alone,
 # Google Benchmark). Figures from these runs: docs/benchmarks.md.
@@ -22,7 +22,7 @@
 # misses is a device read), and lookups half of present keys (readmixed) besides all of absent
 # ones (readmissing); at equal block cache, each policy's throughput, blocks read from storage per
 # lookup and filter memory. A second run takes RocksDB's optimize_filters_for_hits (no filters on
-# the last level) with RocksDB's filters. About 12 minutes on 2 cores; arguments go to both runs.
+# the last level) with RocksDB's filters. About 5 minutes on 2 cores; arguments go to both runs.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_dir=$("$root/scripts/setup.sh" | tail -n 1)

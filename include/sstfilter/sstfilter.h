@@ -9,9 +9,10 @@
 //                                              large files (9-bit fingerprints)
 //   {id=sstfilter.Fuse;fp_rate=0.01}           binary fuse filter for a 1% rate (7-bit
 //                                              fingerprints, 0.78%; about 7.5 bits per key)
-//   sstfilter.Ribbon:10                        Ribbon filter, at most 10 bits per key: the
-//                                              smallest for small files and filter partitions
-//   {id=sstfilter.Ribbon;fp_rate=0.01}         Ribbon filter for a 1% rate (7-bit fingerprints)
+//   sstfilter.Ribbon:10                        bumped Ribbon filter, at most 10 bits per key:
+//                                              the smallest at every size from ~3,000 keys
+//   {id=sstfilter.Ribbon;fp_rate=0.01}         bumped Ribbon filter for a 1% rate (7-bit
+//                                              fingerprints, about 7.04 bits per key)
 //   sstfilter.Leveled:10                       10 bits per key over the whole tree, spent per
 //                                              level as Monkey prescribes (size_ratio=10,
 //                                              num_levels=0: the levels the tree has)

@@ -166,6 +166,9 @@ struct BumpedRibbonSolver {
   static bool TrySeed(const Table& shape, int r, int seed, ForEachChunk& for_each_chunk, Scratch* s,
                       uint8_t* table, uint64_t* stored, uint32_t* trailer_seed) {
     *trailer_seed = static_cast<uint32_t>(seed);
+    // The sort counts keys in 32 bits: a filter of 2^32 keys or more (far beyond any SST file or
+    // partition) takes the fallback, as a seed that fails would.
+    if (shape.sized_for >= (uint64_t{1} << 32)) return false;
     const uint32_t seed_index = static_cast<uint32_t>(seed);
     // The trailer's num_keys: the distinct keys held (a bumped Ribbon filter counts the keys whose
     // equations were implied too, so that an input without repeats needs no check for them).

@@ -19,7 +19,8 @@ constexpr uint64_t kLastLayerMaxKeys = 256;  // expected keys left when the last
 // slots past the last start, in whole blocks. The margin, n (0.01144 bit_width(n) - 0.105) and at
 // least 0, is core/ribbon/math.h's 0.0165 ln n - 0.105 at the top of n's power of two: never less.
 uint64_t StandardSlotsFor(uint64_t n) {
-  const uint64_t bit_width = 64 - static_cast<uint64_t>(__builtin_clzll(n));
+  // A last layer for no keys left (the estimate can reach 0) is one block: n = 0 has width 0.
+  const uint64_t bit_width = n == 0 ? 0 : 64 - static_cast<uint64_t>(__builtin_clzll(n));
   const uint64_t per_100k = 1144 * bit_width > 10500 ? 1144 * bit_width - 10500 : 0;
   return RoundUpTo64(n + n / 100000 * per_100k + n % 100000 * per_100k / 100000 + 63);
 }

@@ -254,9 +254,7 @@ void LoadOptionsFile(Config* c) {
   if (factory == nullptr ||
       factory->GetOptions<ROCKSDB_NAMESPACE::BlockBasedTableOptions>() == nullptr) {
     Fail("--options_file '" + FLAGS_options_file +
-         "': the default column family's table "
-         "factory is " +
-         (factory ? factory->Name() : "none") +
+         "': the default column family's table factory is " + (factory ? factory->Name() : "none") +
          ", not BlockBasedTable (filter policies belong to block-based tables)");
   }
   c->options_file = std::make_shared<ROCKSDB_NAMESPACE::Options>(db_options, family->options);

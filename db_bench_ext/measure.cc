@@ -115,7 +115,8 @@ double LatencyHistogram::QuantileMicros(double q) const {
     if (static_cast<double>(seen) < rank) continue;
     if (b < (1u << kSubBucketBits)) return static_cast<double>(b) / 1000;
     const int shift = static_cast<int>(b >> kSubBucketBits) - 1;
-    const double low = static_cast<double>(((1u << kSubBucketBits) + (b & 15)) << shift);
+    const double low =
+        static_cast<double>(((1u << kSubBucketBits) + (b & ((1u << kSubBucketBits) - 1))) << shift);
     return (low + static_cast<double>(uint64_t{1} << shift) / 2) / 1000;
   }
   return -1;  // not reached: the counts sum to total_

@@ -130,9 +130,7 @@ bool BuildLayer(uint64_t num_slots, int layer, bool last, int r, BumpedRibbonScr
     }
     for (const BucketEquation& e : s->bucket) *held += !e.repeat;
     if (code != 0) {
-      const uint64_t bucket = first_bucket + b;
-      uint8_t* word = thresholds + 8 * (bucket / 32);
-      StoreLE64(word, LoadLE64(word) | static_cast<uint64_t>(code) << (2 * (bucket % 32)));
+      SetBumpedRibbonThresholdCode(thresholds, first_bucket + b, code);
       for (uint64_t k = begin; k < end; ++k) {
         if (static_cast<int>(s->keys[k].start % kBumpedRibbonBucketStarts) <
             kBumpedRibbonThresholds[code]) {

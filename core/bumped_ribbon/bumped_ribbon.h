@@ -61,6 +61,16 @@ inline uint64_t BumpedRibbonLayerHash(uint64_t h0, int layer) {
   return layer == 0 ? h0 : Mix64(h0 + static_cast<uint64_t>(layer) * kGoldenMul64);
 }
 
+// The threshold codes: bucket j's 2-bit code in bits 2 (j % 32) and up of the little-endian
+// 64-bit word j / 32. The build sets each once, in words that start at 0.
+inline int BumpedRibbonThresholdCode(const uint8_t* codes, uint64_t bucket) {
+  return static_cast<int>((LoadLE64(codes + 8 * (bucket / 32)) >> (2 * (bucket % 32))) & 3);
+}
+inline void SetBumpedRibbonThresholdCode(uint8_t* codes, uint64_t bucket, int code) {
+  uint8_t* word = codes + 8 * (bucket / 32);
+  StoreLE64(word, LoadLE64(word) | static_cast<uint64_t>(code) << (2 * (bucket % 32)));
+}
+
 // A view over a parsed bumped Ribbon body. Does not own the bytes.
 class BumpedRibbonReader {
  public:
@@ -99,9 +109,8 @@ class BumpedRibbonReader {
     return i;
   }
   bool Bumped(int layer, uint64_t start) const {
-    const uint64_t bucket = first_bucket_[layer] + start / kBumpedRibbonBucketStarts;
-    const int code =
-        static_cast<int>((LoadLE64(thresholds_ + 8 * (bucket / 32)) >> (2 * (bucket % 32))) & 3);
+    const int code = BumpedRibbonThresholdCode(
+        thresholds_, first_bucket_[layer] + start / kBumpedRibbonBucketStarts);
     return static_cast<int>(start % kBumpedRibbonBucketStarts) < kBumpedRibbonThresholds[code];
   }
   void PrefetchFirst(uint64_t start) const {

@@ -291,29 +291,20 @@ class DbTest : public ::testing::Test {
 
   // The tree's filter bits per key with level 0 at its fullest lately, as sstfilter.Leveled
   // counts it: its files below level 0 as they are, and level 0's peak with the filter the
-  // allocation at bits_per_key gives it.
+  // allocation at bits_per_key gives it (SteadyBitsPerKey, what the steering aims at).
   static double BitsPerKeyWithLevel0AtItsFullest(const TreeAccounts& accounts,
                                                  double bits_per_key) {
-    std::vector<double> shares, probes;
-    double bits = 0, keys = 0;
-    for (size_t i = 0; i < accounts.levels.size(); ++i) {
-      const LevelAccount& a = accounts.levels[i];
-      if (i == 0) {
-        shares.push_back(static_cast<double>(std::max(a.keys, accounts.level0_peak.keys)));
-        probes.push_back(std::max(a.probes, accounts.level0_peak.probes));
-        continue;
-      }
-      shares.push_back(static_cast<double>(a.keys));
-      probes.push_back(a.probes);
-      bits += 8.0 * static_cast<double>(a.filter_bytes);
-      keys += static_cast<double>(a.keys);
+    const Result<std::vector<double>> steady = SteadyBitsPerKey(accounts, bits_per_key);
+    EXPECT_TRUE(steady.ok()) << steady.error();
+    if (!steady.ok() || accounts.levels.empty()) return 0;
+    const double level0_keys =
+        static_cast<double>(std::max(accounts.levels[0].keys, accounts.level0_peak.keys));
+    double bits = level0_keys * steady.value()[0], keys = level0_keys;
+    for (size_t i = 1; i < accounts.levels.size(); ++i) {
+      bits += 8.0 * static_cast<double>(accounts.levels[i].filter_bytes);
+      keys += static_cast<double>(accounts.levels[i].keys);
     }
-    const Result<std::vector<LevelFilter>> allocation =
-        AllocateShares(shares, bits_per_key, FilterCostModel::kSstfilter, 0, probes);
-    EXPECT_TRUE(allocation.ok()) << allocation.error();
-    if (!allocation.ok()) return 0;
-    bits += shares[0] * allocation.value()[0].ExpectedBitsPerKey();
-    return bits / (keys + shares[0]);
+    return bits / keys;
   }
 
   int PopulatedLevels() {

@@ -10,6 +10,7 @@
 
 #include "plugin/leveled_budget.h"
 #include "plugin/policies.h"
+#include "plugin/range_filter_collector.h"
 #include "sstfilter/leveled_budget.h"
 #include "sstfilter/no_trivial_move.h"
 #include "sstfilter/sstfilter.h"
@@ -82,6 +83,21 @@ int AddLeveledBudgetFactory(ObjectLibrary& library) {
   return 1;
 }
 
+// "sstfilter.RangeFilter", its options in the "{id=...;bits_per_key=...}" form. No
+// "<name>:<number>" form: table_properties_collectors is a list separated by colons.
+int AddRangeFilterFactory(ObjectLibrary& library) {
+  library.AddFactory<ROCKSDB_NAMESPACE::TablePropertiesCollectorFactory>(
+      RangeFilterCollectorFactory::kClassName(),
+      [](const std::string& /*uri*/,
+         std::unique_ptr<ROCKSDB_NAMESPACE::TablePropertiesCollectorFactory>* guard,
+         std::string* errmsg) -> ROCKSDB_NAMESPACE::TablePropertiesCollectorFactory* {
+        guard->reset(new (std::nothrow) RangeFilterCollectorFactory());
+        if (*guard == nullptr) *errmsg = "out of memory";
+        return guard->get();
+      });
+  return 1;
+}
+
 // Runs when libsstfilter.so is loaded: preloading the library (LD_PRELOAD) is enough for stock
 // RocksDB tools to understand the names.
 const int kRegisteredAtLoad = [] {
@@ -124,5 +140,6 @@ ROCKSDB_NAMESPACE::Status NewFilterPolicy(const std::string& uri,
 extern "C" int sstfilter_register(ObjectLibrary& library, const std::string& /*arg*/) {
   if (library.FindFactory<const FilterPolicy>(sstfilter::kBloomPolicyName) != nullptr) return 0;
   return sstfilter::AddPolicyFactories(library, sstfilter::AllPolicies{}) +
-         sstfilter::AddNoTrivialMoveFactory(library) + sstfilter::AddLeveledBudgetFactory(library);
+         sstfilter::AddNoTrivialMoveFactory(library) + sstfilter::AddLeveledBudgetFactory(library) +
+         sstfilter::AddRangeFilterFactory(library);
 }

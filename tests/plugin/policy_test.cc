@@ -273,7 +273,8 @@ TEST(RocksDb, TheLoadedLibraryIsTheVersionOfTheHeaders) {
 TEST(Policy, RegistrationIsIdempotent) {
   EXPECT_EQ(sstfilter_register(*ROCKSDB_NAMESPACE::ObjectLibrary::Default(), ""), 0);
   auto library = std::make_shared<ROCKSDB_NAMESPACE::ObjectLibrary>("test");
-  EXPECT_EQ(sstfilter_register(*library, ""), 7);  // five policies, the partitioner, the listener
+  EXPECT_EQ(sstfilter_register(*library, ""), 8);  // five policies, the partitioner, the listener,
+                                                   // the range filter collector
   EXPECT_EQ(sstfilter_register(*library, ""), 0);
 }
 

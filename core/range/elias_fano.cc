@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/range/elias_fano.h"
+
+#include <algorithm>
+#include <cassert>
+#include <vector>
+
+#include "core/format.h"
+
+namespace sstfilter {
+namespace {
+
+// The position of the r-th (from 0) set bit of w; w has more than r set bits.
+inline uint32_t SelectInWord(uint64_t w, uint64_t r) {
+  for (; r > 0; --r) w &= w - 1;
+  return static_cast<uint32_t>(__builtin_ctzll(w));
+}
+
+inline void SetBit(std::vector<uint64_t>* words, uint64_t bit) {
+  (*words)[bit >> 6] |= uint64_t{1} << (bit & 63);
+}
+
+}  // namespace
+
+bool EliasFanoShape::Valid() const {
+  if (low_bits > kMaxEliasFanoLowBits || universe == 0) return false;
+  // Buckets() <= universe and num_values < 2^32 keep HighBits() from overflowing.
+  if (num_values >= kMaxEliasFanoHighBits) return false;
+  return HighBits() < kMaxEliasFanoHighBits;
+}
+
+void AppendEliasFano(const EliasFanoShape& shape, const uint64_t* values, std::string* out) {
+  assert(shape.Valid());
+  const uint64_t n = shape.num_values;
+  const uint32_t l = shape.low_bits;
+  std::vector<uint64_t> low(shape.LowWords() + 1, 0);  // + 1: a value may straddle two words
+  std::vector<uint64_t> high(shape.HighWords(), 0);
+  std::vector<uint32_t> starts(shape.Samples(), 0);
+  const uint64_t low_mask = l == 0 ? 0 : (~uint64_t{0} >> (64 - l));
+  uint64_t next_sample = 0;  // the sample whose bucket start comes next
+  for (uint64_t i = 0; i < n; ++i) {
+    assert(values[i] < shape.universe && (i == 0 || values[i - 1] <= values[i]));
+    const uint64_t bucket = values[i] >> l;
+    // Samples whose buckets come before or at this value's: they start before value i.
+    while (next_sample < starts.size() && (next_sample << kBucketsPerSampleShift) <= bucket) {
+      starts[next_sample] = static_cast<uint32_t>((next_sample << kBucketsPerSampleShift) + i);
+      ++next_sample;
+    }
+    if (l > 0) {
+      const uint64_t bit = i * l;
+      const uint64_t v = values[i] & low_mask;
+      low[bit >> 6] |= v << (bit & 63);
+      if ((bit & 63) + l > 64) low[(bit >> 6) + 1] |= v >> (64 - (bit & 63));
+    }
+    SetBit(&high, bucket + i);
+  }
+  for (; next_sample < starts.size(); ++next_sample) {
+    starts[next_sample] = static_cast<uint32_t>((next_sample << kBucketsPerSampleShift) + n);
+  }
+  uint8_t buf[8];
+  for (uint64_t w = 0; w < shape.LowWords(); ++w) {
+    StoreLE64(buf, low[w]);
+    out->append(reinterpret_cast<const char*>(buf), 8);
+  }
+  for (uint64_t w : high) {
+    StoreLE64(buf, w);
+    out->append(reinterpret_cast<const char*>(buf), 8);
+  }
+  for (uint32_t s : starts) {
+    StoreLE32(buf, s);
+    out->append(reinterpret_cast<const char*>(buf), 4);
+  }
+}
+
+EliasFanoView::EliasFanoView(const EliasFanoShape& shape, const uint8_t* body)
+    : shape_(shape),
+      high_bits_(shape.HighBits()),
+      low_(body),
+      high_(body + 8 * shape.LowWords()),
+      starts_(body + 8 * (shape.LowWords() + shape.HighWords())) {}
+
+inline bool EliasFanoView::HighBit(uint64_t pos) const {
+  return (LoadLE64(high_ + 8 * (pos >> 6)) >> (pos & 63)) & 1;
+}
+
+// One 64-bit load from the byte holding the value's first low bit: 7 + 56 bits fit. The load
+// stays inside the body: the high words (at least one) follow the low ones.
+inline uint64_t EliasFanoView::Low(uint64_t i) const {
+  const uint32_t l = shape_.low_bits;
+  if (l == 0) return 0;
+  const uint64_t bit = i * l;
+  return (LoadLE64(low_ + (bit >> 3)) >> (bit & 7)) & (~uint64_t{0} >> (64 - l));
+}
+
+bool EliasFanoView::AnyInRange(uint64_t lo, uint64_t hi) const {
+  const uint64_t n = shape_.num_values;
+  if (n == 0 || lo > hi || lo >= shape_.universe) return false;
+  const uint32_t l = shape_.low_bits;
+  const uint64_t bucket = lo >> l;
+  // The start of `bucket`: from its sample, past the zeros of the buckets in between.
+  const uint64_t sample = bucket >> kBucketsPerSampleShift;
+  uint64_t pos = LoadLE32(starts_ + 4 * sample);
+  uint64_t zeros = bucket - (sample << kBucketsPerSampleShift);
+  while (zeros > 0) {
+    if (pos >= high_bits_) return true;  // fewer zeros than buckets: not what a build writes
+    const uint64_t w = ~LoadLE64(high_ + 8 * (pos >> 6)) >> (pos & 63);  // zeros read as ones
+    const uint64_t c = static_cast<uint64_t>(__builtin_popcountll(w));
+    if (c < zeros) {
+      zeros -= c;
+      pos = (pos | 63) + 1;
+    } else {
+      pos += SelectInWord(w, zeros - 1) + 1;
+      zeros = 0;
+    }
+  }
+  // Value i is the one at `pos`: the ones before pos are pos minus the zeros before it (bucket).
+  if (pos < bucket) return true;
+  uint64_t i = pos - bucket;
+  for (; pos < high_bits_ && HighBit(pos); ++pos, ++i) {
+    if (i >= n) return true;
+    const uint64_t v = (bucket << l) | Low(i);
+    if (v >= lo) return v <= hi;
+  }
+  // Every value of `bucket` is below lo; the next value (value i, if any) is in a later bucket,
+  // at the next one bit, and is above lo.
+  if (i >= n) return false;
+  for (uint64_t word = pos >> 6; word < shape_.HighWords(); ++word) {
+    uint64_t w = LoadLE64(high_ + 8 * word);
+    if (word == pos >> 6) w &= ~uint64_t{0} << (pos & 63);
+    if (w == 0) continue;
+    const uint64_t next = word * 64 + static_cast<uint64_t>(__builtin_ctzll(w));
+    if (next >= high_bits_ || next < i) return true;
+    const uint64_t next_bucket = next - i;
+    if (next_bucket > (hi >> l)) return false;
+    return ((next_bucket << l) | Low(i)) <= hi;
+  }
+  return true;  // value i has no bit: not what a build writes
+}
+
+}  // namespace sstfilter

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: Apache-2.0
+// Range filters for iterators on stock RocksDB: an iterator bounded to a range that an SST file
+// holds nothing of skips that file (no index or data block read), without a fork of RocksDB.
+//
+// Writing: the table properties collector sstfilter.RangeFilter stores a range filter of every
+// key of each new SST file (puts, deletes, single deletes, merge operands, blob indexes, wide
+// columns: every entry's key) in the file's properties, under kRangeFilterPropertyName. Select it
+// by string, in code, option strings and OPTIONS files:
+//
+//     table_properties_collectors=sstfilter.RangeFilter          (16 bits per key)
+//     table_properties_collectors={id=sstfilter.RangeFilter;bits_per_key=12}
+//
+// (no "sstfilter.RangeFilter:12": RocksDB splits that option's value at colons)
+//
+// or in code: NewRangeFilterCollectorFactory(16, &factory), appended to
+// ColumnFamilyOptions::table_properties_collector_factories. Files written before have no filter
+// and are never skipped; compactions give them one as they rewrite them.
+//
+// Reading: SkipEmptyFiles(&read_options) on ReadOptions whose iterate_lower_bound and/or
+// iterate_upper_bound are set. Iterators made with those ReadOptions then skip every file whose
+// filter says it holds no key in [lower, upper). Forward and backward iteration, Seek and
+// SeekForPrev, snapshots and column families answer exactly as without it: a file is skipped only
+// if it holds no entry of any kind in the bounds, and a file with range deletions is never
+// skipped for bounds its deletions reach (see docs/range_filters.md for why tombstones stay
+// correct).
+//
+// The bounds are copied when SkipEmptyFiles is called: call it again after changing them, and do
+// not change the bounds an iterator was made with while it lives (RocksDB itself reads them
+// lazily). Only column families with the default bytewise comparator are filtered; files of any
+// other comparator (reverse, user-defined timestamps) are never skipped.
+//
+// Memory: a filter takes bits_per_key bits per distinct key (plus about 80 bytes) in the file's
+// table properties, which RocksDB keeps in memory, outside the block cache, for as long as the
+// file is open (max_open_files = -1: always). 16 bits per key is 2 bytes per key.
+//
+// How good: a range of L keys that holds none of the file's keys is a false positive with
+// probability about L / 2^(bits_per_key - 2) (Grafite's bound, SIGMOD 2024), for any query,
+// including ranges that start just after a present key. Keys are exact up to 16 bytes past the
+// prefix all of the file's keys share; keys that differ only beyond that share a position, which
+// costs false positives, never a lost key. docs/range_filters.md has the measurements.
+#pragma once
+
+#include <rocksdb/options.h>
+#include <rocksdb/slice.h>
+#include <rocksdb/status.h>
+#include <rocksdb/table_properties.h>
+
+#include <memory>
+
+#include "sstfilter/export.h"
+
+namespace sstfilter {
+
+inline constexpr const char* kRangeFilterName = "sstfilter.RangeFilter";
+// The user-collected property that holds a file's range filter (docs/format.md section 15).
+inline constexpr const char* kRangeFilterPropertyName = "sstfilter.range";
+inline constexpr double kDefaultRangeBitsPerKey = 16.0;
+
+// The collector factory of sstfilter.RangeFilter at bits_per_key (4 to 48); InvalidArgument
+// outside that.
+SSTFILTER_EXPORT ROCKSDB_NAMESPACE::Status NewRangeFilterCollectorFactory(
+    double bits_per_key,
+    std::shared_ptr<ROCKSDB_NAMESPACE::TablePropertiesCollectorFactory>* factory);
+
+// Sets read_options->table_filter so that iterators made with *read_options skip files whose
+// range filter says they hold no key in [iterate_lower_bound, iterate_upper_bound) (a missing
+// bound is open). A table_filter already set still applies: a file is read only if both let it.
+// InvalidArgument, leaving *read_options unchanged, if neither bound is set.
+SSTFILTER_EXPORT ROCKSDB_NAMESPACE::Status SkipEmptyFiles(
+    ROCKSDB_NAMESPACE::ReadOptions* read_options);
+
+// Whether the file of these properties may hold a key in [*lower, *upper) (null: open): false
+// only if the file has a range filter that says so. For tools and tests; SkipEmptyFiles uses it.
+SSTFILTER_EXPORT bool FileMayHoldKeysIn(const ROCKSDB_NAMESPACE::TableProperties& properties,
+                                        const ROCKSDB_NAMESPACE::Slice* lower,
+                                        const ROCKSDB_NAMESPACE::Slice* upper);
+
+}  // namespace sstfilter

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: Apache-2.0
+// sstfilter.RangeFilter: the table properties collector that writes each SST file's range filter
+// (core/range/range_filter.h) into its properties, and SkipEmptyFiles, the table_filter that
+// reads it (include/sstfilter/range_filter.h).
+#include "sstfilter/range_filter.h"
+
+#include <rocksdb/utilities/options_type.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <exception>
+#include <new>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "core/range/range_filter.h"
+#include "plugin/range_filter_collector.h"
+
+using ROCKSDB_NAMESPACE::ConfigOptions;
+using ROCKSDB_NAMESPACE::EntryType;
+using ROCKSDB_NAMESPACE::OptionTypeFlags;
+using ROCKSDB_NAMESPACE::OptionTypeInfo;
+using ROCKSDB_NAMESPACE::OptionVerificationType;
+using ROCKSDB_NAMESPACE::ReadOptions;
+using ROCKSDB_NAMESPACE::SequenceNumber;
+using ROCKSDB_NAMESPACE::Slice;
+using ROCKSDB_NAMESPACE::Status;
+using ROCKSDB_NAMESPACE::TableProperties;
+using ROCKSDB_NAMESPACE::TablePropertiesCollector;
+using ROCKSDB_NAMESPACE::UserCollectedProperties;
+
+namespace sstfilter {
+namespace {
+
+// The comparator whose order the filter's windows keep; files of any other are never skipped.
+constexpr const char* kBytewiseComparatorName = "leveldb.BytewiseComparator";
+
+// One per SST file, called by one thread at a time. Every entry's user key goes in (whatever its
+// type: a put, a delete, a single delete, a merge operand, a blob index, a wide-column entity, a
+// timed put, or a type newer than this code); a range deletion goes in as the range it deletes.
+// Nothing throws into RocksDB: a failure (out of memory) leaves the file without a filter, and a
+// file without a filter is never skipped.
+class RangeFilterCollector : public TablePropertiesCollector {
+ public:
+  explicit RangeFilterCollector(double bits_per_key) : builder_(bits_per_key) {}
+
+  Status AddUserKey(const Slice& key, const Slice& value, EntryType type, SequenceNumber,
+                    uint64_t) override {
+    if (failed_) return Status::OK();
+    try {
+      if (type == EntryType::kEntryRangeDeletion) {
+        builder_.AddRangeDeletion(std::string_view(key.data(), key.size()),
+                                  std::string_view(value.data(), value.size()));
+      } else {
+        builder_.AddKey(std::string_view(key.data(), key.size()));
+      }
+    } catch (const std::exception&) {
+      failed_ = true;
+    }
+    return Status::OK();
+  }
+
+  Status Finish(UserCollectedProperties* properties) override {
+    if (failed_) return Status::OK();
+    try {
+      Result<std::string> bytes = builder_.Finish();
+      if (!bytes.ok()) return Status::OK();  // too many keys: no filter, never skipped
+      summary_ = std::to_string(bytes.value().size()) + " bytes";
+      (*properties)[kRangeFilterPropertyName] = std::move(bytes).value();
+    } catch (const std::exception&) {
+      properties->erase(kRangeFilterPropertyName);
+    }
+    return Status::OK();
+  }
+
+  UserCollectedProperties GetReadableProperties() const override {
+    UserCollectedProperties readable;
+    try {
+      if (!summary_.empty()) readable[kRangeFilterPropertyName] = summary_;
+    } catch (const std::exception&) {
+    }
+    return readable;
+  }
+
+  const char* Name() const override { return kRangeFilterName; }
+
+ private:
+  RangeFilterBuilder builder_;
+  bool failed_ = false;
+  std::string summary_;
+};
+
+// bits_per_key is checked as it is parsed: RocksDB does not prepare the collector factories
+// that an options string creates.
+Status ParseBitsPerKey(const std::string& text, double* out) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || end == text.c_str() || *end != '\0' || !std::isfinite(v)) {
+    return Status::InvalidArgument(std::string(kRangeFilterName) +
+                                   ": bits_per_key must be a finite number, got '" + text + "'");
+  }
+  const Result<double> checked = CheckRangeBitsPerKey(v);
+  if (!checked.ok()) {
+    return Status::InvalidArgument(std::string(kRangeFilterName) + ": " + checked.error());
+  }
+  *out = v;
+  return Status::OK();
+}
+
+const std::unordered_map<std::string, OptionTypeInfo>& RangeFilterTypeInfo() {
+  static const std::unordered_map<std::string, OptionTypeInfo> info = {
+      {"bits_per_key",
+       OptionTypeInfo(
+           0, ROCKSDB_NAMESPACE::OptionType::kDouble, OptionVerificationType::kNormal,
+           OptionTypeFlags::kNone,
+           [](const ConfigOptions&, const std::string&, const std::string& value, void* addr) {
+             return ParseBitsPerKey(value, static_cast<double*>(addr));
+           },
+           [](const ConfigOptions&, const std::string&, const void* addr, std::string* value) {
+             char buf[32];
+             snprintf(buf, sizeof(buf), "%.17g", *static_cast<const double*>(addr));
+             *value = buf;
+             return Status::OK();
+           },
+           [](const ConfigOptions&, const std::string& name, const void* a, const void* b,
+              std::string* mismatch) {
+             const bool same = *static_cast<const double*>(a) == *static_cast<const double*>(b);
+             if (!same && mismatch != nullptr) *mismatch = name;
+             return same;
+           })},
+  };
+  return info;
+}
+
+struct Bounds {
+  bool has_lower = false, has_upper = false;
+  std::string lower, upper;
+};
+
+}  // namespace
+
+RangeFilterCollectorFactory::RangeFilterCollectorFactory() {
+  RegisterOptions("range_filter", &bits_per_key_, &RangeFilterTypeInfo());
+}
+
+Status RangeFilterCollectorFactory::PrepareOptions(const ConfigOptions& options) {
+  const Result<double> checked = CheckRangeBitsPerKey(bits_per_key_);
+  if (!checked.ok()) {
+    return Status::InvalidArgument(std::string(kRangeFilterName) + ": " + checked.error());
+  }
+  return TablePropertiesCollectorFactory::PrepareOptions(options);
+}
+
+TablePropertiesCollector* RangeFilterCollectorFactory::CreateTablePropertiesCollector(
+    TablePropertiesCollectorFactory::Context) {
+  // bits_per_key was checked by PrepareOptions when the factory came from a string; a factory
+  // made in code (NewRangeFilterCollectorFactory) was checked there. A value set since then
+  // that is out of range is clamped to the range rather than refused mid-flush.
+  const double bits = std::min(kMaxRangeBitsPerKey, std::max(kMinRangeBitsPerKey, bits_per_key_));
+  return new (std::nothrow) RangeFilterCollector(std::isnan(bits) ? kDefaultRangeBitsPerKey : bits);
+}
+
+std::string RangeFilterCollectorFactory::ToString() const {
+  return "{id=" + std::string(kRangeFilterName) + ";bits_per_key=" + std::to_string(bits_per_key_) +
+         "}";
+}
+
+Status NewRangeFilterCollectorFactory(
+    double bits_per_key,
+    std::shared_ptr<ROCKSDB_NAMESPACE::TablePropertiesCollectorFactory>* factory) {
+  if (factory == nullptr) return Status::InvalidArgument("NewRangeFilterCollectorFactory: null");
+  const Result<double> checked = CheckRangeBitsPerKey(bits_per_key);
+  if (!checked.ok()) {
+    return Status::InvalidArgument(std::string(kRangeFilterName) + ": " + checked.error());
+  }
+  try {
+    auto made = std::make_shared<RangeFilterCollectorFactory>();
+    made->set_bits_per_key(bits_per_key);
+    *factory = std::move(made);
+  } catch (const std::exception&) {
+    return Status::MemoryLimit(std::string(kRangeFilterName) + ": out of memory");
+  }
+  return Status::OK();
+}
+
+bool FileMayHoldKeysIn(const TableProperties& properties, const Slice* lower, const Slice* upper) {
+  try {
+    if (properties.comparator_name != kBytewiseComparatorName) return true;
+    const auto it = properties.user_collected_properties.find(kRangeFilterPropertyName);
+    if (it == properties.user_collected_properties.end()) return true;
+    const std::string& bytes = it->second;
+    const RangeFilterReader reader =
+        RangeFilterReader::Open(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+    std::string_view lo, up;
+    if (lower != nullptr) lo = std::string_view(lower->data(), lower->size());
+    if (upper != nullptr) up = std::string_view(upper->data(), upper->size());
+    return reader.MayContain(lower != nullptr ? &lo : nullptr, upper != nullptr ? &up : nullptr);
+  } catch (...) {
+    return true;
+  }
+}
+
+Status SkipEmptyFiles(ReadOptions* read_options) {
+  if (read_options == nullptr) return Status::InvalidArgument("SkipEmptyFiles: null ReadOptions");
+  if (read_options->iterate_lower_bound == nullptr &&
+      read_options->iterate_upper_bound == nullptr) {
+    return Status::InvalidArgument(
+        "SkipEmptyFiles: set iterate_lower_bound or iterate_upper_bound first (without bounds "
+        "no file can be skipped)");
+  }
+  try {
+    auto bounds = std::make_shared<Bounds>();
+    if (read_options->iterate_lower_bound != nullptr) {
+      bounds->has_lower = true;
+      bounds->lower = read_options->iterate_lower_bound->ToString();
+    }
+    if (read_options->iterate_upper_bound != nullptr) {
+      bounds->has_upper = true;
+      bounds->upper = read_options->iterate_upper_bound->ToString();
+    }
+    std::function<bool(const TableProperties&)> earlier = read_options->table_filter;
+    read_options->table_filter = [bounds, earlier](const TableProperties& properties) {
+      if (earlier && !earlier(properties)) return false;
+      const Slice lower(bounds->lower), upper(bounds->upper);
+      return FileMayHoldKeysIn(properties, bounds->has_lower ? &lower : nullptr,
+                               bounds->has_upper ? &upper : nullptr);
+    };
+  } catch (const std::exception&) {
+    return Status::MemoryLimit("SkipEmptyFiles: out of memory");
+  }
+  return Status::OK();
+}
+
+}  // namespace sstfilter

@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: Apache-2.0
+// The range filter (core/range/): no false negatives against a sorted set, measured false-positive
+// rates within a binomial bound of RangeFpRate on random and on correlated queries, the same bytes
+// for any order of the same keys, range deletions, golden bytes, and bytes not understood.
+#include "core/range/range_filter.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/range/elias_fano.h"
+
+namespace sstfilter {
+namespace {
+
+std::string BigEndian(uint64_t v) {
+  std::string s(8, '\0');
+  for (int i = 7; i >= 0; --i) {
+    s[i] = static_cast<char>(v & 0xff);
+    v >>= 8;
+  }
+  return s;
+}
+
+std::string Build(const std::vector<std::string>& keys, double bits_per_key) {
+  RangeFilterBuilder builder(bits_per_key);
+  for (const auto& k : keys) builder.AddKey(k);
+  auto bytes = builder.Finish();
+  EXPECT_TRUE(bytes.ok()) << bytes.error();
+  return std::move(bytes).value();
+}
+
+RangeFilterReader Open(const std::string& bytes) {
+  return RangeFilterReader::Open(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+}
+
+bool Query(const RangeFilterReader& r, const std::string& lower, const std::string& upper) {
+  const std::string_view lo(lower), up(upper);
+  return r.MayContain(&lo, &up);
+}
+
+// Whether the sorted set holds a key in [lower, upper).
+bool Holds(const std::set<std::string>& set, const std::string& lower, const std::string& upper) {
+  auto it = set.lower_bound(lower);
+  return it != set.end() && *it < upper;
+}
+
+TEST(EliasFanoTest, AnyInRangeMatchesTheSequence) {
+  std::mt19937_64 rng(7);
+  for (uint64_t n : {1, 2, 5, 100, 5000}) {
+    for (uint32_t l : {0u, 3u, 9u}) {
+      const uint64_t universe = (n << l) * 3 + 1;
+      std::vector<uint64_t> values(n);
+      for (auto& v : values) v = rng() % universe;
+      std::sort(values.begin(), values.end());
+      EliasFanoShape shape{n, universe, l};
+      ASSERT_TRUE(shape.Valid());
+      std::string body;
+      AppendEliasFano(shape, values.data(), &body);
+      ASSERT_EQ(body.size(), shape.BodyBytes());
+      std::vector<uint8_t> exact(body.begin(), body.end());  // ASan sees a read past the end
+      EliasFanoView view(shape, exact.data());
+      for (int q = 0; q < 3000; ++q) {
+        const uint64_t lo = rng() % universe;
+        const uint64_t hi = lo + rng() % (q % 2 ? 4 : (uint64_t{1} << (l + 2)));
+        const auto it = std::lower_bound(values.begin(), values.end(), lo);
+        const bool expected = it != values.end() && *it <= hi;
+        ASSERT_EQ(view.AnyInRange(lo, hi), expected) << n << " " << l << " " << lo << " " << hi;
+      }
+      for (uint64_t v : values) ASSERT_TRUE(view.AnyInRange(v, v));
+    }
+  }
+}
+
+TEST(RangeFilterTest, NoFalseNegativesOnIntegerAndStringKeys) {
+  std::mt19937_64 rng(11);
+  for (int shape = 0; shape < 4; ++shape) {
+    std::set<std::string> set;
+    for (int i = 0; i < 20000; ++i) {
+      switch (shape) {
+        case 0:
+          set.insert(BigEndian(rng()));
+          break;  // random integers
+        case 1:
+          set.insert(BigEndian(rng() % 1000000));
+          break;  // dense small integers
+        case 2:
+          set.insert("user:" + std::to_string(rng() % 100000) + ":" + std::to_string(rng() % 1000));
+          break;  // strings, varying length
+        case 3:
+          set.insert("tenant/42/" + std::string(rng() % 24, 'x') + BigEndian(rng()));
+          break;  // beyond the 16-byte window
+      }
+    }
+    std::vector<std::string> keys(set.begin(), set.end());
+    std::shuffle(keys.begin(), keys.end(), rng);  // any order
+    const std::string bytes = Build(keys, 12);
+    const RangeFilterReader reader = Open(bytes);
+    ASSERT_TRUE(reader.understood());
+    ASSERT_EQ(reader.num_keys() <= set.size(), true);
+    for (const auto& k : set) {
+      ASSERT_TRUE(Query(reader, k, k + std::string(1, '\0'))) << shape;  // the point
+      ASSERT_TRUE(Query(reader, k.substr(0, k.size() - 1), k + "\xff")) << shape;
+      const std::string_view lo(k);
+      ASSERT_TRUE(reader.MayContain(&lo, nullptr));
+      const std::string up = k + std::string(1, '\0');
+      const std::string_view upv(up);
+      ASSERT_TRUE(reader.MayContain(nullptr, &upv));
+    }
+    // Random bounds drawn near keys: every range the set meets answers yes.
+    for (int q = 0; q < 20000; ++q) {
+      std::string a = keys[rng() % keys.size()], b = keys[rng() % keys.size()];
+      if (rng() % 2) a.back() = static_cast<char>(a.back() + 1);
+      if (rng() % 3 == 0) b.resize(rng() % (b.size() + 1));
+      if (b < a) std::swap(a, b);
+      if (Holds(set, a, b)) {
+        ASSERT_TRUE(Query(reader, a, b)) << shape;
+      }
+    }
+    EXPECT_TRUE(reader.MayContain(nullptr, nullptr));
+  }
+}
+
+// Bound: the measured rate of n queries at most p + 4 sqrt(p (1 - p) / n) + 1 / n, and (for the
+// random queries, whose rate is the formula's) at least p - 4 sqrt(...) - 1 / n.
+void ExpectRate(uint64_t hits, uint64_t queries, double p, bool two_sided, const char* what) {
+  const double rate = static_cast<double>(hits) / static_cast<double>(queries);
+  const double sigma = std::sqrt(p * (1 - p) / static_cast<double>(queries));
+  EXPECT_LE(rate, p + 4 * sigma + 1.0 / static_cast<double>(queries)) << what;
+  if (two_sided) {
+    EXPECT_GE(rate, p - 4 * sigma - 1.0 / static_cast<double>(queries)) << what;
+  }
+}
+
+TEST(RangeFilterTest, FalsePositiveRatesFollowTheBound) {
+  std::mt19937_64 rng(13);
+  const uint64_t n = 50000;
+  std::vector<uint64_t> ints;
+  for (uint64_t i = 0; i < n; ++i) ints.push_back(rng() >> 8);  // 56-bit integers in 8-byte keys
+  std::sort(ints.begin(), ints.end());
+  ints.erase(std::unique(ints.begin(), ints.end()), ints.end());
+  std::vector<std::string> keys;
+  for (uint64_t v : ints) keys.push_back(BigEndian(v));
+  // Whether [lo, lo + length) holds no key.
+  auto empty = [&](uint64_t lo, uint64_t length) {
+    auto it = std::lower_bound(ints.begin(), ints.end(), lo);
+    return it == ints.end() || *it >= lo + length;
+  };
+  for (double bits : {8.0, 12.0, 16.0}) {
+    const std::string bytes = Build(keys, bits);
+    const RangeFilterReader reader = Open(bytes);
+    const RangeFilterShape shape = RangeShapeFor(ints.size(), bits);
+    EXPECT_NEAR(8.0 * bytes.size() / ints.size(), bits, 0.05) << bits;
+    for (uint64_t length : {1, 16, 1024}) {
+      const double p = RangeFpRate(shape, ints.size(), static_cast<double>(length));
+      uint64_t random_fp = 0, random_queries = 0, correlated_fp = 0, correlated_queries = 0;
+      const int queries = p > 0.05 ? 20000 : 200000;
+      for (int q = 0; q < queries; ++q) {
+        // Random: a range of `length` integers anywhere among the keys, empty.
+        const uint64_t lo = ints.front() + rng() % (ints.back() - ints.front() - length);
+        if (empty(lo, length)) {
+          ++random_queries;
+          random_fp += Query(reader, BigEndian(lo), BigEndian(lo + length));
+        }
+        // Correlated: the range just after a key.
+        const uint64_t key = ints[rng() % ints.size()];
+        if (empty(key + 1, length)) {
+          ++correlated_queries;
+          correlated_fp += Query(reader, BigEndian(key + 1), BigEndian(key + 1 + length));
+        }
+      }
+      ExpectRate(random_fp, random_queries, p, true, "random");
+      ExpectRate(correlated_fp, correlated_queries, p, false, "correlated");
+    }
+  }
+}
+
+TEST(RangeFilterTest, SameBytesForAnyOrderAndRepeats) {
+  std::mt19937_64 rng(17);
+  std::vector<std::string> keys;
+  for (int i = 0; i < 3000; ++i) keys.push_back("k" + std::to_string(rng() % 100000) + "/x");
+  std::sort(keys.begin(), keys.end());
+  const std::string sorted = Build(keys, 10);
+  // Reverse order shortens the prefix at the last keys instead of the first.
+  std::vector<std::string> reversed(keys.rbegin(), keys.rend());
+  EXPECT_EQ(Build(reversed, 10), sorted);
+  std::vector<std::string> repeated = keys;
+  repeated.insert(repeated.end(), keys.begin(), keys.begin() + 500);
+  std::shuffle(repeated.begin(), repeated.end(), rng);
+  EXPECT_EQ(Build(repeated, 10), sorted);
+}
+
+TEST(RangeFilterTest, PrefixAndWindowOfTheKeys) {
+  // Keys sharing "tenant/7/" and at most 8 bytes after it: the window is those bytes, exact.
+  std::vector<std::string> keys;
+  for (uint64_t v = 0; v < 1000; v += 10) keys.push_back("tenant/7/" + BigEndian(v * 1000));
+  const RangeFilterReader reader = Open(Build(keys, 16));
+  ASSERT_TRUE(reader.understood());
+  EXPECT_EQ(reader.window_bytes(), 3u);  // the values fit 3 bytes: 5 zero bytes join the prefix
+  EXPECT_FALSE(Query(reader, "tenant/6/", "tenant/7/"));  // below every key
+  EXPECT_FALSE(Query(reader, "tenant/8", "tenant/9"));    // above
+  EXPECT_TRUE(Query(reader, "tenant/", "tenant/8"));
+  EXPECT_FALSE(Query(reader, "tenant/7/" + BigEndian(1), "tenant/7/" + BigEndian(11)));
+  EXPECT_TRUE(Query(reader, "tenant/7/" + BigEndian(1), "tenant/7/" + BigEndian(10001)));
+  EXPECT_FALSE(Query(reader, "b", "a"));  // an empty query range holds nothing
+}
+
+TEST(RangeFilterTest, RangeDeletionsAnswerMayContainWhereTheyReach) {
+  RangeFilterBuilder builder(10);
+  builder.AddKey("m");
+  builder.AddRangeDeletion("c", "e");
+  builder.AddRangeDeletion("p", "r");
+  const std::string bytes = builder.Finish().value();
+  const RangeFilterReader reader = Open(bytes);
+  EXPECT_TRUE(Query(reader, "d", "d1"));  // inside the cover [c, r)
+  EXPECT_TRUE(Query(reader, "a", "c1"));
+  EXPECT_FALSE(Query(reader, "a", "c"));  // ends where the cover starts
+  EXPECT_FALSE(Query(reader, "r", "z"));  // starts where it ends
+  // A file with only a range deletion.
+  RangeFilterBuilder only(10);
+  only.AddRangeDeletion("c", "e");
+  const RangeFilterReader deletion_only = Open(only.Finish().value());
+  EXPECT_TRUE(Query(deletion_only, "a", "d"));
+  EXPECT_FALSE(Query(deletion_only, "e", "z"));
+  // No keys at all.
+  RangeFilterBuilder empty(10);
+  const RangeFilterReader none = Open(empty.Finish().value());
+  ASSERT_TRUE(none.understood());
+  EXPECT_FALSE(Query(none, "a", "z"));
+  EXPECT_FALSE(none.MayContain(nullptr, nullptr));
+}
+
+TEST(RangeFilterTest, BitsPerKeyOutsideTheLimitsIsAnError) {
+  EXPECT_TRUE(CheckRangeBitsPerKey(16).ok());
+  EXPECT_FALSE(CheckRangeBitsPerKey(3.9).ok());
+  EXPECT_FALSE(CheckRangeBitsPerKey(49).ok());
+  EXPECT_FALSE(CheckRangeBitsPerKey(std::nan("")).ok());
+  EXPECT_NE(CheckRangeBitsPerKey(2).error().find("got 2"), std::string::npos);
+}
+
+TEST(RangeFilterTest, BytesNotUnderstoodAnswerMayContain) {
+  std::vector<std::string> keys;
+  for (uint64_t v = 0; v < 2000; ++v) keys.push_back(BigEndian(v * 7919));
+  std::string bytes;
+  {
+    RangeFilterBuilder builder(12);
+    for (const auto& k : keys) builder.AddKey(k);
+    builder.AddRangeDeletion(BigEndian(5), BigEndian(6));
+    bytes = builder.Finish().value();
+  }
+  std::mt19937_64 rng(19);
+  auto check_no_crash_and_no_lost_key = [&](const std::string& b) {
+    std::vector<uint8_t> exact(b.begin(), b.end());
+    const RangeFilterReader r = RangeFilterReader::Open(exact.data(), exact.size());
+    for (int q = 0; q < 50; ++q) {
+      const uint64_t v = rng() % (2000 * 7919);
+      (void)Query(r, BigEndian(v), BigEndian(v + rng() % 100000));
+    }
+    return r.understood();
+  };
+  // Every truncation and extension is refused.
+  for (size_t size = 0; size < bytes.size(); ++size) {
+    EXPECT_FALSE(check_no_crash_and_no_lost_key(bytes.substr(0, size))) << size;
+  }
+  EXPECT_FALSE(check_no_crash_and_no_lost_key(bytes + "x"));
+  // A flipped bit in the header, prefix or cover is refused; in the body, nothing crashes.
+  for (size_t bit = 0; bit < 8 * bytes.size(); bit += (bit < 8 * 120 ? 1 : 37)) {
+    std::string flipped = bytes;
+    flipped[bit / 8] = static_cast<char>(flipped[bit / 8] ^ (1 << (bit % 8)));
+    const bool understood = check_no_crash_and_no_lost_key(flipped);
+    if (bit < 8 * 64) {
+      EXPECT_FALSE(understood) << bit;
+    }
+  }
+  for (int i = 0; i < 2000; ++i) {
+    std::string random(rng() % 300, '\0');
+    for (auto& c : random) c = static_cast<char>(rng());
+    if (i % 2 && random.size() >= 4) random.replace(0, 4, "SSTR");
+    check_no_crash_and_no_lost_key(random);
+  }
+}
+
+// The bytes of a small filter, pinned: a change is a new format version.
+TEST(RangeFilterTest, GoldenBytes) {
+  RangeFilterBuilder builder(10);
+  for (const char* k : {"user:0017", "user:0042", "user:0108", "user:0420", "user:9999"}) {
+    builder.AddKey(k);
+  }
+  builder.AddRangeDeletion("user:05", "user:06");
+  const std::string bytes = builder.Finish().value();
+  std::string hex;
+  char buf[3];
+  for (unsigned char c : bytes) {
+    std::snprintf(buf, sizeof(buf), "%02x", c);
+    hex += buf;
+  }
+  EXPECT_EQ(hex,
+            "5353545201010407040500005bca0f3b0500000000000000dc04000000000000373130300000000000"
+            "0000000000000039393939000000000000000000000000757365723a07000000757365723a30350700"
+            "0000757365723a303641b2cfbf02000000c02600000000000000000000");
+  const RangeFilterReader reader = Open(bytes);
+  EXPECT_TRUE(Query(reader, "user:0042", "user:0043"));
+  EXPECT_TRUE(Query(reader, "user:0500", "user:0501"));  // the range deletion
+}
+
+}  // namespace
+}  // namespace sstfilter

@@ -124,33 +124,43 @@ void SortIntoBuckets(const EliasFanoShape& shape, std::vector<uint64_t>* hashes)
   hashes->swap(sorted);
 }
 
-// The window width: as wide as the median key past the prefix (so that a range of keys is a
-// range of windows of about as many: a window as wide as the longest key, 16 bytes when one key
-// is long, would spread a range of short keys over more windows than the filter can tell
-// apart), and at least as wide as keeps the keys apart, but for n / 2^(bits_per_key - 2) of
-// them (the false-positive rate of a one-key range). Keys longer than the window share the
-// windows of their first bytes: false positives, never a lost key. `sorted` are the distinct
-// 16-byte windows; `median_suffix` the median key's length past the prefix, `longest_suffix`
-// the longest's.
-uint32_t WindowBytesFor(const std::vector<Window>& sorted, size_t median_suffix,
-                        size_t longest_suffix, double bits_per_key) {
+// The window width. Wide enough that neighbouring keys stay apart (but for at most
+// n / 2^(bits_per_key - 2) of them, the false-positive rate of a one-key range) and that the
+// median pair of neighbours is told apart down to the last byte in which they differ (so that
+// a range that starts just past a key, which differs from it in that byte, misses the key's
+// window); no wider. Keys differ in their low bytes (ids, timestamps), and a window wider than
+// needed spreads a range of keys over more windows than the filter can tell apart: 256 times
+// more per byte (constant padding after an integer, a long key among short ones). Keys longer
+// than the window share the windows of their first bytes: false positives, never a lost key.
+// `sorted` are the distinct 16-byte windows; no key is longer than `longest_suffix` past the
+// prefix.
+uint32_t WindowBytesFor(const std::vector<Window>& sorted, size_t longest_suffix,
+                        double bits_per_key) {
   const uint32_t widest = static_cast<uint32_t>(std::min<size_t>(kMaxWindowBytes, longest_suffix));
-  const uint32_t narrowest = static_cast<uint32_t>(std::min<size_t>(widest, median_suffix));
-  // shared[d]: neighbours whose windows agree in exactly their first d bytes (d < 16).
+  // shared[d]: neighbours whose windows agree in exactly their first d bytes (d < 16);
+  // last[d]: neighbours whose last differing byte is byte d - 1 (d >= 1).
   uint64_t shared[kMaxWindowBytes + 1] = {};
+  uint64_t last[kMaxWindowBytes + 1] = {};
   for (size_t i = 1; i < sorted.size(); ++i) {
     const Window x = sorted[i - 1] ^ sorted[i];
-    const uint64_t high = static_cast<uint64_t>(x >> 64);
-    const int zeros =
-        high != 0 ? __builtin_clzll(high) : 64 + __builtin_clzll(static_cast<uint64_t>(x) | 1);
-    ++shared[zeros / 8];
+    const uint64_t high = static_cast<uint64_t>(x >> 64), low = static_cast<uint64_t>(x);
+    // Distinct windows: x != 0. The or-ed bits only keep the builtins defined.
+    const int leading = high != 0 ? __builtin_clzll(high) : 64 + __builtin_clzll(low | 1);
+    const int trailing =
+        low != 0 ? __builtin_ctzll(low) : 64 + __builtin_ctzll(high | (uint64_t{1} << 63));
+    ++shared[leading / 8];
+    ++last[kMaxWindowBytes - trailing / 8];
   }
+  const uint64_t pairs = sorted.empty() ? 0 : sorted.size() - 1;
+  uint32_t median_last = 0;
+  uint64_t seen = last[0];
+  while (2 * seen < pairs) seen += last[++median_last];
   const double allowed =
       std::floor(static_cast<double>(sorted.size()) * std::exp2(-(bits_per_key - 2.0)));
   // merged: the neighbours that share their first `width` bytes (at width 0, all of them).
-  uint64_t merged = sorted.empty() ? 0 : sorted.size() - 1;
+  uint64_t merged = pairs;
   for (uint32_t width = 0; width < widest; ++width) {
-    if (static_cast<double>(merged) <= allowed && width >= narrowest) return width;
+    if (static_cast<double>(merged) <= allowed && width >= median_last) return width;
     merged -= shared[width];  // those that differ in byte `width` are apart from width + 1 on
   }
   return widest;
@@ -219,8 +229,6 @@ void RangeFilterBuilder::Reset() {
   reference_.clear();
   prefix_bytes_ = 0;
   longest_key_ = 0;
-  key_lengths_.clear();
-  lengths_counted_ = 0;
   std::vector<Window>().swap(windows_);
   sorted_ = true;
   has_deletions_ = false;
@@ -257,13 +265,10 @@ void RangeFilterBuilder::AddKey(std::string_view key) {
   longest_key_ = std::max(longest_key_, key.size());
   const Window w = LoadWindow16(key, prefix_bytes_);
   if (!windows_.empty()) {
-    if (w == windows_.back()) return;  // a key's versions, one after another: counted once
+    if (w == windows_.back()) return;  // a key's versions, one after another
     if (w < windows_.back()) sorted_ = false;
   }
   windows_.push_back(w);
-  if (key_lengths_.empty()) key_lengths_.assign(kMaxPrefixBytes + kMaxWindowBytes + 1, 0);
-  ++key_lengths_[std::min(key.size(), key_lengths_.size() - 1)];
-  ++lengths_counted_;
 }
 
 void RangeFilterBuilder::AddRangeDeletion(std::string_view start, std::string_view end) {
@@ -281,18 +286,8 @@ Result<std::string> RangeFilterBuilder::Finish() {
     return Err("a range filter holds at most " + std::to_string(kMaxRangeFilterKeys) +
                " distinct keys, got " + std::to_string(distinct));
   }
-  // The median key length, from the histogram of lengths.
-  uint64_t seen = 0;
-  size_t median_key = 0;
-  for (; median_key + 1 < key_lengths_.size(); ++median_key) {
-    seen += key_lengths_[median_key];
-    if (2 * seen >= lengths_counted_) break;
-  }
-  const auto past_prefix = [this](size_t length) {
-    return length > prefix_bytes_ ? length - prefix_bytes_ : 0;
-  };
-  const uint32_t window_bytes =
-      WindowBytesFor(windows_, past_prefix(median_key), past_prefix(longest_key_), bits_per_key_);
+  const uint32_t window_bytes = WindowBytesFor(
+      windows_, longest_key_ > prefix_bytes_ ? longest_key_ - prefix_bytes_ : 0, bits_per_key_);
   const uint32_t shift = 8 * (kMaxWindowBytes - window_bytes);
   for (Window& w : windows_) w = shift >= 128 ? 0 : w >> shift;
   windows_.erase(std::unique(windows_.begin(), windows_.end()), windows_.end());

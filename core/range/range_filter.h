@@ -8,12 +8,13 @@
 // Queries with Optimal Range Filters", SIGMOD 2024), over keys made integers:
 //
 // 1. Keys become windows: the file's keys share a prefix P (kept in the filter); a key's window
-//    is the next W <= 16 bytes after P, zero-padded, read as a big-endian integer. W is the
-//    median key's length past P, or more if that keeps keys apart that would otherwise share a
-//    window (WindowBytesFor in the .cc). The map keeps order (k1 <= k2 gives window(k1) <=
-//    window(k2)), so a range of keys is a range of windows and nothing is lost; keys that differ
-//    only past the window share it, which costs false positives, never a lost key. Keys of a
-//    fixed length up to |P| + 16 bytes (integers, ids, short strings) are exact.
+//    is the next W <= 16 bytes after P, zero-padded, read as a big-endian integer. W is as
+//    narrow as keeps neighbouring keys apart, down to the last byte the median pair of them
+//    differs in (WindowBytesFor in the .cc): constant padding after an integer is left out. The map
+//    keeps order (k1 <= k2 gives window(k1) <= window(k2)), so a range of keys is a range of
+//    windows and nothing is lost; keys that differ only past the window share it, which costs false
+//    positives, never a lost key. Keys of a fixed length up to |P| + 16 bytes (integers, ids, short
+//    strings) are exact.
 // 2. Windows are hashed in blocks that keep order inside them: h(x) = q(x >> b) + (x mod 2^b),
 //    q a hash of the block onto [0, r). A query range inside one block is one range of hashes of
 //    the same length; across two blocks, two. Keys in the query's own block land outside its
@@ -102,8 +103,6 @@ class RangeFilterBuilder {
   uint32_t prefix_bytes_ = 0;    // what every key so far shares with reference_
   uint64_t longest_suffix_ = 0;  // the longest key's length past the prefix, at most 16 kept
   size_t longest_key_ = 0;
-  std::vector<uint64_t> key_lengths_;  // keys by length (the last: that long or longer)
-  uint64_t lengths_counted_ = 0;
   std::vector<Window> windows_;  // 16-byte windows at offset prefix_bytes_, left-aligned
   bool sorted_ = true;
   bool has_deletions_ = false;

@@ -209,6 +209,19 @@ TEST(RangeFilterTest, PrefixAndWindowOfTheKeys) {
   EXPECT_FALSE(Query(reader, "tenant/7/" + BigEndian(1), "tenant/7/" + BigEndian(11)));
   EXPECT_TRUE(Query(reader, "tenant/7/" + BigEndian(1), "tenant/7/" + BigEndian(10001)));
   EXPECT_FALSE(Query(reader, "b", "a"));  // an empty query range holds nothing
+
+  // Constant padding after the integer stays out of the window.
+  std::vector<std::string> padded;
+  for (uint64_t v = 0; v < 1000; ++v) padded.push_back(BigEndian(v * 1000) + "xxxxxxxx");
+  EXPECT_EQ(Open(Build(padded, 16)).window_bytes(), 3u);
+  // Short keys with a few long ones: the window is the short keys'.
+  std::vector<std::string> mixed;
+  for (uint32_t id = 0; id < 5000; ++id) {
+    mixed.push_back("k" + BigEndian(id * 977).substr(4) +
+                    (id % 7 == 0 ? "/a suffix past the window" : ""));
+  }
+  const RangeFilterReader mixed_reader = Open(Build(mixed, 16));
+  EXPECT_EQ(mixed_reader.window_bytes(), 3u);  // the ids' low 3 bytes; the first joins "k"
 }
 
 TEST(RangeFilterTest, RangeDeletionsAnswerMayContainWhereTheyReach) {

@@ -17,6 +17,8 @@ constexpr Benchmark kBenchmarks[] = {
     {"multireadrandom",  BenchmarkKind::kRead,        false,     false,      true,     false},
     {"multireadmissing", BenchmarkKind::kRead,        false,     true,       true,     false},
     {"multireadmixed",   BenchmarkKind::kRead,        false,     false,      true,     true},
+    {"seekrandom",       BenchmarkKind::kSeek,        false,     false,      false,    false},
+    {"seekempty",        BenchmarkKind::kSeek,        false,     true,       false,    false},
     {"filterbuild",      BenchmarkKind::kFilterBuild, false,     false,      false,    false},
     {"filterquery",      BenchmarkKind::kFilterQuery, false,     false,      false,    false},
     {"sizing",           BenchmarkKind::kSizing,      false,     false,      false,    false},

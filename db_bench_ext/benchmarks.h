@@ -12,6 +12,7 @@ enum class BenchmarkKind {
   kSizing,       // the sizing calculator: once, before the policies, no database
   kFill,         // writes the --num keys into a fresh database
   kRead,         // lookups in the filled database
+  kSeek,         // bounded scans in the filled database (iterators, --scan_length)
   kFilterBuild,  // one filter of --num keys through the policy's own builder
   kFilterQuery,  // lookups in that filter through the policy's own reader
 };
@@ -20,7 +21,8 @@ struct Benchmark {
   const char* name;
   BenchmarkKind kind;
   bool sequential;   // kFill: keys in ascending order, not shuffled
-  bool absent_keys;  // kRead: looks up keys that were never written; kFill: also looks them up,
+  bool absent_keys;  // kRead: looks up keys that were never written; kSeek: scans empty ranges;
+                     // kFill: also looks them up,
                      // --reads_per_write after each write (sequential: a time series, lookups
                      // over the range written so far; random: over the whole key space)
   bool multi_get;    // kRead: MultiGet in batches of --batch_size, not one Get per key

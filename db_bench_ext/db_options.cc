@@ -6,6 +6,10 @@
 #include <rocksdb/statistics.h>
 #include <rocksdb/table.h>
 
+#include <algorithm>
+
+#include "sstfilter/range_filter.h"
+
 namespace db_bench_ext {
 
 ROCKSDB_NAMESPACE::Options DatabaseOptions(const Config& config, const PolicyUnderTest& policy) {
@@ -64,6 +68,17 @@ ROCKSDB_NAMESPACE::Options DatabaseOptions(const Config& config, const PolicyUnd
   }
 
   table.filter_policy = policy.policy;
+  // --range_filter replaces an OPTIONS file's range filter collector (and "none" removes it).
+  if (!policy.range_filter.empty()) {
+    auto& collectors = options.table_properties_collector_factories;
+    collectors.erase(std::remove_if(collectors.begin(), collectors.end(),
+                                    [](const auto& f) {
+                                      return f != nullptr &&
+                                             std::string(f->Name()) == sstfilter::kRangeFilterName;
+                                    }),
+                     collectors.end());
+    if (policy.range_collector != nullptr) collectors.push_back(policy.range_collector);
+  }
   table.block_cache = ROCKSDB_NAMESPACE::NewLRUCache(static_cast<size_t>(FLAGS_cache_size));
   if (applies("cache_index_and_filter_blocks")) {
     table.cache_index_and_filter_blocks = FLAGS_cache_index_and_filter_blocks;

@@ -126,6 +126,17 @@ DEFINE_bool(absent_keys_hex, false,
 DEFINE_string(inspect_db, "",
               "Report the filter policy of every SST file of the database at this path, and "
               "which files have no sstfilter filter; then exit (no benchmarks)");
+DEFINE_string(range_filter, "",
+              "Range filters to compare, a comma-separated list: each entry a "
+              "table_properties_collectors value (sstfilter.RangeFilter, or "
+              "{id=sstfilter.RangeFilter;bits_per_key=12}) or none. Every --filter_uri policy "
+              "runs once with each, in its own database. Empty: no range filters");
+DEFINE_int32(scan_length, 16,
+             "seekrandom: the keys a scan reads; seekempty: the integers an empty scan spans, "
+             "from just after a present key (2 * --key_spacing must exceed it)");
+DEFINE_int64(key_spacing, 1,
+             "Present key i is the integer 2 i key_spacing, absent key i (2 i + 1) key_spacing: "
+             "room between the keys for seekempty's empty ranges");
 DEFINE_string(plot, "",
               "Draw false positives per absent-key lookup and lookup cost against bits per "
               "key to this PNG file (needs gnuplot and readmissing or multireadmissing)");
@@ -207,6 +218,20 @@ void CheckWorkloadFlags(Config* c) {
   if (!(FLAGS_fp_rate > 0 && FLAGS_fp_rate < 1)) Fail("--fp_rate must be in (0, 1)");
   if (!(FLAGS_reads_per_write >= 0 && FLAGS_reads_per_write <= 1000)) {
     Fail("--reads_per_write must be in [0, 1000], got " + std::to_string(FLAGS_reads_per_write));
+  }
+  if (FLAGS_scan_length < 1 || FLAGS_scan_length > 1000000) {
+    Fail("--scan_length must be in [1, 1000000], got " + std::to_string(FLAGS_scan_length));
+  }
+  if (FLAGS_key_spacing < 1 || FLAGS_key_spacing > (int64_t{1} << 20)) {
+    Fail("--key_spacing must be in [1, 2^20], got " + std::to_string(FLAGS_key_spacing));
+  }
+  const bool seek_empty = std::any_of(
+      c->benchmarks.begin(), c->benchmarks.end(),
+      [](const Benchmark* b) { return b->kind == BenchmarkKind::kSeek && b->absent_keys; });
+  if (seek_empty && 2 * FLAGS_key_spacing <= FLAGS_scan_length) {
+    Fail("seekempty scans --scan_length=" + std::to_string(FLAGS_scan_length) +
+         " integers after a present key: --key_spacing must be more than half of it, got " +
+         std::to_string(FLAGS_key_spacing));
   }
   if (FLAGS_key_dist == "uniform") {
     c->zipf_theta = 0;
@@ -323,6 +348,23 @@ std::vector<PolicyUnderTest> PoliciesFromFlags() {
   if (gflags::GetCommandLineFlagInfoOrDie("filter_uri").is_default && FLAGS_bloom_bits >= 0) {
     uris = std::string(kNoFilterUri) + ",bloomfilter:" + std::to_string(FLAGS_bloom_bits);
   }
+  // --range_filter: each entry's collector factory (null for none), or one "" entry without it.
+  std::vector<
+      std::pair<std::string, std::shared_ptr<ROCKSDB_NAMESPACE::TablePropertiesCollectorFactory>>>
+      ranges;
+  for (const std::string& entry : SplitList(FLAGS_range_filter)) {
+    std::shared_ptr<ROCKSDB_NAMESPACE::TablePropertiesCollectorFactory> factory;
+    if (entry != kNoFilterUri) {
+      const Status s = ROCKSDB_NAMESPACE::TablePropertiesCollectorFactory::CreateFromString(
+          sstfilter::StrictConfigOptions(), entry, &factory);
+      if (!s.ok() || factory == nullptr) {
+        Fail("bad --range_filter entry '" + entry +
+             "': " + (s.ok() ? "no collector" : s.ToString()));
+      }
+    }
+    ranges.emplace_back(entry, factory);
+  }
+  if (ranges.empty()) ranges.emplace_back("", nullptr);
   std::vector<PolicyUnderTest> policies;
   for (const std::string& uri : SplitList(uris)) {
     PolicyUnderTest p;
@@ -333,7 +375,11 @@ std::vector<PolicyUnderTest> PoliciesFromFlags() {
         Fail("bad --filter_uri entry '" + uri + "': " + (s.ok() ? "no policy" : s.ToString()));
       }
     }
-    policies.push_back(p);
+    for (const auto& [name, factory] : ranges) {
+      p.range_filter = name;
+      p.range_collector = factory;
+      policies.push_back(p);
+    }
   }
   if (policies.empty()) Fail("--filter_uri is empty");
   return policies;

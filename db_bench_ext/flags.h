@@ -9,6 +9,7 @@
 #include <rocksdb/listener.h>
 #include <rocksdb/options.h>
 #include <rocksdb/sst_partitioner.h>
+#include <rocksdb/table_properties.h>
 
 #include <cstdint>
 #include <memory>
@@ -61,6 +62,9 @@ DECLARE_string(inspect_db);
 DECLARE_string(absent_keys);
 DECLARE_bool(absent_keys_hex);
 DECLARE_string(plot);
+DECLARE_string(range_filter);
+DECLARE_int32(scan_length);
+DECLARE_int64(key_spacing);
 
 namespace db_bench_ext {
 
@@ -70,6 +74,12 @@ inline constexpr const char* kNoFilterUri = "none";
 struct PolicyUnderTest {
   std::string uri;                                                // as given
   std::shared_ptr<const ROCKSDB_NAMESPACE::FilterPolicy> policy;  // null for kNoFilterUri
+  // The --range_filter entry this run has ("" without --range_filter), and its collector
+  // factory (null for kNoFilterUri).
+  std::string range_filter;
+  std::shared_ptr<ROCKSDB_NAMESPACE::TablePropertiesCollectorFactory> range_collector;
+  // How the reports name it: the uri, and the range filter if --range_filter was given.
+  std::string Label() const { return range_filter.empty() ? uri : uri + " | " + range_filter; }
 };
 
 struct Config {

@@ -57,6 +57,14 @@ const PolicyResult* NoFilterResult(const std::vector<PolicyResult>& results) {
   return none;
 }
 
+const PolicyResult* NoRangeFilterResult(const std::vector<PolicyResult>& results,
+                                        const std::string& uri) {
+  for (const PolicyResult& pr : results) {
+    if (pr.uri == uri && pr.range_filter == kNoFilterUri) return &pr;
+  }
+  return nullptr;
+}
+
 Progress::~Progress() {
   if (printed_) fprintf(stderr, "%80s\r", "");
 }

@@ -89,7 +89,9 @@ struct BenchResult {
   uint64_t filter_true_positives = 0;
   uint64_t data_block_reads = 0;     // rocksdb.block.cache.data.miss
   uint64_t filter_block_misses = 0;  // rocksdb.block.cache.filter.miss
-  // kRead, from the perf context: blocks read from SST files (of any kind) and their bytes.
+  // kSeek: the files the iterators' table_filter was asked about, and those it skipped.
+  uint64_t files_asked = 0, files_skipped = 0;
+  // kRead, kSeek, from the perf context: blocks read from SST files (of any kind), their bytes.
   uint64_t file_block_reads = 0, file_bytes_read = 0;
   // kRead: latency of a Get, or of a MultiGet call of --batch_size keys, in microseconds (-1:
   // not measured).
@@ -126,6 +128,10 @@ struct BenchResult {
 
 struct PolicyResult {
   std::string uri;
+  std::string range_filter;  // the --range_filter entry ("" without the flag)
+  // The range filters of the live files (their table properties), and those files' entries.
+  uint64_t range_filter_bytes = 0, range_filter_entries = 0;
+  std::string Label() const { return range_filter.empty() ? uri : uri + " | " + range_filter; }
   std::vector<BenchResult> benches;
   uint64_t filter_bytes = 0, filter_entries = 0, files = 0;
   struct Level {
@@ -152,6 +158,10 @@ struct PolicyResult {
 // The last result of the policy without a filter, the baseline of "speed-up vs none"; null if
 // none of `results` is one.
 const PolicyResult* NoFilterResult(const std::vector<PolicyResult>& results);
+// The result of policy `uri` without a range filter (--range_filter's none), the baseline of the
+// scans' "vs none"; null if there is none.
+const PolicyResult* NoRangeFilterResult(const std::vector<PolicyResult>& results,
+                                        const std::string& uri);
 
 // "... finished N of TOTAL ops" on stderr, at most once a second, as db_bench does (TOTAL 0: not
 // known, a run for a --duration).

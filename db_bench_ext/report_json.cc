@@ -55,6 +55,9 @@ Json BenchJson(const PolicyResult& pr, const BenchResult& b) {
             {"filter_block_misses_per_op", b.per_op(b.filter_block_misses)},
             {"file_blocks_read_per_op", b.per_op(b.file_block_reads)},
             {"file_bytes_read_per_op", b.per_op(b.file_bytes_read)},
+            // Scans: the files the iterators met in their bounds, and those range filters skipped.
+            {"files_met_per_op", b.per_op(b.files_asked)},
+            {"files_skipped_per_op", b.per_op(b.files_skipped)},
             // Of a Get, or of a MultiGet call (-1: not measured).
             {"latency_us", {{"p50", b.p50_us}, {"p99", b.p99_us}, {"p99.9", b.p999_us}}},
             {"build_ns_per_key", b.build_ns_per_key},
@@ -86,6 +89,9 @@ Json PolicyJson(const PolicyResult& pr) {
   // the hand-written writer used to emit.
   for (const BenchResult& b : pr.benches) benchmarks[b.benchmark->name] = BenchJson(pr, b);
   return {{"filter_uri", pr.uri},
+          {"range_filter", pr.range_filter},
+          {"range_filter_bytes", pr.range_filter_bytes},
+          {"range_filter_entries", pr.range_filter_entries},
           {"sst_files", pr.files},
           {"filter_bytes", pr.filter_bytes},
           {"filter_entries", pr.filter_entries},

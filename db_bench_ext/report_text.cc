@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The text on stdout: db_bench's line per benchmark, the levels of each policy's tree, the rounds,
 // and the closing table.
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <string>
@@ -125,12 +126,29 @@ void PrintBench(const PolicyResult& pr, const BenchResult& b, const PolicyResult
   printf("%-12s : %11.3f micros/op %.0f ops/sec %.3f seconds %" PRIu64 " operations;", name,
          b.micros_per_op(), b.ops_per_sec(), b.seconds, b.ops);
   if (kind == BenchmarkKind::kRead) printf(" (%" PRIu64 " of %" PRIu64 " found)", b.found, b.ops);
+  if (kind == BenchmarkKind::kSeek) printf(" (%" PRIu64 " keys found)", b.found);
   if (b.lookups > 0) {
     printf(" %" PRIu64 " absent-key lookups between them (%" PRIu64 " found)", b.lookups, b.found);
   }
   printf("\n");
+  if (kind == BenchmarkKind::kSeek) {
+    // Files: those an iterator met in its bounds (the table_filter was asked about), less those
+    // the range filter skipped; blocks: data blocks the block cache missed, and every block
+    // (data, index, filter) read from the files.
+    printf(
+        "  [%s] files read/scan %.3f (of %.3f met), data blocks read/scan %.3f, blocks "
+        "read/scan %.3f, latency p50 %.2f p99 %.2f p99.9 %.2f us",
+        pr.Label().c_str(), b.per_op(b.files_asked - b.files_skipped), b.per_op(b.files_asked),
+        b.data_blocks_per_op(), b.per_op(b.file_block_reads), b.p50_us, b.p99_us, b.p999_us);
+    const BenchResult* base = none ? none->Find(name) : nullptr;
+    if (base != nullptr && base != &b && b.micros_per_op() > 0) {
+      printf(", vs no range filter %.2fx", base->micros_per_op() / b.micros_per_op());
+    }
+    printf("\n");
+    return;
+  }
   if (kind != BenchmarkKind::kRead && b.lookups == 0) return;
-  printf("  [%s]", pr.uri.c_str());
+  printf("  [%s]", pr.Label().c_str());
   // A fill's block reads are its compactions' too: none for the fills with lookups.
   if (kind == BenchmarkKind::kRead) {
     printf(" data blocks read/op %.3f, filter blocks read/op %.3f, bytes read/op %.0f,",
@@ -152,8 +170,15 @@ void PrintBench(const PolicyResult& pr, const BenchResult& b, const PolicyResult
 }
 
 void PrintPolicyFiles(const PolicyResult& pr) {
-  printf("  [%s] %" PRIu64 " SST files, filter %.2f bits/key (%s)\n", pr.uri.c_str(), pr.files,
+  printf("  [%s] %" PRIu64 " SST files, filter %.2f bits/key (%s)", pr.Label().c_str(), pr.files,
          pr.bits_per_key(), Human(static_cast<double>(pr.filter_bytes)).c_str());
+  if (pr.range_filter_entries > 0) {
+    printf(", range filter %.2f bits/entry (%s)",
+           8.0 * static_cast<double>(pr.range_filter_bytes) /
+               static_cast<double>(pr.range_filter_entries),
+           Human(static_cast<double>(pr.range_filter_bytes)).c_str());
+  }
+  printf("\n");
   PrintLevels(pr);
 }
 
@@ -163,6 +188,39 @@ void PrintRoundHeader(int round) { printf("\n== round %d of %d\n", round, FLAGS_
 
 void PrintRoundResult(const Benchmark& benchmark, double ops_per_sec, const std::string& uri) {
   printf("%-16s : %11.0f ops/sec  %s\n", benchmark.name, ops_per_sec, uri.c_str());
+}
+
+// The scans' table, when scans ran: files and data blocks read per scan, and the speed against
+// the same filter policy without a range filter.
+void PrintSeekTable(const std::vector<PolicyResult>& results) {
+  const bool ran = std::any_of(results.begin(), results.end(), [](const PolicyResult& pr) {
+    return pr.Find("seekempty") != nullptr || pr.Find("seekrandom") != nullptr;
+  });
+  if (!ran) return;
+  printf("\n%-38s %9s %10s %10s %12s %8s %12s %8s\n", "filter policy | range filter", "range",
+         "files", "data blks", "seekempty", "vs none", "seekrandom", "vs none");
+  printf("%-38s %9s %10s %10s %12s %8s %12s %8s\n", "", "bits/entry", "(empty)", "(empty)",
+         "ops/sec", "", "ops/sec", "");
+  for (const PolicyResult& pr : results) {
+    const PolicyResult* base = NoRangeFilterResult(results, pr.uri);
+    printf("%-38s ", pr.Label().c_str());
+    pr.range_filter_entries > 0
+        ? printf("%9.2f ", 8.0 * static_cast<double>(pr.range_filter_bytes) /
+                               static_cast<double>(pr.range_filter_entries))
+        : printf("%9s ", "-");
+    const BenchResult* empty = pr.Find("seekempty");
+    empty != nullptr
+        ? printf("%10.4f %10.4f ", empty->per_op(empty->files_asked - empty->files_skipped),
+                 empty->data_blocks_per_op())
+        : printf("%10s %10s ", "-", "-");
+    for (const char* name : {"seekempty", "seekrandom"}) {
+      const double ops = pr.OpsPerSec(name);
+      ops > 0 ? printf("%12.0f ", ops) : printf("%12s ", "-");
+      const double base_ops = base != nullptr ? base->OpsPerSec(name) : -1;
+      ops > 0 && base_ops > 0 ? printf("%7.2fx ", ops / base_ops) : printf("%8s ", "-");
+    }
+    printf("\n");
+  }
 }
 
 void PrintTable(const std::vector<PolicyResult>& results) {
@@ -192,7 +250,7 @@ void PrintTable(const std::vector<PolicyResult>& results) {
     const BenchResult* rate_source = pr.AbsentKeyBench();
     double fp = rate_source ? rate_source->fp_rate() : -1;
     if (fp < 0 && pr.Find("filterquery")) fp = pr.Find("filterquery")->filter_fp_rate;
-    printf("%-38s %9.2f ", pr.uri.c_str(), pr.bits_per_key());
+    printf("%-38s %9.2f ", pr.Label().c_str(), pr.bits_per_key());
     fp < 0 ? printf("%10s ", "-") : printf("%10.4f ", 100 * fp);
     const double per_lookup = rate_source != nullptr ? rate_source->fp_per_lookup() : -1;
     per_lookup < 0 ? printf("%8s ", "-") : printf("%8.4f ", per_lookup);
@@ -211,6 +269,7 @@ void PrintTable(const std::vector<PolicyResult>& results) {
     }
     printf("\n");
   }
+  PrintSeekTable(results);
 }
 
 }  // namespace db_bench_ext

@@ -22,10 +22,14 @@ void Open(DbRunner& db, bool fresh, const char* what, const PolicyUnderTest& p) 
 // Runs `benchmarks` for one policy. Returns its database, still open, if it was opened.
 std::unique_ptr<DbRunner> RunPolicy(const Config& config, size_t index,
                                     const std::vector<const Benchmark*>& benchmarks,
-                                    const PolicyResult* none, PolicyResult* pr) {
+                                    const std::vector<PolicyResult>& earlier, PolicyResult* pr) {
   const PolicyUnderTest& p = config.policies[index];
-  PrintPolicyHeader(p.uri);
+  PrintPolicyHeader(p.Label());
   pr->uri = p.uri;
+  pr->range_filter = p.range_filter;
+  // Lookups compare with the policy without a filter, scans with this one without a range filter.
+  const PolicyResult* none = NoFilterResult(earlier);
+  const PolicyResult* no_range = NoRangeFilterResult(earlier, p.uri);
   auto db = std::make_unique<DbRunner>(config, p, index);
   FilterRunner filter(config, p);
   bool opened = false;
@@ -52,7 +56,7 @@ std::unique_ptr<DbRunner> RunPolicy(const Config& config, size_t index,
       if (fill) Open(*db, /*fresh=*/false, "cannot reopen", p);
     }
     pr->benches.push_back(r);
-    PrintBench(*pr, pr->benches.back(), none);
+    PrintBench(*pr, pr->benches.back(), b->kind == BenchmarkKind::kSeek ? no_range : none);
     fflush(stdout);  // a line per benchmark as it ends, also when stdout is a file
   }
   if (!opened) return nullptr;
@@ -73,7 +77,7 @@ std::vector<PolicyResult> RunBenchmarks(const Config& config) {
     } else {
       benchmarks.push_back(b);
     }
-    if (b->kind == BenchmarkKind::kRead &&
+    if ((b->kind == BenchmarkKind::kRead || b->kind == BenchmarkKind::kSeek) &&
         std::find(read_benchmarks.begin(), read_benchmarks.end(), b) == read_benchmarks.end()) {
       read_benchmarks.push_back(b);
     }
@@ -84,7 +88,7 @@ std::vector<PolicyResult> RunBenchmarks(const Config& config) {
   std::vector<std::unique_ptr<DbRunner>> open_dbs(config.policies.size());
   for (size_t i = 0; i < config.policies.size(); ++i) {
     PolicyResult pr;
-    std::unique_ptr<DbRunner> db = RunPolicy(config, i, benchmarks, NoFilterResult(results), &pr);
+    std::unique_ptr<DbRunner> db = RunPolicy(config, i, benchmarks, results, &pr);
     if (FLAGS_rounds > 0) open_dbs[i] = std::move(db);
     results.push_back(std::move(pr));
   }
@@ -95,7 +99,7 @@ std::vector<PolicyResult> RunBenchmarks(const Config& config) {
       for (const Benchmark* b : read_benchmarks) {
         const double ops_per_sec = open_dbs[i]->Run(*b).ops_per_sec();
         results[i].round_ops_per_sec[b->name].push_back(ops_per_sec);
-        PrintRoundResult(*b, ops_per_sec, results[i].uri);
+        PrintRoundResult(*b, ops_per_sec, results[i].Label());
         fflush(stdout);
       }
     }

@@ -19,6 +19,7 @@
 #include "db_bench_ext/db_options.h"
 #include "db_bench_ext/key_dist.h"
 #include "sstfilter/inspect.h"
+#include "sstfilter/range_filter.h"
 
 namespace db_bench_ext {
 using ROCKSDB_NAMESPACE::PinnableSlice;
@@ -27,7 +28,10 @@ using ROCKSDB_NAMESPACE::Slice;
 using ROCKSDB_NAMESPACE::Status;
 
 void WriteKey(uint64_t i, bool absent, std::string* key) {
-  const uint64_t k = 2 * i + (absent ? 1 : 0);
+  WriteIntegerKey((2 * i + (absent ? 1 : 0)) * static_cast<uint64_t>(FLAGS_key_spacing), key);
+}
+
+void WriteIntegerKey(uint64_t k, std::string* key) {
   key->assign(static_cast<size_t>(FLAGS_key_size), 'x');
   for (int b = 0; b < 8; ++b) (*key)[b] = static_cast<char>(k >> (56 - 8 * b));
 }
@@ -69,6 +73,8 @@ BenchResult DbRunner::Run(const Benchmark& benchmark) {
   const auto start = Clock::now();
   if (benchmark.kind == BenchmarkKind::kFill) {
     Fill(benchmark, &r);
+  } else if (benchmark.kind == BenchmarkKind::kSeek) {
+    Seek(benchmark, &r);
   } else {
     Read(benchmark, &r);
   }
@@ -83,6 +89,17 @@ BenchResult DbRunner::Run(const Benchmark& benchmark) {
 }
 
 void DbRunner::CollectTableProperties(PolicyResult* out) {
+  if (policy_.range_collector != nullptr) {
+    ROCKSDB_NAMESPACE::TablePropertiesCollection tables;
+    if (db_->GetPropertiesOfAllTables(&tables).ok()) {
+      for (const auto& [file, props] : tables) {
+        const auto it = props->user_collected_properties.find(sstfilter::kRangeFilterPropertyName);
+        if (it == props->user_collected_properties.end()) continue;
+        out->range_filter_bytes += it->second.size();
+        out->range_filter_entries += props->num_entries;
+      }
+    }
+  }
   std::vector<sstfilter::SstFilterInfo> files;
   if (!sstfilter::DescribeFilters(db_.get(), &files).ok()) return;
   for (const sstfilter::SstFilterInfo& f : files) {
@@ -251,6 +268,86 @@ void DbRunner::Read(const Benchmark& benchmark, BenchResult* r) {
   for (std::thread& t : threads) t.join();
   r->ops = ops;
   r->found = found;
+  r->p50_us = latencies.QuantileMicros(0.5);
+  r->p99_us = latencies.QuantileMicros(0.99);
+  r->p999_us = latencies.QuantileMicros(0.999);
+}
+
+// Bounded scans by --threads threads, --reads in all or for --duration seconds, from a present
+// key drawn by --key_dist: seekrandom reads the --scan_length keys from there (its bounds: that
+// key and the one --scan_length keys on); seekempty scans the --scan_length integers just after
+// it, where no key is. An iterator per scan, as a service makes one per request, with
+// SkipEmptyFiles when the database has a range filter; its table_filter counts the files it was
+// asked about and those it skipped.
+void DbRunner::Seek(const Benchmark& benchmark, BenchResult* r) {
+  const uint64_t per_thread = (config_.reads + FLAGS_threads - 1) / FLAGS_threads;
+  const bool timed = FLAGS_duration > 0;
+  const auto deadline = Clock::now() + std::chrono::seconds(FLAGS_duration);
+  const uint64_t length = static_cast<uint64_t>(FLAGS_scan_length);
+  const uint64_t spacing = static_cast<uint64_t>(FLAGS_key_spacing);
+  const bool filtered = policy_.range_collector != nullptr;
+  std::atomic<uint64_t> found{0}, ops{0}, files_asked{0}, files_skipped{0};
+  Progress progress(timed ? 0 : per_thread * FLAGS_threads);
+  std::mutex mu;
+  LatencyHistogram latencies;
+  const KeyDist key_dist(config_.num, config_.zipf_theta);
+  auto worker = [&](int thread) {
+    const LevelPerfCounts level_counts;
+    LatencyHistogram my_latencies;
+    uint64_t rng = static_cast<uint64_t>(FLAGS_seed) * 1000003 + thread + 17;
+    std::string lower, upper;
+    uint64_t my_found = 0, done = 0, asked = 0, skipped = 0;
+    for (auto now = Clock::now(); timed ? now < deadline : done < per_thread;) {
+      const uint64_t i = key_dist.Next(&rng);
+      if (benchmark.absent_keys) {
+        WriteIntegerKey(2 * i * spacing + 1, &lower);
+        WriteIntegerKey(2 * i * spacing + 1 + length, &upper);
+      } else {
+        WriteKey(i, /*absent=*/false, &lower);
+        WriteKey(i + length, /*absent=*/false, &upper);
+      }
+      const Slice lower_slice(lower), upper_slice(upper);
+      ReadOptions options;
+      options.iterate_lower_bound = &lower_slice;
+      options.iterate_upper_bound = &upper_slice;
+      if (filtered) {
+        const Status s = sstfilter::SkipEmptyFiles(&options);
+        if (!s.ok()) Fail("SkipEmptyFiles: " + s.ToString());
+      }
+      auto inner = options.table_filter;
+      options.table_filter = [&asked, &skipped,
+                              &inner](const ROCKSDB_NAMESPACE::TableProperties& p) {
+        ++asked;
+        const bool read = !inner || inner(p);
+        skipped += !read;
+        return read;
+      };
+      std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> it(db_->NewIterator(options));
+      for (it->Seek(lower_slice); it->Valid(); it->Next()) ++my_found;
+      if (!it->status().ok()) Fail("scan failed: " + it->status().ToString());
+      it.reset();
+      const auto end = Clock::now();
+      my_latencies.Add(static_cast<uint64_t>((end - now) / std::chrono::nanoseconds(1)));
+      now = end;
+      ++done;
+      progress.Add(1);
+    }
+    found += my_found;
+    ops += done;
+    files_asked += asked;
+    files_skipped += skipped;
+    std::lock_guard<std::mutex> lock(mu);
+    level_counts.AddBlockReadsTo(&r->file_block_reads, &r->file_bytes_read);
+    latencies.Merge(my_latencies);
+  };
+  std::vector<std::thread> threads;
+  for (int t = 1; t < FLAGS_threads; ++t) threads.emplace_back(worker, t);
+  worker(0);
+  for (std::thread& t : threads) t.join();
+  r->ops = ops;
+  r->found = found;
+  r->files_asked = files_asked;
+  r->files_skipped = files_skipped;
   r->p50_us = latencies.QuantileMicros(0.5);
   r->p99_us = latencies.QuantileMicros(0.99);
   r->p999_us = latencies.QuantileMicros(0.999);

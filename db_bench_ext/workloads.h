@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The keys, and db_bench's workloads against one policy's database: fills and reads.
 //
-// Keys: key i of the --num present keys is the integer 2i, absent keys are the odd integers, both
-// written big-endian into the first 8 bytes and padded to --key_size, so absent keys fall inside
-// every file's key range and lookups really consult the filters.
+// Keys: key i of the --num present keys is the integer 2i, absent keys are the odd integers (both
+// times --key_spacing), written big-endian into the first 8 bytes and padded to --key_size, so
+// absent keys fall inside every file's key range and lookups really consult the filters.
 #pragma once
 
 #include <rocksdb/db.h>
@@ -24,6 +24,8 @@ namespace db_bench_ext {
 // Writes present key i (or, if `absent`, the absent key just after it) into *key, reusing its
 // buffer: no allocation once *key has held a key.
 void WriteKey(uint64_t i, bool absent, std::string* key);
+// Writes the integer k as a key: big-endian in the first 8 bytes, padded to --key_size.
+void WriteIntegerKey(uint64_t k, std::string* key);
 std::string PresentKey(uint64_t i);
 std::string AbsentKey(uint64_t i);
 
@@ -49,6 +51,7 @@ class DbRunner {
   void FlushAndSettle(std::chrono::microseconds poll);
   void Settle(std::chrono::microseconds poll);
   void Read(const Benchmark& benchmark, BenchResult* r);
+  void Seek(const Benchmark& benchmark, BenchResult* r);
 
   const Config& config_;
   const PolicyUnderTest& policy_;

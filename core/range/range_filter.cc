@@ -24,12 +24,16 @@ namespace {
 //   9     1   prefix bytes p (0..255)
 //  10     2   zero
 //  12     4   check word: the low 32 bits of KeyHash(bytes 0..11) ^ Mix64(KeyHash(bytes 16 to the
-//             end of the cover)) (XXH3-64 and Mix64, core/hash.h): the header, prefix and cover
-//  16     8   keys n (distinct windows)
+//             end of the cover)) (XXH3-64 and Mix64, core/hash.h): the header, prefix, alphabets
+//             and cover
+//  16     8   keys n (distinct positions)
 //  24     8   hash range r
-//  32    16   smallest window (low 8 bytes, then high 8 bytes)
-//  48    16   largest window
+//  32    16   smallest position (low 8 bytes, then high 8 bytes)
+//  48    16   largest position
 //  64     p   the prefix every key starts with
+//   then  32 W  the digit alphabets: for each window byte, a 256-bit set (four 64-bit words, bit c
+//               of word c / 64 for byte value c) of the values the keys have there; a key's
+//               position is its window in mixed radix, digit i the rank of its byte i in set i
 //   then, if flags bit 0: 4 bytes length, the cover's start; 4 bytes length, its end
 //   then, if n > 0: the Elias-Fano body of the n sorted hashes, universe r + 2^b (elias_fano.h)
 // Every integer is little-endian. The bytes end there: a longer or shorter value is not
@@ -58,12 +62,18 @@ inline Window LowBitsOf(uint32_t bits) {
 
 // Up to 16 bytes of s from `offset`, zero-padded, as a big-endian number (the first byte high).
 Window LoadWindow16(std::string_view s, size_t offset) {
-  Window w = 0;
-  for (size_t i = 0; i < kMaxWindowBytes; ++i) {
-    w <<= 8;
-    if (offset + i < s.size()) w |= static_cast<uint8_t>(s[offset + i]);
+  uint8_t bytes[kMaxWindowBytes] = {};
+  if (offset < s.size()) {
+    std::memcpy(bytes, s.data() + offset, std::min<size_t>(kMaxWindowBytes, s.size() - offset));
   }
-  return w;
+  uint64_t high, low;
+  std::memcpy(&high, bytes, 8);
+  std::memcpy(&low, bytes + 8, 8);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  high = __builtin_bswap64(high);
+  low = __builtin_bswap64(low);
+#endif
+  return (static_cast<Window>(high) << 64) | low;
 }
 
 void PutWindow(Window w, std::string* out) {
@@ -177,6 +187,19 @@ BoundPlace PlaceOf(std::string_view bound, std::string_view prefix) {
              : BoundPlace::kAbove;
 }
 
+constexpr size_t kAlphabetBytes = 32;  // a 256-bit set per window byte
+
+// The digit alphabets of a builder: which byte values each window position takes.
+struct AlphabetBuilder {
+  uint64_t bits[kMaxWindowBytes][4] = {};
+  void Add(Window w, uint32_t window_bytes) {
+    for (uint32_t i = 0; i < window_bytes; ++i) {
+      const uint32_t c = static_cast<uint8_t>(w >> (8 * (window_bytes - 1 - i)));
+      bits[i][c >> 6] |= uint64_t{1} << (c & 63);
+    }
+  }
+};
+
 }  // namespace
 
 Result<double> CheckRangeBitsPerKey(double bits_per_key) {
@@ -206,9 +229,9 @@ RangeFilterShape RangeShapeFor(uint64_t num_keys, double bits_per_key) {
   const double universe =
       std::min(std::ldexp(1.0, 62), std::max(2.0, std::floor(best_per_key * num_keys)));
   const uint64_t u = static_cast<uint64_t>(universe);
-  // Blocks of 1/64 of the universe at most (a power of two): r loses at most 1/64.
+  // Blocks of 1/1024 of the universe at most (a power of two): r loses at most 1/1024.
   uint32_t block_bits = 0;
-  while (block_bits < 62 && (uint64_t{1} << (block_bits + 1)) <= u / 64) ++block_bits;
+  while (block_bits < 62 && (uint64_t{1} << (block_bits + 1)) <= u / 1024) ++block_bits;
   shape.block_bits = block_bits;
   shape.hash_range = u - (uint64_t{1} << block_bits);
   return shape;
@@ -292,6 +315,32 @@ Result<std::string> RangeFilterBuilder::Finish() {
   for (Window& w : windows_) w = shift >= 128 ? 0 : w >> shift;
   windows_.erase(std::unique(windows_.begin(), windows_.end()), windows_.end());
   const uint64_t n = windows_.size();
+  // Positions: each window in mixed radix over its bytes' alphabets. The map keeps order and
+  // tells windows apart, and a range of keys spans fewer positions than windows: ten digits
+  // where a byte had 256 values.
+  AlphabetBuilder alphabets;
+  for (const Window w : windows_) alphabets.Add(w, window_bytes);
+  uint8_t rank[kMaxWindowBytes][256];
+  uint32_t radix[kMaxWindowBytes];
+  for (uint32_t i = 0; i < window_bytes; ++i) {
+    uint32_t below = 0;
+    for (uint32_t c = 0; c < 256; ++c) {
+      rank[i][c] = static_cast<uint8_t>(below);
+      below += (alphabets.bits[i][c >> 6] >> (c & 63)) & 1;
+    }
+    radix[i] = below;
+  }
+  const bool identity =
+      std::all_of(radix, radix + window_bytes, [](uint32_t r) { return r == 256; });
+  for (Window& w : windows_) {
+    if (identity) break;  // every byte value at every byte: the position is the window
+    Window position = 0;
+    for (uint32_t i = 0; i < window_bytes; ++i) {
+      position =
+          position * radix[i] + rank[i][static_cast<uint8_t>(w >> (8 * (window_bytes - 1 - i)))];
+    }
+    w = position;
+  }
 
   RangeFilterShape shape;
   EliasFanoShape sequence;
@@ -329,6 +378,12 @@ Result<std::string> RangeFilterBuilder::Finish() {
   PutWindow(min_window, &out);
   PutWindow(max_window, &out);
   out.append(reference_.data(), prefix_bytes_);
+  for (uint32_t i = 0; i < window_bytes; ++i) {
+    for (uint64_t word : alphabets.bits[i]) {
+      StoreLE64(buf, word);
+      out.append(reinterpret_cast<const char*>(buf), 8);
+    }
+  }
   if (has_deletions_) {
     PutString(deletions_start_, &out);
     PutString(deletions_end_, &out);
@@ -361,6 +416,32 @@ RangeFilterReader RangeFilterReader::Open(const uint8_t* data, size_t size) {
   if (size - pos < prefix_bytes) return r;
   const std::string_view prefix(reinterpret_cast<const char*>(data + pos), prefix_bytes);
   pos += prefix_bytes;
+  if (size - pos < kAlphabetBytes * window_bytes) return r;
+  const uint8_t* alphabets = data + pos;
+  pos += kAlphabetBytes * window_bytes;
+  // Each position's radix; the weight of digit i (the product of the radixes after it) and the
+  // number of prefixes of i digits (the product before it).
+  for (uint32_t i = 0; i < window_bytes; ++i) {
+    uint32_t count = 0;
+    for (int w = 0; w < 4; ++w) {
+      count += static_cast<uint32_t>(__builtin_popcountll(LoadLE64(alphabets + 32 * i + 8 * w)));
+    }
+    if (count == 0) return r;
+    r.radix_[i] = count;
+  }
+  Window weight = 1;
+  for (uint32_t i = window_bytes; i-- > 0;) {
+    r.weight_[i] = weight;
+    if (i > 0) weight *= r.radix_[i];  // at most 256^15: no overflow
+  }
+  Window prefixes = 1;
+  for (uint32_t i = 0; i < window_bytes; ++i) {
+    r.prefixes_[i] = prefixes;
+    if (i + 1 < window_bytes) prefixes *= r.radix_[i];
+  }
+  // The largest position, all digits at their largest: radix 256 in 16 bytes fills 128 bits.
+  const Window largest =
+      window_bytes == 0 ? 0 : (r.radix_[0] - 1) * r.weight_[0] + (r.weight_[0] - 1);
   std::string_view deletion_bounds[2];
   const bool has_deletions = (data[5] & kFlagDeletions) != 0;
   if (has_deletions) {
@@ -376,9 +457,8 @@ RangeFilterReader RangeFilterReader::Open(const uint8_t* data, size_t size) {
   if (LoadLE32(data + kCheckWordOffset) != CheckWord(data, pos)) return r;
   EliasFanoShape sequence;
   if (n > 0) {
-    const Window window_limit = LowBitsOf(8 * window_bytes);
     if (n > kMaxRangeFilterKeys || hash_range == 0 || hash_range > (uint64_t{1} << 62) ||
-        min_window > max_window || max_window > window_limit) {
+        min_window > max_window || max_window > largest) {
       return r;
     }
     sequence = EliasFanoShape{n, hash_range + (uint64_t{1} << block_bits), low_bits};
@@ -394,6 +474,8 @@ RangeFilterReader RangeFilterReader::Open(const uint8_t* data, size_t size) {
   r.min_window_ = min_window;
   r.max_window_ = max_window;
   r.prefix_ = prefix;
+  r.alphabets_ = alphabets;
+  r.largest_position_ = largest;
   r.has_deletions_ = has_deletions;
   r.deletions_start_ = deletion_bounds[0];
   r.deletions_end_ = deletion_bounds[1];
@@ -410,10 +492,9 @@ bool RangeFilterReader::MayContain(const std::string_view* lower,
     return true;
   }
   if (num_keys_ == 0) return false;
-  // The windows of the keys in [lower, upper) lie in [lo, hi].
-  const Window window_max = LowBitsOf(8 * window_bytes_);
+  // The positions of the keys in [lower, upper) lie in [lo, hi].
   Window lo = 0;
-  Window hi = window_max;
+  Window hi = largest_position_;
   if (lower != nullptr) {
     switch (PlaceOf(*lower, prefix_)) {
       case BoundPlace::kBelow:
@@ -421,7 +502,7 @@ bool RangeFilterReader::MayContain(const std::string_view* lower,
       case BoundPlace::kAbove:
         return false;
       case BoundPlace::kInside:
-        lo = KeyWindowOf(*lower, static_cast<uint32_t>(prefix_.size()), window_bytes_);
+        if (!LowestPositionFrom(lower->substr(prefix_.size()), &lo)) return false;
         break;
     }
   }
@@ -431,23 +512,91 @@ bool RangeFilterReader::MayContain(const std::string_view* lower,
         return false;
       case BoundPlace::kAbove:
         break;
-      case BoundPlace::kInside: {
-        const std::string_view suffix = upper->substr(prefix_.size());
-        hi = KeyWindowOf(*upper, static_cast<uint32_t>(prefix_.size()), window_bytes_);
-        // No key below `upper` shares its window when the window is all of upper past the
-        // prefix and ends in a nonzero byte (or is empty): the keys below end below it.
-        const bool exact =
-            suffix.size() <= window_bytes_ && (suffix.empty() || suffix.back() != '\0');
-        if (exact) {
-          if (hi == 0) return false;
-          --hi;
-        }
+      case BoundPlace::kInside:
+        if (!HighestPositionBelow(upper->substr(prefix_.size()), &hi)) return false;
         break;
-      }
     }
   }
   if (lo > hi) return false;
   return MayContainWindows(lo, hi);
+}
+
+// Byte i of a bound's window: its byte past the prefix, or the zero that pads it.
+inline uint32_t BoundByte(std::string_view suffix, uint32_t i) {
+  return i < suffix.size() ? static_cast<uint8_t>(suffix[i]) : 0;
+}
+
+uint32_t RangeFilterReader::RankBelow(uint32_t i, uint32_t c, bool* member) const {
+  if (radix_[i] == 256) {  // every value: the rank is the byte
+    *member = true;
+    return c;
+  }
+  const uint8_t* set = alphabets_ + kAlphabetBytes * i;
+  uint32_t below = 0;
+  for (uint32_t w = 0; w < c >> 6; ++w) {
+    below += static_cast<uint32_t>(__builtin_popcountll(LoadLE64(set + 8 * w)));
+  }
+  const uint64_t word = LoadLE64(set + 8 * (c >> 6));
+  below += static_cast<uint32_t>(__builtin_popcountll(word & ((uint64_t{1} << (c & 63)) - 1)));
+  *member = (word >> (c & 63)) & 1;
+  return below;
+}
+
+// The least position a key at or above the bound can have: the bound's digits while its bytes
+// are in the alphabets; at the first that is not, the next value up in that alphabet and the
+// least digits after it, or (no value up) the next prefix. False if no position is that high.
+bool RangeFilterReader::LowestPositionFrom(std::string_view suffix, Window* out) const {
+  Window position = 0;
+  for (uint32_t i = 0; i < window_bytes_; ++i) {
+    bool member = false;
+    const uint32_t below = RankBelow(i, BoundByte(suffix, i), &member);
+    if (member) {
+      position = position * radix_[i] + below;
+      continue;
+    }
+    if (below < radix_[i]) {
+      *out = (position * radix_[i] + below) * weight_[i];
+      return true;
+    }
+    if (position + 1 == prefixes_[i]) return false;  // every prefix is below the bound
+    *out = (position + 1) * radix_[i] * weight_[i];
+    return true;
+  }
+  *out = position;
+  return true;
+}
+
+// The greatest position a key below the (exclusive) bound can have: the bound's digits while its
+// bytes are in the alphabets; at the first that is not, the next value down and the greatest
+// digits after it, or (no value down) the greatest position of a lower prefix. If every byte is
+// in the alphabets, the bound's own position, less one when no key below the bound shares it:
+// when the window holds all of the bound past the prefix and it does not end in a zero byte (the
+// keys below end below it). False if no position is that low.
+bool RangeFilterReader::HighestPositionBelow(std::string_view suffix, Window* out) const {
+  Window position = 0;
+  for (uint32_t i = 0; i < window_bytes_; ++i) {
+    bool member = false;
+    const uint32_t below = RankBelow(i, BoundByte(suffix, i), &member);
+    if (member) {
+      position = position * radix_[i] + below;
+      continue;
+    }
+    if (below > 0) {
+      *out = (position * radix_[i] + below - 1) * weight_[i] + (weight_[i] - 1);
+      return true;
+    }
+    if (position == 0) return false;  // every key is at or above the bound
+    *out = position * radix_[i] * weight_[i] - 1;
+    return true;
+  }
+  const bool exact = suffix.size() <= window_bytes_ && (suffix.empty() || suffix.back() != '\0');
+  if (!exact) {
+    *out = position;
+    return true;
+  }
+  if (position == 0) return false;
+  *out = position - 1;
+  return true;
 }
 
 bool RangeFilterReader::MayContainWindows(Window lo, Window hi) const {
@@ -469,11 +618,6 @@ bool RangeFilterReader::MayContainWindows(Window lo, Window hi) const {
     if (sequence_.AnyInRange(base + from, base + to)) return true;
   }
   return false;
-}
-
-Window KeyWindowOf(std::string_view key, uint32_t prefix_bytes, uint32_t window_bytes) {
-  const Window w = LoadWindow16(key, prefix_bytes);
-  return window_bytes == 0 ? 0 : w >> (8 * (kMaxWindowBytes - window_bytes));
 }
 
 }  // namespace sstfilter

@@ -10,7 +10,10 @@
 // 1. Keys become windows: the file's keys share a prefix P (kept in the filter); a key's window
 //    is the next W <= 16 bytes after P, zero-padded, read as a big-endian integer. W is as
 //    narrow as keeps neighbouring keys apart, down to the last byte the median pair of them
-//    differs in (WindowBytesFor in the .cc): constant padding after an integer is left out. The map
+//    differs in (WindowBytesFor in the .cc): constant padding after an integer is left out.
+//    Then each window byte becomes a digit: its rank among the values the keys have at that
+//    byte (kept in the filter, 32 bytes per byte), and the window the number in that mixed
+//    radix, its position. Decimal ids ("user:0001234") then count in tens, not in 256s. The map
 //    keeps order (k1 <= k2 gives window(k1) <= window(k2)), so a range of keys is a range of
 //    windows and nothing is lost; keys that differ only past the window share it, which costs false
 //    positives, never a lost key. Keys of a fixed length up to |P| + 16 bytes (integers, ids, short
@@ -21,7 +24,7 @@
 //    range for certain; a key in another block lands in a range of length L with probability at
 //    most L / r, whatever the queries: queries that hug the keys (the range just after a key) are
 //    no worse than random ones. Grafite's hash is q(x / L) + x mod r; this one adds no modulo and
-//    its universe is r + 2^b, with the block 2^b as large as the universe allows (1/64 of it):
+//    its universe is r + 2^b, with the block 2^b as large as the universe allows (1/1024 of it):
 //    large blocks make long ranges cheap to answer (fewer blocks) and change no bound.
 // 3. The n hashes, sorted, go into Elias-Fano (elias_fano.h) at bits_per_key bits per key in all,
 //    which fixes r: a range of L windows is a false positive with probability at most
@@ -122,10 +125,15 @@ class RangeFilterReader {
 
   // May a key k with *lower <= k < *upper be in the set? A null bound is open.
   bool MayContain(const std::string_view* lower, const std::string_view* upper) const;
-  // May a key whose window lies in [lo, hi] (inclusive) be in the set? (Range deletions aside.)
+  // May a key whose position (its window in the alphabets' mixed radix) lies in [lo, hi]
+  // (inclusive) be in the set? (Range deletions aside.)
   bool MayContainWindows(Window lo, Window hi) const;
 
  private:
+  uint32_t RankBelow(uint32_t i, uint32_t c, bool* member) const;
+  bool LowestPositionFrom(std::string_view suffix, Window* out) const;
+  bool HighestPositionBelow(std::string_view suffix, Window* out) const;
+
   bool understood_ = false;
   uint64_t num_keys_ = 0;
   uint32_t window_bytes_ = 0;
@@ -133,13 +141,14 @@ class RangeFilterReader {
   uint64_t hash_range_ = 0;
   Window min_window_ = 0, max_window_ = 0;
   std::string_view prefix_;
+  const uint8_t* alphabets_ = nullptr;  // window_bytes_ sets of 32 bytes
+  uint32_t radix_[kMaxWindowBytes] = {};
+  Window weight_[kMaxWindowBytes] = {};    // of digit i: the product of the radixes after it
+  Window prefixes_[kMaxWindowBytes] = {};  // the product of the radixes before digit i
+  Window largest_position_ = 0;
   bool has_deletions_ = false;
   std::string_view deletions_start_, deletions_end_;
   EliasFanoView sequence_;
 };
-
-// The window of a key for the given prefix length and window width (for tests and benchmarks):
-// the key must start with the filter's prefix.
-Window KeyWindowOf(std::string_view key, uint32_t prefix_bytes, uint32_t window_bytes);
 
 }  // namespace sstfilter

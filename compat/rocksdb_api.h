@@ -51,6 +51,23 @@ inline ROCKSDB_NAMESPACE::Status OpenDbForReadOnly(const ROCKSDB_NAMESPACE::Opti
 #endif
 }
 
+// DB::Open with column families into *db (null on failure).
+inline ROCKSDB_NAMESPACE::Status OpenDb(
+    const ROCKSDB_NAMESPACE::DBOptions& options, const std::string& path,
+    const std::vector<ROCKSDB_NAMESPACE::ColumnFamilyDescriptor>& column_families,
+    std::vector<ROCKSDB_NAMESPACE::ColumnFamilyHandle*>* handles,
+    std::unique_ptr<ROCKSDB_NAMESPACE::DB>* db) {
+#if SSTFILTER_ROCKSDB_VERSION >= 1100
+  return ROCKSDB_NAMESPACE::DB::Open(options, path, column_families, handles, db);
+#else
+  ROCKSDB_NAMESPACE::DB* raw = nullptr;
+  const ROCKSDB_NAMESPACE::Status s =
+      ROCKSDB_NAMESPACE::DB::Open(options, path, column_families, handles, &raw);
+  db->reset(raw);
+  return s;
+#endif
+}
+
 // DB::OpenForReadOnly with column families into *db (null on failure).
 inline ROCKSDB_NAMESPACE::Status OpenDbForReadOnly(
     const ROCKSDB_NAMESPACE::DBOptions& options, const std::string& path,

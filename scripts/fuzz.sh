@@ -41,7 +41,7 @@ done
   { echo "fuzz.sh: --split needs --runs (it divides the inputs between processes)" >&2; exit 2; }
 
 # The slowest first, so that with --jobs the others share the remaining cores while it runs.
-targets=(options_fuzzer builder_fuzzer reader_fuzzer)
+targets=(options_fuzzer builder_fuzzer reader_fuzzer range_fuzzer)
 if [ ${#only[@]} -gt 0 ]; then
   for target in "${only[@]}"; do
     [[ " ${targets[*]} " == *" $target "* ]] ||
@@ -66,7 +66,8 @@ fi
 build="$root/build-fuzz"
 CC=clang CXX=clang++ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DSSTFILTER_FUZZ=ON -DSSTFILTER_BENCHMARKS=OFF -DBUILD_TESTING=OFF > /dev/null
-cmake --build "$build" -j "$(nproc)" --target reader_fuzzer builder_fuzzer options_fuzzer > /dev/null
+cmake --build "$build" -j "$(nproc)" --target reader_fuzzer builder_fuzzer options_fuzzer range_fuzzer \
+  > /dev/null
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}

@@ -200,7 +200,8 @@ TEST(RangeFilterTest, DecimalStringKeysCountInTens) {
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   std::vector<std::string> keys;
   for (uint64_t v : ids) keys.push_back(key(v));
-  const RangeFilterReader reader = Open(Build(keys, 16));
+  const std::string bytes = Build(keys, 16);  // the reader is a view: the bytes must outlive it
+  const RangeFilterReader reader = Open(bytes);
   for (uint64_t length : {1, 16}) {
     const double p = RangeFpRate(RangeShapeFor(ids.size(), 16), ids.size(), length);
     uint64_t fp = 0, queries = 0;
@@ -234,7 +235,8 @@ TEST(RangeFilterTest, PrefixAndWindowOfTheKeys) {
   // Keys sharing "tenant/7/" and at most 8 bytes after it: the window is those bytes, exact.
   std::vector<std::string> keys;
   for (uint64_t v = 0; v < 1000; v += 10) keys.push_back("tenant/7/" + BigEndian(v * 1000));
-  const RangeFilterReader reader = Open(Build(keys, 16));
+  const std::string bytes = Build(keys, 16);  // the reader is a view: the bytes must outlive it
+  const RangeFilterReader reader = Open(bytes);
   ASSERT_TRUE(reader.understood());
   EXPECT_EQ(reader.window_bytes(), 3u);  // the values fit 3 bytes: 5 zero bytes join the prefix
   EXPECT_FALSE(Query(reader, "tenant/6/", "tenant/7/"));  // below every key
@@ -254,7 +256,8 @@ TEST(RangeFilterTest, PrefixAndWindowOfTheKeys) {
     mixed.push_back("k" + BigEndian(id * 977).substr(4) +
                     (id % 7 == 0 ? "/a suffix past the window" : ""));
   }
-  const RangeFilterReader mixed_reader = Open(Build(mixed, 16));
+  const std::string mixed_bytes = Build(mixed, 16);
+  const RangeFilterReader mixed_reader = Open(mixed_bytes);
   EXPECT_EQ(mixed_reader.window_bytes(), 3u);  // the ids' low 3 bytes; the first joins "k"
 }
 

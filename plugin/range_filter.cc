@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <exception>
+#include <functional>
 #include <new>
 #include <string>
 #include <string_view>
@@ -138,6 +139,40 @@ struct Bounds {
   std::string lower, upper;
 };
 
+// The table_filter SkipEmptyFiles installs: a named type, so that a second call finds the first
+// one's (std::function::target) and replaces its bounds instead of adding a filter for the old
+// bounds to the new one (which would skip files that hold keys in the new bounds).
+struct SkipFilter {
+  std::shared_ptr<const Bounds> bounds;
+  std::function<bool(const TableProperties&)> earlier;  // the caller's own, if any
+
+  bool operator()(const TableProperties& properties) const {
+    if (earlier && !earlier(properties)) return false;
+    const Slice lower(bounds->lower), upper(bounds->upper);
+    return FileMayHoldKeysIn(properties, bounds->has_lower ? &lower : nullptr,
+                             bounds->has_upper ? &upper : nullptr);
+  }
+};
+
+// libstdc++'s std::function::target works without RTTI (it compares the manager function); other
+// standard libraries need RTTI for it.
+#if defined(__GLIBCXX__) || defined(__cpp_rtti) || defined(__GXX_RTTI)
+#define SSTFILTER_HAS_FUNCTION_TARGET 1
+#else
+#define SSTFILTER_HAS_FUNCTION_TARGET 0
+#endif
+
+// A collector that collects nothing: the file gets no range filter, and is never skipped.
+class NoRangeFilterCollector : public TablePropertiesCollector {
+ public:
+  Status AddUserKey(const Slice&, const Slice&, EntryType, SequenceNumber, uint64_t) override {
+    return Status::OK();
+  }
+  Status Finish(UserCollectedProperties*) override { return Status::OK(); }
+  UserCollectedProperties GetReadableProperties() const override { return {}; }
+  const char* Name() const override { return kRangeFilterName; }
+};
+
 }  // namespace
 
 RangeFilterCollectorFactory::RangeFilterCollectorFactory() {
@@ -157,8 +192,15 @@ TablePropertiesCollector* RangeFilterCollectorFactory::CreateTablePropertiesColl
   // bits_per_key was checked by PrepareOptions when the factory came from a string; a factory
   // made in code (NewRangeFilterCollectorFactory) was checked there. A value set since then
   // that is out of range is clamped to the range rather than refused mid-flush.
-  const double bits = std::min(kMaxRangeBitsPerKey, std::max(kMinRangeBitsPerKey, bits_per_key_));
-  return new (std::nothrow) RangeFilterCollector(std::isnan(bits) ? kDefaultRangeBitsPerKey : bits);
+  const double bits =
+      std::isnan(bits_per_key_)
+          ? kDefaultRangeBitsPerKey
+          : std::min(kMaxRangeBitsPerKey, std::max(kMinRangeBitsPerKey, bits_per_key_));
+  TablePropertiesCollector* collector = new (std::nothrow) RangeFilterCollector(bits);
+  // Out of memory. RocksDB before 8.10 does not accept a null collector (it calls it): a smaller
+  // one that collects nothing, and the file has no range filter.
+  if (collector == nullptr) collector = new (std::nothrow) NoRangeFilterCollector();
+  return collector;
 }
 
 std::string RangeFilterCollectorFactory::ToString() const {
@@ -220,12 +262,18 @@ Status SkipEmptyFiles(ReadOptions* read_options) {
       bounds->upper = read_options->iterate_upper_bound->ToString();
     }
     std::function<bool(const TableProperties&)> earlier = read_options->table_filter;
-    read_options->table_filter = [bounds, earlier](const TableProperties& properties) {
-      if (earlier && !earlier(properties)) return false;
-      const Slice lower(bounds->lower), upper(bounds->upper);
-      return FileMayHoldKeysIn(properties, bounds->has_lower ? &lower : nullptr,
-                               bounds->has_upper ? &upper : nullptr);
-    };
+#if SSTFILTER_HAS_FUNCTION_TARGET
+    if (const SkipFilter* ours = read_options->table_filter.target<SkipFilter>()) {
+      earlier = ours->earlier;  // called again: the new bounds replace the old ones
+    }
+#else
+    if (earlier) {
+      return Status::NotSupported(
+          "SkipEmptyFiles: this build cannot combine with a table_filter already set (its "
+          "standard library needs RTTI for std::function::target); clear it first");
+    }
+#endif
+    read_options->table_filter = SkipFilter{std::move(bounds), std::move(earlier)};
   } catch (const std::exception&) {
     return Status::MemoryLimit("SkipEmptyFiles: out of memory");
   }

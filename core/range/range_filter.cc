@@ -16,8 +16,8 @@ namespace {
 //  offset size
 //   0     4   magic "SSTR"
 //   4     1   version: 1
-//   5     1   flags: bit 0 = the file has range deletions (their cover follows the prefix); the
-//             other bits are 0
+//   5     1   flags: bit 0 = the file has range deletions (their cover follows the alphabets);
+//             the other bits are 0
 //   6     1   window bytes W (0..16)
 //   7     1   Elias-Fano low bits (0..56)
 //   8     1   block bits b (0..62)
@@ -188,6 +188,19 @@ BoundPlace PlaceOf(std::string_view bound, std::string_view prefix) {
 }
 
 constexpr size_t kAlphabetBytes = 32;  // a 256-bit set per window byte
+
+// Set bits of a word, inline: the alphabets are counted on every query, and without -mpopcnt
+// __builtin_popcountll is a call to libgcc.
+inline uint32_t PopCount(uint64_t x) {
+#if defined(__POPCNT__) || !defined(__x86_64__)
+  return static_cast<uint32_t>(__builtin_popcountll(x));
+#else
+  x -= (x >> 1) & 0x5555'5555'5555'5555ull;
+  x = (x & 0x3333'3333'3333'3333ull) + ((x >> 2) & 0x3333'3333'3333'3333ull);
+  x = (x + (x >> 4)) & 0x0f0f'0f0f'0f0f'0f0full;
+  return static_cast<uint32_t>((x * 0x0101'0101'0101'0101ull) >> 56);
+#endif
+}
 
 // The digit alphabets of a builder: which byte values each window position takes.
 struct AlphabetBuilder {
@@ -424,7 +437,7 @@ RangeFilterReader RangeFilterReader::Open(const uint8_t* data, size_t size) {
   for (uint32_t i = 0; i < window_bytes; ++i) {
     uint32_t count = 0;
     for (int w = 0; w < 4; ++w) {
-      count += static_cast<uint32_t>(__builtin_popcountll(LoadLE64(alphabets + 32 * i + 8 * w)));
+      count += PopCount(LoadLE64(alphabets + 32 * i + 8 * w));
     }
     if (count == 0) return r;
     r.radix_[i] = count;
@@ -534,10 +547,10 @@ uint32_t RangeFilterReader::RankBelow(uint32_t i, uint32_t c, bool* member) cons
   const uint8_t* set = alphabets_ + kAlphabetBytes * i;
   uint32_t below = 0;
   for (uint32_t w = 0; w < c >> 6; ++w) {
-    below += static_cast<uint32_t>(__builtin_popcountll(LoadLE64(set + 8 * w)));
+    below += PopCount(LoadLE64(set + 8 * w));
   }
   const uint64_t word = LoadLE64(set + 8 * (c >> 6));
-  below += static_cast<uint32_t>(__builtin_popcountll(word & ((uint64_t{1} << (c & 63)) - 1)));
+  below += PopCount(word & ((uint64_t{1} << (c & 63)) - 1));
   *member = (word >> (c & 63)) & 1;
   return below;
 }

@@ -16,8 +16,8 @@
 //    radix, its position. Decimal ids ("user:0001234") then count in tens, not in 256s. The map
 //    keeps order (k1 <= k2 gives window(k1) <= window(k2)), so a range of keys is a range of
 //    windows and nothing is lost; keys that differ only past the window share it, which costs false
-//    positives, never a lost key. Keys of a fixed length up to |P| + 16 bytes (integers, ids, short
-//    strings) are exact.
+//    positives, never a lost key. Fixed-length keys (integers, ids, timestamps) whose varying
+//    bytes fit 16 bytes past P keep them all, unless fewer keep the keys apart.
 // 2. Windows are hashed in blocks that keep order inside them: h(x) = q(x >> b) + (x mod 2^b),
 //    q a hash of the block onto [0, r). A query range inside one block is one range of hashes of
 //    the same length; across two blocks, two. Keys in the query's own block land outside its
@@ -82,7 +82,8 @@ RangeFilterShape RangeShapeFor(uint64_t num_keys, double bits_per_key);
 double RangeFpRate(const RangeFilterShape& shape, uint64_t num_keys, double range_windows);
 
 // The builder: keys in any order (RocksDB gives them sorted, which saves a sort), repeated or
-// not. Memory: 16 bytes per distinct key until Finish, and 8 more during it.
+// not. Memory: 16 bytes per key until Finish (a key repeated right after itself, as RocksDB gives a
+// key's versions, once), and about 24 more during it (hashes, their sorted copy, bucket counts).
 class RangeFilterBuilder {
  public:
   explicit RangeFilterBuilder(double bits_per_key);  // bits_per_key: checked by the caller
@@ -112,8 +113,12 @@ class RangeFilterBuilder {
   std::string deletions_start_, deletions_end_;
 };
 
-// A view over a filter's bytes, which must outlive it. Opening reads the header only: constant
-// time, no copy, no allocation. Bytes not understood give a reader that answers "may contain".
+// A view over a filter's bytes, which must outlive it. Opening checks the header and hashes it
+// with the prefix, the alphabets and the cover (the check word), and counts the alphabets: no
+// copy, no allocation, nothing proportional to the keys. Bytes not understood give a reader that
+// answers "may contain". The check word does not cover the Elias-Fano body: a body corrupted
+// on disk is caught by RocksDB's checksum of the properties block, not here (a flipped body bit
+// can turn an answer into "no").
 class RangeFilterReader {
  public:
   static RangeFilterReader Open(const uint8_t* data, size_t size);

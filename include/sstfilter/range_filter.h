@@ -24,20 +24,24 @@
 // skipped for bounds its deletions reach (see docs/range_filters.md for why tombstones stay
 // correct).
 //
-// The bounds are copied when SkipEmptyFiles is called: call it again after changing them, and do
-// not change the bounds an iterator was made with while it lives (RocksDB itself reads them
-// lazily). Only column families with the default bytewise comparator are filtered; files of any
-// other comparator (reverse, user-defined timestamps) are never skipped.
+// The bounds are copied when SkipEmptyFiles is called: call it again after changing them (the new
+// bounds replace the old ones; a table_filter of your own set before the first call stays), and
+// do not change the bounds an iterator was made with while it lives (RocksDB reads files
+// lazily). If you wrap the table_filter it set in a function of your own, set it back before
+// calling it again. Only column families with the default bytewise comparator are filtered; files
+// of any other comparator (reverse, user-defined timestamps) are never skipped.
 //
-// Memory: a filter takes bits_per_key bits per distinct key (plus about 80 bytes) in the file's
-// table properties, which RocksDB keeps in memory, outside the block cache, for as long as the
+// Memory: a filter takes bits_per_key bits per distinct key (plus 64 bytes, the keys' common
+// prefix, 32 bytes per window byte and the range deletions' bounds) in the file's table
+// properties, which RocksDB keeps in memory, outside the block cache, for as long as the
 // file is open (max_open_files = -1: always). 16 bits per key is 2 bytes per key.
 //
 // How good: a range of L keys that holds none of the file's keys is a false positive with
 // probability about L / 2^(bits_per_key - 2) (Grafite's bound, SIGMOD 2024), for any query,
-// including ranges that start just after a present key. Keys are exact up to 16 bytes past the
-// prefix all of the file's keys share; keys that differ only beyond that share a position, which
-// costs false positives, never a lost key. docs/range_filters.md has the measurements.
+// including ranges that start just after a present key. A key counts by its first bytes after the
+// prefix all of the file's keys share (at most 16: as many as tell the keys apart); keys that
+// differ only beyond them share a position, which costs false positives, never a lost key.
+// docs/range_filters.md has the measurements.
 #pragma once
 
 #include <rocksdb/options.h>
@@ -64,8 +68,9 @@ SSTFILTER_EXPORT ROCKSDB_NAMESPACE::Status NewRangeFilterCollectorFactory(
 
 // Sets read_options->table_filter so that iterators made with *read_options skip files whose
 // range filter says they hold no key in [iterate_lower_bound, iterate_upper_bound) (a missing
-// bound is open). A table_filter already set still applies: a file is read only if both let it.
-// InvalidArgument, leaving *read_options unchanged, if neither bound is set.
+// bound is open). A table_filter already set still applies: a file is read only if both let it;
+// one that an earlier SkipEmptyFiles set is replaced. InvalidArgument, leaving *read_options
+// unchanged, if neither bound is set.
 SSTFILTER_EXPORT ROCKSDB_NAMESPACE::Status SkipEmptyFiles(
     ROCKSDB_NAMESPACE::ReadOptions* read_options);
 

@@ -148,6 +148,14 @@ Options RangeOptions(bool with_collector) {
   return options;
 }
 
+// The database in `dir`; null (and the test failed) if it does not open.
+std::unique_ptr<DB> MustOpen(const Options& options, const TempDir& dir) {
+  Status s;
+  auto db = OpenDb(options, dir.path(), &s);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return db;
+}
+
 TEST(RangeFilterDb, ChosenByStringAndKeptInTheOptionsFile) {
   const auto config = StrictConfigOptions();
   ColumnFamilyOptions cf;
@@ -211,6 +219,50 @@ TEST(RangeFilterDb, ChosenByStringAndKeptInTheOptionsFile) {
   EXPECT_EQ(reloaded->bits_per_key(), 12.0);
 }
 
+// SkipEmptyFiles called again with new bounds: the new bounds replace the old (a filter for the
+// old ones would skip the files that hold the new ones' keys); a table_filter of the caller's own,
+// set before, still applies.
+TEST(RangeFilterDb, SkipEmptyFilesCalledAgainTakesTheNewBounds) {
+  TempDir dir("range_again");
+  Options options = RangeOptions(true);
+  auto db = MustOpen(options, dir);
+  ASSERT_NE(db, nullptr);
+  for (uint32_t id = 100; id < 200; ++id) ASSERT_TRUE(db->Put(WriteOptions(), Id(id), "v").ok());
+  ASSERT_TRUE(db->Flush({}).ok());
+  auto scan = [&](const ReadOptions& ro, const std::string& from) {
+    std::unique_ptr<Iterator> it(db->NewIterator(ro));
+    size_t n = 0;
+    for (it->Seek(from); it->Valid(); it->Next()) ++n;
+    EXPECT_TRUE(it->status().ok());
+    return n;
+  };
+  std::string lower = Id(0), upper = Id(50);  // empty
+  Slice l(lower), u(upper);
+  ReadOptions ro;
+  ro.iterate_lower_bound = &l;
+  ro.iterate_upper_bound = &u;
+  ASSERT_TRUE(SkipEmptyFiles(&ro).ok());
+  FileCounts first;
+  ReadOptions counted = ro;
+  CountFiles(&counted, &first);
+  EXPECT_EQ(scan(counted, lower), 0u);
+  EXPECT_EQ(first.skipped, 1u);
+  lower = Id(150);  // the Slices point at the strings: the bounds change in place
+  upper = Id(160);
+  l = Slice(lower);
+  u = Slice(upper);
+  ASSERT_TRUE(SkipEmptyFiles(&ro).ok());
+  EXPECT_EQ(scan(ro, lower), 10u);
+  // The caller's own filter, set first, still decides: this one reads no file.
+  ReadOptions own;
+  own.iterate_lower_bound = &l;
+  own.iterate_upper_bound = &u;
+  own.table_filter = [](const TableProperties&) { return false; };
+  ASSERT_TRUE(SkipEmptyFiles(&own).ok());
+  ASSERT_TRUE(SkipEmptyFiles(&own).ok());
+  EXPECT_EQ(scan(own, lower), 0u);
+}
+
 TEST(RangeFilterDb, SkipEmptyFilesNeedsABound) {
   ReadOptions none;
   EXPECT_TRUE(SkipEmptyFiles(&none).IsInvalidArgument());
@@ -223,9 +275,8 @@ TEST(RangeFilterDb, SkipEmptyFilesNeedsABound) {
 TEST(RangeFilterDb, BoundedScansSkipFilesThatHoldNothingInTheBounds) {
   TempDir dir("range_skip");
   Options options = RangeOptions(true);
-  Status open;
-  auto db = OpenDb(options, dir.path(), &open);
-  ASSERT_TRUE(open.ok()) << open.ToString();
+  auto db = MustOpen(options, dir);
+  ASSERT_NE(db, nullptr);
   for (uint32_t id = 0; id < 60000; ++id) {
     if (id % 1000 < 500) continue;  // gaps: ids 0-499, 1000-1499, ... hold nothing
     ASSERT_TRUE(db->Put(WriteOptions(), KeyOf(id), "v" + std::to_string(id)).ok());
@@ -267,8 +318,8 @@ TEST(RangeFilterDb, BoundedScansSkipFilesThatHoldNothingInTheBounds) {
     EXPECT_LT(found_counts.skipped, found_counts.asked);
     // The same after a reopen (the filters come back with the files' properties).
     db.reset();
-    db = OpenDb(options, dir.path(), &open);
-    ASSERT_TRUE(open.ok()) << open.ToString();
+    db = MustOpen(options, dir);
+    ASSERT_NE(db, nullptr);
   }
 }
 
@@ -276,17 +327,16 @@ TEST(RangeFilterDb, BoundedScansSkipFilesThatHoldNothingInTheBounds) {
 // them; and a file whose keys are all deleted by a range deletion is not skipped in its reach.
 TEST(RangeFilterDb, FilesWithoutTheFilterAndRangeDeletions) {
   TempDir dir("range_old_files");
-  Status open;
   {
-    auto db = OpenDb(RangeOptions(false), dir.path(), &open);
-    ASSERT_TRUE(open.ok()) << open.ToString();
+    auto db = MustOpen(RangeOptions(false), dir);
+    ASSERT_NE(db, nullptr);
     for (uint32_t id = 0; id < 100; ++id) ASSERT_TRUE(db->Put(WriteOptions(), Id(id), "old").ok());
     ASSERT_TRUE(db->Flush({}).ok());
   }
   Options options = RangeOptions(true);
   options.disable_auto_compactions = true;
-  auto db = OpenDb(options, dir.path(), &open);
-  ASSERT_TRUE(open.ok()) << open.ToString();
+  auto db = MustOpen(options, dir);
+  ASSERT_NE(db, nullptr);
   for (uint32_t id = 1000; id < 1100; ++id)
     ASSERT_TRUE(db->Put(WriteOptions(), Id(id), "new").ok());
   ASSERT_TRUE(db->Flush({}).ok());

@@ -7,6 +7,7 @@
 #include <rocksdb/utilities/options_util.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -107,6 +108,11 @@ TEST_F(DbBenchExtTest, BadFlagsFailBeforeAnyWorkWithOneLine) {
       {"--metadata_block_size=0", "--metadata_block_size"},
       {"--reads_per_write=-1", "--reads_per_write"},
       {"--rounds=-1", "--rounds"},
+      {"--scan_length=0", "--scan_length"},
+      {"--key_spacing=0", "--key_spacing"},
+      {"--benchmarks=fillrandom,seekempty", "--key_spacing"},  // 16 integers need spacing 9
+      {"--range_filter=nosuch.Collector", "nosuch.Collector"},
+      {"--range_filter={id=sstfilter.RangeFilter;bits_per_key=1}", "between 4 and 48"},
       {"--db=/proc/sstfilter_cannot_be_here/db", "--db"},
       {"stray_argument", "stray_argument"},
   };
@@ -706,6 +712,46 @@ TEST_F(DbBenchExtTest, MixedLookupsFindTheirShareAndReportLatencies) {
   const size_t timed_mixed = timed_text.find("\"readmixed\"");
   EXPECT_GE(NumberAfter(timed_text, timed_mixed, "seconds"), 1.0);
   EXPECT_GT(NumberAfter(timed_text, timed_mixed, "ops"), 0);
+  fs::remove(json);
+}
+
+// seekempty and seekrandom, with and without a range filter in one run: the empty scans find
+// nothing and skip every file they meet (but a false positive's), the others find the same keys
+// in both databases; the JSON has the files, the range filters' size and the scans' figures.
+TEST_F(DbBenchExtTest, ScansSkipFilesWithARangeFilter) {
+  constexpr int kScans = 2000;
+  const std::string json = db_ + ".json";
+  const RunResult r = RunTool(
+      {"--num=40000", "--reads=" + std::to_string(kScans), "--db=" + db_, "--json=" + json,
+       "--write_buffer_size=262144", "--target_file_size_base=262144", "--settled_fill",
+       "--key_spacing=9", "--scan_length=16", "--benchmarks=fillrandom,seekempty,seekrandom",
+       "--filter_uri=none", "--range_filter=none,{id=sstfilter.RangeFilter;bits_per_key=16}"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("vs no range filter"), std::string::npos) << r.out;
+  const auto doc = nlohmann::json::parse(ReadFile(json));
+  const auto& policies = doc.at("policies");
+  ASSERT_EQ(policies.size(), 2u);
+  EXPECT_EQ(policies[0].at("range_filter"), "none");
+  EXPECT_EQ(policies[1].at("range_filter"), "{id=sstfilter.RangeFilter;bits_per_key=16}");
+  EXPECT_EQ(policies[0].at("range_filter_bytes"), 0);
+  // 16 bits per entry, and a header per file.
+  const double bits = 8.0 * policies[1].at("range_filter_bytes").get<double>() /
+                      policies[1].at("range_filter_entries").get<double>();
+  EXPECT_GT(bits, 15.9);
+  EXPECT_LT(bits, 17.0);
+  const auto& plain_empty = policies[0].at("benchmarks").at("seekempty");
+  const auto& skipping_empty = policies[1].at("benchmarks").at("seekempty");
+  EXPECT_EQ(plain_empty.at("found"), 0);
+  EXPECT_EQ(skipping_empty.at("found"), 0);
+  EXPECT_GE(plain_empty.at("files_met_per_op").get<double>(), 1.0);  // every scan meets a file
+  EXPECT_EQ(plain_empty.at("files_skipped_per_op"), 0.0);
+  EXPECT_GE(skipping_empty.at("files_skipped_per_op").get<double>(),
+            0.99 * skipping_empty.at("files_met_per_op").get<double>());
+  const auto& plain_found = policies[0].at("benchmarks").at("seekrandom");
+  const auto& skipping_found = policies[1].at("benchmarks").at("seekrandom");
+  EXPECT_EQ(plain_found.at("found"), skipping_found.at("found"));
+  EXPECT_GT(plain_found.at("found").get<double>(),
+            15.0 * kScans);  // 16 per scan, but the last keys'
   fs::remove(json);
 }
 

@@ -39,6 +39,8 @@ std::string Build(const std::vector<std::string>& keys, double bits_per_key) {
 RangeFilterReader Open(const std::string& bytes) {
   return RangeFilterReader::Open(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
 }
+// A reader is a view over its bytes: a temporary would be freed under it.
+RangeFilterReader Open(std::string&& bytes) = delete;
 
 bool Query(const RangeFilterReader& r, const std::string& lower, const std::string& upper) {
   const std::string_view lo(lower), up(upper);
@@ -308,7 +310,8 @@ TEST(RangeFilterTest, PrefixAndWindowOfTheKeys) {
   // Constant padding after the integer stays out of the window.
   std::vector<std::string> padded;
   for (uint64_t v = 0; v < 1000; ++v) padded.push_back(BigEndian(v * 1000) + "xxxxxxxx");
-  EXPECT_EQ(Open(Build(padded, 16)).window_bytes(), 3u);
+  const std::string padded_bytes = Build(padded, 16);
+  EXPECT_EQ(Open(padded_bytes).window_bytes(), 3u);
   // Short keys with a few long ones: the window is the short keys'.
   std::vector<std::string> mixed;
   for (uint32_t id = 0; id < 5000; ++id) {
@@ -334,12 +337,14 @@ TEST(RangeFilterTest, RangeDeletionsAnswerMayContainWhereTheyReach) {
   // A file with only a range deletion.
   RangeFilterBuilder only(10);
   only.AddRangeDeletion("c", "e");
-  const RangeFilterReader deletion_only = Open(only.Finish().value());
+  const std::string only_bytes = only.Finish().value();  // the reader is a view over them
+  const RangeFilterReader deletion_only = Open(only_bytes);
   EXPECT_TRUE(Query(deletion_only, "a", "d"));
   EXPECT_FALSE(Query(deletion_only, "e", "z"));
   // No keys at all.
   RangeFilterBuilder empty(10);
-  const RangeFilterReader none = Open(empty.Finish().value());
+  const std::string empty_bytes = empty.Finish().value();
+  const RangeFilterReader none = Open(empty_bytes);
   ASSERT_TRUE(none.understood());
   EXPECT_FALSE(Query(none, "a", "z"));
   EXPECT_FALSE(none.MayContain(nullptr, nullptr));

@@ -23,7 +23,18 @@ inline uint32_t SelectInWord(uint64_t w, uint64_t r) {
 // and without the POPCNT instruction, and the loader picks (GCC's function multiversioning; a
 // build without -mpopcnt otherwise calls libgcc's __popcountdi2, which made a query 5 times as
 // slow).
-#if defined(__x86_64__) && !defined(__POPCNT__) && defined(__linux__)
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SSTFILTER_THREAD_SANITIZER 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define SSTFILTER_THREAD_SANITIZER 1
+#endif
+// The clones need glibc's ifunc; ThreadSanitizer crashes in an ifunc resolver (it runs before
+// the sanitizer's runtime starts), so its builds count with the plain builtin.
+#if defined(__x86_64__) && !defined(__POPCNT__) && defined(__GLIBC__) && \
+    !defined(SSTFILTER_THREAD_SANITIZER)
 __attribute__((target_clones("popcnt", "default")))
 #endif
 uint64_t

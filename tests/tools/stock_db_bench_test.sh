@@ -3,7 +3,8 @@
 # Stock RocksDB tools with libsstfilter.so preloaded: Debian's /usr/bin/db_bench runs, through
 # db_bench_ext/stock_db_bench.sh, with an OPTIONS file naming sstfilter.Cuckoo, and its
 # statistics must show the filter answering "no" for absent keys at about its rate; sst_dump
-# names the policy and ldb reads the database. The script also sets sstfilter.NoTrivialMove,
+# names the policy and ldb reads the database; an OPTIONS file naming sstfilter.RangeFilter gives
+# the files range filters. The script also sets sstfilter.NoTrivialMove,
 # and fails when RocksDB drops a policy it cannot load. The same run without the preload
 # is the control: RocksDB then silently drops the policy, and the filter is never consulted.
 #
@@ -90,6 +91,31 @@ if SSTFILTER_LIB="$lib" bash "$src/db_bench_ext/stock_db_bench.sh" --filter_uri=
 fi
 grep -q 'RocksDB dropped filter_policy=sstfilter.Blom:10' "$work/misspelt.err" ||
   { echo "FAIL: no clear error for a misspelt policy" >&2; exit 1; }
+
+# sstfilter.RangeFilter named in an OPTIONS file: stock db_bench writes range filters into the SST
+# files' properties (sst_dump shows them), and the database's OPTIONS file keeps the collector.
+cat > "$work/range.ini" <<INI
+[Version]
+  rocksdb_version=7.8.3
+  options_file_version=1.1
+[DBOptions]
+  create_if_missing=true
+[CFOptions "default"]
+  write_buffer_size=262144
+  table_properties_collectors={id=sstfilter.RangeFilter;bits_per_key=12}
+[TableOptions/BlockBasedTable "default"]
+INI
+LD_PRELOAD="$lib" db_bench --options_file="$work/range.ini" --db="$work/range" \
+  --benchmarks=fillseq --num=20000 --key_size=16 --value_size=100 > "$work/range.out" 2>&1
+grep -q 'table_properties_collectors={{id=sstfilter.RangeFilter;bits_per_key=12' \
+  "$work"/range/OPTIONS-* ||
+  { echo "FAIL: the database's OPTIONS file does not name the range filter collector" >&2; exit 1; }
+range_sst=$(ls "$work"/range/*.sst | head -n 1)
+LD_PRELOAD="$lib" sst_dump --file="$range_sst" --show_properties > "$work/range_dump.out" 2>&1
+grep -q '# sstfilter.range: 0x5353545201' "$work/range_dump.out" ||
+  { echo "FAIL: sst_dump shows no range filter property" >&2; exit 1; }
+echo "sstfilter.RangeFilter from an OPTIONS file: sst_dump shows $(basename "$range_sst")'s" \
+  "range filter"
 
 # The control: no preload, the policy is silently dropped.
 db_bench --options_file="$work/options.ini" --db="$work/without" "${common[@]}" \

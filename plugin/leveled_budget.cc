@@ -245,6 +245,11 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
   // database's logger, unless publish_as is given); files no longer live are forgotten.
   void Account(DB* db, const std::string& cf_name, bool changed,
                std::shared_ptr<ROCKSDB_NAMESPACE::Logger> publish_as = nullptr) {
+    // One account at a time, from reading the live files to publishing: two events' accounts
+    // could otherwise publish out of order, the later event's newer tree first, and the tree's
+    // accounts stay stale until the next event (a test read 149,960 of 150,000 keys for 10 s
+    // after the last compaction, 1 run in 6). RocksDB calls listeners without its mutex held.
+    std::lock_guard<std::mutex> serial(account_mu_);
     std::vector<ROCKSDB_NAMESPACE::LiveFileMetaData> live;
     db->GetLiveFilesMetaData(&live);
     TreeAccounts accounts;
@@ -381,6 +386,7 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
 
   static constexpr size_t kMaxDatabases = 1024;
   static constexpr uint32_t kMaxAccountsUnseen = 4096;
+  std::mutex account_mu_;  // taken before mu_, never after it
   std::mutex mu_;
   // Per database (its name: its directory), each live file's filter by path.
   std::map<std::string, std::map<std::string, FileFilter>> files_;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -47,6 +48,25 @@ std::string AbsentKey(uint64_t i) {
   WriteKey(i, /*absent=*/true, &key);
   return key;
 }
+
+namespace {
+
+// Runs worker(0) on this thread and worker(1) .. worker(--threads - 1) on threads of their own,
+// and waits for all of them: the read and scan benchmarks' workers.
+void RunOnThreads(const std::function<void(int)>& worker) {
+  std::vector<std::thread> threads;
+  for (int t = 1; t < FLAGS_threads; ++t) threads.emplace_back(worker, t);
+  worker(0);
+  for (std::thread& t : threads) t.join();
+}
+
+void SetLatencyQuantiles(const LatencyHistogram& latencies, BenchResult* r) {
+  r->p50_us = latencies.QuantileMicros(0.5);
+  r->p99_us = latencies.QuantileMicros(0.99);
+  r->p999_us = latencies.QuantileMicros(0.999);
+}
+
+}  // namespace
 
 DbRunner::DbRunner(const Config& config, const PolicyUnderTest& p, size_t index)
     : config_(config), policy_(p), path_(FLAGS_db + "/policy" + std::to_string(index)) {}
@@ -262,15 +282,10 @@ void DbRunner::Read(const Benchmark& benchmark, BenchResult* r) {
     level_counts.AddBlockReadsTo(&r->file_block_reads, &r->file_bytes_read);
     latencies.Merge(my_latencies);
   };
-  std::vector<std::thread> threads;
-  for (int t = 1; t < FLAGS_threads; ++t) threads.emplace_back(worker, t);
-  worker(0);
-  for (std::thread& t : threads) t.join();
+  RunOnThreads(worker);
   r->ops = ops;
   r->found = found;
-  r->p50_us = latencies.QuantileMicros(0.5);
-  r->p99_us = latencies.QuantileMicros(0.99);
-  r->p999_us = latencies.QuantileMicros(0.999);
+  SetLatencyQuantiles(latencies, r);
 }
 
 // Bounded scans by --threads threads, --reads in all or for --duration seconds, from a present
@@ -340,17 +355,12 @@ void DbRunner::Seek(const Benchmark& benchmark, BenchResult* r) {
     level_counts.AddBlockReadsTo(&r->file_block_reads, &r->file_bytes_read);
     latencies.Merge(my_latencies);
   };
-  std::vector<std::thread> threads;
-  for (int t = 1; t < FLAGS_threads; ++t) threads.emplace_back(worker, t);
-  worker(0);
-  for (std::thread& t : threads) t.join();
+  RunOnThreads(worker);
   r->ops = ops;
   r->found = found;
   r->files_asked = files_asked;
   r->files_skipped = files_skipped;
-  r->p50_us = latencies.QuantileMicros(0.5);
-  r->p99_us = latencies.QuantileMicros(0.99);
-  r->p999_us = latencies.QuantileMicros(0.999);
+  SetLatencyQuantiles(latencies, r);
 }
 
 }  // namespace db_bench_ext

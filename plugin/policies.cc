@@ -27,12 +27,6 @@ using ROCKSDB_NAMESPACE::OptionTypeInfo;
 using ROCKSDB_NAMESPACE::OptionVerificationType;
 using ROCKSDB_NAMESPACE::Status;
 
-namespace {
-
-// The one parser of the policies' floating-point numbers (the options bits_per_key, fp_rate and
-// size_ratio, and the number of "<name>:<number>"; num_levels, an int, is RocksDB's to parse):
-// the whole text must be a finite number. `who` and `name` (the policy, the option) make the
-// message.
 Status ParseNumber(const std::string& who, const std::string& name, const std::string& value,
                    double* out) {
   char* end = nullptr;
@@ -44,6 +38,8 @@ Status ParseNumber(const std::string& who, const std::string& name, const std::s
   *out = v;
   return Status::OK();
 }
+
+namespace {
 
 // A double option that may be absent (NaN). Parsing is strict (ParseNumber); absent values
 // serialise to "", which RocksDB then leaves out of OPTIONS files.

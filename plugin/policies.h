@@ -23,6 +23,13 @@
 
 namespace sstfilter {
 
+// The one parser of the plugin's floating-point options (the policies' bits_per_key, fp_rate and
+// size_ratio, the number of "<name>:<number>", sstfilter.RangeFilter's bits_per_key; num_levels,
+// an int, is RocksDB's to parse): the whole text must be a finite number. `who` and `name` (the
+// policy or collector, the option) make the message.
+ROCKSDB_NAMESPACE::Status ParseNumber(const std::string& who, const std::string& name,
+                                      const std::string& value, double* out);
+
 // The options every sstfilter policy takes: exactly one of the two must be set.
 struct BudgetOptions {
   // NaN means "not given": such an option is not written to OPTIONS files, and the parser

@@ -7,7 +7,6 @@
 #include <rocksdb/utilities/options_type.h>
 
 #include <cmath>
-#include <cstdlib>
 #include <exception>
 #include <functional>
 #include <new>
@@ -16,6 +15,7 @@
 #include <unordered_map>
 
 #include "core/range/range_filter.h"
+#include "plugin/policies.h"
 #include "plugin/range_filter_collector.h"
 
 using ROCKSDB_NAMESPACE::ConfigOptions;
@@ -95,12 +95,9 @@ class RangeFilterCollector : public TablePropertiesCollector {
 // bits_per_key is checked as it is parsed: RocksDB does not prepare the collector factories
 // that an options string creates.
 Status ParseBitsPerKey(const std::string& text, double* out) {
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || end == text.c_str() || *end != '\0' || !std::isfinite(v)) {
-    return Status::InvalidArgument(std::string(kRangeFilterName) +
-                                   ": bits_per_key must be a finite number, got '" + text + "'");
-  }
+  double v = 0;
+  const Status parsed = ParseNumber(kRangeFilterName, "bits_per_key", text, &v);
+  if (!parsed.ok()) return parsed;
   const Result<double> checked = CheckRangeBitsPerKey(v);
   if (!checked.ok()) {
     return Status::InvalidArgument(std::string(kRangeFilterName) + ": " + checked.error());

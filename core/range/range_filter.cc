@@ -555,27 +555,33 @@ uint32_t RangeFilterReader::RankBelow(uint32_t i, uint32_t c, bool* member) cons
   return below;
 }
 
+RangeFilterReader::BoundDigits RangeFilterReader::DigitsOf(std::string_view suffix) const {
+  BoundDigits d;
+  for (; d.stop < window_bytes_; ++d.stop) {
+    bool member = false;
+    d.below = RankBelow(d.stop, BoundByte(suffix, d.stop), &member);
+    if (!member) break;
+    d.position = d.position * radix_[d.stop] + d.below;
+  }
+  return d;
+}
+
 // The least position a key at or above the bound can have: the bound's digits while its bytes
 // are in the alphabets; at the first that is not, the next value up in that alphabet and the
 // least digits after it, or (no value up) the next prefix. False if no position is that high.
 bool RangeFilterReader::LowestPositionFrom(std::string_view suffix, Window* out) const {
-  Window position = 0;
-  for (uint32_t i = 0; i < window_bytes_; ++i) {
-    bool member = false;
-    const uint32_t below = RankBelow(i, BoundByte(suffix, i), &member);
-    if (member) {
-      position = position * radix_[i] + below;
-      continue;
-    }
-    if (below < radix_[i]) {
-      *out = (position * radix_[i] + below) * weight_[i];
-      return true;
-    }
-    if (position + 1 == prefixes_[i]) return false;  // every prefix is below the bound
-    *out = (position + 1) * radix_[i] * weight_[i];
+  const BoundDigits d = DigitsOf(suffix);
+  const uint32_t i = d.stop;
+  if (i == window_bytes_) {
+    *out = d.position;
     return true;
   }
-  *out = position;
+  if (d.below < radix_[i]) {
+    *out = (d.position * radix_[i] + d.below) * weight_[i];
+    return true;
+  }
+  if (d.position + 1 == prefixes_[i]) return false;  // every prefix is below the bound
+  *out = (d.position + 1) * radix_[i] * weight_[i];
   return true;
 }
 
@@ -586,29 +592,24 @@ bool RangeFilterReader::LowestPositionFrom(std::string_view suffix, Window* out)
 // when the window holds all of the bound past the prefix and it does not end in a zero byte (the
 // keys below end below it). False if no position is that low.
 bool RangeFilterReader::HighestPositionBelow(std::string_view suffix, Window* out) const {
-  Window position = 0;
-  for (uint32_t i = 0; i < window_bytes_; ++i) {
-    bool member = false;
-    const uint32_t below = RankBelow(i, BoundByte(suffix, i), &member);
-    if (member) {
-      position = position * radix_[i] + below;
-      continue;
-    }
-    if (below > 0) {
-      *out = (position * radix_[i] + below - 1) * weight_[i] + (weight_[i] - 1);
+  const BoundDigits d = DigitsOf(suffix);
+  const uint32_t i = d.stop;
+  if (i < window_bytes_) {
+    if (d.below > 0) {
+      *out = (d.position * radix_[i] + d.below - 1) * weight_[i] + (weight_[i] - 1);
       return true;
     }
-    if (position == 0) return false;  // every key is at or above the bound
-    *out = position * radix_[i] * weight_[i] - 1;
+    if (d.position == 0) return false;  // every key is at or above the bound
+    *out = d.position * radix_[i] * weight_[i] - 1;
     return true;
   }
   const bool exact = suffix.size() <= window_bytes_ && (suffix.empty() || suffix.back() != '\0');
   if (!exact) {
-    *out = position;
+    *out = d.position;
     return true;
   }
-  if (position == 0) return false;
-  *out = position - 1;
+  if (d.position == 0) return false;
+  *out = d.position - 1;
   return true;
 }
 

@@ -136,6 +136,14 @@ class RangeFilterReader {
 
  private:
   uint32_t RankBelow(uint32_t i, uint32_t c, bool* member) const;
+  // A bound's digits while its window bytes are in the alphabets: their position, the first
+  // byte that is not (window_bytes_ if every one is), and that byte's rank (values below it).
+  struct BoundDigits {
+    Window position = 0;
+    uint32_t stop = 0;
+    uint32_t below = 0;
+  };
+  BoundDigits DigitsOf(std::string_view suffix) const;
   bool LowestPositionFrom(std::string_view suffix, Window* out) const;
   bool HighestPositionBelow(std::string_view suffix, Window* out) const;
 

@@ -815,11 +815,15 @@ TEST_F(DbTest, LeveledKeepsUniversalAndFifoTreesWithinTheBudget) {
 // a time series' metadata): each flush overlaps the ones before it, so it gets level 0's filter
 // and RocksDB compacts it; the compaction's output files, but one, overlap nothing below, and
 // RocksDB later moves them down unchanged with their upper level's filter. sstfilter.NoTrivialMove
-// makes RocksDB rewrite those files, so that each gets its level's filter.
+// makes RocksDB rewrite those files, so that each gets its level's filter. Whether RocksDB moves
+// such a file depends on the timing of its compactions: in this small tree, 6 runs each on 7.8.3
+// and 8.9.1 left no file richer than its level without the partitioner (which the test prints),
+// and earlier versions of the allocation saw up to 14.48 bits/key.
 TEST_F(DbTest, NoTrivialMoveKeepsLeveledWithinItsBudget) {
   constexpr double kBudget = 10;
   constexpr uint64_t kKeys = 150'000, kUpdateEvery = 500;
   double average_bits[2] = {0, 0};
+  int richer_than_their_level[2] = {0, 0};
   for (const bool rewrite : {false, true}) {
     SCOPED_TRACE(rewrite ? "with sstfilter.NoTrivialMove" : "without a partitioner");
     Options options = MakeOptions("sstfilter.Leveled:10");
@@ -851,20 +855,53 @@ TEST_F(DbTest, NoTrivialMoveKeepsLeveledWithinItsBudget) {
     ExpectAllPresent(0, kKeys);
     EXPECT_EQ(LookUpAbsent(10'000).true_positives, 0u);
 
+    // A file's filter is its level's in the model of the tree when it was written: of as many
+    // levels as compactions had reached then, at most as many as they reach now. Its filter is
+    // therefore no larger than the richest its level has in any of those models (10% for the
+    // filters' rounding); a trivial move breaks that, carrying a shallower level's richer filter
+    // down.
+    const auto& policy =
+        dynamic_cast<const LeveledPolicy&>(*TableOptionsOf(reopened)->filter_policy);
+    std::vector<ROCKSDB_NAMESPACE::LiveFileMetaData> files;
+    db_->GetLiveFilesMetaData(&files);
+    int levels_reached = 1;
+    for (const auto& f : files) levels_reached = std::max(levels_reached, f.level + 1);
+    std::map<std::string, std::shared_ptr<const ROCKSDB_NAMESPACE::TableProperties>> props;
+    for (const auto& [path, p] : Tables()) props[fs::path(path).filename().string()] = p;
     uint64_t bytes = 0, entries = 0;
-    for (const auto& [file, props] : Tables()) {
-      bytes += props->filter_size;
-      entries += props->num_filter_entries;
+    for (const auto& f : files) {
+      const auto& p = props.at(fs::path(f.name).filename().string());
+      bytes += p->filter_size;
+      entries += p->num_filter_entries;
+      double richest_bytes = 0;
+      for (int levels = f.level + 1; levels <= levels_reached; ++levels) {
+        const LevelFilter level =
+            policy.Allocation(levels, p->num_filter_entries).value()[static_cast<size_t>(f.level)];
+        richest_bytes = std::max(
+            richest_bytes,
+            static_cast<double>(FilterBytes(level.Largest().spec, p->num_filter_entries).value()));
+      }
+      if (p->filter_size > 1.1 * richest_bytes) {
+        ++richer_than_their_level[rewrite];
+        EXPECT_FALSE(rewrite) << f.name << " at level " << f.level << " of " << levels_reached
+                              << ": " << p->filter_size << " filter bytes for "
+                              << p->num_filter_entries << " keys, its level's richest "
+                              << richest_bytes;
+      }
     }
     average_bits[rewrite] = 8.0 * bytes / entries;
     db_.reset();
     fs::remove_all(dir_);
   }
-  // Which files RocksDB moves depends on the timing of its compactions: the figure without the
-  // partitioner varies from run to run (9.55 to 14.48 bits/key seen on 7.8.3).
-  printf("[ figures  ] sstfilter.Leveled:10: %.2f bits/key with trivial moves, %.2f rewritten\n",
-         average_bits[0], average_bits[1]);
-  EXPECT_LE(average_bits[1], 1.02 * kBudget);
+  // The average is the budget in expectation only: which levels hold how many keys, and which
+  // filter each file of a mixed level draws, depend on the timing of RocksDB's compactions. Seen
+  // on 8.9.1: 9.45 to 9.90 bits/key rewritten, and 10.26 once under CI's load; without the
+  // partitioner 9.76 to 10.09.
+  printf(
+      "[ figures  ] sstfilter.Leveled:10: %.2f bits/key, %d files richer than their level's "
+      "filter, with trivial moves; %.2f rewritten\n",
+      average_bits[0], richer_than_their_level[0], average_bits[1]);
+  EXPECT_LE(average_bits[1], 1.1 * kBudget);
 }
 
 // Files that no compaction rewrites can hold richer filters than the allocation's: here an

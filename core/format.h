@@ -108,5 +108,28 @@ inline void StoreLE32(uint8_t* p, uint32_t v) {
 #endif
   std::memcpy(p, &v, sizeof(v));
 }
+// Big-endian, for keys: their bytes compare as these numbers do.
+inline uint64_t LoadBE64(const void* p) {
+  uint64_t v;
+  std::memcpy(&v, p, sizeof(v));
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  v = __builtin_bswap64(v);
+#endif
+  return v;
+}
+inline uint32_t LoadBE32(const void* p) {
+  uint32_t v;
+  std::memcpy(&v, p, sizeof(v));
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  v = __builtin_bswap32(v);
+#endif
+  return v;
+}
+inline void StoreBE64(void* p, uint64_t v) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  v = __builtin_bswap64(v);
+#endif
+  std::memcpy(p, &v, sizeof(v));
+}
 
 }  // namespace sstfilter

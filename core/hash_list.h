@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// HashList: the key hashes of one filter under construction, 8 bytes per key.
+// ChunkedList: the values of one filter under construction (HashList: key hashes, 8 bytes per
+// key; the range filter's builder: 16-byte windows).
 //
-// A std::vector grows by doubling, so it holds up to 16 bytes per key, and 24 while it
-// reallocates. A builder of an SST file's filter may hold millions of keys, so HashList stores
-// them in fixed chunks instead: 8 bytes per key plus at most one partly filled chunk, and nothing
-// is ever copied. It skips a hash equal to the previous one (keys arrive sorted, so repeats of a
-// key are consecutive).
+// A std::vector grows by doubling, so it holds up to twice its values' bytes, and three times
+// while it reallocates (and copies every value again each time). A builder of an SST file's filter
+// may hold millions of keys, so a ChunkedList stores them in fixed chunks of 32 KiB instead: its
+// values' bytes plus at most one partly filled chunk, and nothing is ever copied. It skips a value
+// equal to the previous one (keys arrive sorted, so repeats of a key are consecutive).
 #pragma once
 
 #include <algorithm>
@@ -16,52 +17,77 @@
 
 namespace sstfilter {
 
-class HashList {
+template <typename T>
+class ChunkedList {
  public:
-  static constexpr size_t kChunkHashes = 4096;  // 32 KiB per chunk
+  static constexpr size_t kChunkItems = 32768 / sizeof(T);  // 32 KiB per chunk
+  static_assert((kChunkItems & (kChunkItems - 1)) == 0, "a power of two: no division per Add");
 
-  // Appends h unless it equals the last hash. Only throws std::bad_alloc.
-  void Add(uint64_t h) {
-    if (size_ > 0 && last_ == h) return;
-    const size_t slot = size_ % kChunkHashes;
-    if (slot == 0 && size_ / kChunkHashes == chunks_.size()) {
-      chunks_.emplace_back(new uint64_t[kChunkHashes]);
+  // Appends v unless it equals the last value. Only throws std::bad_alloc.
+  void Add(const T& v) {
+    if (size_ > 0 && last_ == v) return;
+    const size_t slot = size_ % kChunkItems;
+    if (slot == 0 && size_ / kChunkItems == chunks_.size()) {
+      chunks_.emplace_back(new T[kChunkItems]);
     }
-    chunks_[size_ / kChunkHashes][slot] = h;
-    last_ = h;
+    chunks_[size_ / kChunkItems][slot] = v;
+    last_ = v;
     ++size_;
   }
 
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
+  // The last value added; not empty().
+  const T& back() const { return last_; }
 
-  // Forgets the hashes; keeps the first chunk for the next filter (RocksDB reuses a builder for
+  // Forgets the values; keeps the first chunk for the next filter (RocksDB reuses a builder for
   // every partition of a partitioned filter).
   void Clear() {
     if (chunks_.size() > 1) chunks_.resize(1);
     size_ = 0;
   }
+  // Forgets the values and frees every chunk.
+  void Release() {
+    std::vector<std::unique_ptr<T[]>>().swap(chunks_);
+    size_ = 0;
+  }
 
-  void Swap(HashList& other) {
+  void Swap(ChunkedList& other) {
     chunks_.swap(other.chunks_);
     std::swap(size_, other.size_);
     std::swap(last_, other.last_);
   }
 
-  // Calls f(const uint64_t* hashes, size_t count) for each chunk, in order.
+  // Calls f(const T* values, size_t count) for each chunk, in order.
   template <typename F>
   void ForEachChunk(F&& f) const {
-    for (size_t start = 0; start < size_; start += kChunkHashes) {
-      const size_t n = size_ - start < kChunkHashes ? size_ - start : kChunkHashes;
-      f(chunks_[start / kChunkHashes].get(), n);
+    for (size_t start = 0; start < size_; start += kChunkItems) {
+      const size_t n = size_ - start < kChunkItems ? size_ - start : kChunkItems;
+      f(static_cast<const T*>(chunks_[start / kChunkItems].get()), n);
     }
+  }
+  // The chunks, each of kChunkItems values (filled or not), whose memory a caller may reuse once
+  // it no longer needs the values.
+  size_t num_chunks() const { return chunks_.size(); }
+  T* chunk(size_t c) { return chunks_[c].get(); }
+
+  // Replaces each value v by f(v), in place. Values that become equal are not merged.
+  template <typename F>
+  void Transform(F&& f) {
+    for (size_t i = 0; i < size_; ++i) {
+      T& v = chunks_[i / kChunkItems][i % kChunkItems];
+      v = f(v);
+    }
+    if (size_ > 0) last_ = chunks_[(size_ - 1) / kChunkItems][(size_ - 1) % kChunkItems];
   }
 
  private:
-  std::vector<std::unique_ptr<uint64_t[]>> chunks_;
+  std::vector<std::unique_ptr<T[]>> chunks_;
   size_t size_ = 0;
-  uint64_t last_ = 0;
+  T last_{};
 };
+
+using HashList = ChunkedList<uint64_t>;
 
 // Calls f(unique, n) with the hashes of [hashes, hashes + count) less consecutive repeats, and
 // returns what f returns. Builders that get an array instead of a HashList use it: the array

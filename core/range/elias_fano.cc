@@ -49,10 +49,6 @@ SkipZeros(const uint8_t* high, uint64_t high_bits, uint64_t pos, uint64_t zeros)
   return high_bits;
 }
 
-inline void SetBit(std::vector<uint64_t>* words, uint64_t bit) {
-  (*words)[bit >> 6] |= uint64_t{1} << (bit & 63);
-}
-
 }  // namespace
 
 bool EliasFanoShape::Valid() const {
@@ -62,47 +58,41 @@ bool EliasFanoShape::Valid() const {
   return HighBits() < kMaxEliasFanoHighBits;
 }
 
-void AppendEliasFano(const EliasFanoShape& shape, const uint64_t* values, std::string* out) {
+EliasFanoWriter::EliasFanoWriter(const EliasFanoShape& shape)
+    : shape_(shape),
+      low_mask_(shape.low_bits == 0 ? 0 : ~uint64_t{0} >> (64 - shape.low_bits)),
+      low_(shape.LowWords() + 1, 0),  // + 1: a value may straddle two words, or have no bits
+      high_(shape.HighWords(), 0),
+      starts_(shape.Samples(), 0) {
   assert(shape.Valid());
-  const uint64_t n = shape.num_values;
-  const uint32_t l = shape.low_bits;
-  std::vector<uint64_t> low(shape.LowWords() + 1, 0);  // + 1: a value may straddle two words
-  std::vector<uint64_t> high(shape.HighWords(), 0);
-  std::vector<uint32_t> starts(shape.Samples(), 0);
-  const uint64_t low_mask = l == 0 ? 0 : (~uint64_t{0} >> (64 - l));
-  uint64_t next_sample = 0;  // the sample whose bucket start comes next
-  for (uint64_t i = 0; i < n; ++i) {
+}
+
+void EliasFanoWriter::AppendTo(std::string* out) {
+  assert(i_ == shape_.num_values);
+  for (; next_sample_ < starts_.size(); ++next_sample_) {
+    starts_[next_sample_] = static_cast<uint32_t>((next_sample_ << kBucketsPerSampleShift) + i_);
+  }
+  const size_t begin = out->size();
+  out->resize(begin + shape_.BodyBytes());
+  uint8_t* p = reinterpret_cast<uint8_t*>(&(*out)[begin]);
+  for (uint64_t w = 0; w < shape_.LowWords(); ++w, p += 8) StoreLE64(p, low_[w]);
+  for (uint64_t w : high_) {
+    StoreLE64(p, w);
+    p += 8;
+  }
+  for (uint32_t s : starts_) {
+    StoreLE32(p, s);
+    p += 4;
+  }
+}
+
+void AppendEliasFano(const EliasFanoShape& shape, const uint64_t* values, std::string* out) {
+  EliasFanoWriter writer(shape);
+  for (uint64_t i = 0; i < shape.num_values; ++i) {
     assert(values[i] < shape.universe && (i == 0 || values[i - 1] <= values[i]));
-    const uint64_t bucket = values[i] >> l;
-    // Samples whose buckets come before or at this value's: they start before value i.
-    while (next_sample < starts.size() && (next_sample << kBucketsPerSampleShift) <= bucket) {
-      starts[next_sample] = static_cast<uint32_t>((next_sample << kBucketsPerSampleShift) + i);
-      ++next_sample;
-    }
-    if (l > 0) {
-      const uint64_t bit = i * l;
-      const uint64_t v = values[i] & low_mask;
-      low[bit >> 6] |= v << (bit & 63);
-      if ((bit & 63) + l > 64) low[(bit >> 6) + 1] |= v >> (64 - (bit & 63));
-    }
-    SetBit(&high, bucket + i);
+    writer.Add(values[i]);
   }
-  for (; next_sample < starts.size(); ++next_sample) {
-    starts[next_sample] = static_cast<uint32_t>((next_sample << kBucketsPerSampleShift) + n);
-  }
-  uint8_t buf[8];
-  for (uint64_t w = 0; w < shape.LowWords(); ++w) {
-    StoreLE64(buf, low[w]);
-    out->append(reinterpret_cast<const char*>(buf), 8);
-  }
-  for (uint64_t w : high) {
-    StoreLE64(buf, w);
-    out->append(reinterpret_cast<const char*>(buf), 8);
-  }
-  for (uint32_t s : starts) {
-    StoreLE32(buf, s);
-    out->append(reinterpret_cast<const char*>(buf), 4);
-  }
+  writer.AppendTo(out);
 }
 
 EliasFanoView::EliasFanoView(const EliasFanoShape& shape, const uint8_t* body)

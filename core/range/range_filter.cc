@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
 
 #include "core/format.h"
 #include "core/hash.h"
@@ -45,6 +46,8 @@ constexpr size_t kHeaderBytes = 64;
 constexpr size_t kCheckWordOffset = 12;
 // The seed of a block's hash q. Persistent: part of format version 1.
 constexpr uint64_t kBlockHashSeed = 0x5253'5446'494c'5452ull;  // "RSTFILTR"
+// The most keys' share of the universe a block spans (see RangeShapeFor).
+constexpr uint64_t kKeysPerBlock = 16;
 
 // The Elias-Fano samples' cost in bits per key: 32 bits per kBucketsPerSample buckets, and a
 // filter has at most about 2 buckets per key.
@@ -60,20 +63,26 @@ inline Window LowBitsOf(uint32_t bits) {
   return bits >= 128 ? ~Window{0} : (Window{1} << bits) - 1;
 }
 
+// The first `length` (<= 8) bytes at p as a big-endian number, left-aligned in 64 bits (zeros
+// after them). Whole-word loads where the bytes allow: a copy into a zeroed buffer followed by a
+// word load stalls on store forwarding (40% of AddKey's time for 8-byte keys).
+inline uint64_t LoadHigh(const char* p, size_t length) {
+  if (length == 8) return LoadBE64(p);
+  if (length >= 4) {  // two 4-byte loads, overlapping unless length is 8
+    return uint64_t{LoadBE32(p)} << 32 | uint64_t{LoadBE32(p + length - 4)} << (8 * (8 - length));
+  }
+  uint64_t v = 0;
+  for (size_t i = 0; i < length; ++i) v |= uint64_t{static_cast<uint8_t>(p[i])} << (56 - 8 * i);
+  return v;
+}
+
 // Up to 16 bytes of s from `offset`, zero-padded, as a big-endian number (the first byte high).
 Window LoadWindow16(std::string_view s, size_t offset) {
-  uint8_t bytes[kMaxWindowBytes] = {};
-  if (offset < s.size()) {
-    std::memcpy(bytes, s.data() + offset, std::min<size_t>(kMaxWindowBytes, s.size() - offset));
-  }
-  uint64_t high, low;
-  std::memcpy(&high, bytes, 8);
-  std::memcpy(&low, bytes + 8, 8);
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  high = __builtin_bswap64(high);
-  low = __builtin_bswap64(low);
-#endif
-  return (static_cast<Window>(high) << 64) | low;
+  const size_t length =
+      offset < s.size() ? std::min<size_t>(kMaxWindowBytes, s.size() - offset) : 0;
+  const char* p = s.data() + offset;
+  if (length <= 8) return static_cast<Window>(LoadHigh(p, length)) << 64;
+  return static_cast<Window>(LoadBE64(p)) << 64 | LoadHigh(p + 8, length - 8);
 }
 
 void PutWindow(Window w, std::string* out) {
@@ -105,34 +114,153 @@ uint32_t CheckWord(const uint8_t* data, size_t size) {
 
 size_t CommonPrefix(std::string_view a, std::string_view b, size_t limit) {
   const size_t n = std::min({a.size(), b.size(), limit});
+  // 8 bytes at a time (every key is compared with the prefix): the first byte that differs is
+  // the highest of the big-endian words' difference.
   size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const uint64_t x = LoadBE64(a.data() + i) ^ LoadBE64(b.data() + i);
+    if (x != 0) return i + static_cast<size_t>(__builtin_clzll(x)) / 8;
+  }
+  // Fewer than 8 bytes left to compare: one more word where both strings hold 8 bytes from i.
+  if (i < n && a.size() - i >= 8 && b.size() - i >= 8) {
+    const uint64_t x = LoadBE64(a.data() + i) ^ LoadBE64(b.data() + i);
+    return x == 0 ? n : std::min(n, i + static_cast<size_t>(__builtin_clzll(x)) / 8);
+  }
   while (i < n && a[i] == b[i]) ++i;
   return i;
 }
 
-// Sorts hashes (each below shape.Universe()) by counting them into their Elias-Fano buckets:
-// about 2 buckets per key, so each bucket is tiny and an insertion sort finishes it.
-void SortIntoBuckets(const EliasFanoShape& shape, std::vector<uint64_t>* hashes) {
-  const uint64_t buckets = shape.Buckets();
-  std::vector<uint32_t> starts(buckets + 1, 0);
-  for (uint64_t h : *hashes) ++starts[(h >> shape.low_bits) + 1];
-  for (uint64_t j = 1; j <= buckets; ++j) starts[j] += starts[j - 1];
-  std::vector<uint64_t> sorted(hashes->size());
-  for (uint64_t h : *hashes) sorted[starts[h >> shape.low_bits]++] = h;
-  // starts[j] is now the end of bucket j.
-  uint64_t begin = 0;
-  for (uint64_t j = 0; j < buckets; ++j) {
-    const uint64_t end = starts[j];
-    for (uint64_t i = begin + 1; i < end; ++i) {
-      const uint64_t v = sorted[i];
-      uint64_t k = i;
-      for (; k > begin && sorted[k - 1] > v; --k) sorted[k] = sorted[k - 1];
-      sorted[k] = v;
+// 64-bit words laid over the windows' chunks: sorting the hashes takes no memory of its own. Hash
+// i is written at byte 8 i, after window i (at byte 16 i) was read, and the hashes' partitioned
+// copy takes bytes 8 n to 16 n (n hashes, at most one per window). A build touched 34 bytes per
+// key in separate arrays (the windows, the hashes, their partitioned copy, the body) and now 18,
+// which counts where a builder's memory is new to the process, its pages faulted in and zeroed:
+// a million random integers took 44 ns per key, and take 35, with glibc made to map and unmap
+// every array (MALLOC_MMAP_THRESHOLD_); 23.5 and 25.5 with its heap reused. Accessed through
+// memcpy: the chunks' objects are windows.
+class WordsOverChunks {
+ public:
+  explicit WordsOverChunks(ChunkedList<Window>* windows) {
+    for (size_t c = 0; c < windows->num_chunks(); ++c) {
+      chunks_.push_back(reinterpret_cast<unsigned char*>(windows->chunk(c)));
     }
-    begin = end;
   }
-  hashes->swap(sorted);
+  uint64_t Get(uint64_t i) const {
+    uint64_t v;
+    std::memcpy(&v, Address(i), 8);
+    return v;
+  }
+  void Set(uint64_t i, uint64_t v) { std::memcpy(Address(i), &v, 8); }
+
+ private:
+  static constexpr uint64_t kChunkBytes = ChunkedList<Window>::kChunkItems * sizeof(Window);
+  static_assert((kChunkBytes & (kChunkBytes - 1)) == 0, "a power of two");
+  unsigned char* Address(uint64_t i) const {
+    return chunks_[(8 * i) / kChunkBytes] + (8 * i) % kChunkBytes;
+  }
+  std::vector<unsigned char*> chunks_;
+};
+
+// Puts hashes (each below shape.universe, shape.num_values of them) in Elias-Fano order with two
+// counting sorts that stay in the caches: into partitions of 2^kPartitionBucketBits buckets
+// (about 1,000 keys each; counted as the hashes are added), then each partition by bucket, its
+// counts in L1; an insertion sort finishes the buckets (about 2 per key, so each is tiny). One
+// counting sort over every bucket missed the caches on its counts (8 bytes per key): 15 ns per
+// key at a million random keys, and the encoding from its sorted copy 4 more, against about 6
+// and 2 now. The hashes and their partitioned copy lie in `words` (2 n words).
+class HashSorter {
+ public:
+  static constexpr uint32_t kPartitionBucketBits = 11;
+
+  HashSorter(const EliasFanoShape& shape, WordsOverChunks words)
+      : shape_(shape),
+        partition_shift_(shape.low_bits + kPartitionBucketBits),
+        ends_((((shape.universe - 1) >> partition_shift_) + 1) + 1, 0),
+        words_(std::move(words)) {}
+
+  void Add(uint64_t h) {
+    words_.Set(added_++, h);
+    ++ends_[(h >> partition_shift_) + 1];
+  }
+
+  // Adds the hashes (every one added) to the body, in order.
+  void SortInto(EliasFanoWriter* writer) {
+    const uint64_t n = added_, partitions = ends_.size() - 1;
+    uint32_t largest = 0;
+    for (uint64_t j = 1; j <= partitions; ++j) {
+      largest = std::max(largest, ends_[j]);
+      ends_[j] += ends_[j - 1];
+    }
+    {
+      std::vector<uint32_t> next(ends_.begin(), ends_.end() - 1);
+      for (uint64_t i = 0; i < n; ++i) {
+        const uint64_t h = words_.Get(i);
+        words_.Set(n + next[h >> partition_shift_]++, h);
+      }
+    }
+    std::vector<uint64_t> part(largest), sorted(largest);  // a partition at a time
+    constexpr uint64_t kBucketMask = (uint64_t{1} << kPartitionBucketBits) - 1;
+    const uint32_t low_bits = shape_.low_bits;
+    uint32_t starts[kBucketMask + 2];
+    for (uint64_t j = 0; j < partitions; ++j) {
+      const uint32_t count = ends_[j + 1] - ends_[j];
+      for (uint32_t i = 0; i < count; ++i) part[i] = words_.Get(n + ends_[j] + i);
+      std::fill(std::begin(starts), std::end(starts), 0);
+      for (uint32_t i = 0; i < count; ++i) ++starts[((part[i] >> low_bits) & kBucketMask) + 1];
+      for (uint64_t k = 1; k <= kBucketMask + 1; ++k) starts[k] += starts[k - 1];
+      for (uint32_t i = 0; i < count; ++i) {
+        sorted[starts[(part[i] >> low_bits) & kBucketMask]++] = part[i];
+      }
+      for (uint32_t i = 1; i < count; ++i) {  // out of order only within a bucket
+        const uint64_t v = sorted[i];
+        uint32_t k = i;
+        for (; k > 0 && sorted[k - 1] > v; --k) sorted[k] = sorted[k - 1];
+        sorted[k] = v;
+      }
+      for (uint32_t i = 0; i < count; ++i) writer->Add(sorted[i]);
+    }
+  }
+
+ private:
+  EliasFanoShape shape_;
+  uint32_t partition_shift_;
+  std::vector<uint32_t> ends_;  // ends_[j + 1]: the hashes in partition j, then where j ends
+  WordsOverChunks words_;
+  uint64_t added_ = 0;
+};
+
+// How many leading bytes two windows share (16: all).
+inline uint32_t SharedBytes(Window a, Window b) {
+  const Window x = a ^ b;
+  const uint64_t high = static_cast<uint64_t>(x >> 64), low = static_cast<uint64_t>(x);
+  if (high != 0) return static_cast<uint32_t>(__builtin_clzll(high)) / 8;
+  if (low != 0) return 8 + static_cast<uint32_t>(__builtin_clzll(low)) / 8;
+  return kMaxWindowBytes;
 }
+
+// Byte i (0: the first, the highest) of a window, from its two halves.
+inline uint32_t ByteOf(uint64_t high, uint64_t low, uint32_t i) {
+  return static_cast<uint8_t>((i < 8 ? high : low) >> (56 - 8 * (i & 7)));
+}
+
+// What the window width is chosen from: the distinct, sorted 16-byte windows' neighbours.
+struct Neighbours {
+  uint64_t windows = 0;
+  // shared[d]: neighbours whose windows agree in exactly their first d bytes (d < 16);
+  // last[d]: neighbours whose last differing byte is byte d - 1 (d >= 1).
+  uint64_t shared[kMaxWindowBytes + 1] = {};
+  uint64_t last[kMaxWindowBytes + 1] = {};
+  // The next window after `previous` (distinct, larger), which shares `shared_bytes` with it.
+  void Add(Window previous, Window w, uint32_t shared_bytes) {
+    const Window x = previous ^ w;
+    const uint64_t high = static_cast<uint64_t>(x >> 64), low = static_cast<uint64_t>(x);
+    // x != 0; the or-ed bit only keeps the builtin defined.
+    const int trailing =
+        low != 0 ? __builtin_ctzll(low) : 64 + __builtin_ctzll(high | (uint64_t{1} << 63));
+    ++shared[shared_bytes];
+    ++last[kMaxWindowBytes - trailing / 8];
+  }
+};
 
 // The window width. Wide enough that neighbouring keys stay apart (but for at most
 // n / 2^(bits_per_key - 2) of them, the false-positive rate of a one-key range) and that the
@@ -142,36 +270,20 @@ void SortIntoBuckets(const EliasFanoShape& shape, std::vector<uint64_t>* hashes)
 // needed spreads a range of keys over more windows than the filter can tell apart: 256 times
 // more per byte (constant padding after an integer, a long key among short ones). Keys longer
 // than the window share the windows of their first bytes: false positives, never a lost key.
-// `sorted` are the distinct 16-byte windows; no key is longer than `longest_suffix` past the
-// prefix.
-uint32_t WindowBytesFor(const std::vector<Window>& sorted, size_t longest_suffix,
-                        double bits_per_key) {
-  const uint32_t widest = static_cast<uint32_t>(std::min<size_t>(kMaxWindowBytes, longest_suffix));
-  // shared[d]: neighbours whose windows agree in exactly their first d bytes (d < 16);
-  // last[d]: neighbours whose last differing byte is byte d - 1 (d >= 1).
-  uint64_t shared[kMaxWindowBytes + 1] = {};
-  uint64_t last[kMaxWindowBytes + 1] = {};
-  for (size_t i = 1; i < sorted.size(); ++i) {
-    const Window x = sorted[i - 1] ^ sorted[i];
-    const uint64_t high = static_cast<uint64_t>(x >> 64), low = static_cast<uint64_t>(x);
-    // Distinct windows: x != 0. The or-ed bits only keep the builtins defined.
-    const int leading = high != 0 ? __builtin_clzll(high) : 64 + __builtin_clzll(low | 1);
-    const int trailing =
-        low != 0 ? __builtin_ctzll(low) : 64 + __builtin_ctzll(high | (uint64_t{1} << 63));
-    ++shared[leading / 8];
-    ++last[kMaxWindowBytes - trailing / 8];
-  }
-  const uint64_t pairs = sorted.empty() ? 0 : sorted.size() - 1;
+// No key is longer than `widest` bytes past the prefix.
+uint32_t WindowBytesFor(const Neighbours& neighbours, uint32_t widest, double bits_per_key) {
+  const uint64_t pairs = neighbours.windows == 0 ? 0 : neighbours.windows - 1;
   uint32_t median_last = 0;
-  uint64_t seen = last[0];
-  while (2 * seen < pairs) seen += last[++median_last];
+  uint64_t seen = neighbours.last[0];
+  while (2 * seen < pairs) seen += neighbours.last[++median_last];
   const double allowed =
-      std::floor(static_cast<double>(sorted.size()) * std::exp2(-(bits_per_key - 2.0)));
+      std::floor(static_cast<double>(neighbours.windows) * std::exp2(-(bits_per_key - 2.0)));
   // merged: the neighbours that share their first `width` bytes (at width 0, all of them).
   uint64_t merged = pairs;
   for (uint32_t width = 0; width < widest; ++width) {
     if (static_cast<double>(merged) <= allowed && width >= median_last) return width;
-    merged -= shared[width];  // those that differ in byte `width` are apart from width + 1 on
+    merged -= neighbours.shared[width];  // those that differ in byte `width` are apart from
+                                         // width + 1 on
   }
   return widest;
 }
@@ -202,16 +314,102 @@ inline uint32_t PopCount(uint64_t x) {
 #endif
 }
 
-// The digit alphabets of a builder: which byte values each window position takes.
+// The digit alphabets of a builder: which byte values each window byte takes.
 struct AlphabetBuilder {
+  // The digit alphabets, as written: bit c of bits[i] for each value c byte i takes. Made from
+  // seen[] by Finish.
   uint64_t bits[kMaxWindowBytes][4] = {};
-  void Add(Window w, uint32_t window_bytes) {
-    for (uint32_t i = 0; i < window_bytes; ++i) {
-      const uint32_t c = static_cast<uint8_t>(w >> (8 * (window_bytes - 1 - i)));
-      bits[i][c >> 6] |= uint64_t{1} << (c & 63);
+  // seen[i][c] != 0: byte i takes the value c. A byte store per byte of a window, with no load:
+  // setting bits instead (a load, a test, sometimes a store) in a loop as long as the bytes that
+  // changed from the window before was most of a build of decimal ids (11 of 35 ns per key).
+  uint8_t seen[kMaxWindowBytes][256] = {};
+
+  // The bytes in `bytes_mask` (bit i: byte i) of window w: unrolled, every shift a constant (a
+  // loop over the mask's bits was 6 ns per key slower on decimal ids). The mask is the same
+  // window after window, so its tests predict well.
+  void Add(Window w, uint32_t bytes_mask) {
+    const uint64_t high = static_cast<uint64_t>(w >> 64), low = static_cast<uint64_t>(w);
+    for (uint32_t i = 0; i < 8; ++i) {
+      if ((bytes_mask >> i) & 1) seen[i][static_cast<uint8_t>(high >> (56 - 8 * i))] = 1;
+      if ((bytes_mask >> (8 + i)) & 1) seen[8 + i][static_cast<uint8_t>(low >> (56 - 8 * i))] = 1;
     }
   }
+  // The same for a mask of a few bytes (random integers, once all but their first bytes are
+  // full): a loop over its bits, 3 ns per key faster there than the 16 tests.
+  void AddFew(Window w, uint32_t bytes_mask) {
+    const uint64_t high = static_cast<uint64_t>(w >> 64), low = static_cast<uint64_t>(w);
+    for (; bytes_mask != 0; bytes_mask &= bytes_mask - 1) {
+      const uint32_t i = static_cast<uint32_t>(__builtin_ctz(bytes_mask));
+      seen[i][ByteOf(high, low, i)] = 1;
+    }
+  }
+  void Finish() {
+    for (uint32_t i = 0; i < kMaxWindowBytes; ++i) {
+      for (uint32_t c = 0; c < 256; ++c) {
+        if (seen[i][c] != 0) bits[i][c >> 6] |= uint64_t{1} << (c & 63);
+      }
+    }
+  }
+  // The bytes (bit i: byte i) that have not taken every value: the others need no more Adds
+  // (random integers fill all but their first bytes within a few thousand keys).
+  uint32_t NotFull() {
+    Finish();
+    uint32_t mask = 0;
+    for (uint32_t i = 0; i < kMaxWindowBytes; ++i) {
+      if ((bits[i][0] & bits[i][1] & bits[i][2] & bits[i][3]) != ~uint64_t{0}) mask |= 1u << i;
+    }
+    return mask;
+  }
 };
+
+// Each distinct window's hash, in the windows' order: the window (its first window_bytes bytes)
+// becomes its position, its digits in mixed radix over the bytes' alphabets, and the position is
+// hashed. The map keeps order and tells windows apart, and a range of keys spans fewer positions
+// than windows: ten digits where a byte had 256 values. Position: uint64_t when every position
+// fits (integers of up to 8 bytes, decimal ids of up to 19 digits), Window otherwise; the figures
+// are the same either way, the 64-bit sums cheaper. for_each_window(f) calls f(window) for the
+// sorted windows; the hashes go to *sorter. Returns the smallest and largest position.
+template <typename Position, typename ForEachWindow>
+void HashPositions(ForEachWindow&& for_each_window, uint32_t window_bytes,
+                   const AlphabetBuilder& alphabets, const RangeFilterShape& shape,
+                   HashSorter* sorter, Window* min_position, Window* max_position) {
+  // digit[256 i + c]: byte value c's part of a position at window byte i, its rank times the
+  // product of the radixes after i (every byte value at every byte: the position is the window).
+  std::vector<Position> digit(size_t{256} * window_bytes);
+  Position weight = 1;
+  for (uint32_t i = window_bytes; i-- > 0;) {
+    uint32_t below = 0;
+    for (uint32_t c = 0; c < 256; ++c) {
+      digit[256 * i + c] = weight * below;
+      below += (alphabets.bits[i][c >> 6] >> (c & 63)) & 1;
+    }
+    if (i > 0) weight *= below;  // no overflow: the caller checked that positions fit
+  }
+  // Each position sums all its digits: a loop of the same length for every window predicts its
+  // end, where one that starts at the first byte not shared with the window before (fewer adds)
+  // mispredicted about once per window and was slower. Sorted positions meet each block in one
+  // run, so a block is hashed once.
+  const Position offset_mask = static_cast<Position>(LowBitsOf(shape.block_bits));
+  Position position = 0, block = 0;
+  uint64_t block_hash = 0;
+  uint64_t out = 0;
+  Window previous = 0;
+  for_each_window([&](Window w) {
+    // A window that shares its first window_bytes bytes with the one before it has its position.
+    if (out > 0 && SharedBytes(previous, w) >= window_bytes) return;
+    previous = w;
+    const uint64_t high = static_cast<uint64_t>(w >> 64), low = static_cast<uint64_t>(w);
+    position = 0;
+    for (uint32_t j = 0; j < window_bytes; ++j) position += digit[256 * j + ByteOf(high, low, j)];
+    if (out == 0 || position >> shape.block_bits != block) {
+      block = position >> shape.block_bits;
+      block_hash = BlockHash(block, shape.hash_range);
+    }
+    if (out++ == 0) *min_position = position;
+    sorter->Add(block_hash + static_cast<uint64_t>(position & offset_mask));
+  });
+  *max_position = position;
+}
 
 }  // namespace
 
@@ -242,9 +440,18 @@ RangeFilterShape RangeShapeFor(uint64_t num_keys, double bits_per_key) {
   const double universe =
       std::min(std::ldexp(1.0, 62), std::max(2.0, std::floor(best_per_key * num_keys)));
   const uint64_t u = static_cast<uint64_t>(universe);
-  // Blocks of 1/1024 of the universe at most (a power of two): r loses at most 1/1024.
+  // Blocks (a power of two) of at most kKeysPerBlock keys' share of the universe and at most
+  // 1/1024 of it (r loses at most that). A file's rate rests on how its blocks' hashes fall, and
+  // few blocks make it a lottery: a million decimal ids under 10^10 in 1,192 blocks (1/1024 of
+  // the universe alone) gave 0.0938% to 0.1061% at 16 bits and L = 16 over three seeds of q,
+  // where 0.0992% is predicted; in 76,000 blocks (16 keys' share), 0.0999% to 0.1005% (10M
+  // queries each; one standard deviation 0.001%). Smaller blocks hash more of them in a build of
+  // keys denser than the hash range, and cost a query more than two lookups only for ranges
+  // longer than a block, at least 8 keys' share, whose rate is above 99.9% anyway.
+  const uint64_t block_limit =
+      std::min(u / 1024, std::min(u / num_keys, uint64_t{1} << 58) * kKeysPerBlock);
   uint32_t block_bits = 0;
-  while (block_bits < 62 && (uint64_t{1} << (block_bits + 1)) <= u / 1024) ++block_bits;
+  while (block_bits < 62 && (uint64_t{1} << (block_bits + 1)) <= block_limit) ++block_bits;
   shape.block_bits = block_bits;
   shape.hash_range = u - (uint64_t{1} << block_bits);
   return shape;
@@ -265,7 +472,7 @@ void RangeFilterBuilder::Reset() {
   reference_.clear();
   prefix_bytes_ = 0;
   longest_key_ = 0;
-  std::vector<Window>().swap(windows_);
+  windows_.Release();
   sorted_ = true;
   has_deletions_ = false;
   deletions_start_.clear();
@@ -279,13 +486,13 @@ void RangeFilterBuilder::ShortenPrefix(uint32_t new_prefix) {
   const uint32_t cut = prefix_bytes_ - new_prefix;
   if (cut >= kMaxWindowBytes) {
     const Window same = LoadWindow16(reference_, new_prefix);
-    for (Window& w : windows_) w = same;
+    windows_.Transform([same](Window) { return same; });
   } else {
     Window head = 0;
     for (uint32_t i = 0; i < cut; ++i)
       head = (head << 8) | static_cast<uint8_t>(reference_[new_prefix + i]);
     head <<= 8 * (kMaxWindowBytes - cut);
-    for (Window& w : windows_) w = head | (w >> (8 * cut));
+    windows_.Transform([head, cut](Window w) { return head | (w >> (8 * cut)); });
   }
   prefix_bytes_ = new_prefix;
 }
@@ -300,11 +507,8 @@ void RangeFilterBuilder::AddKey(std::string_view key) {
   if (common < prefix_bytes_) ShortenPrefix(static_cast<uint32_t>(common));
   longest_key_ = std::max(longest_key_, key.size());
   const Window w = LoadWindow16(key, prefix_bytes_);
-  if (!windows_.empty()) {
-    if (w == windows_.back()) return;  // a key's versions, one after another
-    if (w < windows_.back()) sorted_ = false;
-  }
-  windows_.push_back(w);
+  if (!windows_.empty() && w < windows_.back()) sorted_ = false;
+  windows_.Add(w);  // not a repeat of the last: a key's versions, one after another
 }
 
 void RangeFilterBuilder::AddRangeDeletion(std::string_view start, std::string_view end) {
@@ -314,65 +518,100 @@ void RangeFilterBuilder::AddRangeDeletion(std::string_view start, std::string_vi
 }
 
 Result<std::string> RangeFilterBuilder::Finish() {
-  if (!sorted_) std::sort(windows_.begin(), windows_.end());
-  windows_.erase(std::unique(windows_.begin(), windows_.end()), windows_.end());
-  if (windows_.size() > kMaxRangeFilterKeys) {
-    const size_t distinct = windows_.size();
+  // Keys out of order (never from RocksDB): sorted into one array (the chunks are kept, for the
+  // hashes).
+  std::vector<Window> unsorted;
+  if (!sorted_) {
+    unsorted.reserve(windows_.size());
+    windows_.ForEachChunk(
+        [&](const Window* w, size_t count) { unsorted.insert(unsorted.end(), w, w + count); });
+    std::sort(unsorted.begin(), unsorted.end());
+  }
+  const auto for_each_window = [&](auto&& f) {
+    if (!sorted_) {
+      for (const Window w : unsorted) f(w);
+      return;
+    }
+    windows_.ForEachChunk([&](const Window* w, size_t count) {
+      for (size_t i = 0; i < count; ++i) f(w[i]);
+    });
+  };
+  const uint32_t widest = static_cast<uint32_t>(std::min<size_t>(
+      kMaxWindowBytes, longest_key_ > prefix_bytes_ ? longest_key_ - prefix_bytes_ : 0));
+  // One pass over the sorted windows: their neighbours, for the width, and the values each byte
+  // takes, the digit alphabets (a byte's values do not depend on the width). The bytes a window
+  // shares with the one before it were counted with that one; equal windows (keys that differ
+  // only past the prefix's 16 bytes, or out of order) count once.
+  Neighbours neighbours;
+  AlphabetBuilder alphabets;
+  Window previous = 0;
+  const uint32_t up_to_widest = (uint32_t{1} << widest) - 1;  // widest <= 16
+  uint32_t growing = up_to_widest;                            // alphabets not yet full
+  bool few_growing = false;
+  for_each_window([&](Window w) {
+    uint32_t from = 0;
+    if (neighbours.windows > 0) {
+      from = SharedBytes(previous, w);
+      if (from == kMaxWindowBytes) return;
+      neighbours.Add(previous, w, from);
+    }
+    previous = w;
+    if (++neighbours.windows % 4096 == 0) {
+      growing = alphabets.NotFull() & up_to_widest;
+      few_growing = PopCount(growing) <= 3;
+    }
+    // Every growing byte, those the window shares with the one before too: a loop of the same
+    // length for every window predicts its end.
+    if (few_growing) {
+      alphabets.AddFew(w, growing);
+    } else {
+      alphabets.Add(w, growing);
+    }
+  });
+  alphabets.Finish();
+  if (neighbours.windows > kMaxRangeFilterKeys) {
+    const uint64_t distinct = neighbours.windows;
     Reset();
     return Err("a range filter holds at most " + std::to_string(kMaxRangeFilterKeys) +
                " distinct keys, got " + std::to_string(distinct));
   }
-  const uint32_t window_bytes = WindowBytesFor(
-      windows_, longest_key_ > prefix_bytes_ ? longest_key_ - prefix_bytes_ : 0, bits_per_key_);
-  const uint32_t shift = 8 * (kMaxWindowBytes - window_bytes);
-  for (Window& w : windows_) w = shift >= 128 ? 0 : w >> shift;
-  windows_.erase(std::unique(windows_.begin(), windows_.end()), windows_.end());
-  const uint64_t n = windows_.size();
-  // Positions: each window in mixed radix over its bytes' alphabets. The map keeps order and
-  // tells windows apart, and a range of keys spans fewer positions than windows: ten digits
-  // where a byte had 256 values.
-  AlphabetBuilder alphabets;
-  for (const Window w : windows_) alphabets.Add(w, window_bytes);
-  uint8_t rank[kMaxWindowBytes][256];
-  uint32_t radix[kMaxWindowBytes];
-  for (uint32_t i = 0; i < window_bytes; ++i) {
-    uint32_t below = 0;
-    for (uint32_t c = 0; c < 256; ++c) {
-      rank[i][c] = static_cast<uint8_t>(below);
-      below += (alphabets.bits[i][c >> 6] >> (c & 63)) & 1;
-    }
-    radix[i] = below;
-  }
-  const bool identity =
-      std::all_of(radix, radix + window_bytes, [](uint32_t r) { return r == 256; });
-  for (Window& w : windows_) {
-    if (identity) break;  // every byte value at every byte: the position is the window
-    Window position = 0;
-    for (uint32_t i = 0; i < window_bytes; ++i) {
-      position =
-          position * radix[i] + rank[i][static_cast<uint8_t>(w >> (8 * (window_bytes - 1 - i)))];
-    }
-    w = position;
-  }
+  const uint32_t window_bytes = WindowBytesFor(neighbours, widest, bits_per_key_);
+  // The keys: windows distinct in their first window_bytes bytes.
+  uint64_t n = neighbours.windows == 0 ? 0 : 1;
+  for (uint32_t d = 0; d < window_bytes; ++d) n += neighbours.shared[d];
 
   RangeFilterShape shape;
   EliasFanoShape sequence;
-  std::vector<uint64_t> hashes;
+  std::unique_ptr<HashSorter> sorter;
+  Window min_window = 0, max_window = 0;
   if (n > 0) {
     shape = RangeShapeFor(n, bits_per_key_);
     sequence = EliasFanoShape{n, shape.Universe(), shape.low_bits};
-    hashes.resize(n);
-    const Window offset_mask = LowBitsOf(shape.block_bits);
-    for (uint64_t i = 0; i < n; ++i) {
-      const Window w = windows_[i];
-      hashes[i] = BlockHash(w >> shape.block_bits, shape.hash_range) +
-                  static_cast<uint64_t>(w & offset_mask);
+    sorter.reset(new HashSorter(sequence, WordsOverChunks(&windows_)));
+    // Whether every position fits 64 bits: the product of the radixes is at most 2^64 (checked
+    // in 128 bits, before it can overflow them).
+    constexpr Window kPositions64 = Window{1} << 64;
+    Window positions = 1;
+    for (uint32_t i = 0; i < window_bytes && positions <= kPositions64; ++i) {
+      positions *= PopCount(alphabets.bits[i][0]) + PopCount(alphabets.bits[i][1]) +
+                   PopCount(alphabets.bits[i][2]) + PopCount(alphabets.bits[i][3]);
+    }
+    if (positions <= kPositions64) {
+      HashPositions<uint64_t>(for_each_window, window_bytes, alphabets, shape, sorter.get(),
+                              &min_window, &max_window);
+    } else {
+      HashPositions<Window>(for_each_window, window_bytes, alphabets, shape, sorter.get(),
+                            &min_window, &max_window);
     }
   }
-  const Window min_window = n > 0 ? windows_.front() : 0;
-  const Window max_window = n > 0 ? windows_.back() : 0;
-  std::vector<Window>().swap(windows_);
-  if (n > 0) SortIntoBuckets(sequence, &hashes);
+  std::vector<Window>().swap(unsorted);
+  std::unique_ptr<EliasFanoWriter> body;
+  if (n > 0) {
+    body.reset(new EliasFanoWriter(sequence));
+    sorter->SortInto(body.get());
+    sorter.reset();
+  }
+  windows_.Release();
 
   std::string out;
   out.append(reinterpret_cast<const char*>(kMagic), 4);
@@ -403,7 +642,7 @@ Result<std::string> RangeFilterBuilder::Finish() {
   }
   StoreLE32(buf, CheckWord(reinterpret_cast<const uint8_t*>(out.data()), out.size()));
   std::memcpy(&out[kCheckWordOffset], buf, 4);
-  if (n > 0) AppendEliasFano(sequence, hashes.data(), &out);
+  if (n > 0) body->AppendTo(&out);
   Reset();
   return out;
 }

@@ -24,8 +24,9 @@
 //    range for certain; a key in another block lands in a range of length L with probability at
 //    most L / r, whatever the queries: queries that hug the keys (the range just after a key) are
 //    no worse than random ones. Grafite's hash is q(x / L) + x mod r; this one adds no modulo and
-//    its universe is r + 2^b, with the block 2^b as large as the universe allows (1/1024 of it):
-//    large blocks make long ranges cheap to answer (fewer blocks) and change no bound.
+//    its universe is r + 2^b. A block spans at most 16 keys' share of the hash range: the bound
+//    holds in expectation over q, and a file of a few large blocks draws its rate from few
+//    hashes (RangeShapeFor has the figures).
 // 3. The n hashes, sorted, go into Elias-Fano (elias_fano.h) at bits_per_key bits per key in all,
 //    which fixes r: a range of L windows is a false positive with probability at most
 //    about n L / r = L / 2^(B - 2.03) at B bits per key (Grafite's bound is L / 2^(B - 2); the
@@ -45,6 +46,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/hash_list.h"
 #include "core/range/elias_fano.h"
 #include "core/result.h"
 
@@ -82,8 +84,11 @@ RangeFilterShape RangeShapeFor(uint64_t num_keys, double bits_per_key);
 double RangeFpRate(const RangeFilterShape& shape, uint64_t num_keys, double range_windows);
 
 // The builder: keys in any order (RocksDB gives them sorted, which saves a sort), repeated or
-// not. Memory: 16 bytes per key until Finish (a key repeated right after itself, as RocksDB gives a
-// key's versions, once), and about 24 more during it (hashes, their sorted copy, bucket counts).
+// not. Memory: 16 bytes per key (a key repeated right after itself, as RocksDB gives a key's
+// versions, once), in chunks of 32 KiB, nothing copied as it grows; Finish sorts the hashes in
+// that same memory and adds the filter being written (bits_per_key / 8 bytes per key) and small
+// tables (the digits', at most 64 KiB; the partitions' counts, 8 bytes per 1,000 keys). Keys out
+// of order take 16 bytes per key more, for a sorted copy.
 class RangeFilterBuilder {
  public:
   explicit RangeFilterBuilder(double bits_per_key);  // bits_per_key: checked by the caller
@@ -103,11 +108,10 @@ class RangeFilterBuilder {
 
   double bits_per_key_;
   uint64_t keys_added_ = 0;
-  std::string reference_;        // the first key, cut to kMaxPrefixBytes + kMaxWindowBytes bytes
-  uint32_t prefix_bytes_ = 0;    // what every key so far shares with reference_
-  uint64_t longest_suffix_ = 0;  // the longest key's length past the prefix, at most 16 kept
+  std::string reference_;      // the first key, cut to kMaxPrefixBytes + kMaxWindowBytes bytes
+  uint32_t prefix_bytes_ = 0;  // what every key so far shares with reference_
   size_t longest_key_ = 0;
-  std::vector<Window> windows_;  // 16-byte windows at offset prefix_bytes_, left-aligned
+  ChunkedList<Window> windows_;  // 16-byte windows at offset prefix_bytes_, left-aligned
   bool sorted_ = true;
   bool has_deletions_ = false;
   std::string deletions_start_, deletions_end_;

@@ -13,7 +13,7 @@ namespace {
 
 TEST(HashList, KeepsOrderSkipsRepeatsAcrossChunksAndClears) {
   HashList list;
-  const std::vector<uint64_t> keys = testing::KeyHashes(1, 3 * HashList::kChunkHashes + 17);
+  const std::vector<uint64_t> keys = testing::KeyHashes(1, 3 * HashList::kChunkItems + 17);
   for (const uint64_t h : keys) {
     list.Add(h);
     list.Add(h);  // a repeat, also when it falls on a chunk boundary
@@ -21,7 +21,7 @@ TEST(HashList, KeepsOrderSkipsRepeatsAcrossChunksAndClears) {
   ASSERT_EQ(list.size(), keys.size());
   std::vector<uint64_t> seen;
   list.ForEachChunk([&](const uint64_t* hashes, size_t n) {
-    EXPECT_LE(n, HashList::kChunkHashes);
+    EXPECT_LE(n, HashList::kChunkItems);
     seen.insert(seen.end(), hashes, hashes + n);
   });
   EXPECT_EQ(seen, keys);
@@ -32,7 +32,7 @@ TEST(HashList, KeepsOrderSkipsRepeatsAcrossChunksAndClears) {
 }
 
 TEST(HashList, FiltersBuiltFromItEqualThoseFromAnArray) {
-  const std::vector<uint64_t> keys = testing::KeyHashes(2, 2 * HashList::kChunkHashes + 5);
+  const std::vector<uint64_t> keys = testing::KeyHashes(2, 2 * HashList::kChunkItems + 5);
   HashList list;
   for (const uint64_t h : keys) list.Add(h);
   for (const FilterSpec& spec : testing::OneSpecOfEachKind()) {

@@ -223,7 +223,7 @@ TYPED_TEST(StaticKindTest, HashListInputGivesTheBytesOfTheArrayInput) {
   for (int copy = 0; copy < 2; ++copy) {
     for (uint64_t h : keys) list.Add(h);  // each key twice, 10,000 hashes apart (three chunks)
   }
-  ASSERT_GT(list.size(), 4 * HashList::kChunkHashes);
+  ASSERT_GT(list.size(), 4 * HashList::kChunkItems);
   std::string from_list;
   const Result<StaticBuildInfo> info =
       TypeParam::BuildWithInfo(typename TypeParam::Params{8}, list, &from_list);

@@ -281,6 +281,29 @@ TEST(RangeFilterTest, DecimalStringKeysCountInTens) {
   }
 }
 
+// A build's hashes after the counting sort by bucket: out of order in pairs (the usual case),
+// or, for keys far denser than the hash range in two blocks whose hashes overlap, two long sorted
+// runs in the same buckets, where insertion sort alone is quadratic.
+TEST(RangeFilterTest, SortWithinBucketsSortsNearlySortedAndInterleavedRuns) {
+  std::vector<uint64_t> pairs;
+  for (uint64_t i = 0; i < 10000; i += 2) {
+    pairs.push_back(i + 1);
+    pairs.push_back(i);
+  }
+  std::vector<uint64_t> expected = pairs;
+  std::sort(expected.begin(), expected.end());
+  EXPECT_FALSE(range_detail::SortWithinBuckets(pairs.data(), static_cast<uint32_t>(pairs.size())));
+  EXPECT_EQ(pairs, expected);
+
+  std::vector<uint64_t> runs;
+  for (uint64_t i = 0; i < 8192; ++i) runs.push_back(2 * i);      // one block's hashes
+  for (uint64_t i = 0; i < 8192; ++i) runs.push_back(2 * i + 1);  // another's, interleaved
+  expected = runs;
+  std::sort(expected.begin(), expected.end());
+  EXPECT_TRUE(range_detail::SortWithinBuckets(runs.data(), static_cast<uint32_t>(runs.size())));
+  EXPECT_EQ(runs, expected);
+}
+
 TEST(RangeFilterTest, SameBytesForAnyOrderAndRepeats) {
   std::mt19937_64 rng(17);
   std::vector<std::string> keys;

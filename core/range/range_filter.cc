@@ -65,7 +65,7 @@ inline Window LowBitsOf(uint32_t bits) {
 
 // The first `length` (<= 8) bytes at p as a big-endian number, left-aligned in 64 bits (zeros
 // after them). Whole-word loads where the bytes allow: a copy into a zeroed buffer followed by a
-// word load stalls on store forwarding (40% of AddKey's time for 8-byte keys).
+// word load stalls on store forwarding (40% of AddKey's samples in range_bench).
 inline uint64_t LoadHigh(const char* p, size_t length) {
   if (length == 8) return LoadBE64(p);
   if (length >= 4) {  // two 4-byte loads, overlapping unless length is 8
@@ -314,9 +314,10 @@ struct AlphabetBuilder {
   // The digit alphabets, as written: bit c of bits[i] for each value c byte i takes. Made from
   // seen[] by Finish.
   uint64_t bits[kMaxWindowBytes][4] = {};
-  // seen[i][c] != 0: byte i takes the value c. A byte store per byte of a window, with no load:
-  // setting bits instead (a load, a test, sometimes a store) in a loop as long as the bytes that
-  // changed from the window before was most of a build of decimal ids (11 of 35 ns per key).
+  // seen[i][c] != 0: byte i takes the value c. A byte store per byte of a window, with no load
+  // (setting a bit loads the word, and a window that sets the same word waits for the store).
+  // The alphabets took 11 of 35 ns per key of a build of decimal ids when each window's bytes
+  // after those it shares with the window before were added in a loop; see Add.
   uint8_t seen[kMaxWindowBytes][256] = {};
 
   // The bytes in `bytes_mask` (bit i: byte i) of window w: unrolled, every shift a constant (a
@@ -557,7 +558,7 @@ Result<std::string> RangeFilterBuilder::Finish() {
   // One pass over the sorted windows: their neighbours, for the width, and the values each byte
   // takes, the digit alphabets (a byte's values do not depend on the width). The bytes a window
   // shares with the one before it were counted with that one; equal windows (keys that differ
-  // only past the prefix's 16 bytes, or out of order) count once.
+  // only beyond 16 bytes past the prefix, or repeated out of order) count once.
   Neighbours neighbours;
   AlphabetBuilder alphabets;
   Window previous = 0;

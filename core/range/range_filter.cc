@@ -346,13 +346,18 @@ struct AlphabetBuilder {
       }
     }
   }
+  // The values byte i takes, its digit's radix (after Finish).
+  uint32_t Radix(uint32_t i) const {
+    return PopCount(bits[i][0]) + PopCount(bits[i][1]) + PopCount(bits[i][2]) +
+           PopCount(bits[i][3]);
+  }
   // The bytes (bit i: byte i) that have not taken every value: the others need no more Adds
   // (random integers fill all but their first bytes within a few thousand keys).
   uint32_t NotFull() {
     Finish();
     uint32_t mask = 0;
     for (uint32_t i = 0; i < kMaxWindowBytes; ++i) {
-      if ((bits[i][0] & bits[i][1] & bits[i][2] & bits[i][3]) != ~uint64_t{0}) mask |= 1u << i;
+      if (Radix(i) != 256) mask |= 1u << i;
     }
     return mask;
   }
@@ -610,8 +615,7 @@ Result<std::string> RangeFilterBuilder::Finish() {
     constexpr Window kPositions64 = Window{1} << 64;
     Window positions = 1;
     for (uint32_t i = 0; i < window_bytes && positions <= kPositions64; ++i) {
-      positions *= PopCount(alphabets.bits[i][0]) + PopCount(alphabets.bits[i][1]) +
-                   PopCount(alphabets.bits[i][2]) + PopCount(alphabets.bits[i][3]);
+      positions *= alphabets.Radix(i);
     }
     if (positions <= kPositions64) {
       HashPositions<uint64_t>(for_each_window, window_bytes, alphabets, shape, sorter.get(),

@@ -8,14 +8,22 @@
 //   LAST_LEVEL_SEEK_FILTERED and NON_LAST_LEVEL_SEEK_FILTERED from 8.3.
 // - From 10.7, RocksDB's headers need C++20 (defaulted comparison operators): the top-level
 //   CMakeLists.txt raises the language standard for those versions, not this file.
+// - ReadOptions::table_filter: a std::function held by value up to 11.8; after 11.8 a pointer to
+//   one that the caller owns (facebook/rocksdb #15005, on RocksDB's main branch for 11.9). Told
+//   apart by the member's type, not by the version: 11.9's main branch had the value form for a
+//   while. The pointer form is compiled from its definition only (no release has it yet); the
+//   tests instantiate it with a stand-in ReadOptions.
 #pragma once
 
 #include <rocksdb/db.h>
 #include <rocksdb/options.h>
 #include <rocksdb/statistics.h>
+#include <rocksdb/table_properties.h>
 
+#include <functional>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "compat/rocksdb_version.h"
@@ -93,6 +101,37 @@ inline uint64_t SeeksFilteredByPrefix(const ROCKSDB_NAMESPACE::Statistics& stats
 #else
   return stats.getTickerCount(ROCKSDB_NAMESPACE::BLOOM_FILTER_PREFIX_USEFUL);
 #endif
+}
+
+// What ReadOptions::table_filter calls for each SST file an iterator meets: false skips the file.
+using TableFilter = std::function<bool(const ROCKSDB_NAMESPACE::TableProperties&)>;
+
+// Whether R::table_filter (R: ReadOptions, or a stand-in in tests) is a pointer the caller owns.
+template <typename R>
+inline constexpr bool kTableFilterIsPointer =
+    std::is_pointer_v<std::remove_reference_t<decltype(std::declval<R&>().table_filter)>>;
+
+// The table_filter set in read_options, or null if none is.
+template <typename R>
+const TableFilter* CurrentTableFilter(const R& read_options) {
+  if constexpr (kTableFilterIsPointer<R>) {
+    return read_options.table_filter != nullptr && *read_options.table_filter
+               ? read_options.table_filter
+               : nullptr;
+  } else {
+    return read_options.table_filter ? &read_options.table_filter : nullptr;
+  }
+}
+
+// Makes read_options->table_filter *filter: a copy in the value form; in the pointer form its
+// address, so *filter must outlive every iterator made with *read_options or a copy of it.
+template <typename R>
+void SetTableFilter(R* read_options, const TableFilter* filter) {
+  if constexpr (kTableFilterIsPointer<R>) {
+    read_options->table_filter = filter;
+  } else {
+    read_options->table_filter = *filter;
+  }
 }
 
 }  // namespace compat

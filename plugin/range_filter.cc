@@ -17,6 +17,7 @@
 #include "core/range/range_filter.h"
 #include "plugin/policies.h"
 #include "plugin/range_filter_collector.h"
+#include "plugin/skip_empty_files.h"
 
 using ROCKSDB_NAMESPACE::ConfigOptions;
 using ROCKSDB_NAMESPACE::EntryType;
@@ -131,34 +132,6 @@ const std::unordered_map<std::string, OptionTypeInfo>& RangeFilterTypeInfo() {
   return info;
 }
 
-struct Bounds {
-  bool has_lower = false, has_upper = false;
-  std::string lower, upper;
-};
-
-// The table_filter SkipEmptyFiles installs: a named type, so that a second call finds the first
-// one's (std::function::target) and replaces its bounds instead of adding a filter for the old
-// bounds to the new one (which would skip files that hold keys in the new bounds).
-struct SkipFilter {
-  std::shared_ptr<const Bounds> bounds;
-  std::function<bool(const TableProperties&)> earlier;  // the caller's own, if any
-
-  bool operator()(const TableProperties& properties) const {
-    if (earlier && !earlier(properties)) return false;
-    const Slice lower(bounds->lower), upper(bounds->upper);
-    return FileMayHoldKeysIn(properties, bounds->has_lower ? &lower : nullptr,
-                             bounds->has_upper ? &upper : nullptr);
-  }
-};
-
-// libstdc++'s std::function::target works without RTTI (it compares the manager function); other
-// standard libraries need RTTI for it.
-#if defined(__GLIBCXX__) || defined(__cpp_rtti) || defined(__GXX_RTTI)
-#define SSTFILTER_HAS_FUNCTION_TARGET 1
-#else
-#define SSTFILTER_HAS_FUNCTION_TARGET 0
-#endif
-
 // A collector that collects nothing: the file gets no range filter, and is never skipped.
 class NoRangeFilterCollector : public TablePropertiesCollector {
  public:
@@ -241,40 +214,12 @@ bool FileMayHoldKeysIn(const TableProperties& properties, const Slice* lower, co
 }
 
 Status SkipEmptyFiles(ReadOptions* read_options) {
-  if (read_options == nullptr) return Status::InvalidArgument("SkipEmptyFiles: null ReadOptions");
-  if (read_options->iterate_lower_bound == nullptr &&
-      read_options->iterate_upper_bound == nullptr) {
-    return Status::InvalidArgument(
-        "SkipEmptyFiles: set iterate_lower_bound or iterate_upper_bound first (without bounds "
-        "no file can be skipped)");
-  }
-  try {
-    auto bounds = std::make_shared<Bounds>();
-    if (read_options->iterate_lower_bound != nullptr) {
-      bounds->has_lower = true;
-      bounds->lower = read_options->iterate_lower_bound->ToString();
-    }
-    if (read_options->iterate_upper_bound != nullptr) {
-      bounds->has_upper = true;
-      bounds->upper = read_options->iterate_upper_bound->ToString();
-    }
-    std::function<bool(const TableProperties&)> earlier = read_options->table_filter;
-#if SSTFILTER_HAS_FUNCTION_TARGET
-    if (const SkipFilter* ours = read_options->table_filter.target<SkipFilter>()) {
-      earlier = ours->earlier;  // called again: the new bounds replace the old ones
-    }
-#else
-    if (earlier) {
-      return Status::NotSupported(
-          "SkipEmptyFiles: this build cannot combine with a table_filter already set (its "
-          "standard library needs RTTI for std::function::target); clear it first");
-    }
-#endif
-    read_options->table_filter = SkipFilter{std::move(bounds), std::move(earlier)};
-  } catch (const std::exception&) {
-    return Status::MemoryLimit("SkipEmptyFiles: out of memory");
-  }
-  return Status::OK();
+  return skip_detail::InstallSkipFilter(read_options, nullptr);
+}
+
+Status SkipEmptyFiles(ReadOptions* read_options, TableFilterHolder* holder) {
+  if (holder == nullptr) return Status::InvalidArgument("SkipEmptyFiles: null TableFilterHolder");
+  return skip_detail::InstallSkipFilter(read_options, &holder->filter_);
 }
 
 }  // namespace sstfilter

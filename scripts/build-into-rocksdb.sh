@@ -3,13 +3,13 @@
 # Builds RocksDB with sstfilter inside it (RocksDB's plugin convention: this repository as
 # plugin/sstfilter, ROCKSDB_PLUGINS=sstfilter, sstfilter.mk), then a small program linked
 # statically against that librocksdb (tests/in_tree) which, with nothing preloaded, opens a
-# database with filter_policy=sstfilter.Cuckoo:12 from an options string and proves the filter is
-# used.
+# database with filter_policy=sstfilter.Leveled:10 and table_properties_collectors=
+# sstfilter.RangeFilter from an options string and proves both are used.
 #
 #   scripts/build-into-rocksdb.sh SOURCE [--make] [--work DIR]
 #
 # SOURCE: a RocksDB source tree or a source tarball (.tar.xz/.tar.gz, extracted under the work
-# directory), such as ../shared/rocksdb/src/rocksdb-11.8.1.tar.xz. The sources this build needs
+# directory), such as ../shared/rocksdb/src/rocksdb_9.11.2.orig.tar.gz. The sources this build needs
 # are copied to SOURCE/plugin/sstfilter (a copy, not a link: RocksDB's Makefile writes object files
 # next to the sources), unless this repository already is that directory. --make: build with
 # RocksDB's Makefile instead of CMake. --work: where the build goes (default build-in-rocksdb/ in

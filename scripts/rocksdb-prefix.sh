@@ -4,13 +4,13 @@
 #
 #   scripts/rocksdb-prefix.sh VERSION|PREFIX VIEW_DIR
 #
-# VERSION (8.9.1, 9.10.0, 11.8.1, ...) names a build in ../shared/rocksdb/ beside the project's
-# root; PREFIX is any install (include/, lib/librocksdb.so.*, lib/cmake/rocksdb/). The printed
-# prefix is VIEW_DIR, a tree of symbolic links to that install in which the library's soname links
-# (librocksdb.so.11 -> librocksdb.so.11.8.1, librocksdb.so) are real links: copies of an install
-# can hold them as small text files instead, which the linker and the loader reject ("file too
-# short"). Its lib/ is where programs built against it find the library (CMake's build rpath,
-# LD_LIBRARY_PATH).
+# VERSION (9.10.0, 9.11.2, ...: scripts/rocksdb-versions.sh builds) names a build in
+# ../shared/rocksdb/ beside the project's root; PREFIX is any install (include/,
+# lib/librocksdb.so.*, lib/cmake/rocksdb/). The printed prefix is VIEW_DIR, a tree of symbolic
+# links to that install in which the library's soname links (librocksdb.so.9 ->
+# librocksdb.so.9.11.2, librocksdb.so) are real links: copies of an install can hold them as small
+# text files instead, which the linker and the loader reject ("file too short"). Its lib/ is where
+# programs built against it find the library (CMake's build rpath, LD_LIBRARY_PATH).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 if [ $# -ne 2 ]; then

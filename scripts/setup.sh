@@ -7,8 +7,9 @@
 #
 # --sanitize: ASan+UBSan, everything (build-sanitize/). --tsan: ThreadSanitizer, core/ and its
 # tests only, since Debian's librocksdb is not instrumented (build-tsan/). --rocksdb: build
-# against another RocksDB than Debian's: a version in ../shared/rocksdb/ (8.9.1, 9.10.0, 11.8.1)
-# or the prefix of any install (build-rocksdb-<name>/, without the Google Benchmark programs).
+# against another RocksDB than Debian's: a version in ../shared/rocksdb/ (listed by
+# scripts/rocksdb-versions.sh builds) or the prefix of any install (build-rocksdb-<name>/, without
+# the Google Benchmark programs).
 #
 # Prints the build directory on its last line. Used by scripts/bench.sh, scripts/test.sh and CI.
 set -euo pipefail

@@ -9,10 +9,10 @@
 # --duration: the time for the matrix (default 600), shared by its cells; every cell runs at
 #   least once. Each run reopens the cell's database --reopen times and verifies every key at
 #   its end; later runs of a cell continue on the same database and expected state.
-# --rocksdb: the RocksDB whose db_stress runs: 7.8 (the default: Debian's library, with the
-#   db_stress built for it in ../shared/rocksdb/7.8.3), or 8.9.1, 9.10.0, 11.8.1 (the builds in
-#   ../shared/rocksdb/, with sstfilter built against each by scripts/setup.sh --rocksdb). A version
-#   in ../shared/rocksdb/ only: its bin/db_stress is what runs.
+# --rocksdb: the RocksDB whose db_stress runs: Debian's installed one (the default, 7.8.3 on
+#   bookworm, "7.8" for short; the db_stress built for it is in ../shared/rocksdb/7.8.3/bin), or an
+#   install in ../shared/rocksdb/ (`scripts/rocksdb-versions.sh stress` lists them), with sstfilter
+#   built against it by scripts/setup.sh --rocksdb. Its bin/db_stress is what runs.
 # --crash-rounds: kill -9 rounds after the matrix (default 10), over every policy configuration
 #   of plugin/policy_list.h in turn, on one database.
 # --work: where databases and logs go (default a new directory under ${TMPDIR:-/tmp}).
@@ -24,7 +24,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 duration=600
-version=7.8
+version=$("$root/scripts/rocksdb-versions.sh" installed)
 crash_rounds=10
 work=""
 while [ $# -gt 0 ]; do
@@ -39,10 +39,15 @@ while [ $# -gt 0 ]; do
 done
 [[ "$duration" =~ ^[0-9]+$ ]] && [[ "$crash_rounds" =~ ^[0-9]+$ ]] ||
   { echo "stress.sh: --duration and --crash-rounds take whole numbers" >&2; exit 2; }
-case "$version" in
-  7.8 | 7.8.3) version=7.8.3; setup=() ;;
-  *) setup=(--rocksdb "$version") ;;
-esac
+# Debian's installed RocksDB is the default build; any other version is one of the installs in
+# ../shared/rocksdb/ (scripts/rocksdb-versions.sh).
+installed=$("$root/scripts/rocksdb-versions.sh" installed)
+[ "$version" = "${installed%.*}" ] && version=$installed
+if [ "$version" = "$installed" ]; then
+  setup=()
+else
+  setup=(--rocksdb "$version")
+fi
 db_stress="$root/../shared/rocksdb/$version/bin/db_stress"
 [ -x "$db_stress" ] ||
   { echo "stress.sh: no db_stress at $db_stress (../shared/rocksdb beside the project)" >&2; exit 2; }

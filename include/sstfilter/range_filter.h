@@ -16,13 +16,13 @@
 // ColumnFamilyOptions::table_properties_collector_factories. Files written before have no filter
 // and are never skipped; compactions give them one as they rewrite them.
 //
-// Reading: SkipEmptyFiles(&read_options) on ReadOptions whose iterate_lower_bound and/or
-// iterate_upper_bound are set. Iterators made with those ReadOptions then skip every file whose
-// filter says it holds no key in [lower, upper). Forward and backward iteration, Seek and
-// SeekForPrev, snapshots and column families answer exactly as without it: a file is skipped only
-// if it holds no entry of any kind in the bounds, and a file with range deletions is never
-// skipped for bounds its deletions reach (see docs/range_filters.md for why tombstones stay
-// correct).
+// Reading: SkipEmptyFiles(&read_options) (or SkipEmptyFiles(&read_options, &holder), the form
+// for RocksDB after 11.8) on ReadOptions whose iterate_lower_bound and/or iterate_upper_bound are
+// set. Iterators made with those ReadOptions then skip every file whose filter says it holds no
+// key in [lower, upper). Forward and backward iteration, Seek and SeekForPrev, snapshots and
+// column families answer exactly as without it: a file is skipped only if it holds no entry of
+// any kind in the bounds, and a file with range deletions is never skipped for bounds its
+// deletions reach (see docs/range_filters.md for why tombstones stay correct).
 //
 // The bounds are copied when SkipEmptyFiles is called: call it again after changing them (the new
 // bounds replace the old ones; a table_filter of your own set before the first call stays), and
@@ -49,6 +49,7 @@
 #include <rocksdb/status.h>
 #include <rocksdb/table_properties.h>
 
+#include <functional>
 #include <memory>
 
 #include "sstfilter/export.h"
@@ -71,8 +72,35 @@ SSTFILTER_EXPORT ROCKSDB_NAMESPACE::Status NewRangeFilterCollectorFactory(
 // bound is open). A table_filter already set still applies: a file is read only if both let it;
 // one that an earlier SkipEmptyFiles set is replaced. InvalidArgument, leaving *read_options
 // unchanged, if neither bound is set.
+//
+// RocksDB up to 11.8 keeps the table_filter in ReadOptions by value. After 11.8 (RocksDB's main
+// branch, facebook/rocksdb #15005) ReadOptions only points to a table_filter that the caller
+// owns: there this form returns NotSupported, and the form below, with a TableFilterHolder, is
+// the one that works. The form with a holder works on every version.
 SSTFILTER_EXPORT ROCKSDB_NAMESPACE::Status SkipEmptyFiles(
     ROCKSDB_NAMESPACE::ReadOptions* read_options);
+
+// Where SkipEmptyFiles keeps the table_filter it sets, for RocksDB versions whose ReadOptions
+// only point to it. Keep the holder alive, at the same address, for as long as any iterator made
+// with those ReadOptions or a copy of them lives (copies of ReadOptions share the pointer); give
+// each ReadOptions in use a holder of its own (a second SkipEmptyFiles with the same holder
+// changes the filter of every iterator still reading with it). Up to 11.8 ReadOptions keep a copy
+// of the filter and the holder may go at once.
+class TableFilterHolder {
+ public:
+  TableFilterHolder() = default;
+  TableFilterHolder(const TableFilterHolder&) = delete;
+  TableFilterHolder& operator=(const TableFilterHolder&) = delete;
+
+ private:
+  friend ROCKSDB_NAMESPACE::Status SkipEmptyFiles(ROCKSDB_NAMESPACE::ReadOptions*,
+                                                  TableFilterHolder*);
+  std::function<bool(const ROCKSDB_NAMESPACE::TableProperties&)> filter_;
+};
+
+// SkipEmptyFiles above, keeping the filter in *holder (see TableFilterHolder).
+SSTFILTER_EXPORT ROCKSDB_NAMESPACE::Status SkipEmptyFiles(
+    ROCKSDB_NAMESPACE::ReadOptions* read_options, TableFilterHolder* holder);
 
 // Whether the file of these properties may hold a key in [*lower, *upper) (null: open): false
 // only if the file has a range filter that says so. For tools and tests; SkipEmptyFiles uses it.

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // A program linked statically against a librocksdb built with sstfilter inside it
 // (scripts/build-into-rocksdb.sh). It uses RocksDB's public API only and nothing is preloaded: the
-// policy comes from an options string, as an application's configuration would give it. It
-// proves that the policy is known to a static librocksdb with nothing else linked or loaded, and
-// that the filter is used: the table properties name the policy, and RocksDB's statistics count
-// the reads the filter skipped.
+// filter policy (sstfilter.Leveled:10) and the range filter's table properties collector
+// (sstfilter.RangeFilter) come from an options string, loaded strictly, as an application's
+// configuration would give them. It proves that both are known to a static librocksdb with nothing
+// else linked or loaded, and that both are used: the table properties name the policy and hold
+// the range filter, and RocksDB's statistics count the reads the filter skipped.
 //
 //   in_tree_check DB_DIR
 #include <rocksdb/convenience.h>
@@ -27,17 +28,19 @@ int main(int argc, char** argv) {
   rocksdb::ConfigOptions strict;  // an unknown policy is an error, not "no filter"
   strict.ignore_unknown_options = false;
   strict.ignore_unsupported_options = false;
-  rocksdb::BlockBasedTableOptions table;
-  rocksdb::Status s = rocksdb::GetBlockBasedTableOptionsFromString(
-      strict, rocksdb::BlockBasedTableOptions(), "filter_policy=sstfilter.Cuckoo:12", &table);
+  rocksdb::ColumnFamilyOptions cf;
+  rocksdb::Status s = rocksdb::GetColumnFamilyOptionsFromString(
+      strict, rocksdb::ColumnFamilyOptions(),
+      "table_properties_collectors=sstfilter.RangeFilter;"
+      "block_based_table_factory={filter_policy=sstfilter.Leveled:10}",
+      &cf);
   if (!s.ok()) {
     fprintf(stderr, "in_tree_check: %s\n", s.ToString().c_str());
     return 1;
   }
-  rocksdb::Options options;
+  rocksdb::Options options(rocksdb::DBOptions(), cf);
   options.create_if_missing = true;
   options.error_if_exists = true;
-  options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
   options.statistics = rocksdb::CreateDBStatistics();
   std::unique_ptr<rocksdb::DB> db;
 #if ROCKSDB_MAJOR >= 11  // 11.x opens into a std::unique_ptr only; earlier versions into a DB*
@@ -64,10 +67,12 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::string names;
-  bool all_cuckoo = !tables.empty();
+  bool all_sstfilter = !tables.empty();
+  size_t range_filters = 0;
   for (const auto& [file, props] : tables) {
     names += props->filter_policy_name + " ";
-    all_cuckoo = all_cuckoo && props->filter_policy_name == "sstfilter.Cuckoo";
+    all_sstfilter = all_sstfilter && props->filter_policy_name == "sstfilter.Leveled";
+    range_filters += props->user_collected_properties.count("sstfilter.range");
   }
   int found = 0, absent_found = 0;
   std::string value;
@@ -81,12 +86,13 @@ int main(int argc, char** argv) {
   const uint64_t skipped =
       options.statistics->getTickerCount(rocksdb::BLOOM_FILTER_USEFUL) - skipped_before;
   printf(
-      "RocksDB %s with sstfilter built in: %zu SST file(s), filter policy %s; %d of %d keys "
-      "found; %d of %d absent keys found, %llu reads skipped by the filter\n",
-      rocksdb::GetRocksVersionAsString().c_str(), tables.size(), names.c_str(), found, kKeys / 10,
-      absent_found, kAbsent, static_cast<unsigned long long>(skipped));
-  const bool ok = all_cuckoo && found == kKeys / 10 && absent_found == 0 &&
-                  skipped >= static_cast<uint64_t>(kAbsent * 0.95);
+      "RocksDB %s with sstfilter built in: %zu SST file(s), filter policy %s, %zu with a range "
+      "filter; %d of %d keys found; %d of %d absent keys found, %llu reads skipped by the "
+      "filter\n",
+      rocksdb::GetRocksVersionAsString().c_str(), tables.size(), names.c_str(), range_filters,
+      found, kKeys / 10, absent_found, kAbsent, static_cast<unsigned long long>(skipped));
+  const bool ok = all_sstfilter && range_filters == tables.size() && found == kKeys / 10 &&
+                  absent_found == 0 && skipped >= static_cast<uint64_t>(kAbsent * 0.95);
   if (!ok) fprintf(stderr, "in_tree_check: the filter is not in use as it should be\n");
   return ok ? 0 : 1;
 }

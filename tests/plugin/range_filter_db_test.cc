@@ -22,6 +22,7 @@
 
 #include "compat/rocksdb_api.h"
 #include "plugin/range_filter_collector.h"
+#include "plugin/skip_empty_files.h"
 #include "sstfilter/range_filter.h"
 #include "sstfilter/sstfilter.h"
 #include "tests/plugin/db_fixture.h"
@@ -268,6 +269,74 @@ TEST(RangeFilterDb, SkipEmptyFilesNeedsABound) {
   EXPECT_TRUE(SkipEmptyFiles(&none).IsInvalidArgument());
   EXPECT_FALSE(none.table_filter);
   EXPECT_TRUE(SkipEmptyFiles(nullptr).IsInvalidArgument());
+}
+
+// After RocksDB 11.8, ReadOptions::table_filter is a pointer to a filter the caller owns
+// (compat/rocksdb_api.h). No release has that form yet, so SkipEmptyFiles' installation is
+// instantiated here with a stand-in ReadOptions of that shape, against a real file's properties:
+// without a holder it is NotSupported; with one, the options point into the holder, a second call
+// replaces the bounds (not wrapping the first filter, which would skip the new bounds' file), and
+// a filter of the caller's own still applies and is left as it was.
+struct PointerFormReadOptions {
+  const Slice* iterate_lower_bound = nullptr;
+  const Slice* iterate_upper_bound = nullptr;
+  const compat::TableFilter* table_filter = nullptr;
+};
+static_assert(compat::kTableFilterIsPointer<PointerFormReadOptions>);
+
+TEST(RangeFilterDb, SkipEmptyFilesWhereReadOptionsPointToTheFilter) {
+  TempDir dir("range_pointer_form");
+  Options options = RangeOptions(true);
+  auto db = MustOpen(options, dir);
+  ASSERT_NE(db, nullptr);
+  for (uint32_t id = 100; id < 200; ++id) ASSERT_TRUE(db->Put(WriteOptions(), Id(id), "v").ok());
+  ASSERT_TRUE(db->Flush({}).ok());
+  ROCKSDB_NAMESPACE::TablePropertiesCollection tables;
+  ASSERT_TRUE(db->GetPropertiesOfAllTables(&tables).ok());
+  ASSERT_EQ(tables.size(), 1u);
+  const TableProperties& file = *tables.begin()->second;
+
+  std::string lower = Id(0), upper = Id(50);  // the file holds nothing here
+  Slice l(lower), u(upper);
+  PointerFormReadOptions ro;
+  ro.iterate_lower_bound = &l;
+  ro.iterate_upper_bound = &u;
+  EXPECT_TRUE(skip_detail::InstallSkipFilter(&ro, nullptr).IsNotSupported());
+  EXPECT_EQ(ro.table_filter, nullptr);
+  compat::TableFilter holder;
+  ASSERT_TRUE(skip_detail::InstallSkipFilter(&ro, &holder).ok());
+  ASSERT_EQ(ro.table_filter, &holder);
+  EXPECT_FALSE((*ro.table_filter)(file));
+  lower = Id(150);  // the file holds these
+  upper = Id(160);
+  l = Slice(lower);
+  u = Slice(upper);
+  ASSERT_TRUE(skip_detail::InstallSkipFilter(&ro, &holder).ok());
+  ASSERT_EQ(ro.table_filter, &holder);
+  EXPECT_TRUE((*ro.table_filter)(file));
+
+  const compat::TableFilter own = [](const TableProperties&) { return false; };
+  PointerFormReadOptions with_own = ro;
+  with_own.table_filter = &own;
+  compat::TableFilter holder2;
+  ASSERT_TRUE(skip_detail::InstallSkipFilter(&with_own, &holder2).ok());
+  ASSERT_TRUE(skip_detail::InstallSkipFilter(&with_own, &holder2).ok());
+  ASSERT_EQ(with_own.table_filter, &holder2);
+  EXPECT_FALSE((*with_own.table_filter)(file));
+  EXPECT_FALSE(own(file));
+
+  // The public form with a holder, on this RocksDB: a bounded scan of the file's keys reads it.
+  ReadOptions real;
+  real.iterate_lower_bound = &l;
+  real.iterate_upper_bound = &u;
+  TableFilterHolder real_holder;
+  ASSERT_TRUE(SkipEmptyFiles(&real, &real_holder).ok());
+  EXPECT_TRUE(SkipEmptyFiles(&real, nullptr).IsInvalidArgument());
+  std::unique_ptr<Iterator> it(db->NewIterator(real));
+  size_t n = 0;
+  for (it->Seek(lower); it->Valid(); it->Next()) ++n;
+  EXPECT_TRUE(it->status().ok());
+  EXPECT_EQ(n, 10u);
 }
 
 // Ordered keys in files of disjoint ranges at several levels, with a gap: scans of the gap skip

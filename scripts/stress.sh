@@ -3,6 +3,8 @@
 # RocksDB's own stress test (db_stress) over sstfilter: every policy in every configuration where
 # filters are used differently, each read checked against db_stress's expected state, then crash
 # rounds (kill -9 at a random moment, restart, verify), as db_crashtest.py's blackbox mode does.
+# Every file also gets a range filter (table_properties_collectors=sstfilter.RangeFilter in the
+# OPTIONS file), so the collector runs under the same load; db_stress's reads do not skip files.
 #
 #   scripts/stress.sh [--duration SECONDS] [--rocksdb VERSION] [--crash-rounds N] [--work DIR]
 #
@@ -90,6 +92,7 @@ write_options() {  # file policy table_options cf_options
     if [ -n "$db" ]; then printf '  %s\n' "$db"; fi
     printf '[CFOptions "default"]\n  write_buffer_size=262144\n  target_file_size_base=262144\n'
     printf '  max_bytes_for_level_base=1048576\n  level_compaction_dynamic_level_bytes=true\n'
+    printf '  table_properties_collectors=sstfilter.RangeFilter\n'  # every file gets a range filter
     if [ -n "$cf" ]; then tr ';' '\n' <<< "$cf" | sed 's/^/  /'; fi
     printf '[TableOptions/BlockBasedTable "default"]\n'
     printf '  filter_policy=%s\n' "$2"  # on its own line: {id=...;...} holds semicolons
@@ -152,6 +155,10 @@ for policy in "${policies[@]}"; do
     # The filter really is sstfilter's: RocksDB would silently drop a policy it cannot load.
     if [ $ok -eq 1 ] && ! grep -q "filter_policy={id=sstfilter\." "$dir"/db/OPTIONS-*; then
       echo "stress.sh: $dir/db's OPTIONS file lost the sstfilter policy" >> "$dir/log"
+      ok=0
+    fi
+    if [ $ok -eq 1 ] && ! grep -q "table_properties_collectors=.*sstfilter\.RangeFilter" "$dir"/db/OPTIONS-*; then
+      echo "stress.sh: $dir/db's OPTIONS file lost the sstfilter.RangeFilter collector" >> "$dir/log"
       ok=0
     fi
     if [ $ok -eq 1 ]; then

@@ -20,6 +20,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "compat/filter_bits_interface.h"
@@ -72,9 +73,12 @@ struct Database {
 
 void Open(const std::string& path, Database* d) {
   d->path = path;
-  if (!std::filesystem::exists(path + "/CURRENT")) {
-    Fail("--db=" + path + " is not a RocksDB database (it has no CURRENT file)");
-  }
+  // The error_code form: the throwing one ends the program on a directory it cannot read, a
+  // symbolic link loop or a path too long, where a one-line error is due.
+  std::error_code ec;
+  const bool has_current = std::filesystem::exists(path + "/CURRENT", ec);
+  if (ec) Fail("--db=" + path + ": cannot read it: " + ec.message());
+  if (!has_current) Fail("--db=" + path + " is not a RocksDB database (it has no CURRENT file)");
   DBOptions db_options;
   std::vector<ColumnFamilyDescriptor> cfs;
   Status s = ROCKSDB_NAMESPACE::LoadLatestOptions(sstfilter::StrictConfigOptions(), path,
@@ -448,7 +452,9 @@ void WriteAdviceJson(const Database& d, const std::vector<Advice>& advice, uint6
                     {"absent_keys", lookups},
                     {"policies", std::move(policies)}}}};
   std::ofstream out(FLAGS_json);
-  out << j.dump(2) << "\n";
+  // Paths and keys need not be UTF-8, which JSON strings must be: such bytes become U+FFFD
+  // rather than an exception.
+  out << j.dump(2, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace) << "\n";
   if (!out) Fail("--json=" + FLAGS_json + ": cannot write it");
 }
 

@@ -7,6 +7,7 @@
 #include <gflags/gflags.h>
 
 #include <cstdio>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -54,4 +55,15 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace db_bench_ext
 
-int main(int argc, char** argv) { return db_bench_ext::Main(argc, argv); }
+// Every error is meant to be a Fail() of one line; an exception that escapes anyway (the standard
+// library's, on some input not foreseen) is one line and exit 1 too, not an abort.
+int main(int argc, char** argv) {
+  try {
+    return db_bench_ext::Main(argc, argv);
+  } catch (const std::exception& e) {
+    fprintf(stderr, "db_bench_ext: %s\n", e.what());
+  } catch (...) {
+    fprintf(stderr, "db_bench_ext: an unknown exception\n");
+  }
+  return 1;
+}

@@ -9,8 +9,11 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <exception>
+#include <filesystem>
 #include <map>
 #include <memory>
+#include <system_error>
 
 #include "compat/rocksdb_api.h"
 #include "plugin/block_cache_fit.h"
@@ -65,7 +68,23 @@ Status DescribeFilters(const std::string& db_path, std::vector<SstFilterInfo>* f
   const ROCKSDB_NAMESPACE::ConfigOptions strict = StrictConfigOptions();
   ROCKSDB_NAMESPACE::DBOptions db_options;
   std::vector<ROCKSDB_NAMESPACE::ColumnFamilyDescriptor> cfs;
+  // The directory first: RocksDB's file system reports one it may not list (EACCES) as NotFound
+  // with no message, and LoadLatestOptions then as "no options files found".
+  try {
+    std::error_code ec;
+    const std::filesystem::directory_iterator listed(db_path, ec);
+    if (ec) {
+      return Status::InvalidArgument("sstfilter: cannot read the directory " + db_path + ": " +
+                                     ec.message());
+    }
+  } catch (const std::exception& e) {
+    return Status::InvalidArgument("sstfilter: cannot read the directory " + db_path, e.what());
+  }
   Status s = ROCKSDB_NAMESPACE::LoadLatestOptions(strict, db_path, &db_options, &cfs);
+  if (s.IsNotFound()) {
+    return Status::InvalidArgument(
+        "sstfilter: " + db_path + " has no OPTIONS file (is it a RocksDB database?)", s.ToString());
+  }
   if (!s.ok()) {
     return Status::InvalidArgument("sstfilter: cannot load the OPTIONS file of " + db_path +
                                        " (is a filter policy library missing?)",

@@ -21,6 +21,7 @@
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -34,6 +35,7 @@
 #include <vector>
 
 #include "core/filter_spec.h"
+#include "core/format.h"
 #include "core/level_allocation.h"
 #include "plugin/policies.h"
 #include "plugin/tree_history.h"
@@ -1252,13 +1254,99 @@ TEST_F(DbTest, OptimizeFiltersForHits) {
   EXPECT_EQ(counts.true_positives, 0u);
 }
 
-TEST_F(DbTest, DetectFilterConstructCorruptionRuns) {
+// Good filters pass the check that detect_filter_construct_corruption asks for: flushes and
+// compactions succeed and every key is found. That the check runs at all is the next test's.
+TEST_F(DbTest, DetectFilterConstructCorruptionPassesGoodFilters) {
   BlockBasedTableOptions table;
   table.detect_filter_construct_corruption = true;
   Open(MakeOptions("{id=sstfilter.Cuckoo;fp_rate=0.01}", table));
   Load(0, 30'000);  // MaybePostVerify checks every filter; a failure would fail the flush
   CompactAll();
   ExpectAllPresent(0, 30'000);
+}
+
+// sstfilter's builder, except that the filter RocksDB receives from Finish has its body zeroed:
+// every key the builder was given is missing from it, as if memory had been corrupted between
+// the build and the write. MaybePostVerify goes to sstfilter's builder unchanged.
+class ZeroingBuilder : public FilterBitsBuilder {
+ public:
+  explicit ZeroingBuilder(std::unique_ptr<FilterBitsBuilder> inner) : inner_(std::move(inner)) {}
+  void AddKey(const Slice& key) override { inner_->AddKey(key); }
+#if SSTFILTER_ROCKSDB_HAS_ADD_KEY_AND_ALT
+  void AddKeyAndAlt(const Slice& key, const Slice& alt) override { inner_->AddKeyAndAlt(key, alt); }
+#endif
+  size_t EstimateEntriesAdded() override { return inner_->EstimateEntriesAdded(); }
+  Slice Finish(std::unique_ptr<const char[]>* buf) override {
+    Status ignored;
+    return Finish(buf, &ignored);
+  }
+  Slice Finish(std::unique_ptr<const char[]>* buf, Status* status) override {
+    const Slice built = inner_->Finish(buf, status);
+    if (built.size() <= kTrailerBytes) return built;
+    char* zeroed = new char[built.size()];
+    std::memcpy(zeroed, built.data(), built.size());
+    std::memset(zeroed, 0, built.size() - kTrailerBytes);
+    buf->reset(zeroed);
+    return Slice(zeroed, built.size());
+  }
+  Status MaybePostVerify(const Slice& filter) override { return inner_->MaybePostVerify(filter); }
+  size_t ApproximateNumEntries(size_t bytes) override {
+    return inner_->ApproximateNumEntries(bytes);
+  }
+#if SSTFILTER_ROCKSDB_HAS_CALCULATE_SPACE
+  size_t CalculateSpace(size_t num_entries) override { return inner_->CalculateSpace(num_entries); }
+  double EstimatedFpRate(size_t num_entries, size_t bytes) override {
+    return inner_->EstimatedFpRate(num_entries, bytes);
+  }
+#endif
+
+ private:
+  std::unique_ptr<FilterBitsBuilder> inner_;
+};
+
+class ZeroingPolicy : public ROCKSDB_NAMESPACE::FilterPolicy {
+ public:
+  explicit ZeroingPolicy(std::shared_ptr<const FilterPolicy> inner) : inner_(std::move(inner)) {}
+  const char* Name() const override { return "sstfilter.test.Zeroing"; }
+  const char* CompatibilityName() const override { return inner_->CompatibilityName(); }
+  FilterBitsBuilder* GetBuilderWithContext(const FilterBuildingContext& context) const override {
+    FilterBitsBuilder* inner = inner_->GetBuilderWithContext(context);
+    return inner == nullptr ? nullptr
+                            : new ZeroingBuilder(std::unique_ptr<FilterBitsBuilder>(inner));
+  }
+  ROCKSDB_NAMESPACE::FilterBitsReader* GetFilterBitsReader(const Slice& contents) const override {
+    return inner_->GetFilterBitsReader(contents);
+  }
+
+ private:
+  std::shared_ptr<const FilterPolicy> inner_;
+};
+
+// With detect_filter_construct_corruption, RocksDB hands each filter back to sstfilter's builder
+// (MaybePostVerify), which checks every key against it: a filter that lost its keys fails the
+// flush with Corruption. Without the option the same filters are not checked and the flush
+// succeeds, so the failure is the check's.
+TEST_F(DbTest, DetectFilterConstructCorruptionCatchesAFilterThatLostItsKeys) {
+  for (const bool detect : {true, false}) {
+    BlockBasedTableOptions table;
+    table.detect_filter_construct_corruption = detect;
+    Options options = MakeOptions("{id=sstfilter.Cuckoo;fp_rate=0.01}", table);
+    table.filter_policy =
+        std::make_shared<ZeroingPolicy>(PolicyFrom("{id=sstfilter.Cuckoo;fp_rate=0.01}"));
+    options.table_factory.reset(ROCKSDB_NAMESPACE::NewBlockBasedTableFactory(table));
+    ASSERT_TRUE(ROCKSDB_NAMESPACE::DestroyDB(dir_, options).ok());
+    Open(options);
+    for (uint64_t i = 0; i < 1000; ++i) {
+      ASSERT_TRUE(db_->Put(WriteOptions(), PresentKey(i), "v").ok());
+    }
+    const Status s = db_->Flush({});
+    if (detect) {
+      EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+    } else {
+      EXPECT_TRUE(s.ok()) << s.ToString();
+    }
+    db_.reset();
+  }
 }
 
 }  // namespace

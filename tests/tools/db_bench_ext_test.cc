@@ -46,9 +46,10 @@ std::string Quote(const std::string& s) {
   return q + "'";
 }
 
-RunResult RunTool(const std::vector<std::string>& args) {
+// runner: a command that runs the tool (such as setpriv, to run it as another user), or none.
+RunResult RunTool(const std::vector<std::string>& args, const std::string& runner = "") {
   const std::string dir = fs::temp_directory_path() / ("dbx_out_" + std::to_string(::getpid()));
-  std::string cmd = Quote(DB_BENCH_EXT);
+  std::string cmd = runner.empty() ? Quote(DB_BENCH_EXT) : runner + " " + Quote(DB_BENCH_EXT);
   for (const std::string& a : args) {
     // Appended, not " " + Quote(a): in C++20, g++ 12 warns on that form (-Wrestrict, a false
     // positive, GCC bug 105651).
@@ -507,6 +508,68 @@ TEST_F(DbBenchExtTest, AdvisorRejectsBadInputWithOneLine) {
   EXPECT_TRUE(before == Snapshot(path));
   fs::remove(present);
   fs::remove(present_hex);
+}
+
+// Paths the file system refuses (a symbolic link loop, a name over PATH_MAX) are one line on
+// stderr and exit 1, for the advisor and --inspect_db alike: std::filesystem's throwing calls
+// ended the advisor with an uncaught exception on these.
+TEST_F(DbBenchExtTest, HostilePathsGiveOneLine) {
+  fs::create_directories(db_);
+  const std::string loop = db_ + "/loop";
+  fs::create_symlink(loop, loop);
+  const std::string too_long = db_ + "/" + std::string(5000, 'a');
+  for (const std::string& path : {loop, loop + "/db", too_long}) {
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"--benchmarks=advise", "--db=" + path},
+          std::vector<std::string>{"--inspect_db=" + path}}) {
+      const RunResult r = RunTool(args);
+      EXPECT_EQ(r.exit_code, 1) << args[0] << " " << path.substr(0, 80) << ": " << r.err;
+      EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+      EXPECT_EQ(r.err.rfind("db_bench_ext: ", 0), 0u) << r.err;
+    }
+  }
+}
+
+// A directory the tool may not read: one line and exit 1. Root reads every directory, so as root
+// the tool runs as nobody (setpriv); where that cannot run it, the test is skipped, visibly.
+TEST_F(DbBenchExtTest, UnreadableDirectoryGivesOneLine) {
+  std::string runner;
+  if (::geteuid() == 0) {
+    runner = "setpriv --reuid=65534 --regid=65534 --clear-groups";
+    if (RunTool({"--version"}, runner).exit_code != 0) {
+      GTEST_SKIP() << "cannot run the tool as nobody here (setpriv, or the build tree's modes)";
+    }
+  }
+  const std::string locked = db_ + "/locked";
+  fs::create_directories(locked);
+  std::ofstream(locked + "/CURRENT") << "MANIFEST-000001\n";
+  fs::permissions(locked, fs::perms::none);
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--benchmarks=advise", "--db=" + locked},
+        std::vector<std::string>{"--inspect_db=" + locked}}) {
+    const RunResult r = RunTool(args, runner);
+    EXPECT_EQ(r.exit_code, 1) << args[0] << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find("ermission denied"), std::string::npos) << r.err;
+  }
+  fs::permissions(locked, fs::perms::owner_all);
+}
+
+// A database path that is not UTF-8: the advisor's --json report holds it with U+FFFD in place
+// of the bytes JSON cannot carry (the report threw from nlohmann's dump after printing), and a
+// --json path that is not UTF-8 is just a file name.
+TEST_F(DbBenchExtTest, AdvisorJsonTakesPathsThatAreNotUtf8) {
+  const std::string weird = db_ + "/\xff\xfe";
+  const RunResult fill = RunTool(
+      {"--num=5000", "--db=" + weird, "--benchmarks=fillrandom", "--filter_uri=bloomfilter:10"});
+  ASSERT_EQ(fill.exit_code, 0) << fill.err;
+  const std::string json = db_ + "/report\xff.json";
+  const RunResult r = RunTool({"--benchmarks=advise", "--db=" + weird + "/policy0", "--reads=2000",
+                               "--json=" + json, "--filter_uri=bloomfilter:10"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(json);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  EXPECT_NE(j["advise"]["db"].get<std::string>().find("\xef\xbf\xbd"), std::string::npos);
 }
 
 // --rounds: the read benchmarks run again, policy after policy, and the summary gives medians.

@@ -8,12 +8,9 @@
 // that changes with every build of the file. A lookup of an absent key needs the filter (and the
 // index) of one file per level, so all of them are hot. When the hot blocks that hash to one
 // shard, pinned ones included, hold more than the shard, they evict each other in turn and are
-// re-read from storage on nearly every lookup, whichever filter built them. Which builds are hit is
-// luck: stock db_bench on RocksDB 7.8.3, 5M random puts, 8 MiB files, 64 MiB memtables, a 32 MiB
-// cache, level 0 pinned (docs/benchmarks.md, "Filters in the block cache"), re-read filter blocks
-// on most lookups in most fresh builds, for RocksDB's filters as for sstfilter's. Its files' filter
-// blocks were 143 KiB (28% of a shard), its pinned level-0 files' 656 KiB (more than a shard: the
-// shards they land in hold nothing else for long).
+// re-read from storage on nearly every lookup, whichever filter built them. Which builds are hit
+// is luck, for RocksDB's filters as for sstfilter's (measured in docs/benchmarks.md, "Filters in
+// the block cache").
 //
 // Blocks of at most 1/kShardFraction of a shard keep that unlikely: with hot metadata filling a
 // quarter of the cache, a shard overflows only when it draws four times its mean share of blocks,

@@ -247,8 +247,9 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
                std::shared_ptr<ROCKSDB_NAMESPACE::Logger> publish_as = nullptr) {
     // One account at a time, from reading the live files to publishing: two events' accounts
     // could otherwise publish out of order, the later event's newer tree first, and the tree's
-    // accounts stay stale until the next event (a test read 149,960 of 150,000 keys for 10 s
-    // after the last compaction, 1 run in 6). RocksDB calls listeners without its mutex held.
+    // accounts would stay stale until the next event
+    // (DbTest.LeveledBudgetListenerCountsTheProbesReadersSee). RocksDB calls listeners without
+    // its mutex held.
     std::lock_guard<std::mutex> serial(account_mu_);
     std::vector<ROCKSDB_NAMESPACE::LiveFileMetaData> live;
     db->GetLiveFilesMetaData(&live);

@@ -526,9 +526,8 @@ class LeveledPolicy::Chooser : public FilterChooser {
   // A tree under universal compaction: each file takes one filter, the richer of the budget's two
   // if it spends at most kUnmixedSlack times the budget, else the leaner. Mixing draws one of the
   // two per file, which averages out over many files (a level; a FIFO tree's flushes); a universal
-  // tree is a few large sorted runs, and their draws made it spend 9.83 to 10.73 bits/key for a
-  // budget of 10 (DbTest.LeveledKeepsUniversalAndFifoTreesWithinTheBudget, 4 runs), 9.63 to 9.74
-  // with one filter.
+  // tree is a few large sorted runs, too few draws to average out, so its files' filters could
+  // overshoot the budget by a whole draw (DbTest.LeveledKeepsUniversalAndFifoTreesWithinTheBudget).
   static constexpr double kUnmixedSlack = 1.02;
   void OneFilterPerFile() { one_filter_ = true; }
 

@@ -211,8 +211,8 @@ struct TreeAccounts {
 //
 // A tree is named by its database's logger's address, which a database opened after another
 // closed may reuse: so the accounts hold the logger weakly (`logger`, the database's
-// DBOptions::info_log), and a tree whose logger is gone has none. (Once, a test's database found
-// the accounts of the one before it, and spent 10.6 bits/key for a budget of 10.)
+// DBOptions::info_log), and a tree whose logger is gone has none: otherwise a database could
+// allocate with the accounts of the one before it and miss its budget.
 class Ledger {
  public:
   static Ledger& Global();

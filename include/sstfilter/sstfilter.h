@@ -32,9 +32,10 @@
 // unchanged, so that every file carries the filter sstfilter.Leveled allots to its level; and an
 // EventListener, "sstfilter.LeveledBudget" (leveled_budget.h): it tells sstfilter.Leveled each
 // level's keys and filter bytes, so that the policy holds its budget whatever RocksDB does with
-// files.
+// files. And a TablePropertiesCollectorFactory, "sstfilter.RangeFilter" (range_filter.h): each
+// SST file's range filter, for iterators that skip files.
 //
-// Registration: loading libsstfilter.so registers the policies in ObjectLibrary::Default(). Code
+// Registration: loading libsstfilter.so registers all of these in ObjectLibrary::Default(). Code
 // that keeps its own ObjectLibrary calls sstfilter_register on it.
 #pragma once
 
@@ -48,8 +49,9 @@
 
 #include "sstfilter/export.h"
 
-// Registers sstfilter's policies, partitioner and listener in `library`; the registrar signature
-// RocksDB plugins use. Returns the number of factories added (0 if the library already had them).
+// Registers sstfilter's policies, partitioner, listener and range-filter collector in `library`;
+// the registrar signature RocksDB plugins use. Returns the number of factories added (0 if the
+// library already had them).
 extern "C" SSTFILTER_EXPORT int sstfilter_register(ROCKSDB_NAMESPACE::ObjectLibrary& library,
                                                    const std::string& arg);
 

@@ -223,19 +223,33 @@ TEST(RangeFilterDb, ChosenByStringAndKeptInTheOptionsFile) {
 // SkipEmptyFiles called again with new bounds: the new bounds replace the old (a filter for the
 // old ones would skip the files that hold the new ones' keys); a table_filter of the caller's own,
 // set before, still applies.
+// A database with the collector, of one file that holds the keys of ids 100 to 199 (null on an
+// error, which the caller's ASSERT_NE reports).
+std::unique_ptr<DB> OneFileOfIds100To199(const TempDir& dir) {
+  auto db = MustOpen(RangeOptions(true), dir);
+  if (db == nullptr) return nullptr;
+  for (uint32_t id = 100; id < 200; ++id) {
+    if (!db->Put(WriteOptions(), Id(id), "v").ok()) return nullptr;
+  }
+  if (!db->Flush({}).ok()) return nullptr;
+  return db;
+}
+
+// How many keys an iterator with these options finds from `from` on.
+size_t CountFrom(DB* db, const ReadOptions& ro, const std::string& from) {
+  std::unique_ptr<Iterator> it(db->NewIterator(ro));
+  size_t n = 0;
+  for (it->Seek(from); it->Valid(); it->Next()) ++n;
+  EXPECT_TRUE(it->status().ok()) << it->status().ToString();
+  return n;
+}
+
 TEST(RangeFilterDb, SkipEmptyFilesCalledAgainTakesTheNewBounds) {
   TempDir dir("range_again");
-  Options options = RangeOptions(true);
-  auto db = MustOpen(options, dir);
+  auto db = OneFileOfIds100To199(dir);
   ASSERT_NE(db, nullptr);
-  for (uint32_t id = 100; id < 200; ++id) ASSERT_TRUE(db->Put(WriteOptions(), Id(id), "v").ok());
-  ASSERT_TRUE(db->Flush({}).ok());
   auto scan = [&](const ReadOptions& ro, const std::string& from) {
-    std::unique_ptr<Iterator> it(db->NewIterator(ro));
-    size_t n = 0;
-    for (it->Seek(from); it->Valid(); it->Next()) ++n;
-    EXPECT_TRUE(it->status().ok());
-    return n;
+    return CountFrom(db.get(), ro, from);
   };
   std::string lower = Id(0), upper = Id(50);  // empty
   Slice l(lower), u(upper);
@@ -286,11 +300,8 @@ static_assert(compat::kTableFilterIsPointer<PointerFormReadOptions>);
 
 TEST(RangeFilterDb, SkipEmptyFilesWhereReadOptionsPointToTheFilter) {
   TempDir dir("range_pointer_form");
-  Options options = RangeOptions(true);
-  auto db = MustOpen(options, dir);
+  auto db = OneFileOfIds100To199(dir);
   ASSERT_NE(db, nullptr);
-  for (uint32_t id = 100; id < 200; ++id) ASSERT_TRUE(db->Put(WriteOptions(), Id(id), "v").ok());
-  ASSERT_TRUE(db->Flush({}).ok());
   ROCKSDB_NAMESPACE::TablePropertiesCollection tables;
   ASSERT_TRUE(db->GetPropertiesOfAllTables(&tables).ok());
   ASSERT_EQ(tables.size(), 1u);
@@ -332,11 +343,7 @@ TEST(RangeFilterDb, SkipEmptyFilesWhereReadOptionsPointToTheFilter) {
   TableFilterHolder real_holder;
   ASSERT_TRUE(SkipEmptyFiles(&real, &real_holder).ok());
   EXPECT_TRUE(SkipEmptyFiles(&real, nullptr).IsInvalidArgument());
-  std::unique_ptr<Iterator> it(db->NewIterator(real));
-  size_t n = 0;
-  for (it->Seek(lower); it->Valid(); it->Next()) ++n;
-  EXPECT_TRUE(it->status().ok());
-  EXPECT_EQ(n, 10u);
+  EXPECT_EQ(CountFrom(db.get(), real, lower), 10u);
 }
 
 // Ordered keys in files of disjoint ranges at several levels, with a gap: scans of the gap skip

@@ -9,8 +9,8 @@
 #   upgrade_test.sh BUILD_DIR...
 #
 # Each BUILD_DIR is a build of this repository against one RocksDB (its tests/upgrade_tool), from
-# the oldest RocksDB to the newest: for example build build-rocksdb-8.9.1 build-rocksdb-9.10.0
-# build-rocksdb-11.8.1.
+# the oldest RocksDB to the newest: for example build build-rocksdb-9.10.0 build-rocksdb-9.11.2
+# (.ci/run takes the list from scripts/rocksdb-versions.sh all).
 set -euo pipefail
 if [ $# -lt 2 ]; then
   echo "usage: upgrade_test.sh OLDEST_BUILD_DIR ... NEWEST_BUILD_DIR" >&2

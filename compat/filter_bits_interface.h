@@ -26,8 +26,8 @@
 // (tests/plugin/db_test.cc), run against each RocksDB that CI covers, prove that the real library
 // calls through these declarations: they build real SST files and count, in RocksDB's statistics,
 // the reads the filters skipped. CI covers the first two layouts (7.8.3; 9.10.0 and 9.11.2); the
-// third, 10.9 to 11.8, is compiled from RocksDB's definitions only, since no RocksDB of those
-// versions can be built here from Debian's sources.
+// third, 10.9 to 11.8, is written from RocksDB's definitions and neither built nor tested here,
+// since no RocksDB of those versions can be built from Debian's sources.
 //
 // Built inside a RocksDB source tree (plugin/sstfilter, sstfilter.mk), that tree's own header is
 // on the include path and is used instead: the declarations are then RocksDB's, by construction.

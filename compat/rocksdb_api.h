@@ -11,8 +11,8 @@
 // - ReadOptions::table_filter: a std::function held by value up to 11.8; after 11.8 a pointer to
 //   one that the caller owns (facebook/rocksdb #15005, on RocksDB's main branch for 11.9). Told
 //   apart by the member's type, not by the version: 11.9's main branch had the value form for a
-//   while. The pointer form is compiled from its definition only (no release has it yet); the
-//   tests instantiate it with a stand-in ReadOptions.
+//   while. No release has the pointer form yet: the tests instantiate it with a stand-in
+//   ReadOptions of that shape.
 #pragma once
 
 #include <rocksdb/db.h>

@@ -50,7 +50,8 @@ inline constexpr bool kHasFunctionTarget = false;
 
 // SkipEmptyFiles over any ReadOptions type R. slot: where the filter is kept when R::table_filter
 // is a pointer (it then points to *slot); null is NotSupported there. In the value form
-// read_options keeps a copy, and slot (if given) one too.
+// read_options keeps a copy, and slot (if given) one too. Only the branch of R's form is compiled,
+// so the pointer form never stores the address of a local.
 template <typename R>
 ROCKSDB_NAMESPACE::Status InstallSkipFilter(R* read_options, compat::TableFilter* slot) {
   using ROCKSDB_NAMESPACE::Status;
@@ -94,11 +95,12 @@ ROCKSDB_NAMESPACE::Status InstallSkipFilter(R* read_options, compat::TableFilter
       }
     }
     compat::TableFilter filter = SkipFilter{std::move(bounds), std::move(earlier)};
-    if (slot != nullptr) {
-      *slot = std::move(filter);
+    if constexpr (compat::kTableFilterIsPointer<R>) {
+      *slot = std::move(filter);  // not null: checked above
       compat::SetTableFilter(read_options, slot);
     } else {
-      compat::SetTableFilter(read_options, &filter);
+      compat::SetTableFilter(read_options, &filter);  // a copy
+      if (slot != nullptr) *slot = std::move(filter);
     }
   } catch (const std::exception&) {
     return Status::MemoryLimit("SkipEmptyFiles: out of memory");

@@ -13,9 +13,10 @@
 # are copied to SOURCE/plugin/sstfilter (a copy, not a link: RocksDB's Makefile writes object files
 # next to the sources), unless this repository already is that directory. --make: build with
 # RocksDB's Makefile instead of CMake. --work: where the build goes (default build-in-rocksdb/ in
-# this repository). RocksDB's library alone takes about 20 minutes on 2 cores. RocksDB's own
-# sources do not build with -Werror under g++ 12 (-Wrestrict in options/configurable.cc), so
-# warnings are not errors here; sstfilter's own build keeps them at zero.
+# this repository). RocksDB's library alone takes 10 (CMake) to 12 (make) minutes on 2 cores.
+# RocksDB's own sources do not all build with -Werror under g++ 12 (11.8.1's -Wrestrict in
+# options/configurable.cc), so warnings are not errors here; sstfilter's own build keeps them at
+# zero.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 source=""

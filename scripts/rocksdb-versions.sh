@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # The RocksDB versions this machine can test sstfilter against, oldest first, one a line: the
-# one list that CI, scripts/test.sh and scripts/stress.sh take, so that a version added to
+# one list that CI (.ci/run) and scripts/stress.sh take, so that a version added to
 # ../shared/rocksdb/ (beside the project's root) is tested without an edit.
 #
 #   scripts/rocksdb-versions.sh installed   Debian's installed RocksDB (librocksdb-dev), the default
@@ -9,7 +9,8 @@
 #                                           lib/cmake/rocksdb/): the suite runs against each
 #   scripts/rocksdb-versions.sh all         installed and builds together, oldest first: the
 #                                           upgrade chain
-#   scripts/rocksdb-versions.sh stress      the versions that have a bin/db_stress there
+#   scripts/rocksdb-versions.sh stress      the versions that have a bin/db_stress there and
+#                                           sstfilter can be built against (installed or builds)
 #   scripts/rocksdb-versions.sh sources     the source tarballs in ../shared/rocksdb/src/, as
 #                                           "VERSION PATH" (rocksdb_<version>.orig.tar.gz)
 #
@@ -30,15 +31,16 @@ builds() {
   for d in "$shared"/*/; do
     d=${d%/}
     [[ "$(basename "$d")" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || continue
-    [ -d "$d/include/rocksdb" ] && [ -d "$d/lib/cmake/rocksdb" ] && basename "$d"
+    if [ -d "$d/include/rocksdb" ] && [ -d "$d/lib/cmake/rocksdb" ]; then basename "$d"; fi
   done | sort -V
 }
 stress() {
-  local d
+  local d v buildable
+  buildable=" $(installed) $(builds | tr '\n' ' ') "
   for d in "$shared"/*/; do
     d=${d%/}
-    [[ "$(basename "$d")" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || continue
-    [ -x "$d/bin/db_stress" ] && basename "$d"
+    v=$(basename "$d")
+    if [ -x "$d/bin/db_stress" ] && [[ "$buildable" == *" $v "* ]]; then echo "$v"; fi
   done | sort -V
 }
 sources() {

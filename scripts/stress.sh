@@ -29,7 +29,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 duration=600
-version=$("$root/scripts/rocksdb-versions.sh" installed)
+version=""  # Debian's installed RocksDB
 crash_rounds=10
 work=""
 while [ $# -gt 0 ]; do
@@ -44,20 +44,20 @@ while [ $# -gt 0 ]; do
 done
 [[ "$duration" =~ ^[0-9]+$ ]] && [[ "$crash_rounds" =~ ^[0-9]+$ ]] ||
   { echo "stress.sh: --duration and --crash-rounds take whole numbers" >&2; exit 2; }
-# Debian's installed RocksDB is the default build; any other version is one of the installs in
-# ../shared/rocksdb/ (scripts/rocksdb-versions.sh).
-installed=$("$root/scripts/rocksdb-versions.sh" installed)
-[ "$version" = "${installed%.*}" ] && version=$installed
-if [ "$version" = "$installed" ]; then
+# Debian's installed RocksDB is the default build (setup.sh installs it on a new machine); any
+# other version is one of the installs in ../shared/rocksdb/ (scripts/rocksdb-versions.sh).
+installed=$("$root/scripts/rocksdb-versions.sh" installed 2> /dev/null || true)
+if [ -z "$version" ] || [ "$version" = "$installed" ] || [ "$version" = "${installed%.*}" ]; then
   setup=()
 else
   setup=(--rocksdb "$version")
 fi
+build_dir=$("$root/scripts/setup.sh" "${setup[@]}" | tail -n 1)
+[ ${#setup[@]} -gt 0 ] || version=$("$root/scripts/rocksdb-versions.sh" installed)
 db_stress="$root/../shared/rocksdb/$version/bin/db_stress"
 [ -x "$db_stress" ] ||
-  { echo "stress.sh: no db_stress at $db_stress (../shared/rocksdb beside the project)" >&2; exit 2; }
-
-build_dir=$("$root/scripts/setup.sh" "${setup[@]}" | tail -n 1)
+  { echo "stress.sh: no db_stress at $db_stress (../shared/rocksdb beside the project)" >&2
+    exit 2; }
 plugin="$build_dir/plugin/libsstfilter.so"
 # db_stress finds its librocksdb through the prefix view's real soname links (rocksdb-prefix.sh).
 if [ ${#setup[@]} -gt 0 ]; then
@@ -125,12 +125,17 @@ LD_PRELOAD="$plugin" "$db_stress" "${common[@]}" --options_file="$probe/OPTIONS"
   --expected_values_dir="$probe/expected" --destroy_db_initially=1 --ops_per_thread=100 \
   --reopen=0 > "$probe/log" 2>&1 ||
   { echo "stress.sh: db_stress failed its first run (log: $probe/log)" >&2; exit 1; }
-if grep -q "table_properties_collectors=.*sstfilter\.RangeFilter" "$probe"/db/OPTIONS-*; then
+collectors=$(grep -h "table_properties_collectors=" "$probe"/db/OPTIONS-* 2> /dev/null || true)
+if grep -q "sstfilter\.RangeFilter" <<< "$collectors"; then
   range_collector=1
-else
+elif grep -q "DbStressTablePropertiesCollectorFactory" <<< "$collectors"; then
   range_collector=0
   echo "stress.sh: RocksDB $version's db_stress replaces the OPTIONS file's table properties" \
     "collectors with its own: the range-filter collector is not stressed here"
+else  # anything else that lost it is a failure, not a reason to stop checking
+  echo "stress.sh: the probe's OPTIONS file names neither sstfilter.RangeFilter nor db_stress's" \
+    "collector (log: $probe/log)" >&2
+  exit 1
 fi
 rm -rf "$probe"
 
@@ -179,7 +184,8 @@ for policy in "${policies[@]}"; do
     fi
     if [ $ok -eq 1 ] && [ $range_collector -eq 1 ] &&
        ! grep -q "table_properties_collectors=.*sstfilter\.RangeFilter" "$dir"/db/OPTIONS-*; then
-      echo "stress.sh: $dir/db's OPTIONS file lost the sstfilter.RangeFilter collector" >> "$dir/log"
+      echo "stress.sh: $dir/db's OPTIONS file lost the sstfilter.RangeFilter collector" \
+        >> "$dir/log"
       ok=0
     fi
     if [ $ok -eq 1 ]; then
@@ -236,8 +242,10 @@ if [ "$crash_rounds" -gt 0 ] && [ "$crash_ok" -eq "$crash_rounds" ]; then
   rm -rf "$work/crash"
 fi
 
-echo "stress.sh: RocksDB $version, $runs matrix runs in ${matrix_seconds}s, $crash_ok crash rounds," \
-  "range-filter collector $([ $range_collector -eq 1 ] && echo on || echo "dropped by db_stress")"
+collector_state="range-filter collector on"
+[ $range_collector -eq 1 ] || collector_state="range-filter collector dropped by db_stress"
+echo "stress.sh: RocksDB $version, $runs matrix runs in ${matrix_seconds}s," \
+  "$crash_ok crash rounds, $collector_state"
 echo "$passed passed, $failed failed"
 if [ "$failed" -eq 0 ]; then
   rm -rf "$work"

@@ -334,9 +334,9 @@ TEST(RangeFilterDb, SkipEmptyFilesWhereReadOptionsPointToTheFilter) {
   ASSERT_TRUE(skip_detail::InstallSkipFilter(&with_own, &holder2).ok());
   ASSERT_EQ(with_own.table_filter, &holder2);
   EXPECT_FALSE((*with_own.table_filter)(file));
-  EXPECT_FALSE(own(file));
 
-  // The public form with a holder, on this RocksDB: a bounded scan of the file's keys reads it.
+  // The public form with a holder, on this RocksDB: a bounded scan of the file's keys reads it,
+  // and one of an empty range skips it.
   ReadOptions real;
   real.iterate_lower_bound = &l;
   real.iterate_upper_bound = &u;
@@ -344,6 +344,17 @@ TEST(RangeFilterDb, SkipEmptyFilesWhereReadOptionsPointToTheFilter) {
   ASSERT_TRUE(SkipEmptyFiles(&real, &real_holder).ok());
   EXPECT_TRUE(SkipEmptyFiles(&real, nullptr).IsInvalidArgument());
   EXPECT_EQ(CountFrom(db.get(), real, lower), 10u);
+  const std::string empty_lower = Id(0), empty_upper = Id(50);
+  const Slice el(empty_lower), eu(empty_upper);
+  ReadOptions empty;
+  empty.iterate_lower_bound = &el;
+  empty.iterate_upper_bound = &eu;
+  TableFilterHolder empty_holder;
+  ASSERT_TRUE(SkipEmptyFiles(&empty, &empty_holder).ok());
+  FileCounts counts;
+  CountFiles(&empty, &counts);
+  EXPECT_EQ(CountFrom(db.get(), empty, empty_lower), 0u);
+  EXPECT_EQ(counts.skipped, 1u);
 }
 
 // Ordered keys in files of disjoint ranges at several levels, with a gap: scans of the gap skip

@@ -542,6 +542,13 @@ TEST_F(DbBenchExtTest, UnreadableDirectoryGivesOneLine) {
   }
   const std::string locked = db_ + "/locked";
   fs::create_directories(locked);
+  fs::permissions(db_, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                           fs::perms::others_read | fs::perms::others_exec);
+  // The tool must reach db_ itself, or the refusal below would be of a directory above it.
+  const RunResult reach = RunTool({"--benchmarks=advise", "--db=" + db_}, runner);
+  if (reach.err.find("not a RocksDB database") == std::string::npos) {
+    GTEST_SKIP() << "the tool cannot reach " << db_ << " as nobody: " << reach.err;
+  }
   std::ofstream(locked + "/CURRENT") << "MANIFEST-000001\n";
   fs::permissions(locked, fs::perms::none);
   for (const std::vector<std::string>& args :

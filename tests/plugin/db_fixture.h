@@ -11,6 +11,7 @@
 #include <rocksdb/options.h>
 #include <rocksdb/statistics.h>
 #include <rocksdb/table.h>
+#include <rocksdb/table_properties.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -124,6 +125,22 @@ inline std::unique_ptr<ROCKSDB_NAMESPACE::FilterBitsBuilder> NewBuilder(
   const ROCKSDB_NAMESPACE::FilterBuildingContext context(table);
   return std::unique_ptr<ROCKSDB_NAMESPACE::FilterBitsBuilder>(
       table.filter_policy->GetBuilderWithContext(context));
+}
+
+// Counts the files a table_filter was asked about and those it skipped: wraps the table_filter
+// read_options has (which must be set) in one that counts into *counts, which must outlive the
+// iterators made with *read_options.
+struct FileCounts {
+  uint64_t asked = 0, skipped = 0;
+};
+inline void CountFiles(ROCKSDB_NAMESPACE::ReadOptions* read_options, FileCounts* counts) {
+  auto inner = read_options->table_filter;
+  read_options->table_filter = [inner, counts](const ROCKSDB_NAMESPACE::TableProperties& p) {
+    ++counts->asked;
+    const bool read = inner(p);
+    if (!read) ++counts->skipped;
+    return read;
+  };
 }
 
 // The path of a directory of this test process's own under the system's temporary directory,

@@ -41,6 +41,8 @@ using ROCKSDB_NAMESPACE::Slice;
 using ROCKSDB_NAMESPACE::Status;
 using ROCKSDB_NAMESPACE::TableProperties;
 using ROCKSDB_NAMESPACE::WriteOptions;
+using testing::CountFiles;
+using testing::FileCounts;
 using testing::OpenDb;
 using testing::TempDir;
 using testing::WaitForCompactions;
@@ -116,20 +118,6 @@ Entries ModelScan(const std::map<std::string, std::string>& model, const std::st
     }
   }
   return out;
-}
-
-// Counts the files a table_filter was asked about and those it skipped.
-struct FileCounts {
-  uint64_t asked = 0, skipped = 0;
-};
-void CountFiles(ReadOptions* read_options, FileCounts* counts) {
-  auto inner = read_options->table_filter;
-  read_options->table_filter = [inner, counts](const TableProperties& properties) {
-    ++counts->asked;
-    const bool read = inner(properties);
-    if (!read) ++counts->skipped;
-    return read;
-  };
 }
 
 Options RangeOptions(bool with_collector) {

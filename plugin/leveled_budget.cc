@@ -4,7 +4,6 @@
 #include <rocksdb/db.h>
 #include <rocksdb/metadata.h>
 #include <rocksdb/options.h>
-#include <rocksdb/sst_file_reader.h>
 #include <rocksdb/table_properties.h>
 
 #include <algorithm>
@@ -34,6 +33,10 @@ using ROCKSDB_NAMESPACE::TableProperties;
 struct FileFilter {
   uint64_t filter_entries = 0;
   uint64_t filter_bytes = 0;
+  // Whether the two above are the file's (its table properties were seen): a file of a column
+  // family other than the default that predates the listener is not measured until a compaction
+  // reads it (LevelAccount::unmeasured_keys).
+  bool measured = true;
   std::vector<std::shared_ptr<ProbeCell>> cells;
   uint64_t sampled = 0;  // the cells' sampled probes at the last account
   double heat = 0;       // sampled probes, decayed like the levels' (FileHeat)
@@ -153,19 +156,57 @@ std::vector<double> ProbesPerLevel(const std::vector<FileRange>& files, size_t n
 }
 
 class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
+ private:
+  // A running compaction: the file numbers of its inputs, and its output level.
+  struct Compaction {
+    std::vector<uint64_t> inputs;
+    int output_level = 0;
+  };
+  // What the listener keeps of a column family between events.
+  struct Tree {
+    std::map<int, Compaction> running;  // by job id
+    std::deque<LevelAccount> level0;    // its last kLevel0Window accounts, newest last
+    uint64_t changes = 0;               // TreeAccounts::changes
+    std::vector<double> counted;        // per level, sampled probes, decayed (BlendProbes)
+  };
+  // One open of a database (DB::GetDbSessionId): what the listener knows of it. A database
+  // reopened is a new session, and its records start over: its job ids start again at 1, and
+  // the compactions RocksDB abandoned as it closed never completed.
+  struct Session {
+    std::string id;                           // empty: no event has named it yet
+    const void* logger = nullptr;             // its info_log (TableInCreation)
+    std::map<std::string, FileFilter> files;  // each live file's filter, by path
+    std::map<std::string, Tree> trees;        // by column family
+  };
+
  public:
   const char* Name() const override { return kLeveledBudgetName; }
 
-  // Every table RocksDB writes (flushes, compaction outputs): its filter, before the job's event.
-  // On the thread that built it: the probe cells of its filters (plugin/probe_counts.h).
+  // Every table RocksDB writes (flushes, compaction outputs), on the thread that then builds it:
+  // which tree the table belongs to, for the policy (TableInCreation).
+  void OnTableFileCreationStarted(
+      const ROCKSDB_NAMESPACE::TableFileCreationBriefInfo& info) override {
+    Guard([&] {
+      ClearTableInCreation();
+      std::lock_guard<std::mutex> lock(mu_);
+      const auto it = databases_.find(info.db_name);
+      if (it == databases_.end() || it->second.id.empty()) return;  // no event has named it yet
+      SetTableInCreation(
+          {DatabaseTree(info.db_name, it->second.id, info.cf_name), it->second.logger});
+    });
+  }
+  // Its filter, before the job's event. On the thread that built it: the probe cells of its
+  // filters (plugin/probe_counts.h).
   void OnTableFileCreated(const ROCKSDB_NAMESPACE::TableFileCreationInfo& info) override {
+    ClearTableInCreation();
     Guard([&] {
       std::vector<std::shared_ptr<ProbeCell>> cells = CellsOfNewFile(info.table_properties);
       if (!info.status.ok()) return;
       FileFilter filter = FilterOf(info.table_properties);
       filter.cells = std::move(cells);
       std::lock_guard<std::mutex> lock(mu_);
-      FilesOf(info.db_name)[info.file_path] = std::move(filter);
+      BoundedEntry(databases_, info.db_name, kMaxDatabases).files[info.file_path] =
+          std::move(filter);
     });
   }
   // Before a flush builds its filter: the accounts of this database, should it be the first event
@@ -179,27 +220,39 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
       Account(db, info.cf_name, /*changed=*/true);
     });
   }
-  // A compaction's inputs count where their keys are going until it completes (LevelAccount).
+  // A compaction's inputs count where their keys are going until it completes (LevelAccount);
+  // their table properties, which RocksDB gives here, measure files the listener did not see
+  // written.
   void OnCompactionBegin(DB* db, const ROCKSDB_NAMESPACE::CompactionJobInfo& info) override {
     Guard([&] {
+      const std::string session = SessionIdOf(db);
       {
         std::lock_guard<std::mutex> lock(mu_);
-        Compaction& c = TreeOf(db->GetName(), info.cf_name).running[info.job_id];
+        Session& s = SessionLocked(db->GetName(), session, nullptr);
+        for (const auto& [path, props] : info.table_properties) {
+          if (props != nullptr) RememberLocked(s, path, FilterOf(*props));
+        }
+        // Job ids are unique within a session (a new session has a new Session).
+        Compaction& c = TreeOf(s, info.cf_name).running[info.job_id];
+        c = Compaction{};
         c.output_level = info.output_level;
         for (const auto& f : info.input_file_infos) c.inputs.push_back(f.file_number);
       }
       Account(db, info.cf_name, /*changed=*/false);
     });
   }
-  // Also called for trivial moves, whose outputs are the inputs at another level.
+  // Also called for trivial moves, whose outputs are the inputs at another level. Not called for
+  // a compaction that RocksDB abandons as it closes: its record goes with its session's.
   void OnCompactionCompleted(DB* db, const ROCKSDB_NAMESPACE::CompactionJobInfo& info) override {
     Guard([&] {
+      const std::string session = SessionIdOf(db);
       {
         std::lock_guard<std::mutex> lock(mu_);
+        Session& s = SessionLocked(db->GetName(), session, nullptr);
         for (const auto& [path, props] : info.table_properties) {
-          if (props != nullptr) RememberLocked(db, path, FilterOf(*props));
+          if (props != nullptr) RememberLocked(s, path, FilterOf(*props));
         }
-        TreeOf(db->GetName(), info.cf_name).running.erase(info.job_id);
+        TreeOf(s, info.cf_name).running.erase(info.job_id);
       }
       Account(db, info.cf_name, /*changed=*/true);
     });
@@ -231,18 +284,29 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
   }
 
   void Remember(DB* db, const std::string& path, const FileFilter& f) {
+    const std::string session = SessionIdOf(db);
     std::lock_guard<std::mutex> lock(mu_);
-    RememberLocked(db, path, f);
+    RememberLocked(SessionLocked(db->GetName(), session, nullptr), path, f);
   }
   // A file's filter from its properties, keeping the probe cells its creation brought.
-  void RememberLocked(DB* db, const std::string& path, const FileFilter& f) {
-    FileFilter& known = FilesOf(db->GetName())[path];
+  static void RememberLocked(Session& s, const std::string& path, const FileFilter& f) {
+    FileFilter& known = s.files[path];
     known.filter_entries = f.filter_entries;
     known.filter_bytes = f.filter_bytes;
+    known.measured = true;
+  }
+
+  // The database's session id (DB::GetDbSessionId; empty if it has none).
+  static std::string SessionIdOf(DB* db) {
+    std::string id;
+    if (!db->GetDbSessionId(id).ok()) id.clear();
+    return id;
   }
 
   // The live files of the column family, by level, published for the policies (under the
-  // database's logger, unless publish_as is given); files no longer live are forgotten.
+  // database's tree, or the logger publish_as's); files no longer live are forgotten. Opens no
+  // file: the filters of files the listener did not see written (a database reopened) come from
+  // the table properties RocksDB holds (DB::GetPropertiesOfAllTables, read outside mu_).
   void Account(DB* db, const std::string& cf_name, bool changed,
                std::shared_ptr<ROCKSDB_NAMESPACE::Logger> publish_as = nullptr) {
     // One account at a time, from reading the live files to publishing: two events' accounts
@@ -251,39 +315,53 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
     // (DbTest.LeveledBudgetListenerCountsTheProbesReadersSee). RocksDB calls listeners without
     // its mutex held.
     std::lock_guard<std::mutex> serial(account_mu_);
+    const std::string db_name = db->GetName();
+    const std::string session = SessionIdOf(db);
+    const std::shared_ptr<ROCKSDB_NAMESPACE::Logger> db_logger = db->GetDBOptions().info_log;
     std::vector<ROCKSDB_NAMESPACE::LiveFileMetaData> live;
     db->GetLiveFilesMetaData(&live);
+    const std::map<uint64_t, FileFilter> learned =
+        LearnFilters(db, cf_name, live, UnknownFiles(db_name, session, cf_name, live));
     TreeAccounts accounts;
     std::vector<LevelAccount>& levels = accounts.levels;
     std::vector<FileRange> ranges;
     std::map<std::string, FileFilter> still_live;
     std::lock_guard<std::mutex> lock(mu_);
-    Tree& tree = TreeOf(db->GetName(), cf_name);
+    Session& s = SessionLocked(db_name, session, db_logger.get());
+    Tree& tree = TreeOf(s, cf_name);
     tree.changes += changed ? 1 : 0;
     accounts.changes = tree.changes;
     std::map<uint64_t, int> rewritten;  // input file number -> the level its keys are going to
     for (const auto& [job, c] : tree.running) {
       for (const uint64_t number : c.inputs) rewritten[number] = c.output_level;
     }
-    std::map<std::string, FileFilter>& known = FilesOf(db->GetName());
+    std::map<std::string, FileFilter>& known = s.files;
     std::vector<double> sampled;  // per level, the probes counted since the last account
     double keys_counted = 0, keys_all = 0;
     auto heat = std::make_shared<std::vector<FileHeat>>();
     for (const auto& f : live) {
-      const std::string path = f.directory + "/" + f.relative_filename;
+      const std::string path = PathOf(f);
       auto it = known.find(path);
       FileFilter filter;
       if (it != known.end()) {
         filter = it->second;
-      } else if (!ReadFilter(path, &filter)) {
-        filter = FileFilter{};  // unreadable: counted as a file without a filter
+      } else if (f.column_family_name != cf_name) {
+        continue;  // another column family's: measured when its own account needs it
+      } else {
+        const auto l = learned.find(f.file_number);
+        if (l != learned.end()) {
+          filter = l->second;
+        } else {
+          filter.measured = false;  // kept as such: not asked for again
+        }
       }
       if (f.column_family_name != cf_name || f.level < 0) {
         filter.seen_live = true;
         still_live[path] = std::move(filter);
         continue;
       }
-      const uint64_t file_keys = filter.filter_entries > 0 ? filter.filter_entries : f.num_entries;
+      const uint64_t file_keys =
+          filter.measured && filter.filter_entries > 0 ? filter.filter_entries : f.num_entries;
       // Bytewise, whichever way the comparator orders the two ends (a reverse comparator).
       const bool ordered = !(f.largestkey < f.smallestkey);
       const std::string& smallest = ordered ? f.smallestkey : f.largestkey;
@@ -301,17 +379,22 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
         heat->push_back({f.level, static_cast<double>(file_keys), filter.heat, smallest, largest});
       }
       const uint64_t filter_bytes = filter.filter_bytes;
+      const bool measured = filter.measured;
       filter.seen_live = true;
       still_live[path] = std::move(filter);
       const auto input = rewritten.find(f.file_number);
       const int level = input == rewritten.end() ? f.level : input->second;
       if (level < 0) continue;
       if (levels.size() <= static_cast<size_t>(level)) levels.resize(level + 1);
-      if (input == rewritten.end()) {
-        levels[level].keys += file_keys;
-        levels[level].filter_bytes += filter_bytes;
-      } else {
+      if (input != rewritten.end()) {
         levels[level].pending_keys += file_keys;
+      } else {
+        levels[level].keys += file_keys;
+        if (measured) {
+          levels[level].filter_bytes += filter_bytes;
+        } else {
+          levels[level].unmeasured_keys += file_keys;
+        }
       }
       ranges.push_back({level, static_cast<double>(file_keys), smallest, largest});
     }
@@ -346,53 +429,82 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
         accounts.level0_peak = a;
       }
     }
-    const std::shared_ptr<ROCKSDB_NAMESPACE::Logger> logger =
-        publish_as != nullptr ? publish_as : db->GetDBOptions().info_log;
-    Ledger::Global().Publish({logger.get(), cf_name}, logger, std::move(accounts));
+    if (publish_as != nullptr) {
+      Ledger::Global().Publish(LoggerTree(publish_as.get(), cf_name), publish_as,
+                               std::move(accounts));
+    } else {
+      Ledger::Global().Publish(DatabaseTree(db_name, session, cf_name), db_logger,
+                               std::move(accounts));
+    }
   }
 
-  // A file this listener did not see created (it predates the listener): its table properties.
-  static bool ReadFilter(const std::string& path, FileFilter* out) {
-    ROCKSDB_NAMESPACE::SstFileReader reader{ROCKSDB_NAMESPACE::Options()};
-    if (!reader.Open(path).ok()) return false;
-    const std::shared_ptr<const TableProperties> props = reader.GetTableProperties();
-    if (props == nullptr) return false;
-    *out = FilterOf(*props);
-    return true;
+  static std::string PathOf(const ROCKSDB_NAMESPACE::LiveFileMetaData& f) {
+    return f.directory + "/" + f.relative_filename;
   }
 
-  // The files of database `db_name`; with mu_ held. Databases closed long ago stay until more
-  // than kMaxDatabases have been seen, when the record starts over (files it no longer knows are
-  // read again, once).
-  std::map<std::string, FileFilter>& FilesOf(const std::string& db_name) {
-    return BoundedEntry(files_, db_name, kMaxDatabases);
+  // The numbers of the column family's live files whose filters the listener does not know.
+  std::vector<uint64_t> UnknownFiles(const std::string& db_name, const std::string& session,
+                                     const std::string& cf_name,
+                                     const std::vector<ROCKSDB_NAMESPACE::LiveFileMetaData>& live) {
+    std::vector<uint64_t> unknown;
+    std::lock_guard<std::mutex> lock(mu_);
+    const Session& s = SessionLocked(db_name, session, nullptr);
+    for (const auto& f : live) {
+      if (f.column_family_name == cf_name && s.files.count(PathOf(f)) == 0) {
+        unknown.push_back(f.file_number);
+      }
+    }
+    std::sort(unknown.begin(), unknown.end());
+    return unknown;
   }
 
-  // A running compaction: the file numbers of its inputs, and its output level.
-  struct Compaction {
-    std::vector<uint64_t> inputs;
-    int output_level = 0;
-  };
-  // What the listener keeps of a column family between events.
-  struct Tree {
-    std::map<int, Compaction> running;  // by job id
-    std::deque<LevelAccount> level0;    // its last kLevel0Window accounts, newest last
-    uint64_t changes = 0;               // TreeAccounts::changes
-    std::vector<double> counted;        // per level, sampled probes, decayed (BlendProbes)
-  };
-  // With mu_ held; bounded like FilesOf.
-  Tree& TreeOf(const std::string& db_name, const std::string& cf_name) {
-    return BoundedEntry(trees_, std::make_pair(db_name, cf_name), kMaxDatabases);
+  // The filters of `unknown` files, by number, from the table properties RocksDB holds for the
+  // column family (with max_open_files = -1, RocksDB's default, every table reader is open and
+  // this reads nothing; otherwise RocksDB reads what its table cache lacks, through the database's
+  // own file system). Only the default column family's: a listener has no handle on the others,
+  // whose files are measured as compactions read them (OnCompactionBegin).
+  static std::map<uint64_t, FileFilter> LearnFilters(
+      DB* db, const std::string& cf_name,
+      const std::vector<ROCKSDB_NAMESPACE::LiveFileMetaData>& live,
+      const std::vector<uint64_t>& unknown) {
+    std::map<uint64_t, FileFilter> learned;
+    if (unknown.empty() || cf_name != ROCKSDB_NAMESPACE::kDefaultColumnFamilyName) return learned;
+    ROCKSDB_NAMESPACE::TablePropertiesCollection props;
+    if (!db->GetPropertiesOfAllTables(db->DefaultColumnFamily(), &props).ok()) return learned;
+    std::map<std::string, uint64_t> number_of;  // path -> file number
+    for (const auto& f : live) number_of[PathOf(f)] = f.file_number;
+    for (const auto& [path, p] : props) {
+      const auto n = number_of.find(path);
+      if (p != nullptr && n != number_of.end() &&
+          std::binary_search(unknown.begin(), unknown.end(), n->second)) {
+        learned[n->second] = FilterOf(*p);
+      }
+    }
+    return learned;
+  }
+
+  // The database's record, started over when `id` names a session other than the one recorded
+  // (an empty id, from an event that does not name the session, matches any); with mu_ held.
+  // Bounded: past kMaxDatabases databases the record starts over (files no longer known are
+  // measured again).
+  Session& SessionLocked(const std::string& db_name, const std::string& id, const void* logger) {
+    Session& s = BoundedEntry(databases_, db_name, kMaxDatabases);
+    if (!id.empty() && s.id != id) {
+      s = Session{};
+      s.id = id;
+    }
+    if (logger != nullptr) s.logger = logger;
+    return s;
+  }
+  static Tree& TreeOf(Session& s, const std::string& cf_name) {
+    return BoundedEntry(s.trees, cf_name, kMaxDatabases);
   }
 
   static constexpr size_t kMaxDatabases = 1024;
   static constexpr uint32_t kMaxAccountsUnseen = 4096;
   std::mutex account_mu_;  // taken before mu_, never after it
   std::mutex mu_;
-  // Per database (its name: its directory), each live file's filter by path.
-  std::map<std::string, std::map<std::string, FileFilter>> files_;
-  // Per database and column family.
-  std::map<std::pair<std::string, std::string>, Tree> trees_;
+  std::map<std::string, Session> databases_;  // by name (its directory)
 };
 
 }  // namespace
@@ -419,7 +531,7 @@ ROCKSDB_NAMESPACE::Status AccountTreeForAdvice(
   try {
     LeveledBudget listener;
     listener.AccountAs(db, cf_name, info_log);
-    const TreeId tree{info_log.get(), cf_name};
+    const TreeId tree = LoggerTree(info_log.get(), cf_name);
     std::vector<ROCKSDB_NAMESPACE::LiveFileMetaData> live;
     db->GetLiveFilesMetaData(&live);
     KeyRange below_level0;

@@ -355,9 +355,15 @@ std::string Describe(const char* policy, const TreeAccounts& accounts, int level
     if (a.keys == 0 && a.pending_keys == 0 && !(i == 0 && accounts.level0_peak.keys > 0)) continue;
     snprintf(part, sizeof(part), " L%zu %llu keys", i, static_cast<unsigned long long>(a.keys));
     line += part;
-    if (a.keys > 0) {
+    if (a.keys > a.unmeasured_keys) {
       snprintf(part, sizeof(part), " at %.2f bits/key",
-               8.0 * static_cast<double>(a.filter_bytes) / static_cast<double>(a.keys));
+               8.0 * static_cast<double>(a.filter_bytes) /
+                   static_cast<double>(a.keys - a.unmeasured_keys));
+      line += part;
+    }
+    if (a.unmeasured_keys > 0) {
+      snprintf(part, sizeof(part), " (%llu with filters not yet measured)",
+               static_cast<unsigned long long>(a.unmeasured_keys));
       line += part;
     }
     if (a.pending_keys > 0) {
@@ -401,7 +407,7 @@ Result<double> ExcessBelowLevel0(const TreeShape& shape, const TreeAccounts& acc
     const double target_bits = target.value()[i].ExpectedBitsPerKey();
     keys += static_cast<double>(a.keys + a.pending_keys);
     excess_bits += 8 * static_cast<double>(a.filter_bytes) -
-                   static_cast<double>(a.keys) * target_bits +
+                   static_cast<double>(a.keys - a.unmeasured_keys) * target_bits +
                    static_cast<double>(a.pending_keys) *
                        (writing.value()[i].ExpectedBitsPerKey() - target_bits);
   }
@@ -633,8 +639,10 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
     return nullptr;
   }
   const bool verify = context.table_options.detect_filter_construct_corruption;
-  const TreeId tree{context.info_log, context.column_family_name};
-  int num_levels = shape_.num_levels > 0 ? shape_.num_levels : context.num_levels;
+  const TreeId tree = TreeOfTableInCreation(context.info_log, context.column_family_name);
+  // A column family of more levels than the model takes: its deepest levels modelled as one.
+  int num_levels =
+      std::min(shape_.num_levels > 0 ? shape_.num_levels : context.num_levels, kMaxLevels);
   int modelled = 0;  // the level of the model the file belongs to
   const bool leveled = context.compaction_style == ROCKSDB_NAMESPACE::kCompactionStyleLevel;
   if (!leveled || num_levels < 1 || context.level_at_creation < 0) {
@@ -649,7 +657,7 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
           level > 0 ? history_->RecordCompaction(tree, level) : history_->Compactions(tree);
       if (span.deepest > 0) {
         shallowest = span.shallowest;
-        num_levels = span.deepest - span.shallowest + 2;
+        num_levels = std::min(span.deepest - span.shallowest + 2, kMaxLevels);
       }
     }
     // A file RocksDB writes to the bottommost level holding data belongs to the tree's largest

@@ -6,6 +6,7 @@
 
 #include <rocksdb/utilities/options_type.h>
 
+#include <atomic>
 #include <cmath>
 #include <exception>
 #include <functional>
@@ -13,6 +14,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 
 #include "core/range/range_filter.h"
 #include "plugin/policies.h"
@@ -43,20 +45,37 @@ constexpr const char* kBytewiseComparatorName = "leveldb.BytewiseComparator";
 // timed put, or a type newer than this code); a range deletion goes in as the range it deletes.
 // Nothing throws into RocksDB: a failure (out of memory) leaves the file without a filter, and a
 // file without a filter is never skipped.
+//
+// A file whose keys do not come in bytewise order (a reverse comparator; user-defined timestamps,
+// whose versions of a key come newest first) gets no filter: SkipEmptyFiles never skips a file of
+// a comparator other than bytewise, so its filter would be memory and build time for nothing. The
+// first such file of a factory says so in its readable properties, which RocksDB writes to the
+// LOG with the file's creation; the others say nothing. (A column family with user-defined
+// timestamps whose files never hold two versions of one key can go unnoticed: its files get a
+// filter that is never read.)
 class RangeFilterCollector : public TablePropertiesCollector {
  public:
-  explicit RangeFilterCollector(double bits_per_key) : builder_(bits_per_key) {}
+  RangeFilterCollector(double bits_per_key, std::shared_ptr<std::atomic<bool>> told_not_bytewise)
+      : builder_(bits_per_key), told_not_bytewise_(std::move(told_not_bytewise)) {}
 
   Status AddUserKey(const Slice& key, const Slice& value, EntryType type, SequenceNumber,
                     uint64_t) override {
     if (failed_) return Status::OK();
     try {
       if (type == EntryType::kEntryRangeDeletion) {
+        // Range deletions come after the keys, in an order of their own.
         builder_.AddRangeDeletion(std::string_view(key.data(), key.size()),
                                   std::string_view(value.data(), value.size()));
-      } else {
-        builder_.AddKey(std::string_view(key.data(), key.size()));
+        return Status::OK();
       }
+      const std::string_view k(key.data(), key.size());
+      if (has_previous_ && k < std::string_view(previous_)) {
+        NotBytewise();
+        return Status::OK();
+      }
+      previous_.assign(k.data(), k.size());  // no allocation once as long as the longest key
+      has_previous_ = true;
+      builder_.AddKey(k);
     } catch (const std::exception&) {
       failed_ = true;
     }
@@ -88,9 +107,22 @@ class RangeFilterCollector : public TablePropertiesCollector {
   const char* Name() const override { return kRangeFilterName; }
 
  private:
+  void NotBytewise() {
+    failed_ = true;
+    if (!told_not_bytewise_->exchange(true)) {
+      summary_ =
+          "none: the column family's keys are not in bytewise order (a reverse comparator, or "
+          "user-defined timestamps), so none of its files can be skipped; its files get no range "
+          "filter";
+    }
+  }
+
   RangeFilterBuilder builder_;
   bool failed_ = false;
   std::string summary_;
+  std::string previous_;  // the last key added
+  bool has_previous_ = false;
+  std::shared_ptr<std::atomic<bool>> told_not_bytewise_;
 };
 
 // bits_per_key is checked as it is parsed: RocksDB does not prepare the collector factories
@@ -166,7 +198,8 @@ TablePropertiesCollector* RangeFilterCollectorFactory::CreateTablePropertiesColl
       std::isnan(bits_per_key_)
           ? kDefaultRangeBitsPerKey
           : std::min(kMaxRangeBitsPerKey, std::max(kMinRangeBitsPerKey, bits_per_key_));
-  TablePropertiesCollector* collector = new (std::nothrow) RangeFilterCollector(bits);
+  TablePropertiesCollector* collector =
+      new (std::nothrow) RangeFilterCollector(bits, told_not_bytewise_);
   // Out of memory. RocksDB before 8.10 does not accept a null collector (it calls it): a smaller
   // one that collects nothing, and the file has no range filter.
   if (collector == nullptr) collector = new (std::nothrow) NoRangeFilterCollector();

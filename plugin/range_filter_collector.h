@@ -6,6 +6,8 @@
 
 #include <rocksdb/table_properties.h>
 
+#include <atomic>
+#include <memory>
 #include <string>
 
 #include "sstfilter/range_filter.h"
@@ -31,6 +33,9 @@ class RangeFilterCollectorFactory : public ROCKSDB_NAMESPACE::TablePropertiesCol
 
  private:
   double bits_per_key_ = kDefaultRangeBitsPerKey;
+  // Whether a collector of this factory has said, in its file's readable properties (which
+  // RocksDB writes to the LOG), that the column family's keys are not in bytewise order.
+  std::shared_ptr<std::atomic<bool>> told_not_bytewise_ = std::make_shared<std::atomic<bool>>();
 };
 
 }  // namespace sstfilter

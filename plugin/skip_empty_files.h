@@ -20,23 +20,24 @@
 namespace sstfilter {
 namespace skip_detail {
 
+// The bounds the filter reads: the Slices ReadOptions pointed to when SkipEmptyFiles was called,
+// read each time a file is decided, so that bounds changed in place are the bounds used, as they
+// are by RocksDB's iterator (include/sstfilter/range_filter.h says what cannot be seen).
 struct Bounds {
-  bool has_lower = false, has_upper = false;
-  std::string lower, upper;
+  const ROCKSDB_NAMESPACE::Slice* lower = nullptr;  // null: open
+  const ROCKSDB_NAMESPACE::Slice* upper = nullptr;
 };
 
 // The table_filter SkipEmptyFiles installs: a named type, so that a second call finds the first
 // one's (std::function::target) and replaces its bounds instead of adding a filter for the old
 // bounds to the new one (which would skip files that hold keys in the new bounds).
 struct SkipFilter {
-  std::shared_ptr<const Bounds> bounds;
+  Bounds bounds;
   compat::TableFilter earlier;  // the caller's own, if any
 
   bool operator()(const ROCKSDB_NAMESPACE::TableProperties& properties) const {
     if (earlier && !earlier(properties)) return false;
-    const ROCKSDB_NAMESPACE::Slice lower(bounds->lower), upper(bounds->upper);
-    return FileMayHoldKeysIn(properties, bounds->has_lower ? &lower : nullptr,
-                             bounds->has_upper ? &upper : nullptr);
+    return FileMayHoldKeysIn(properties, bounds.lower, bounds.upper);
   }
 };
 
@@ -69,15 +70,7 @@ ROCKSDB_NAMESPACE::Status InstallSkipFilter(R* read_options, compat::TableFilter
         "outlives the iterators");
   }
   try {
-    auto bounds = std::make_shared<Bounds>();
-    if (read_options->iterate_lower_bound != nullptr) {
-      bounds->has_lower = true;
-      bounds->lower = read_options->iterate_lower_bound->ToString();
-    }
-    if (read_options->iterate_upper_bound != nullptr) {
-      bounds->has_upper = true;
-      bounds->upper = read_options->iterate_upper_bound->ToString();
-    }
+    const Bounds bounds{read_options->iterate_lower_bound, read_options->iterate_upper_bound};
     // Copied before *slot is written: the current filter may be *slot itself.
     compat::TableFilter earlier;
     if (const compat::TableFilter* current = compat::CurrentTableFilter(*read_options)) {
@@ -94,7 +87,7 @@ ROCKSDB_NAMESPACE::Status InstallSkipFilter(R* read_options, compat::TableFilter
             "standard library needs RTTI for std::function::target); clear it first");
       }
     }
-    compat::TableFilter filter = SkipFilter{std::move(bounds), std::move(earlier)};
+    compat::TableFilter filter = SkipFilter{bounds, std::move(earlier)};
     if constexpr (compat::kTableFilterIsPointer<R>) {
       *slot = std::move(filter);  // not null: checked above
       compat::SetTableFilter(read_options, slot);

@@ -2,6 +2,7 @@
 #include "plugin/tree_history.h"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace sstfilter {
 
@@ -30,6 +31,38 @@ bool KeyRange::Meets(const std::string& smallest, const std::string& largest) co
   return !(largest_ < smallest || largest < smallest_);
 }
 
+TreeId DatabaseTree(const std::string& db_name, const std::string& session,
+                    const std::string& column_family) {
+  return TreeId{"db:" + db_name, session, column_family};
+}
+
+TreeId LoggerTree(const void* logger, const std::string& column_family) {
+  char address[32];
+  snprintf(address, sizeof(address), "logger:%p", logger);
+  return TreeId{address, "", column_family};
+}
+
+namespace {
+// Set between a table's OnTableFileCreationStarted and OnTableFileCreated (TableInCreation).
+thread_local TableInCreation table_in_creation;
+thread_local bool has_table_in_creation = false;
+}  // namespace
+
+void SetTableInCreation(TableInCreation table) {
+  table_in_creation = std::move(table);
+  has_table_in_creation = true;
+}
+
+void ClearTableInCreation() { has_table_in_creation = false; }
+
+TreeId TreeOfTableInCreation(const void* logger, const std::string& column_family) {
+  if (has_table_in_creation && table_in_creation.logger == logger &&
+      table_in_creation.tree.column_family == column_family) {
+    return table_in_creation.tree;
+  }
+  return LoggerTree(logger, column_family);
+}
+
 uint64_t TreeHistory::NewFile() {
   std::lock_guard<std::mutex> lock(mu_);
   return next_file_++;
@@ -46,7 +79,7 @@ bool TreeHistory::Appends(const TreeId& tree, uint64_t file, const KeyRange& key
 }
 
 TreeHistory::Tree& TreeHistory::TreeLocked(const TreeId& tree) {
-  return BoundedEntry(trees_, tree, kMaxTrees);
+  return TreeEntry(trees_, tree, kMaxTrees);
 }
 
 void TreeHistory::Record(const TreeId& tree, uint64_t file, const KeyRange& keys) {
@@ -109,7 +142,7 @@ Ledger& Ledger::Global() {
 void Ledger::Publish(const TreeId& tree, const std::shared_ptr<const void>& logger,
                      TreeAccounts accounts) {
   std::lock_guard<std::mutex> lock(mu_);
-  BoundedEntry(trees_, tree, TreeHistory::kMaxTrees) = Entry{logger, std::move(accounts)};
+  TreeEntry(trees_, tree, TreeHistory::kMaxTrees) = Entry{logger, std::move(accounts)};
 }
 
 bool Ledger::Get(const TreeId& tree, TreeAccounts* accounts) const {

@@ -29,7 +29,8 @@
 // budget of 10. So the policy models the levels that compaction outputs have gone to: from the
 // shallowest to the deepest, level 0 as large as the shallowest (9.88 bits/key there).
 //
-// The history lives in memory. After a restart, or in a new column family, the first flush has
+// The history lives in memory, per tree (TreeId: with the listener, each open of a database is a
+// tree of its own). After a restart, or in a new column family, the first flush has
 // nothing to overlap and counts as an append (one file with the budget's filter rather than level
 // 0's, until it is compacted), and the levels are num_levels' until the first compaction. A
 // wrong guess costs memory or false positives, never a key.
@@ -37,11 +38,13 @@
 
 #include <cstdint>
 #include <deque>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -78,9 +81,65 @@ class KeyRange {
   std::string smallest_, largest_;
 };
 
-// A tree: its database (FilterBuildingContext::info_log, the DB's info_log: one logger per database
-// unless the user shares one) and its column family's name.
-using TreeId = std::pair<const void*, std::string>;
+// A tree: a column family of one database. RocksDB tells a filter policy the column family's name
+// and the database's info_log, not which database it builds for, and applications often give
+// every database one Logger; so a tree is named by its database where the sstfilter.LeveledBudget
+// listener is installed (it tells the policy, on the thread that builds each table, which database
+// and session the table belongs to: TableInCreation), and by its logger's address where not. A
+// database is its name (its directory) and session (DB::GetDbSessionId, new at each open): a
+// database reopened, or another opened at the same path or with a logger at a freed address,
+// starts a tree of its own and inherits nothing. Without the listener, databases that share a
+// Logger share a history: a wrong guess that costs memory or false positives, never a key.
+struct TreeId {
+  std::string database;  // "db:<name>" or "logger:<address>"
+  std::string session;   // the database's session id; empty for a logger
+  std::string column_family;
+
+  bool operator<(const TreeId& other) const {
+    return std::tie(database, column_family, session) <
+           std::tie(other.database, other.column_family, other.session);
+  }
+  bool operator==(const TreeId& other) const {
+    return database == other.database && session == other.session &&
+           column_family == other.column_family;
+  }
+};
+
+// The tree of a database's column family (what the listener publishes under), and of a logger's
+// (what a policy without the listener uses, and the advisor's accounts). May throw std::bad_alloc.
+TreeId DatabaseTree(const std::string& db_name, const std::string& session,
+                    const std::string& column_family);
+TreeId LoggerTree(const void* logger, const std::string& column_family);
+
+// The table the calling thread is writing, as the listener heard of it (OnTableFileCreationStarted,
+// which RocksDB calls on the thread that then builds the table, before its filter builder is made;
+// cleared by OnTableFileCreated): its tree, and the database's logger, which a policy compares
+// with its FilterBuildingContext's before trusting the rest.
+struct TableInCreation {
+  TreeId tree;
+  const void* logger = nullptr;
+};
+void SetTableInCreation(TableInCreation table);
+void ClearTableInCreation();
+// The tree of the table being built for a column family logging to `logger`: the listener's, if it
+// named one for this thread with that logger and column family, else LoggerTree. May throw
+// std::bad_alloc.
+TreeId TreeOfTableInCreation(const void* logger, const std::string& column_family);
+
+// map[tree] in a map bounded like BoundedEntry, where a tree of another session of the same
+// database and column family is forgotten first: that session is closed (RocksDB locks a database
+// for one writer), and its records can only mislead.
+template <typename Map>
+typename Map::mapped_type& TreeEntry(Map& map, const TreeId& tree, size_t max_trees) {
+  if (!tree.session.empty() && map.count(tree) == 0) {
+    for (auto it = map.lower_bound(TreeId{tree.database, "", tree.column_family});
+         it != map.end() && it->first.database == tree.database &&
+         it->first.column_family == tree.column_family;) {
+      it = it->first.session != tree.session ? map.erase(it) : std::next(it);
+    }
+  }
+  return BoundedEntry(map, tree, max_trees);
+}
 
 // The recent flushes and the compaction levels of every tree a policy builds filters for (shared
 // by the policy's builders; thread-safe). Memory stays bounded: kFlushesPerTree ranges per tree,
@@ -172,6 +231,10 @@ struct LevelAccount {
   uint64_t keys = 0;          // in live files no compaction is rewriting
   uint64_t filter_bytes = 0;  // their filters
   uint64_t pending_keys = 0;  // that running compactions are writing to this level
+  // Of `keys`, those of files whose filters the listener has not measured (a column family other
+  // than the default, reopened: until compactions read its files); not in filter_bytes, and
+  // neither under nor over the budget in the steering's excess.
+  uint64_t unmeasured_keys = 0;
   double probes = 0;          // per lookup
   double counted_probes = 0;  // sampled by the readers, decayed
 };
@@ -209,10 +272,9 @@ struct TreeAccounts {
 // leveled_budget.h), for every sstfilter.Leveled policy to read: one per process, thread-safe,
 // bounded like TreeHistory.
 //
-// A tree is named by its database's logger's address, which a database opened after another
-// closed may reuse: so the accounts hold the logger weakly (`logger`, the database's
-// DBOptions::info_log), and a tree whose logger is gone has none: otherwise a database could
-// allocate with the accounts of the one before it and miss its budget.
+// A tree of a logger (LoggerTree: the advisor's, a read-only database's) is named by an address
+// that a logger made after this one dies may reuse: so the accounts hold the logger weakly
+// (`logger`, the database's DBOptions::info_log), and a tree whose logger is gone has none.
 class Ledger {
  public:
   static Ledger& Global();

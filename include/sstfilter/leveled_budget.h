@@ -33,17 +33,24 @@
 // change. Within a level, a file that compaction writes in a hot key range (its files' counted
 // probes per key above the level's) gets more bits, one in a cold range fewer.
 //
-// Cost: after each event, one GetLiveFilesMetaData (in memory) and, for each file it has not
-// seen created (files older than the listener: after a restart, every file once), a read of the
-// file's properties; per file the policy builds, two or three allocations (3.5 microseconds each
-// for 7 levels, here). Per lookup, in each filter of a file whose probes are counted: a test of
-// bits of the key's hash, and for 1 probe in 32 a store to a counter (0.0 to 0.2 ns per probe in
-// core_bench at 1M keys).
+// Cost: after each event, one GetLiveFilesMetaData (in memory) and, when some files of the
+// default column family were written before the listener saw them (after a restart, once), one
+// GetPropertiesOfAllTables: RocksDB's own table properties, in memory when max_open_files is -1
+// (RocksDB's default), else read by RocksDB through the database's file system. The listener
+// opens no file itself. Files of other column families written before it are measured as
+// compactions read them (a listener has no handle on those column families); until then their
+// keys count in their levels, and neither over nor under the budget. Per file the policy builds,
+// two or three allocations (3.5 microseconds each for 7 levels, here). Per lookup, in each filter
+// of a file whose probes are counted: a test of bits of the key's hash, and for 1 probe in 32 a
+// store to a counter (0.0 to 0.2 ns per probe in core_bench at 1M keys).
 //
-// After a restart the listener knows no running compaction and no level 0 history: until the
-// first events, level 0 counts as it is. Files written before it are not counted (their filters'
-// ids are not known): the estimate alone serves until files not counted hold less than a tenth
-// of the keys, as compactions rewrite them.
+// Each open of a database is a tree of its own (its name and DB::GetDbSessionId): databases that
+// share a Logger, a policy object and this listener keep separate accounts, and a database
+// reopened starts afresh. After a restart the listener knows no running compaction and no level 0
+// history: until the first events, level 0 counts as it is. Files written before it are not
+// counted (their filters' ids are not known): the estimate alone serves until files not counted
+// hold less than a tenth of the keys, as compactions rewrite them. A compaction RocksDB abandons
+// as it closes (it then skips OnCompactionCompleted) is forgotten with its session.
 //
 // Select it by name in DBOptions: "listeners=sstfilter.LeveledBudget" in an options string, or
 // NewLeveledBudgetListener() in code (DBOptions::listeners). One listener serves any number of
@@ -71,10 +78,10 @@ SSTFILTER_EXPORT std::shared_ptr<ROCKSDB_NAMESPACE::EventListener> NewLeveledBud
 // accounts for column family cf_name of `db` as the listener would (its live files' levels, keys
 // and key ranges; no running compaction, no counted probes), with each level's filters as
 // `policy`, an sstfilter.Leveled, makes them once every file is its own; and publishes that under
-// info_log. Builders of `policy` whose FilterBuildingContext has that info_log and column family
-// then allocate for this tree as it is, at the policy's budget, with nothing to steer. Works on a
-// database opened read-only, which no event reaches. InvalidArgument for another policy, or a
-// tree with no keys.
+// info_log. Builders of `policy` whose FilterBuildingContext has that info_log and column family,
+// made on a thread that is not writing a table for a database with the listener, then allocate for
+// this tree as it is, at the policy's budget, with nothing to steer. Works on a database opened
+// read-only, which no event reaches. InvalidArgument for another policy, or a tree with no keys.
 SSTFILTER_EXPORT ROCKSDB_NAMESPACE::Status AccountTreeForAdvice(
     ROCKSDB_NAMESPACE::DB* db, const std::string& cf_name,
     const ROCKSDB_NAMESPACE::FilterPolicy& policy,

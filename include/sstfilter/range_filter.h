@@ -24,12 +24,17 @@
 // any kind in the bounds, and a file with range deletions is never skipped for bounds its
 // deletions reach (see docs/range_filters.md for why tombstones stay correct).
 //
-// The bounds are copied when SkipEmptyFiles is called: call it again after changing them (the new
-// bounds replace the old ones; a table_filter of your own set before the first call stays), and
-// do not change the bounds an iterator was made with while it lives (RocksDB reads files
-// lazily). If you wrap the table_filter it set in a function of your own, set it back before
-// calling it again. Only column families with the default bytewise comparator are filtered; files
-// of any other comparator (reverse, user-defined timestamps) are never skipped.
+// The filter reads the bounds where RocksDB reads them, through the two Slice pointers set when
+// SkipEmptyFiles is called, each time it decides on a file: changing the Slices or their bytes in
+// place between iterators is safe, as it is for RocksDB. Pointing iterate_lower_bound or
+// iterate_upper_bound at another Slice (or at none) is not something the filter can see: call
+// SkipEmptyFiles again after doing so, before making an iterator (the new bounds replace the old
+// ones; a table_filter of your own set before the first call stays); until then the filter
+// still reads the Slices it was given, which must stay alive. As RocksDB requires, do not change
+// the bounds an iterator was made with while it lives (it reads files lazily). If you wrap the
+// table_filter it set in a function of your own, set it back before calling it again. Only column
+// families with the default bytewise comparator are filtered; files of any other comparator
+// (reverse, user-defined timestamps) are never skipped.
 //
 // Memory: a filter takes bits_per_key bits per distinct key (plus 64 bytes, the keys' common
 // prefix, 32 bytes per window byte and the range deletions' bounds) in the file's table

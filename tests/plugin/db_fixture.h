@@ -30,6 +30,7 @@
 #include "core/level_allocation.h"
 #include "plugin/policies.h"
 #include "plugin/policy_list.h"
+#include "plugin/tree_history.h"
 #include "sstfilter/sstfilter.h"
 #include "tests/test_util.h"
 
@@ -113,6 +114,26 @@ inline ROCKSDB_NAMESPACE::Options OptionsFor(const std::string& filter_uri,
   options.table_factory.reset(ROCKSDB_NAMESPACE::NewBlockBasedTableFactory(table));
   return options;
 }
+
+// The tree of a database's column family, as the sstfilter.LeveledBudget listener names it.
+inline TreeId TreeOfDb(ROCKSDB_NAMESPACE::DB* db, const std::string& column_family = "default") {
+  std::string session;
+  EXPECT_TRUE(db->GetDbSessionId(session).ok());
+  return DatabaseTree(db->GetName(), session, column_family);
+}
+
+// While it lives, this thread builds a table of `db`'s column family, as the listener tells the
+// policy from OnTableFileCreationStarted: for a test that makes a builder itself.
+class BuildingTableOf {
+ public:
+  explicit BuildingTableOf(ROCKSDB_NAMESPACE::DB* db,
+                           const std::string& column_family = "default") {
+    SetTableInCreation({TreeOfDb(db, column_family), db->GetDBOptions().info_log.get()});
+  }
+  ~BuildingTableOf() { ClearTableInCreation(); }
+  BuildingTableOf(const BuildingTableOf&) = delete;
+  BuildingTableOf& operator=(const BuildingTableOf&) = delete;
+};
 
 inline const ROCKSDB_NAMESPACE::BlockBasedTableOptions* TableOptionsOf(
     const ROCKSDB_NAMESPACE::Options& options) {

@@ -279,7 +279,7 @@ class DbTest : public ::testing::Test {
   // listener's OnFlushCompleted has published the tree with it (a test once read 149,937 of
   // 150,000 keys under load).
   bool AccountsHolding(uint64_t keys, TreeAccounts* accounts) {
-    const TreeId tree{db_->GetDBOptions().info_log.get(), "default"};
+    const TreeId tree = testing::TreeOfDb(db_.get());
     for (int wait = 0; wait < 500; ++wait) {
       uint64_t total = 0;
       if (Ledger::Global().Get(tree, accounts)) {
@@ -1016,7 +1016,7 @@ TEST_F(DbTest, AccountTreeForAdviceGivesTheTreeAsItIsWithNothingToSteer) {
   ASSERT_TRUE(AccountTreeForAdvice(db_.get(), "default", *leveled, logger).ok());
 
   TreeAccounts accounts;
-  ASSERT_TRUE(Ledger::Global().Get({logger.get(), "default"}, &accounts));
+  ASSERT_TRUE(Ledger::Global().Get(LoggerTree(logger.get(), "default"), &accounts));
   uint64_t keys = 0;
   for (const LevelAccount& a : accounts.levels) keys += a.keys;
   EXPECT_EQ(keys, kKeys);
@@ -1174,6 +1174,7 @@ TEST_F(DbTest, LeveledBudgetListenerCountsTheProbesReadersSee) {
     context.level_at_creation = level;
     context.info_log = db_->GetDBOptions().info_log.get();
     context.column_family_name = "default";
+    const testing::BuildingTableOf building(db_.get());
     std::unique_ptr<FilterBitsBuilder> builder(
         TableOptionsOf(options)->filter_policy->GetBuilderWithContext(context));
     for (uint64_t i = 0; i < 5000; ++i) builder->AddKey(Key(3 * kKeys + i));

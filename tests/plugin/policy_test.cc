@@ -664,7 +664,7 @@ TEST(LeveledPolicy, AllocatesForTheProbesEachLevelReceives) {
       accounts.levels[i].filter_bytes = level_keys[i] * 10 / 8;
       accounts.levels[i].probes = probes[i];
     }
-    Ledger::Global().Publish({&logger, column_family}, alive, accounts);
+    Ledger::Global().Publish(LoggerTree(&logger, column_family), alive, accounts);
     FilterBuildingContext context(options);
     context.num_levels = 7;
     context.level_at_creation = level;
@@ -755,7 +755,7 @@ TEST(LeveledPolicy, GivesHotKeyRangesMoreBits) {
       accounts.heat = heat;
       accounts.counted_weight = 0.9;
     }
-    Ledger::Global().Publish({&logger, column_family}, alive, accounts);
+    Ledger::Global().Publish(LoggerTree(&logger, column_family), alive, accounts);
     FilterBuildingContext context(options);
     context.num_levels = 7;
     context.level_at_creation = 4;
@@ -778,7 +778,7 @@ TEST(LeveledPolicy, GivesHotKeyRangesMoreBits) {
 // accounts of a database whose logger is gone are nobody's.
 TEST(Ledger, ForgetsTheAccountsOfAClosedDatabase) {
   auto logger = std::make_shared<int>();
-  const TreeId tree{logger.get(), "default"};
+  const TreeId tree = LoggerTree(logger.get(), "default");
   TreeAccounts accounts;
   accounts.levels.resize(2);
   accounts.levels[1].keys = 1000;

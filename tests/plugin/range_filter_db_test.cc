@@ -13,7 +13,9 @@
 #include <rocksdb/utilities/options_util.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <random>
@@ -208,9 +210,6 @@ TEST(RangeFilterDb, ChosenByStringAndKeptInTheOptionsFile) {
   EXPECT_EQ(reloaded->bits_per_key(), 12.0);
 }
 
-// SkipEmptyFiles called again with new bounds: the new bounds replace the old (a filter for the
-// old ones would skip the files that hold the new ones' keys); a table_filter of the caller's own,
-// set before, still applies.
 // A database with the collector, of one file that holds the keys of ids 100 to 199 (null on an
 // error, which the caller's ASSERT_NE reports).
 std::unique_ptr<DB> OneFileOfIds100To199(const TempDir& dir) {
@@ -232,6 +231,9 @@ size_t CountFrom(DB* db, const ReadOptions& ro, const std::string& from) {
   return n;
 }
 
+// SkipEmptyFiles called again with new bounds: the new bounds replace the old (a filter for the
+// old ones would skip the files that hold the new ones' keys); a table_filter of the caller's own,
+// set before, still applies.
 TEST(RangeFilterDb, SkipEmptyFilesCalledAgainTakesTheNewBounds) {
   TempDir dir("range_again");
   auto db = OneFileOfIds100To199(dir);
@@ -264,6 +266,81 @@ TEST(RangeFilterDb, SkipEmptyFilesCalledAgainTakesTheNewBounds) {
   ASSERT_TRUE(SkipEmptyFiles(&own).ok());
   ASSERT_TRUE(SkipEmptyFiles(&own).ok());
   EXPECT_EQ(scan(own, lower), 0u);
+}
+
+// Bounds changed in place after SkipEmptyFiles, without calling it again: the filter reads them
+// where RocksDB does, so it skips nothing that holds a key in the new bounds (a copy of the old
+// bounds skipped the file: a lost read).
+TEST(RangeFilterDb, SkipEmptyFilesFollowsBoundsChangedInPlace) {
+  TempDir dir("range_in_place");
+  auto db = OneFileOfIds100To199(dir);
+  ASSERT_NE(db, nullptr);
+  std::string lower = Id(0), upper = Id(50);  // empty
+  Slice l(lower), u(upper);
+  ReadOptions ro;
+  ro.iterate_lower_bound = &l;
+  ro.iterate_upper_bound = &u;
+  ASSERT_TRUE(SkipEmptyFiles(&ro).ok());
+  FileCounts empty;
+  ReadOptions counted = ro;
+  CountFiles(&counted, &empty);
+  EXPECT_EQ(CountFrom(db.get(), counted, lower), 0u);
+  EXPECT_EQ(empty.skipped, 1u) << "the filter skips the empty range's file";
+  // The bytes the Slices point to, changed in place (same length).
+  lower.replace(0, lower.size(), Id(150));
+  upper.replace(0, upper.size(), Id(160));
+  EXPECT_EQ(CountFrom(db.get(), ro, Id(150)), 10u);
+  // The Slices themselves, pointed at other bytes.
+  const std::string lower2 = Id(120), upper2 = Id(125);
+  l = Slice(lower2);
+  u = Slice(upper2);
+  FileCounts moved;
+  counted = ro;
+  CountFiles(&counted, &moved);
+  EXPECT_EQ(CountFrom(db.get(), counted, lower2), 5u);
+  EXPECT_EQ(moved.skipped, 0u);
+}
+
+// A column family whose comparator is not bytewise gets no range filter (none of its files can be
+// skipped), and the LOG says why once, in the first file's creation event.
+TEST(RangeFilterDb, ReverseComparatorColumnFamilyGetsNoFilter) {
+  TempDir dir("range_reverse");
+  Options options = RangeOptions(true);
+  options.comparator = ROCKSDB_NAMESPACE::ReverseBytewiseComparator();
+  options.disable_auto_compactions = true;
+  auto db = MustOpen(options, dir);
+  ASSERT_NE(db, nullptr);
+  for (int file = 0; file < 3; ++file) {
+    for (uint32_t id = 0; id < 100; ++id) {
+      ASSERT_TRUE(db->Put(WriteOptions(), Id(file * 1000 + id), "v").ok());
+    }
+    ASSERT_TRUE(db->Flush({}).ok());
+  }
+  ROCKSDB_NAMESPACE::TablePropertiesCollection props;
+  ASSERT_TRUE(db->GetPropertiesOfAllTables(&props).ok());
+  ASSERT_EQ(props.size(), 3u);
+  for (const auto& [path, p] : props) {
+    EXPECT_EQ(p->user_collected_properties.count(kRangeFilterPropertyName), 0u) << path;
+  }
+  db.reset();
+  std::ifstream log(dir.path() + "/LOG");
+  const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  size_t told = 0;
+  for (size_t at = text.find("not in bytewise order"); at != std::string::npos;
+       at = text.find("not in bytewise order", at + 1)) {
+    ++told;
+  }
+  EXPECT_EQ(told, 1u);
+  // The same keys in a bytewise column family do get filters (what the test above tells apart).
+  TempDir bytewise_dir("range_bytewise");
+  auto bytewise = OneFileOfIds100To199(bytewise_dir);
+  ASSERT_NE(bytewise, nullptr);
+  ROCKSDB_NAMESPACE::TablePropertiesCollection bytewise_props;
+  ASSERT_TRUE(bytewise->GetPropertiesOfAllTables(&bytewise_props).ok());
+  ASSERT_EQ(bytewise_props.size(), 1u);
+  EXPECT_EQ(
+      bytewise_props.begin()->second->user_collected_properties.count(kRangeFilterPropertyName),
+      1u);
 }
 
 TEST(RangeFilterDb, SkipEmptyFilesNeedsABound) {

@@ -5,8 +5,11 @@
 // core/standard_bloom/, core/cuckoo/, core/fuse/, core/ribbon/, core/bumped_ribbon/) that holds
 // everything about the kind. Every layer above (the byte format's parser, FilterSpec, FilterReader,
 // the RocksDB builder and reader adapters, sstfilter.Leveled's allocation) reaches a kind only
-// through this list, so adding a kind is its folder plus one entry in AllKinds below, and a kind
-// that lacks an operation fails to compile here, with the message of the static_assert it fails.
+// through this list: none of them changes for a new kind, which is its folder, one entry in
+// AllKinds below, its sources in sstfilter.mk, its section of docs/format.md and its tests
+// (docs/architecture.md, "Adding a filter kind"; tests fail for a kind without golden bytes, a
+// reader fuzz seed, a format section or a sizing row). A kind that lacks an operation fails to
+// compile here, with the message of the static_assert it fails.
 //
 // A kind K provides (CheckKind below enforces each):
 //   using Params;   the parameters that describe one filter of the kind (a type of its own)

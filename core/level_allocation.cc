@@ -220,7 +220,7 @@ Result<std::vector<LevelFilter>> AllocateShares(std::vector<double> shares, doub
   for (double& s : shares) s /= total;
   const int num_levels = static_cast<int>(shares.size());
   // The nominal hull is the same for every call (sstfilter.Leveled asks for it for every file it
-  // builds with the listener's accounts: plugin/policies.cc, ExcessBelowLevel0).
+  // builds with the listener's accounts: plugin/tree_model.h, ExcessBelowLevel0).
   static const std::vector<Offer> nominal_hull =
       LowerHull(Frontier(FilterCostModel::kSstfilter, 0));
   const std::vector<Offer> hull = model == FilterCostModel::kSstfilter && keys_per_filter == 0

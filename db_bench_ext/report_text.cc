@@ -6,12 +6,16 @@
 #include <cstdio>
 #include <string>
 
+#include "core/blocked_bloom/blocked_bloom.h"
 #include "core/blocked_bloom/math.h"
+#include "core/bumped_ribbon/bumped_ribbon.h"
+#include "core/cuckoo/cuckoo.h"
 #include "core/cuckoo/math.h"
 #include "core/fuse/fuse.h"
 #include "core/ribbon/ribbon.h"
 #include "core/sizing.h"
 #include "core/standard_bloom/math.h"
+#include "core/standard_bloom/standard_bloom.h"
 #include "db_bench_ext/report.h"
 
 namespace db_bench_ext {
@@ -78,26 +82,35 @@ void PrintSizing(const Config& config) {
   const double p = FLAGS_fp_rate;
   printf("sizing       : %" PRIu64 " keys at a %.4g%% false-positive rate\n", config.num, 100 * p);
   struct Row {
-    const char* name;
+    std::string name;
     sstfilter::Result<double> bits_per_key;
   };
+  using namespace std::string_literals;  // NOLINT: the labels below
   const sstfilter::Result<int> f = sstfilter::CuckooFingerprintBits(p);
+  // One row per kind of core/kinds.h, each labelled with the kind's name (a test holds every
+  // kind to a row).
   const Row rows[] = {
-      {"blocked Bloom (sstfilter.Bloom, ~bloomfilter)", sstfilter::BlockedBloomBitsPerKey(p)},
-      {"standard Bloom (layout=standard)", sstfilter::StandardBloomBitsPerKey(p)},
-      {"cuckoo (sstfilter.Cuckoo)",
+      {sstfilter::BlockedBloom::kName + " (sstfilter.Bloom, ~bloomfilter)"s,
+       sstfilter::BlockedBloomBitsPerKey(p)},
+      {sstfilter::StandardBloom::kName + " (sstfilter.Bloom, layout=standard)"s,
+       sstfilter::StandardBloomBitsPerKey(p)},
+      {sstfilter::Cuckoo::kName + " (sstfilter.Cuckoo)"s,
        f.ok() ? sstfilter::CuckooBitsPerKey(f.value(), sstfilter::kCuckooTargetLoad)
               : sstfilter::Result<double>::Error(f.error())},
-      {"binary fuse (sstfilter.Fuse), --num keys", TableBitsPerKey<sstfilter::Fuse>(p, config.num)},
-      {"Ribbon (sstfilter.Ribbon), --num keys", TableBitsPerKey<sstfilter::Ribbon>(p, config.num)},
+      {sstfilter::Fuse::kName + " (sstfilter.Fuse), --num keys"s,
+       TableBitsPerKey<sstfilter::Fuse>(p, config.num)},
+      {sstfilter::Ribbon::kName + " (standard; Leveled's at some sizes), --num keys"s,
+       TableBitsPerKey<sstfilter::Ribbon>(p, config.num)},
+      {sstfilter::BumpedRibbon::kName + " (sstfilter.Ribbon), --num keys"s,
+       TableBitsPerKey<sstfilter::BumpedRibbon>(p, config.num)},
       {"information-theoretic limit", sstfilter::InformationLimitBitsPerKey(p)},
   };
   for (const Row& row : rows) {
     if (row.bits_per_key.ok()) {
-      printf("  %-46s %7.2f bits/key %12s\n", row.name, row.bits_per_key.value(),
+      printf("  %-56s %7.2f bits/key %12s\n", row.name.c_str(), row.bits_per_key.value(),
              Human(row.bits_per_key.value() * config.num / 8).c_str());
     } else {
-      printf("  %-46s %s\n", row.name, row.bits_per_key.error().c_str());
+      printf("  %-56s %s\n", row.name.c_str(), row.bits_per_key.error().c_str());
     }
   }
 }

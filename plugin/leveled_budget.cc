@@ -17,8 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include "plugin/level_probes.h"
 #include "plugin/leveled_budget.h"
-#include "plugin/policies.h"
 #include "plugin/probe_counts.h"
 #include "plugin/tree_history.h"
 
@@ -72,87 +72,6 @@ std::vector<std::shared_ptr<ProbeCell>> CellsOfNewFile(const TableProperties& p)
   if (built.empty() || bytes > p.filter_size || 2 * bytes < p.filter_size) return cells;
   for (const BuiltFilter& b : built) cells.push_back(b.cell);
   return cells;
-}
-
-// The probes the readers counted, blended with the key-range estimate (ProbesPerLevel) into
-// the probes each level receives. Counted probes are the readers' sampled counts per level
-// (decayed by kCountDecay per completed flush or compaction, so that they follow a workload that
-// changes), scaled to the estimate's total probes per lookup; they weigh n / (n + kPriorSamples)
-// for n counted samples (about 256 x 32 probes weigh a half), and nothing while files holding
-// more than a tenth of the tree's keys are not counted (after a restart: files written before it,
-// until compaction rewrites them).
-constexpr double kCountDecay = 0.75, kPriorSamples = 256, kMinCountedKeys = 0.9;
-std::vector<double> BlendProbes(const std::vector<double>& estimated,
-                                const std::vector<double>& counted, double counted_key_fraction,
-                                double* weight) {
-  double n = 0, total = 0;
-  for (const double c : counted) n += c;
-  for (const double e : estimated) total += e;
-  *weight = counted_key_fraction >= kMinCountedKeys && n > 0 ? n / (n + kPriorSamples) : 0;
-  std::vector<double> probes = estimated;
-  if (*weight == 0) return probes;
-  for (size_t i = 0; i < probes.size(); ++i) {
-    const double c = i < counted.size() ? counted[i] : 0;
-    probes[i] = (1 - *weight) * estimated[i] + *weight * total * c / n;
-  }
-  return probes;
-}
-
-// A live file of the tree: its level, keys, and bytewise key range.
-struct FileRange {
-  int level = 0;
-  double keys = 0;
-  std::string smallest, largest;
-};
-
-// The filter probes each level receives per lookup of a key drawn like the tree's keys: a lookup
-// consults a level's filter when its key falls in the range of one of the level's files (level 0:
-// of each of its files). A key of file G is taken to fall in level L's ranges when G's range
-// meets one of them: exact where ranges nest or are disjoint (random keys, where every level spans
-// the key space: 1 probe per level; ordered keys, where levels hold disjoint ranges: each level's
-// share of the keys), an overestimate at the edges of partial overlaps. Ranges are bytewise: a
-// comparator that is not (little-endian integers) makes them overlap, which counts every level
-// probed, Monkey's assumption. O(files x log(files)) per level.
-std::vector<double> ProbesPerLevel(const std::vector<FileRange>& files, size_t num_levels) {
-  std::vector<double> probes(num_levels, 0);
-  double total = 0;
-  for (const FileRange& f : files) total += f.keys;
-  if (total <= 0) return probes;
-  auto meets = [](const FileRange& a, const std::string& lo, const std::string& hi) {
-    return !(a.largest < lo || hi < a.smallest);
-  };
-  for (size_t level = 0; level < num_levels; ++level) {
-    // The level's ranges, merged and sorted (level 0's files are counted one by one).
-    std::vector<std::pair<std::string, std::string>> ranges;
-    for (const FileRange& f : files) {
-      if (static_cast<size_t>(f.level) == level) ranges.emplace_back(f.smallest, f.largest);
-    }
-    if (ranges.empty()) continue;
-    if (level == 0) {
-      for (const auto& [lo, hi] : ranges) {
-        for (const FileRange& g : files) probes[0] += meets(g, lo, hi) ? g.keys : 0;
-      }
-    } else {
-      std::sort(ranges.begin(), ranges.end());
-      std::vector<std::pair<std::string, std::string>> merged;
-      for (auto& r : ranges) {
-        if (!merged.empty() && !(merged.back().second < r.first)) {
-          if (merged.back().second < r.second) merged.back().second = std::move(r.second);
-        } else {
-          merged.push_back(std::move(r));
-        }
-      }
-      for (const FileRange& g : files) {
-        // The first merged range that does not end before g begins.
-        const auto it = std::lower_bound(merged.begin(), merged.end(), g.smallest,
-                                         [](const std::pair<std::string, std::string>& r,
-                                            const std::string& key) { return r.second < key; });
-        if (it != merged.end() && meets(g, it->first, it->second)) probes[level] += g.keys;
-      }
-    }
-    probes[level] /= total;
-  }
-  return probes;
 }
 
 class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
@@ -225,19 +144,13 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
   // written.
   void OnCompactionBegin(DB* db, const ROCKSDB_NAMESPACE::CompactionJobInfo& info) override {
     Guard([&] {
-      const std::string session = SessionIdOf(db);
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        Session& s = SessionLocked(db->GetName(), session, nullptr);
-        for (const auto& [path, props] : info.table_properties) {
-          if (props != nullptr) RememberLocked(s, path, FilterOf(*props));
-        }
+      RememberCompaction(db, info, [&](Tree& tree) {
         // Job ids are unique within a session (a new session has a new Session).
-        Compaction& c = TreeOf(s, info.cf_name).running[info.job_id];
+        Compaction& c = tree.running[info.job_id];
         c = Compaction{};
         c.output_level = info.output_level;
         for (const auto& f : info.input_file_infos) c.inputs.push_back(f.file_number);
-      }
+      });
       Account(db, info.cf_name, /*changed=*/false);
     });
   }
@@ -245,15 +158,7 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
   // a compaction that RocksDB abandons as it closes: its record goes with its session's.
   void OnCompactionCompleted(DB* db, const ROCKSDB_NAMESPACE::CompactionJobInfo& info) override {
     Guard([&] {
-      const std::string session = SessionIdOf(db);
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        Session& s = SessionLocked(db->GetName(), session, nullptr);
-        for (const auto& [path, props] : info.table_properties) {
-          if (props != nullptr) RememberLocked(s, path, FilterOf(*props));
-        }
-        TreeOf(s, info.cf_name).running.erase(info.job_id);
-      }
+      RememberCompaction(db, info, [&](Tree& tree) { tree.running.erase(info.job_id); });
       Account(db, info.cf_name, /*changed=*/true);
     });
   }
@@ -287,6 +192,19 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
     const std::string session = SessionIdOf(db);
     std::lock_guard<std::mutex> lock(mu_);
     RememberLocked(SessionLocked(db->GetName(), session, nullptr), path, f);
+  }
+  // The filters of the files whose table properties a compaction's info gives (its inputs' as it
+  // begins, its outputs' too as it completes), remembered; then `then` on the column family's
+  // record; under mu_.
+  template <typename F>
+  void RememberCompaction(DB* db, const ROCKSDB_NAMESPACE::CompactionJobInfo& info, F&& then) {
+    const std::string session = SessionIdOf(db);
+    std::lock_guard<std::mutex> lock(mu_);
+    Session& s = SessionLocked(db->GetName(), session, nullptr);
+    for (const auto& [path, props] : info.table_properties) {
+      if (props != nullptr) RememberLocked(s, path, FilterOf(*props));
+    }
+    then(TreeOf(s, info.cf_name));
   }
   // A file's filter from its properties, keeping the probe cells its creation brought.
   static void RememberLocked(Session& s, const std::string& path, const FileFilter& f) {
@@ -322,22 +240,48 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
     db->GetLiveFilesMetaData(&live);
     const std::map<uint64_t, FileFilter> learned =
         LearnFilters(db, cf_name, live, UnknownFiles(db_name, session, cf_name, live));
-    TreeAccounts accounts;
-    std::vector<LevelAccount>& levels = accounts.levels;
-    std::vector<FileRange> ranges;
-    std::map<std::string, FileFilter> still_live;
     std::lock_guard<std::mutex> lock(mu_);
     Session& s = SessionLocked(db_name, session, db_logger.get());
     Tree& tree = TreeOf(s, cf_name);
     tree.changes += changed ? 1 : 0;
+    TreeAccounts accounts;
     accounts.changes = tree.changes;
+    const LiveCounts counts = CountLiveFiles(s, tree, cf_name, live, learned, changed, &accounts);
+    BlendCountedProbes(counts, changed, &tree, &accounts);
+    PeakLevel0(&tree, &accounts);
+    if (publish_as != nullptr) {
+      Ledger::Global().Publish(LoggerTree(publish_as.get(), cf_name), publish_as,
+                               std::move(accounts));
+    } else {
+      Ledger::Global().Publish(DatabaseTree(db_name, session, cf_name), db_logger,
+                               std::move(accounts));
+    }
+  }
+
+  // What CountLiveFiles learns beyond the levels' keys and filter bytes: the files' key ranges
+  // at the levels their keys are going to, the probes the readers counted per level since the
+  // last account, and how many of the keys are in files whose probes are counted.
+  struct LiveCounts {
+    std::vector<FileRange> ranges;
+    std::vector<double> sampled;
+    double keys_counted = 0, keys_all = 0;
+  };
+
+  // Counts the column family's live files into accounts->levels (keys, filter bytes, pending
+  // and unmeasured keys) and accounts->heat; updates the session's files: those live, those
+  // reported created and not live yet (kMaxAccountsUnseen), the rest forgotten. With mu_ held.
+  LiveCounts CountLiveFiles(Session& s, const Tree& tree, const std::string& cf_name,
+                            const std::vector<ROCKSDB_NAMESPACE::LiveFileMetaData>& live,
+                            const std::map<uint64_t, FileFilter>& learned, bool changed,
+                            TreeAccounts* accounts) {
+    LiveCounts counts;
+    std::vector<LevelAccount>& levels = accounts->levels;
     std::map<uint64_t, int> rewritten;  // input file number -> the level its keys are going to
     for (const auto& [job, c] : tree.running) {
       for (const uint64_t number : c.inputs) rewritten[number] = c.output_level;
     }
     std::map<std::string, FileFilter>& known = s.files;
-    std::vector<double> sampled;  // per level, the probes counted since the last account
-    double keys_counted = 0, keys_all = 0;
+    std::map<std::string, FileFilter> still_live;
     auto heat = std::make_shared<std::vector<FileHeat>>();
     for (const auto& f : live) {
       const std::string path = PathOf(f);
@@ -355,8 +299,8 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
           filter.measured = false;  // kept as such: not asked for again
         }
       }
+      filter.seen_live = true;
       if (f.column_family_name != cf_name || f.level < 0) {
-        filter.seen_live = true;
         still_live[path] = std::move(filter);
         continue;
       }
@@ -366,37 +310,35 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
       const bool ordered = !(f.largestkey < f.smallestkey);
       const std::string& smallest = ordered ? f.smallestkey : f.largestkey;
       const std::string& largest = ordered ? f.largestkey : f.smallestkey;
-      keys_all += static_cast<double>(file_keys);
+      counts.keys_all += static_cast<double>(file_keys);
       if (!filter.cells.empty()) {
         // Probes land on the level the file is on, whatever a compaction is making of it.
         const uint64_t now = filter.SampledNow();
-        if (sampled.size() <= static_cast<size_t>(f.level)) sampled.resize(f.level + 1);
+        if (counts.sampled.size() <= static_cast<size_t>(f.level)) {
+          counts.sampled.resize(f.level + 1);
+        }
         const double delta = static_cast<double>(now >= filter.sampled ? now - filter.sampled : 0);
-        sampled[f.level] += delta;
+        counts.sampled[f.level] += delta;
         filter.sampled = now;
         filter.heat = filter.heat * (changed ? kCountDecay : 1) + delta;
-        keys_counted += static_cast<double>(file_keys);
+        counts.keys_counted += static_cast<double>(file_keys);
         heat->push_back({f.level, static_cast<double>(file_keys), filter.heat, smallest, largest});
       }
-      const uint64_t filter_bytes = filter.filter_bytes;
-      const bool measured = filter.measured;
-      filter.seen_live = true;
-      still_live[path] = std::move(filter);
       const auto input = rewritten.find(f.file_number);
-      const int level = input == rewritten.end() ? f.level : input->second;
-      if (level < 0) continue;
+      const int level = std::max(0, input == rewritten.end() ? f.level : input->second);
       if (levels.size() <= static_cast<size_t>(level)) levels.resize(level + 1);
       if (input != rewritten.end()) {
         levels[level].pending_keys += file_keys;
       } else {
         levels[level].keys += file_keys;
-        if (measured) {
-          levels[level].filter_bytes += filter_bytes;
+        if (filter.measured) {
+          levels[level].filter_bytes += filter.filter_bytes;
         } else {
           levels[level].unmeasured_keys += file_keys;
         }
       }
-      ranges.push_back({level, static_cast<double>(file_keys), smallest, largest});
+      counts.ranges.push_back({level, static_cast<double>(file_keys), smallest, largest});
+      still_live[path] = std::move(filter);
     }
     // Files reported created that are not live yet.
     for (auto& [path, filter] : known) {
@@ -406,35 +348,40 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
       }
     }
     known.swap(still_live);
-    std::vector<double>& counted = tree.counted;
-    counted.resize(std::max(counted.size(), std::max(sampled.size(), levels.size())), 0);
+    if (!heat->empty()) accounts->heat = std::move(heat);
+    return counts;
+  }
+
+  // Each level's probes: the key-range estimate blended with the readers' counts, which the tree
+  // keeps decayed (BlendProbes).
+  static void BlendCountedProbes(const LiveCounts& counts, bool changed, Tree* tree,
+                                 TreeAccounts* accounts) {
+    std::vector<LevelAccount>& levels = accounts->levels;
+    std::vector<double>& counted = tree->counted;
+    counted.resize(std::max(counted.size(), std::max(counts.sampled.size(), levels.size())), 0);
     for (size_t i = 0; i < counted.size(); ++i) {
-      counted[i] = counted[i] * (changed ? kCountDecay : 1) + (i < sampled.size() ? sampled[i] : 0);
+      counted[i] = counted[i] * (changed ? kCountDecay : 1) +
+                   (i < counts.sampled.size() ? counts.sampled[i] : 0);
     }
     if (levels.size() < counted.size()) levels.resize(counted.size());
-    const std::vector<double> probes =
-        BlendProbes(ProbesPerLevel(ranges, levels.size()), counted,
-                    keys_all > 0 ? keys_counted / keys_all : 0, &accounts.counted_weight);
+    const std::vector<double> probes = BlendProbes(
+        ProbesPerLevel(counts.ranges, levels.size()), counted,
+        counts.keys_all > 0 ? counts.keys_counted / counts.keys_all : 0, &accounts->counted_weight);
     for (size_t i = 0; i < levels.size(); ++i) {
       levels[i].probes = probes[i];
       levels[i].counted_probes = counted[i];
     }
-    if (!heat->empty()) accounts.heat = std::move(heat);
-    // Level 0 at its fullest among the last kLevel0Window accounts.
-    tree.level0.push_back(levels.empty() ? LevelAccount{} : levels[0]);
-    if (tree.level0.size() > TreeAccounts::kLevel0Window) tree.level0.pop_front();
-    for (const LevelAccount& a : tree.level0) {
+  }
+
+  // Level 0 at its fullest among the last kLevel0Window accounts, this one's included.
+  static void PeakLevel0(Tree* tree, TreeAccounts* accounts) {
+    tree->level0.push_back(accounts->levels.empty() ? LevelAccount{} : accounts->levels[0]);
+    if (tree->level0.size() > TreeAccounts::kLevel0Window) tree->level0.pop_front();
+    for (const LevelAccount& a : tree->level0) {
       if (a.keys + a.pending_keys >=
-          accounts.level0_peak.keys + accounts.level0_peak.pending_keys) {
-        accounts.level0_peak = a;
+          accounts->level0_peak.keys + accounts->level0_peak.pending_keys) {
+        accounts->level0_peak = a;
       }
-    }
-    if (publish_as != nullptr) {
-      Ledger::Global().Publish(LoggerTree(publish_as.get(), cf_name), publish_as,
-                               std::move(accounts));
-    } else {
-      Ledger::Global().Publish(DatabaseTree(db_name, session, cf_name), db_logger,
-                               std::move(accounts));
     }
   }
 
@@ -515,49 +462,10 @@ std::shared_ptr<ROCKSDB_NAMESPACE::EventListener> NewLeveledBudgetListener() {
   return std::make_shared<LeveledBudget>();
 }
 
-ROCKSDB_NAMESPACE::Status AccountTreeForAdvice(
-    DB* db, const std::string& cf_name, const ROCKSDB_NAMESPACE::FilterPolicy& policy,
-    const std::shared_ptr<ROCKSDB_NAMESPACE::Logger>& info_log) {
-  using ROCKSDB_NAMESPACE::Status;
-  // By name (Customizable::CheckedCast): RocksDB builds without RTTI host sstfilter built in.
-  const auto* leveled = policy.CheckedCast<LeveledPolicy>();
-  if (leveled == nullptr) {
-    return Status::InvalidArgument(std::string("AccountTreeForAdvice: ") + policy.Name() +
-                                   " is not sstfilter.Leveled");
-  }
-  if (db == nullptr || info_log == nullptr) {
-    return Status::InvalidArgument("AccountTreeForAdvice: needs a database and a logger");
-  }
-  try {
-    LeveledBudget listener;
-    listener.AccountAs(db, cf_name, info_log);
-    const TreeId tree = LoggerTree(info_log.get(), cf_name);
-    std::vector<ROCKSDB_NAMESPACE::LiveFileMetaData> live;
-    db->GetLiveFilesMetaData(&live);
-    KeyRange below_level0;
-    for (const auto& f : live) {
-      if (f.column_family_name != cf_name || f.level < 1) continue;
-      below_level0.Add(f.smallestkey);
-      below_level0.Add(f.largestkey);
-    }
-    if (!below_level0.empty()) leveled->RecordEarlierFlush(tree, below_level0);
-    TreeAccounts accounts;
-    if (!Ledger::Global().Get(tree, &accounts)) {
-      return Status::Aborted("AccountTreeForAdvice: the accounts were not kept");
-    }
-    const Result<std::vector<double>> bits =
-        SteadyBitsPerKey(accounts, leveled->BudgetBitsPerKey());
-    if (!bits.ok()) return Status::InvalidArgument("AccountTreeForAdvice: " + bits.error());
-    // Each level's filters as the policy would have made them: nothing to steer.
-    for (size_t i = 0; i < accounts.levels.size() && i < bits.value().size(); ++i) {
-      LevelAccount& a = accounts.levels[i];
-      a.filter_bytes = static_cast<uint64_t>(static_cast<double>(a.keys) * bits.value()[i] / 8);
-    }
-    Ledger::Global().Publish(tree, info_log, std::move(accounts));
-  } catch (const std::exception& e) {
-    return Status::Aborted(std::string("AccountTreeForAdvice: ") + e.what());
-  }
-  return Status::OK();
+void PublishAccountsAs(DB* db, const std::string& cf_name,
+                       const std::shared_ptr<ROCKSDB_NAMESPACE::Logger>& publish_as) {
+  LeveledBudget listener;
+  listener.AccountAs(db, cf_name, publish_as);
 }
 
 }  // namespace sstfilter

@@ -23,13 +23,6 @@
 
 namespace sstfilter {
 
-// The one parser of the plugin's floating-point options (the policies' bits_per_key, fp_rate and
-// size_ratio, the number of "<name>:<number>", sstfilter.RangeFilter's bits_per_key; num_levels,
-// an int, is RocksDB's to parse): the whole text must be a finite number. `who` and `name` (the
-// policy or collector, the option) make the message.
-ROCKSDB_NAMESPACE::Status ParseNumber(const std::string& who, const std::string& name,
-                                      const std::string& value, double* out);
-
 // The options every sstfilter policy takes: exactly one of the two must be set.
 struct BudgetOptions {
   // NaN means "not given": such an option is not written to OPTIONS files, and the parser
@@ -103,8 +96,8 @@ class BloomPolicy : public SstFilterPolicy {
 // size, 1.005 to 1.02 times the limit from 10,000 to 10M keys at 7-bit fingerprints; below 3,000
 // keys its shape is one standard Ribbon table, 1.05 to 1.13). Each sizes its kind by the budget
 // or the rate given (KindSpec). A fuse or Ribbon build that no seed solves writes a blocked Bloom
-// filter. sstfilter.Ribbon wrote the standard Ribbon kind (core/ribbon/) before the bumped one
-// existed; every reader reads both, and sstfilter.Leveled still chooses it where it is cheapest.
+// filter. Every reader reads both Ribbon kinds; sstfilter.Leveled chooses the standard one
+// (core/ribbon/) where it is the cheapest.
 template <typename Kind, const char* const& kPolicyName>
 class KindPolicy : public SstFilterPolicy {
  public:
@@ -171,38 +164,28 @@ class LeveledPolicy : public SstFilterPolicy {
   struct Allocations;  // the cache; builders hold it too, so it outlives the policy if need be
   class Chooser;       // one file's choice (a FilterChooser)
 
+  // Where a new file's keys will live in the model: a tree of num_levels levels, at `level`.
+  struct ModelPlace {
+    int num_levels = 1;
+    int level = 0;
+  };
+  ModelPlace PlaceInModel(const ROCKSDB_NAMESPACE::FilterBuildingContext& context,
+                          const TreeId& tree) const;
+  // With the listener's accounts of the tree (and num_levels 0), gives the chooser the tree as it
+  // is and the steered budget. Whether the tree is watched (its readers then count probes).
+  Result<bool> SteerByAccounts(const ROCKSDB_NAMESPACE::FilterBuildingContext& context,
+                               const TreeId& tree, int num_levels, Chooser* chooser) const;
+
   Shape shape_;
   std::shared_ptr<Allocations> allocations_;
   std::shared_ptr<TreeHistory> history_;  // what the policy has seen of each tree
 };
 
-// Lookup heat: how much hotter than its level the key range of a file written to `level` is. The
-// probes per key of the level's counted files that the range meets, over those of the level's
-// counted files, each such factor within [kMinHeat, kMaxHeat]; divided by the level's
-// key-weighted geometric mean of its files' factors, so that a level whose files are written
-// again with their own heat keeps its bits on average. 1 where the level's probes are not known.
-// Files are the unit: a range that meets a hot file is as hot as it, though it may share only
-// part of its keys (ElasticBF and Mnemosyne work per file, too).
-//
-// Why a skewed workload needs it: with Zipfian lookups, a few key ranges take most probes, and
-// the files that hold them are a small share of each level's keys. Bits moved from the cold
-// files to the hot ones lower the false positives the lookups meet: a level's expected false
-// positives, sum over files of probes x rate, is least at rates proportional to keys / probes
-// (Monkey's argument, per file), which is a hot file's rate over its level's divided by its heat.
-inline constexpr double kMinHeat = 0.25, kMaxHeat = 64;
-double HeatOf(const std::vector<FileHeat>& files, int level, const KeyRange& keys);
-
-// The bits per key sstfilter.Leveled at a budget of bits_per_key gives each level of the tree of
-// `accounts` (by level) once every file of it is its own: the allocation for the tree as it is,
-// level 0 at its fullest lately, with no excess to steer. What the sstfilter.LeveledBudget listener
-// steers a tree toward.
-Result<std::vector<double>> SteadyBitsPerKey(const TreeAccounts& accounts, double bits_per_key);
-
 template <typename... Policies>
 struct PolicyList {};
 
 // Every policy RocksDB can create by name (plugin.cc registers each). Its names are those of
-// kPolicyConfigs (plugin/policy_list.h), which tests, tools and scripts read; a test holds the two
+// kPolicyConfigs (tests/policy_list.h), which tests, tools and scripts read; a test holds the two
 // to the same names.
 using AllPolicies = PolicyList<BloomPolicy, CuckooPolicy, FusePolicy, RibbonPolicy, LeveledPolicy>;
 

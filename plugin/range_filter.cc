@@ -17,7 +17,7 @@
 #include <utility>
 
 #include "core/range/range_filter.h"
-#include "plugin/policies.h"
+#include "plugin/policy_options.h"
 #include "plugin/range_filter_collector.h"
 #include "plugin/skip_empty_files.h"
 

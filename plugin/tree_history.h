@@ -224,7 +224,7 @@ class TreeHistory {
 // probe_counts.h), which the listener sums per level: `counted_probes`, samples of 1 probe in
 // kProbeSampleRate, decayed as the tree changes. The counts weigh `TreeAccounts::counted_weight`
 // (0 until readers have counted, and while files not counted hold more than a tenth of the keys;
-// leveled_budget.cc's BlendProbes says how). They are what the estimate cannot know: lookups of
+// level_probes.h's BlendProbes says how). They are what the estimate cannot know: lookups of
 // keys that are present stop at the level that holds them, so deeper levels receive fewer probes;
 // lookups may go to some key ranges more than others.
 struct LevelAccount {
@@ -241,7 +241,7 @@ struct LevelAccount {
 
 // A live file whose probes the readers count: its level, keys, key range (bytewise), and its
 // sampled probes, decayed like LevelAccount::counted_probes. The lookup heat of a key range is
-// its files' probes per key (sstfilter.Leveled gives hot ranges more bits: policies.cc, HeatOf).
+// its files' probes per key (sstfilter.Leveled gives hot ranges more bits: tree_model.h, HeatOf).
 struct FileHeat {
   int level = 0;
   double keys = 0;

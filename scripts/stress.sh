@@ -19,7 +19,7 @@
 #   install in ../shared/rocksdb/ (`scripts/rocksdb-versions.sh stress` lists them), with sstfilter
 #   built against it by scripts/setup.sh --rocksdb. Its bin/db_stress is what runs.
 # --crash-rounds: kill -9 rounds after the matrix (default 10), over every policy configuration
-#   of plugin/policy_list.h in turn, on one database.
+#   of tests/policy_list.h in turn, on one database.
 # --work: where databases and logs go (default a new directory under ${TMPDIR:-/tmp}).
 #
 # Exits 1 on any verification failure or db_stress error, and keeps that cell's database and
@@ -66,11 +66,11 @@ fi
 [ -z "$work" ] && work=$(mktemp -d "${TMPDIR:-/tmp}/sstfilter_stress.XXXXXX")
 mkdir -p "$work"
 
-# Every policy configuration: the uris of kPolicyConfigs, the one list (plugin/policy_list.h).
+# Every policy configuration: the uris of kPolicyConfigs, the one list (tests/policy_list.h).
 mapfile -t policies < <(sed -n '/BEGIN kPolicyConfigs/,/END kPolicyConfigs/s/^ *{"[a-z_]*", "\(.*\)"},$/\1/p' \
-  "$root/plugin/policy_list.h")
+  "$root/tests/policy_list.h")
 [ ${#policies[@]} -ge 1 ] ||
-  { echo "stress.sh: no policy configurations read from plugin/policy_list.h" >&2; exit 2; }
+  { echo "stress.sh: no policy configurations read from tests/policy_list.h" >&2; exit 2; }
 # name|table options|column family options. db_stress's keys are 8-byte units, so an 8-byte
 # prefix is a whole key's first unit. db_stress must be told the same prefix (--prefix_size):
 # with its default of 7 against an 8-byte extractor its own checks fail, with any filter or none

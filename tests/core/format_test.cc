@@ -18,6 +18,7 @@
 #include "core/cuckoo/cuckoo.h"
 #include "core/filter_reader.h"
 #include "core/fuse/fuse.h"
+#include "core/kinds.h"
 #include "core/ribbon/ribbon.h"
 #include "core/standard_bloom/standard_bloom.h"
 #include "tests/test_util.h"
@@ -84,17 +85,55 @@ std::string BumpedRibbonBytes(int fingerprint_bits, const std::vector<uint64_t>&
 
 uint64_t Digest(const std::string& bytes) { return XXH3_64bits(bytes.data(), bytes.size()); }
 
+// The first 24 bytes of the filter's trailer (num_keys, num_units, seed, param, kind, version).
+void ExpectTrailerStart(const std::string& filter, const unsigned char (&expected)[24]) {
+  ASSERT_GE(filter.size(), kTrailerBytes);
+  EXPECT_EQ(std::memcmp(filter.data() + filter.size() - kTrailerBytes, expected, 24), 0);
+}
+
 // An accidental change of the byte format (hashing, probe derivation, layout, trailer) changes
 // these digests. A deliberate change needs a new format version, not new constants.
+// The golden filters, one or more of every kind: blocked Bloom, standard Bloom, the cuckoo kind
+// in both versions (plain buckets, version 1, which dynamic filters write; semi-sorted ones,
+// version 2), binary fuse, Ribbon, bumped Ribbon.
+struct GoldenFilters {
+  std::vector<uint64_t> keys = GoldenKeys();
+  std::string blocked = BloomBytes<BlockedBloom>(10, keys);
+  std::string standard = BloomBytes<StandardBloom>(10, keys);
+  std::string cuckoo = CuckooBytes(12, keys, CuckooLayout::kPlain);
+  std::string semi_sorted = CuckooBytes(12, keys, CuckooLayout::kSemiSorted);
+  std::string fuse = FuseBytes(8, keys);
+  std::string ribbon = RibbonBytes(8, keys);
+  std::string bumped = BumpedRibbonBytes(8, KeyHashes(34, 6'000));
+
+  std::vector<const std::string*> All() const {
+    return {&blocked, &standard, &cuckoo, &semi_sorted, &fuse, &ribbon, &bumped};
+  }
+};
+
+// Every kind of core/kinds.h has golden bytes: a kind cannot be added without them.
+TEST(Format, GoldenBytesCoverEveryKind) {
+  const GoldenFilters golden;
+  ForEachKind([&](auto kind) {
+    using K = decltype(kind);
+    bool found = false;
+    for (const std::string* f : golden.All()) {
+      found |= static_cast<uint8_t>((*f)[f->size() - kTrailerBytes + 21]) ==
+               static_cast<uint8_t>(K::kId);
+    }
+    EXPECT_TRUE(found) << K::kName << " has no golden bytes in GoldenFilters";
+  });
+}
+
 TEST(Format, GoldenBytes) {
-  const std::vector<uint64_t> keys = GoldenKeys();
+  const GoldenFilters golden;
+  const std::vector<uint64_t>& keys = golden.keys;
   EXPECT_EQ(KeyHash("key0", 4), 0x25fe91c0b51f0819u);  // XXH3-64, seed kKeyHashSeed
-  const std::string blocked = BloomBytes<BlockedBloom>(10, keys);
-  const std::string standard = BloomBytes<StandardBloom>(10, keys);
-  // The cuckoo kind in both versions: plain buckets (version 1, what sstfilter wrote before
-  // semi-sorting, and what dynamic filters write) and semi-sorted ones (version 2).
-  const std::string cuckoo = CuckooBytes(12, keys, CuckooLayout::kPlain);
-  const std::string semi_sorted = CuckooBytes(12, keys, CuckooLayout::kSemiSorted);
+  const std::string& blocked = golden.blocked;
+  const std::string& standard = golden.standard;
+  const std::string& cuckoo = golden.cuckoo;
+  const std::string& semi_sorted = golden.semi_sorted;
+  ASSERT_EQ(golden.All().size(), 7u) << "a golden filter without its digest below";
   EXPECT_EQ(blocked.size(), 1280u + kTrailerBytes);      // 20 blocks
   EXPECT_EQ(standard.size(), 1256u + kTrailerBytes);     // 157 words
   EXPECT_EQ(cuckoo.size(), 1592u + kTrailerBytes);       // 264 buckets of 48 bits, + 8 pad bytes
@@ -105,41 +144,35 @@ TEST(Format, GoldenBytes) {
   EXPECT_EQ(Digest(semi_sorted), 0x186ce4a866bfd2f7u);
   // The static build writes the semi-sorted version by default.
   EXPECT_EQ(Cuckoo::Build(CuckooParams{12}, keys.data(), keys.size()).value(), semi_sorted);
-  const unsigned char semi_sorted_prefix[24] = {0xe7, 0x03, 0, 0, 0, 0, 0, 0,  // 999 stored
-                                                0x08, 0x01, 0, 0, 0, 0, 0, 0,  // 264 buckets
-                                                0,    0,    0, 0,              // seed 0
-                                                12,   3,    2, 0};             // f, kind 3, v2
-  EXPECT_EQ(
-      std::memcmp(semi_sorted.data() + semi_sorted.size() - kTrailerBytes, semi_sorted_prefix, 24),
-      0);
+  ExpectTrailerStart(semi_sorted, {0xe7, 0x03, 0, 0, 0, 0, 0, 0,  // 999 stored
+                                   0x08, 0x01, 0, 0, 0, 0, 0, 0,  // 264 buckets
+                                   0,    0,    0, 0,              // seed 0
+                                   12,   3,    2, 0});            // f, kind 3, v2
   // The binary fuse filter (kind 4), 4-wise for 1000 keys: 1376 cells of 8 bits, + 8 pad bytes.
-  const std::string fuse = FuseBytes(8, keys);
+  const std::string& fuse = golden.fuse;
   EXPECT_EQ(fuse.size(), 1384u + kTrailerBytes);
   EXPECT_EQ(Digest(fuse), 0x7171a34467475f72u);
-  const unsigned char fuse_prefix[24] = {0xe8, 0x03, 0, 0, 0, 0, 0, 0,  // num_keys 1000
-                                         0x60, 0x05, 0, 0, 0, 0, 0, 0,  // num_units: 1376 cells
-                                         0,    0,    5, 4,              // seed 0, L = 2^5, 4-wise
-                                         8,    4,    1, 0};             // 8 bits, kind 4, v1
-  EXPECT_EQ(std::memcmp(fuse.data() + fuse.size() - kTrailerBytes, fuse_prefix, 24), 0);
+  ExpectTrailerStart(fuse, {0xe8, 0x03, 0, 0, 0, 0, 0, 0,  // num_keys 1000
+                            0x60, 0x05, 0, 0, 0, 0, 0, 0,  // num_units: 1376 cells
+                            0,    0,    5, 4,              // seed 0, L = 2^5, 4-wise
+                            8,    4,    1, 0});            // 8 bits, kind 4, v1
   // The Ribbon filter (kind 5) for 1000 keys: 1088 slots, 17 blocks of 8 words.
-  const std::string ribbon = RibbonBytes(8, keys);
+  const std::string& ribbon = golden.ribbon;
   EXPECT_EQ(ribbon.size(), 1088u + kTrailerBytes);
   EXPECT_EQ(Digest(ribbon), 0xfc4d75572fd8c68u);
-  const unsigned char ribbon_prefix[24] = {0xe8, 0x03, 0, 0, 0, 0, 0, 0,  // num_keys 1000
-                                           0x40, 0x04, 0, 0, 0, 0, 0, 0,  // num_units: 1088 slots
-                                           0,    0,    0, 0,              // seed 0
-                                           8,    5,    1, 0};             // 8 bits, kind 5, v1
-  EXPECT_EQ(std::memcmp(ribbon.data() + ribbon.size() - kTrailerBytes, ribbon_prefix, 24), 0);
+  ExpectTrailerStart(ribbon, {0xe8, 0x03, 0, 0, 0, 0, 0, 0,  // num_keys 1000
+                              0x40, 0x04, 0, 0, 0, 0, 0, 0,  // num_units: 1088 slots
+                              0,    0,    0, 0,              // seed 0
+                              8,    5,    1, 0});            // 8 bits, kind 5, v1
   // The bumped Ribbon filter (kind 6) for 6,000 keys: layers of 5,632, 384 and 128 slots (blocks
   // of 8 words), then the 2-bit threshold codes of the first two layers' 94 buckets (3 words).
-  const std::string bumped = BumpedRibbonBytes(8, KeyHashes(34, 6'000));
+  const std::string& bumped = golden.bumped;
   EXPECT_EQ(bumped.size(), 6'144u + 24 + kTrailerBytes);
   EXPECT_EQ(Digest(bumped), 0x536481b14b2c5568u);
-  const unsigned char bumped_prefix[24] = {0x70, 0x17, 0, 0, 0, 0, 0, 0,  // num_keys 6000
-                                           0x70, 0x17, 0, 0, 0, 0, 0, 0,  // num_units: 6000 keys
-                                           0,    0,    0, 0,              // seed 0
-                                           8,    6,    1, 0};             // 8 bits, kind 6, v1
-  EXPECT_EQ(std::memcmp(bumped.data() + bumped.size() - kTrailerBytes, bumped_prefix, 24), 0);
+  ExpectTrailerStart(bumped, {0x70, 0x17, 0, 0, 0, 0, 0, 0,  // num_keys 6000
+                              0x70, 0x17, 0, 0, 0, 0, 0, 0,  // num_units: 6000 keys
+                              0,    0,    0, 0,              // seed 0
+                              8,    6,    1, 0});            // 8 bits, kind 6, v1
   // The trailer of the blocked filter, byte for byte.
   const std::string tail = blocked.substr(blocked.size() - kTrailerBytes);
   const unsigned char expected_prefix[24] = {0xe8, 0x03, 0, 0, 0, 0, 0, 0,  // num_keys 1000

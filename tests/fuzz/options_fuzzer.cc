@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "compat/filter_bits_interface.h"
-#include "plugin/policy_list.h"
 #include "sstfilter/sstfilter.h"
+#include "tests/policy_list.h"
 
 // The keys every validated policy's filter must hold, made once: under ASan, formatting them anew
 // for each policy string of every input took much of the time of an execution.

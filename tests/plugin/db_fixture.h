@@ -29,9 +29,9 @@
 #include "core/hash.h"
 #include "core/level_allocation.h"
 #include "plugin/policies.h"
-#include "plugin/policy_list.h"
 #include "plugin/tree_history.h"
 #include "sstfilter/sstfilter.h"
+#include "tests/policy_list.h"
 #include "tests/test_util.h"
 
 namespace sstfilter::testing {
@@ -45,7 +45,7 @@ inline std::shared_ptr<const ROCKSDB_NAMESPACE::FilterPolicy> PolicyFrom(const s
   return policy;
 }
 
-// The uri of every configuration in kPolicyConfigs (plugin/policy_list.h) but those of the policy
+// The uri of every configuration in kPolicyConfigs (tests/policy_list.h) but those of the policy
 // named `except` (none if empty), then `more`.
 inline std::vector<const char*> EveryPolicyExcept(const std::string& except,
                                                   std::initializer_list<const char*> more = {}) {

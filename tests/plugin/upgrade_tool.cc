@@ -28,9 +28,9 @@
 #include <vector>
 
 #include "compat/rocksdb_api.h"
-#include "plugin/policy_list.h"
 #include "sstfilter/inspect.h"
 #include "sstfilter/sstfilter.h"
+#include "tests/policy_list.h"
 #include "tests/test_util.h"
 
 namespace {

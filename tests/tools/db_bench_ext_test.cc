@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/filter_spec.h"
+#include "core/kinds.h"
 #include "core/random.h"
 #include "db_bench_ext/key_dist.h"
 #include "db_bench_ext/measure.h"
@@ -131,6 +132,19 @@ TEST_F(DbBenchExtTest, BadFlagsFailBeforeAnyWorkWithOneLine) {
 }
 
 // --zipf_theta is checked where it applies.
+// The sizing report has a row for every kind of core/kinds.h, named by the kind's name (a kind
+// cannot be added without one: tests/core/kind_completeness_test.cc lists the other places).
+TEST_F(DbBenchExtTest, SizingNamesEveryKind) {
+  const RunResult r = RunTool({"--num=10000", "--db=" + db_, "--benchmarks=sizing"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ForEachKind([&](auto kind) {
+    using K = decltype(kind);
+    EXPECT_NE(r.out.find("\n  " + std::string(K::kName) + " ("), std::string::npos)
+        << K::kName << " has no row in the sizing report:\n"
+        << r.out;
+  });
+}
+
 TEST_F(DbBenchExtTest, ZipfThetaOutOfRangeFails) {
   for (const char* theta : {"--zipf_theta=0", "--zipf_theta=1", "--zipf_theta=-0.5"}) {
     const RunResult r = RunTool({"--num=1000", "--db=" + db_, "--key_dist=zipfian", theta});

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The one list of sstfilter's filter policies, as configurations: one of every policy, and of
-// every layout a policy has. The plugin tests, the options fuzzer, the upgrade tool
-// (tests/plugin/) and scripts/stress.sh run over it; registration (plugin.cc) runs over
+// every layout a policy has. Test data: the plugin tests, the options fuzzer, the upgrade tool
+// (tests/plugin/) and scripts/stress.sh run over it; registration (plugin/plugin.cc) runs over
 // AllPolicies (plugin/policies.h), which a test holds to the same names. A new policy is its class
 // and its entry in AllPolicies, its name (include/sstfilter/sstfilter.h), one line here, and its
 // own tests. No dependencies: the fuzzer and the upgrade tool, which link only libsstfilter.so,

@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: Apache-2.0
+// sstfilter.Leveled (plugin/policies.h, LeveledPolicy): the allocation cache, one file's choice of
+// filters (Chooser), and the builder for a new file.
+#include <rocksdb/env.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "plugin/bits_adapters.h"
+#include "plugin/block_cache_fit.h"
+#include "plugin/policies.h"
+#include "plugin/policy_options.h"
+#include "plugin/tree_model.h"
+#include "sstfilter/sstfilter.h"
+
+namespace sstfilter {
+
+// Allocations by level count and key count, computed on first use (about 0.5 ms each; the
+// partitions of a partitioned filter mostly share one key count) and then shared by the builders.
+// Priced at each exact count: a fuse table's cells per key do not fall steadily as sets grow (its
+// segments double in length at some counts), so one count's choice may not fit a neighbour's.
+struct LeveledPolicy::Allocations {
+  static constexpr size_t kMaxCached = 4096;  // then the cache starts over: memory stays bounded
+
+  Result<std::vector<LevelFilter>> Get(int num_levels, double size_ratio, double bits_per_key,
+                                       uint64_t keys) {
+    // The options are part of the key: a policy reconfigured later must not reuse old choices.
+    const auto key = std::make_tuple(num_levels, keys, size_ratio, bits_per_key);
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      const auto it = cache.find(key);
+      if (it != cache.end()) return it->second;
+    }
+    Result<std::vector<LevelFilter>> a =
+        AllocateLevels(num_levels, size_ratio, bits_per_key, FilterCostModel::kSstfilter, keys);
+    if (a.ok() && keys > 0) {
+      const Result<std::vector<LevelFilter>> nominal = Get(num_levels, size_ratio, bits_per_key, 0);
+      if (!nominal.ok()) return nominal;
+      a = KeepSmallFilesFilters(a.value(), nominal.value());
+    }
+    if (a.ok()) {
+      std::lock_guard<std::mutex> lock(mu);
+      BoundedEntry(cache, key, kMaxCached) = a.value();
+    }
+    return a;
+  }
+
+  std::mutex mu;
+  std::map<std::tuple<int, uint64_t, double, double>, std::vector<LevelFilter>> cache;
+};
+
+LeveledPolicy::LeveledPolicy()
+    : allocations_(std::make_shared<Allocations>()), history_(std::make_shared<TreeHistory>()) {
+  RegisterOptions("leveled", &shape_, &LeveledTypeInfo());
+}
+
+const char* LeveledPolicy::kClassName() { return kLeveledPolicyName; }
+
+Result<FilterSpec> LeveledPolicy::Spec() const {
+  if (!std::isnan(budget_.fp_rate)) {
+    return Err(
+        "takes bits_per_key (a memory budget averaged over all keys of the tree), not "
+        "fp_rate: the rate of each level follows from the budget");
+  }
+  const Result<bool> budget = CheckBudget(budget_);
+  if (!budget.ok()) return Err(budget.error());
+  if (shape_.num_levels < 0 || shape_.num_levels > kMaxLevels) {
+    return Err("num_levels must be in [0, " + std::to_string(kMaxLevels) +
+               "] (0: the column family's), got " + std::to_string(shape_.num_levels));
+  }
+  const Result<std::vector<LevelFilter>> uniform =
+      UniformAllocation(1, shape_.size_ratio, budget_.bits_per_key);
+  if (!uniform.ok()) return Err(uniform.error());
+  const FilterChoice& only = uniform.value()[0].base;
+  if (!only.has_filter) return Err("bits_per_key is too small for any filter");
+  return only.spec;
+}
+
+Result<std::vector<LevelFilter>> LeveledPolicy::Allocation(int num_levels,
+                                                           uint64_t keys_per_filter) const {
+  return allocations_->Get(num_levels, shape_.size_ratio, budget_.bits_per_key, keys_per_filter);
+}
+
+// One file's filters: its level's in the allocation priced at each filter's key count. A flush
+// (level 0) of a leveled tree first asks whether it appends, once its first filter finishes (the
+// estimates before then guess from the keys so far), and records its keys for later flushes.
+// With the tree's accounts (the sstfilter.LeveledBudget listener), the allocation is over the
+// levels' real shares, the file's own level counting its keys, for the steered budget.
+class LeveledPolicy::Chooser : public FilterChooser {
+ public:
+  Chooser(std::shared_ptr<Allocations> allocations, double size_ratio, double bits_per_key,
+          int num_levels, int modelled)
+      : allocations_(std::move(allocations)),
+        size_ratio_(size_ratio),
+        bits_per_key_(bits_per_key),
+        num_levels_(num_levels),
+        modelled_(modelled) {}
+
+  // For a flush: the history it consults and joins, as `file` of `tree`.
+  void FollowFlushes(std::shared_ptr<TreeHistory> history, TreeId tree) {
+    file_ = history->NewFile();
+    history_ = std::move(history);
+    tree_ = std::move(tree);
+  }
+
+  // The tree as it is (TreeShape; empty: the model's), the file's level in it (-1: one level
+  // holding every key), and the budget to allocate.
+  void UseAccounts(TreeShape tree, int level, double bits_per_key) {
+    tree_shape_ = std::move(tree);
+    level_ = level;
+    bits_per_key_ = bits_per_key;
+  }
+
+  // The lookup heat of the tree's files (HeatOf), and the weight of the counts it comes from.
+  void UseHeat(std::shared_ptr<const std::vector<FileHeat>> heat, double weight) {
+    heat_ = std::move(heat);
+    heat_weight_ = weight;
+  }
+
+  // A tree under universal compaction: each file takes one filter, the richer of the budget's two
+  // if it spends at most kUnmixedSlack times the budget, else the leaner. Mixing draws one of the
+  // two per file, which averages out over many files (a level; a FIFO tree's flushes); a universal
+  // tree is a few large sorted runs, too few draws to average out, so its files' filters could
+  // overshoot the budget by a whole draw (DbTest.LeveledKeepsUniversalAndFifoTreesWithinTheBudget).
+  static constexpr double kUnmixedSlack = 1.02;
+  void OneFilterPerFile() { one_filter_ = true; }
+
+  bool WantsKeyRange() const override { return history_ != nullptr || heat_ != nullptr; }
+
+  Result<LevelFilter> ForKeys(uint64_t num_keys, const KeyRange& file_keys,
+                              bool finishing) override {
+    const bool appends = history_ != nullptr && Appends(file_keys, finishing);
+    if (appends || (!tree_shape_.keys.empty() && level_ < 0)) {
+      // The budget's filter: an appended file will hold its keys wherever it moves.
+      return OneOf(allocations_->Get(1, size_ratio_, bits_per_key_, num_keys), 0);
+    }
+    if (tree_shape_.keys.empty()) {
+      const Result<LevelFilter> level =
+          OneOf(allocations_->Get(num_levels_, size_ratio_, bits_per_key_, num_keys), modelled_);
+      if (!one_filter_ || !level.ok() || level.value().upper_fraction == 0) return level;
+      LevelFilter one = level.value();
+      if (one.upper.bits_per_key <= kUnmixedSlack * bits_per_key_) one.base = one.upper;
+      one.upper_fraction = 0;
+      return one;
+    }
+    const auto cached = by_keys_.find(num_keys);
+    if (cached != by_keys_.end()) {
+      return finishing ? ForHeat(cached->second, num_keys, file_keys) : cached->second;
+    }
+    std::vector<double> shares, probes;
+    tree_shape_.WithFile(level_, static_cast<double>(num_keys), &shares, &probes);
+    Result<std::vector<LevelFilter>> a =
+        AllocateShares(shares, bits_per_key_, FilterCostModel::kSstfilter, num_keys, probes);
+    if (a.ok() && num_keys > 0) {
+      const Result<std::vector<LevelFilter>> nominal =
+          AllocateShares(shares, bits_per_key_, FilterCostModel::kSstfilter, 0, probes);
+      if (!nominal.ok()) return Err(nominal.error());
+      a = KeepSmallFilesFilters(a.value(), nominal.value());
+    }
+    const Result<LevelFilter> chosen = OneOf(a, level_);
+    if (by_keys_.size() < kMaxCached) by_keys_.emplace(num_keys, chosen);
+    return finishing ? ForHeat(chosen, num_keys, file_keys) : chosen;
+  }
+
+ private:
+  // A file asks for at most one allocation per doubling of its keys in the estimates, and one
+  // per partition size at Finish.
+  static constexpr size_t kMaxCached = 64;
+
+  // The level's filter, made richer or leaner for the lookup heat of the file's keys (HeatOf):
+  // the rate over the heat, in bits at the filter's own bits per halving of the rate, times the
+  // counts' weight (few counts, little change); a file of level 0 keeps its level's.
+  Result<LevelFilter> ForHeat(const Result<LevelFilter>& level, uint64_t num_keys,
+                              const KeyRange& file_keys) {
+    if (heat_ == nullptr || level_ < 1 || !level.ok() || file_keys.empty()) return level;
+    const double bits = level.value().ExpectedBitsPerKey();
+    const double rate = level.value().ExpectedFpRate();
+    if (!level.value().base.has_filter || !(rate > 0 && rate < 1) || bits <= 0) return level;
+    const double heat = HeatOf(*heat_, level_, file_keys);
+    const double bits_per_halving = bits / std::log2(1 / rate);
+    // In sixteenths of a bit: the allocations are cached by budget.
+    const double hot_bits = std::min(
+        std::max(std::round(16 * (bits + heat_weight_ * bits_per_halving * std::log2(heat))) / 16,
+                 kMinBitsPerKey),
+        kMaxBitsPerKey);
+    if (std::abs(hot_bits - bits) < 1.0 / 16) return level;
+    return OneOf(allocations_->Get(1, size_ratio_, hot_bits, num_keys), 0);
+  }
+
+  static Result<LevelFilter> OneOf(const Result<std::vector<LevelFilter>>& a, int level) {
+    if (!a.ok()) return Err(a.error());
+    return a.value()[static_cast<size_t>(level)];
+  }
+
+  bool Appends(const KeyRange& file_keys, bool finishing) {
+    const bool appends =
+        decided_ ? appends_ : !file_keys.empty() && history_->Appends(tree_, file_, file_keys);
+    if (finishing) {
+      decided_ = true;  // every filter (partition) of the file takes the first one's answer
+      appends_ = appends;
+      history_->Record(tree_, file_, file_keys);  // the file's keys so far
+    }
+    return appends;
+  }
+
+  const std::shared_ptr<Allocations> allocations_;
+  const double size_ratio_;
+  double bits_per_key_;
+  const int num_levels_, modelled_;
+  std::shared_ptr<TreeHistory> history_;  // null: not a flush of a leveled tree
+  TreeId tree_;
+  uint64_t file_ = 0;
+  bool decided_ = false, appends_ = false;
+  TreeShape tree_shape_;  // no levels: no accounts, the modelled tree
+  int level_ = 0;
+  std::map<uint64_t, Result<LevelFilter>> by_keys_;
+  std::shared_ptr<const std::vector<FileHeat>> heat_;  // null: no counts
+  double heat_weight_ = 0;
+  bool one_filter_ = false;
+};
+
+LeveledPolicy::ModelPlace LeveledPolicy::PlaceInModel(
+    const ROCKSDB_NAMESPACE::FilterBuildingContext& context, const TreeId& tree) const {
+  ModelPlace place;
+  // A column family of more levels than the model takes: its deepest levels modelled as one.
+  place.num_levels =
+      std::min(shape_.num_levels > 0 ? shape_.num_levels : context.num_levels, kMaxLevels);
+  if (context.compaction_style != ROCKSDB_NAMESPACE::kCompactionStyleLevel ||
+      place.num_levels < 1 || context.level_at_creation < 0) {
+    place.num_levels = 1;  // the allocation of a tree of one level, holding every key
+    return place;
+  }
+  const int level = std::min(context.level_at_creation, place.num_levels - 1);
+  int shallowest = 1;  // the first level below level 0 in the model
+  if (shape_.num_levels == 0 && place.num_levels > 1) {
+    // The levels the tree really has (plugin/tree_history.h): level 0, then those compaction
+    // outputs have gone to.
+    const TreeHistory::LevelSpan span =
+        level > 0 ? history_->RecordCompaction(tree, level) : history_->Compactions(tree);
+    if (span.deepest > 0) {
+      shallowest = span.shallowest;
+      place.num_levels = std::min(span.deepest - span.shallowest + 2, kMaxLevels);
+    }
+  }
+  // A file RocksDB writes to the bottommost level holding data belongs to the tree's largest
+  // level, whatever its number: the tree may not (yet) reach num_levels.
+  place.level = context.is_bottommost ? place.num_levels - 1
+                : level == 0          ? 0
+                             : std::min(std::max(level - shallowest + 1, 1), place.num_levels - 1);
+  return place;
+}
+
+Result<bool> LeveledPolicy::SteerByAccounts(const ROCKSDB_NAMESPACE::FilterBuildingContext& context,
+                                            const TreeId& tree, int num_levels,
+                                            Chooser* chooser) const {
+  TreeAccounts accounts;
+  const bool watched = shape_.num_levels == 0 && Ledger::Global().Get(tree, &accounts) &&
+                       accounts.levels.size() <= static_cast<size_t>(kMaxLevels) &&
+                       context.level_at_creation < kMaxLevels;
+  if (!watched || context.compaction_style != ROCKSDB_NAMESPACE::kCompactionStyleLevel) {
+    return watched;
+  }
+  const int level = num_levels > 1 ? context.level_at_creation : -1;
+  TreeShape shape(accounts, level);
+  // A tree with no keys yet (a new database's first flush): nothing to allocate over.
+  if (shape.Empty()) return watched;
+  const Result<double> excess = ExcessBelowLevel0(shape, accounts, budget_.bits_per_key,
+                                                  history_->Steered(tree, budget_.bits_per_key));
+  if (!excess.ok()) return Err(excess.error());
+  const double budget = std::min(
+      std::max(history_->Steer(tree, accounts.changes, excess.value(), budget_.bits_per_key),
+               kMinBitsPerKey),
+      kMaxBitsPerKey);
+  LogAt(context.info_log, ROCKSDB_NAMESPACE::InfoLogLevel::INFO_LEVEL,
+        Describe(Name(), accounts, level, excess.value(), budget));
+  chooser->UseAccounts(std::move(shape), level, budget);
+  if (accounts.heat != nullptr && accounts.counted_weight > 0) {
+    chooser->UseHeat(accounts.heat, accounts.counted_weight);
+  }
+  return watched;
+}
+
+ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
+    const ROCKSDB_NAMESPACE::FilterBuildingContext& context) const {
+  const Result<FilterSpec> uniform = Spec();
+  if (!uniform.ok()) {
+    LogNoFilter(context.info_log, Name(), uniform.error());
+    return nullptr;
+  }
+  const TreeId tree = TreeOfTableInCreation(context.info_log, context.column_family_name);
+  const ModelPlace place = PlaceInModel(context, tree);
+  // The model's allocation, computed once per level count and cached for the chooser: a model the
+  // allocation refuses gives no builder (logged), before any key is added.
+  if (const auto checked = Allocation(place.num_levels); !checked.ok()) {
+    LogNoFilter(context.info_log, Name(), checked.error());
+    return nullptr;
+  }
+  // Each filter takes its level's choice for its own key count: which kind is cheapest for a
+  // level's rate depends on how many keys the filter holds (core/level_allocation.h).
+  auto chooser = std::make_unique<Chooser>(allocations_, shape_.size_ratio, budget_.bits_per_key,
+                                           place.num_levels, place.level);
+  if (place.num_levels > 1 && context.level_at_creation == 0) {
+    chooser->FollowFlushes(history_, tree);
+  }
+  if (context.compaction_style == ROCKSDB_NAMESPACE::kCompactionStyleUniversal) {
+    chooser->OneFilterPerFile();
+  }
+  // The tree as the sstfilter.LeveledBudget listener last saw it: allocate over its levels, for a
+  // budget that steers it back to the policy's (include/sstfilter/leveled_budget.h).
+  const Result<bool> watched = SteerByAccounts(context, tree, place.num_levels, chooser.get());
+  if (!watched.ok()) {
+    LogNoFilter(context.info_log, Name(), watched.error());
+    return nullptr;
+  }
+  auto* builder = new (std::nothrow) SstFilterBitsBuilder(
+      std::move(chooser), context.table_options.detect_filter_construct_corruption,
+      context.info_log);
+  if (builder != nullptr) {
+    builder->SetCacheShards(ShardsHoldingWholeFilters(context.table_options), oversized_);
+    // The listener learns where lookups go from the probes the readers count.
+    if (watched.value()) builder->CountProbes();
+  }
+  return builder;
+}
+
+}  // namespace sstfilter

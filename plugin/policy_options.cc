@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: Apache-2.0
+// The policies' options as RocksDB parses, serialises and compares them (RegisterOptions).
+#include "plugin/policy_options.h"
+
+#include <rocksdb/env.h>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "plugin/bits_adapters.h"
+#include "plugin/policies.h"
+
+namespace sstfilter {
+
+using ROCKSDB_NAMESPACE::ConfigOptions;
+using ROCKSDB_NAMESPACE::OptionType;
+using ROCKSDB_NAMESPACE::OptionTypeFlags;
+using ROCKSDB_NAMESPACE::OptionTypeInfo;
+using ROCKSDB_NAMESPACE::OptionVerificationType;
+using ROCKSDB_NAMESPACE::Status;
+
+Status ParseNumber(const std::string& who, const std::string& name, const std::string& value,
+                   double* out) {
+  char* end = nullptr;
+  const double v = std::strtod(value.c_str(), &end);
+  if (end == value.c_str() || *end != '\0' || !std::isfinite(v)) {
+    return Status::InvalidArgument(who + ": " + name + " must be a finite number, got '" + value +
+                                   "'");
+  }
+  *out = v;
+  return Status::OK();
+}
+
+namespace {
+
+// A double option that may be absent (NaN). Parsing is strict (ParseNumber); absent values
+// serialise to "", which RocksDB then leaves out of OPTIONS files.
+Status ParseOptionalDouble(const ConfigOptions&, const std::string& name, const std::string& value,
+                           void* addr) {
+  double* out = static_cast<double*>(addr);
+  if (value.empty()) {
+    *out = std::nan("");
+    return Status::OK();
+  }
+  return ParseNumber("sstfilter", name, value, out);
+}
+
+Status SerializeOptionalDouble(const ConfigOptions&, const std::string&, const void* addr,
+                               std::string* value) {
+  const double v = *static_cast<const double*>(addr);
+  if (std::isnan(v)) {
+    value->clear();
+  } else {
+    char buf[32];
+    snprintf(buf, sizeof(buf), "%.17g", v);  // round-trips exactly
+    *value = buf;
+  }
+  return Status::OK();
+}
+
+bool OptionalDoublesEqual(const ConfigOptions&, const std::string& name, const void* a,
+                          const void* b, std::string* mismatch) {
+  const double x = *static_cast<const double*>(a);
+  const double y = *static_cast<const double*>(b);
+  const bool same = (std::isnan(x) && std::isnan(y)) || x == y;
+  if (!same && mismatch != nullptr) *mismatch = name;
+  return same;
+}
+
+OptionTypeInfo OptionalDouble(int offset) {
+  return OptionTypeInfo(offset, OptionType::kDouble, OptionVerificationType::kNormal,
+                        OptionTypeFlags::kNone, ParseOptionalDouble, SerializeOptionalDouble,
+                        OptionalDoublesEqual);
+}
+
+Status ParseLayout(const ConfigOptions&, const std::string& name, const std::string& value,
+                   void* addr) {
+  auto* out = static_cast<BloomPolicy::Layout*>(addr);
+  if (value == "blocked") {
+    *out = BloomPolicy::Layout::kBlocked;
+  } else if (value == "standard") {
+    *out = BloomPolicy::Layout::kStandard;
+  } else {
+    return Status::InvalidArgument("sstfilter.Bloom: " + name +
+                                   " must be blocked or standard, got '" + value + "'");
+  }
+  return Status::OK();
+}
+
+Status SerializeLayout(const ConfigOptions&, const std::string&, const void* addr,
+                       std::string* value) {
+  *value = *static_cast<const BloomPolicy::Layout*>(addr) == BloomPolicy::Layout::kBlocked
+               ? "blocked"
+               : "standard";
+  return Status::OK();
+}
+
+bool LayoutsEqual(const ConfigOptions&, const std::string& name, const void* a, const void* b,
+                  std::string* mismatch) {
+  const bool same =
+      *static_cast<const BloomPolicy::Layout*>(a) == *static_cast<const BloomPolicy::Layout*>(b);
+  if (!same && mismatch != nullptr) *mismatch = name;
+  return same;
+}
+
+}  // namespace
+
+const OptionTypeMap& BudgetTypeInfo() {
+  static const std::unordered_map<std::string, OptionTypeInfo> info = {
+      {"bits_per_key", OptionalDouble(offsetof(BudgetOptions, bits_per_key))},
+      {"fp_rate", OptionalDouble(offsetof(BudgetOptions, fp_rate))},
+  };
+  return info;
+}
+
+const OptionTypeMap& BloomTypeInfo() {
+  static const std::unordered_map<std::string, OptionTypeInfo> info = {
+      {"layout",
+       OptionTypeInfo(0, OptionType::kUnknown, OptionVerificationType::kNormal,
+                      OptionTypeFlags::kNone, ParseLayout, SerializeLayout, LayoutsEqual)},
+  };
+  return info;
+}
+
+const OptionTypeMap& LeveledTypeInfo() {
+  static const std::unordered_map<std::string, OptionTypeInfo> info = {
+      {"size_ratio", OptionalDouble(offsetof(LeveledPolicy::Shape, size_ratio))},
+      {"num_levels", {offsetof(LeveledPolicy::Shape, num_levels), OptionType::kInt}},
+  };
+  return info;
+}
+
+void LogNoFilter(ROCKSDB_NAMESPACE::Logger* log, const char* policy, const std::string& why) {
+  LogError(log, std::string(policy) + ": " + why + "; this SST file gets no filter");
+}
+
+}  // namespace sstfilter

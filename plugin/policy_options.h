@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: Apache-2.0
+// The options of sstfilter's policies as RocksDB's option machinery sees them (RegisterOptions):
+// how each is parsed, written to OPTIONS files and compared; and the one parser of the plugin's
+// floating-point options, which sstfilter.RangeFilter's bits_per_key uses too.
+#pragma once
+
+#include <rocksdb/env.h>
+#include <rocksdb/status.h>
+#include <rocksdb/utilities/options_type.h>
+
+#include <string>
+#include <unordered_map>
+
+namespace sstfilter {
+
+// The one parser of the plugin's floating-point options (the policies' bits_per_key, fp_rate and
+// size_ratio, the number of "<name>:<number>", sstfilter.RangeFilter's bits_per_key; num_levels,
+// an int, is RocksDB's to parse): the whole text must be a finite number. `who` and `name` (the
+// policy or collector, the option) make the message.
+ROCKSDB_NAMESPACE::Status ParseNumber(const std::string& who, const std::string& name,
+                                      const std::string& value, double* out);
+
+using OptionTypeMap = std::unordered_map<std::string, ROCKSDB_NAMESPACE::OptionTypeInfo>;
+// BudgetOptions (bits_per_key, fp_rate: absent is NaN, and not written to OPTIONS files).
+const OptionTypeMap& BudgetTypeInfo();
+// BloomPolicy's layout ("blocked", "standard").
+const OptionTypeMap& BloomTypeInfo();
+// LeveledPolicy::Shape (size_ratio, num_levels).
+const OptionTypeMap& LeveledTypeInfo();
+
+// The one ERROR line for a file that gets no filter from `policy`, and why.
+void LogNoFilter(ROCKSDB_NAMESPACE::Logger* log, const char* policy, const std::string& why);
+
+}  // namespace sstfilter

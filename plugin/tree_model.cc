@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "plugin/tree_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace sstfilter {
+
+std::vector<LevelFilter> KeepSmallFilesFilters(std::vector<LevelFilter> priced,
+                                               const std::vector<LevelFilter>& nominal) {
+  for (size_t i = 0; i < priced.size(); ++i) {
+    if (!priced[i].base.has_filter && nominal[i].Largest().has_filter) priced[i] = nominal[i];
+  }
+  return priced;
+}
+
+double HeatOf(const std::vector<FileHeat>& files, int level, const KeyRange& keys) {
+  double level_probes = 0, level_keys = 0, range_probes = 0, range_keys = 0;
+  for (const FileHeat& f : files) {
+    if (f.level != level || f.keys <= 0) continue;
+    level_probes += f.sampled_probes;
+    level_keys += f.keys;
+    if (keys.Meets(f.smallest, f.largest)) {
+      range_probes += f.sampled_probes;
+      range_keys += f.keys;
+    }
+  }
+  if (level_probes <= 0 || range_keys <= 0) return 1;
+  const double per_key = level_probes / level_keys;
+  auto factor = [&](double probes, double k) {
+    return std::min(std::max(probes / k / per_key, kMinHeat), kMaxHeat);
+  };
+  double log_mean = 0;
+  for (const FileHeat& f : files) {
+    if (f.level == level && f.keys > 0)
+      log_mean += f.keys * std::log(factor(f.sampled_probes, f.keys));
+  }
+  return factor(range_probes, range_keys) / std::exp(log_mean / level_keys);
+}
+
+std::string Describe(const char* policy, const TreeAccounts& accounts, int level, double excess,
+                     double budget) {
+  char part[192];
+  snprintf(part, sizeof(part),
+           "%s: a file for level %d; excess below level 0 %+.2f bits/key, budget steered to %.2f; "
+           "probes counted by readers weigh %.2f; levels:",
+           policy, level, excess, budget, accounts.counted_weight);
+  std::string line = part;
+  for (size_t i = 0; i < accounts.levels.size(); ++i) {
+    const LevelAccount& a = accounts.levels[i];
+    if (a.keys == 0 && a.pending_keys == 0 && !(i == 0 && accounts.level0_peak.keys > 0)) continue;
+    snprintf(part, sizeof(part), " L%zu %llu keys", i, static_cast<unsigned long long>(a.keys));
+    line += part;
+    if (a.keys > a.unmeasured_keys) {
+      snprintf(part, sizeof(part), " at %.2f bits/key",
+               8.0 * static_cast<double>(a.filter_bytes) /
+                   static_cast<double>(a.keys - a.unmeasured_keys));
+      line += part;
+    }
+    if (a.unmeasured_keys > 0) {
+      snprintf(part, sizeof(part), " (%llu with filters not yet measured)",
+               static_cast<unsigned long long>(a.unmeasured_keys));
+      line += part;
+    }
+    if (a.pending_keys > 0) {
+      snprintf(part, sizeof(part), " + %llu being written",
+               static_cast<unsigned long long>(a.pending_keys));
+      line += part;
+    }
+    if (i == 0 && accounts.level0_peak.keys > a.keys) {
+      snprintf(part, sizeof(part), " (fullest lately %llu)",
+               static_cast<unsigned long long>(accounts.level0_peak.keys));
+      line += part;
+    }
+    snprintf(part, sizeof(part), ", %.2f probes;", a.probes);
+    line += part;
+  }
+  return line;
+}
+
+Result<double> ExcessBelowLevel0(const TreeShape& shape, const TreeAccounts& accounts,
+                                 double budget, double writing_budget) {
+  std::vector<double> shares, probes;
+  shape.WithFile(-1, 0, &shares, &probes);
+  const Result<std::vector<LevelFilter>> target =
+      AllocateShares(shares, budget, FilterCostModel::kSstfilter, 0, probes);
+  if (!target.ok()) return Err(target.error());
+  const Result<std::vector<LevelFilter>> writing =
+      writing_budget == budget
+          ? target
+          : AllocateShares(shares, writing_budget, FilterCostModel::kSstfilter, 0, probes);
+  if (!writing.ok()) return Err(writing.error());
+  double excess_bits = 0, keys = 0;
+  for (size_t i = 1; i < accounts.levels.size(); ++i) {
+    const LevelAccount& a = accounts.levels[i];
+    const double target_bits = target.value()[i].ExpectedBitsPerKey();
+    keys += static_cast<double>(a.keys + a.pending_keys);
+    excess_bits += 8 * static_cast<double>(a.filter_bytes) -
+                   static_cast<double>(a.keys - a.unmeasured_keys) * target_bits +
+                   static_cast<double>(a.pending_keys) *
+                       (writing.value()[i].ExpectedBitsPerKey() - target_bits);
+  }
+  return keys > 0 ? excess_bits / keys : 0.0;
+}
+
+Result<std::vector<double>> SteadyBitsPerKey(const TreeAccounts& accounts, double bits_per_key) {
+  std::vector<double> shares, probes;
+  const TreeShape shape(accounts);
+  if (shape.Empty()) return Err(std::string("the tree holds no keys"));
+  shape.WithFile(-1, 0, &shares, &probes);
+  const Result<std::vector<LevelFilter>> allocation =
+      AllocateShares(shares, bits_per_key, FilterCostModel::kSstfilter, 0, probes);
+  if (!allocation.ok()) return Err(allocation.error());
+  std::vector<double> bits;
+  for (const LevelFilter& level : allocation.value()) bits.push_back(level.ExpectedBitsPerKey());
+  return bits;
+}
+
+}  // namespace sstfilter

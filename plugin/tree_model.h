@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: Apache-2.0
+// The tree sstfilter.Leveled allocates over when the sstfilter.LeveledBudget listener watches it:
+// its levels' shares of the keys and probes (TreeShape), the lookup heat of a key range, the
+// excess the steering corrects, and the allocation a tree settles at. The mechanism that uses
+// them (one file's filters) is leveled_policy.cc; the allocation itself is core/level_allocation.h.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/level_allocation.h"
+#include "core/result.h"
+#include "plugin/tree_history.h"
+
+namespace sstfilter {
+
+// A level never loses its filter to a file's size: where every filter of a small set costs more
+// than the level's bits (each kind has a fixed minimum: a 64-byte block, two buckets, a few
+// segments, and the 32-byte trailer), the file gets the level's filter for large sets (`nominal`,
+// the allocation at nominal costs). A few bytes beyond the budget, rather than a read for every
+// lookup. (Where the level's base choice at this count is no filter, even if some of its files
+// would draw one. The nominal level may itself mix, which can give tiny files a second mixed
+// level.)
+std::vector<LevelFilter> KeepSmallFilesFilters(std::vector<LevelFilter> priced,
+                                               const std::vector<LevelFilter>& nominal);
+
+// A tree as the sstfilter.LeveledBudget listener last saw it (plugin/tree_history.h), for the
+// allocation: each level's keys (in live files, and pending from running compactions) and the
+// filter probes it receives per lookup.
+struct TreeShape {
+  std::vector<double> keys, probes;  // by level; empty: no accounts
+  std::vector<bool> pending;         // a compaction is writing to the level
+  LevelAccount level0_peak;
+  double counted_weight = 0;  // of the readers' counts in `probes`
+
+  explicit TreeShape(const TreeAccounts& accounts = {}, int level = -1)
+      : level0_peak(accounts.level0_peak), counted_weight(accounts.counted_weight) {
+    const size_t n = std::max<size_t>(accounts.levels.size(), level + 1);
+    keys.assign(n, 0);
+    probes.assign(n, 0);
+    pending.assign(n, false);
+    for (size_t i = 0; i < accounts.levels.size(); ++i) {
+      const LevelAccount& a = accounts.levels[i];
+      keys[i] = static_cast<double>(a.keys + a.pending_keys);
+      probes[i] = a.probes;
+      pending[i] = a.pending_keys > 0;
+    }
+  }
+
+  // No keys anywhere (a new database's first flush): nothing to allocate over.
+  bool Empty() const {
+    for (const double k : keys) {
+      if (k > 0) return false;
+    }
+    return level0_peak.keys == 0;
+  }
+
+  // The shares and probes to allocate over for a file of num_keys written to `level` (-1: no
+  // file). The file's keys join its level, unless a compaction writing there counted them
+  // already (its inputs' keys). Level 0 counts as at its fullest lately, if that was fuller. A
+  // level receives at least the lookups of its own keys (its share), as far as the estimate knows:
+  // the readers' counts lower that floor by their weight, to kMinShareOfProbes of the share, so
+  // that a level no lookup probes now keeps a filter for the lookups of later (a filter is fixed
+  // for its file's life). A flush receives at least one probe per lookup: one that does not
+  // append has keys across the range, as far as anyone knows.
+  static constexpr double kMinShareOfProbes = 0.25;
+  void WithFile(int level, double num_keys, std::vector<double>* shares,
+                std::vector<double>* level_probes) const {
+    *shares = keys;
+    *level_probes = probes;
+    if (level >= 0 && !pending[level]) (*shares)[level] += num_keys;
+    if (static_cast<double>(level0_peak.keys) > (*shares)[0]) {
+      (*shares)[0] = static_cast<double>(level0_peak.keys);
+      (*level_probes)[0] = std::max((*level_probes)[0], level0_peak.probes);
+    }
+    double total = 0;
+    for (const double k : *shares) total += k;
+    const double floor = std::max(1 - counted_weight, kMinShareOfProbes);
+    for (size_t i = 0; i < shares->size(); ++i) {
+      (*level_probes)[i] =
+          std::max((*level_probes)[i], total > 0 ? floor * (*shares)[i] / total : 0);
+    }
+    if (level == 0) (*level_probes)[0] = std::max((*level_probes)[0], 1.0);
+  }
+};
+
+// Lookup heat: how much hotter than its level the key range of a file written to `level` is. The
+// probes per key of the level's counted files that the range meets, over those of the level's
+// counted files, each such factor within [kMinHeat, kMaxHeat]; divided by the level's
+// key-weighted geometric mean of its files' factors, so that a level whose files are written
+// again with their own heat keeps its bits on average. 1 where the level's probes are not known.
+// Files are the unit: a range that meets a hot file is as hot as it, though it may share only
+// part of its keys (ElasticBF and Mnemosyne work per file, too).
+//
+// Why a skewed workload needs it: with Zipfian lookups, a few key ranges take most probes, and
+// the files that hold them are a small share of each level's keys. Bits moved from the cold
+// files to the hot ones lower the false positives the lookups meet: a level's expected false
+// positives, sum over files of probes x rate, is least at rates proportional to keys / probes
+// (Monkey's argument, per file), which is a hot file's rate over its level's divided by its heat.
+inline constexpr double kMinHeat = 0.25, kMaxHeat = 64;
+double HeatOf(const std::vector<FileHeat>& files, int level, const KeyRange& keys);
+
+// One line for the database's LOG (INFO level) when a file of a tree with accounts is begun: what
+// the allocation sees. For users asking why a file got its filter, and for the tests.
+std::string Describe(const char* policy, const TreeAccounts& accounts, int level, double excess,
+                     double budget);
+
+// The tree's excess for the steering (TreeHistory::Steer): the bits its levels below 0 spend
+// beyond what the allocation at `budget` for the tree as it is (level 0 at its fullest) gives
+// them, per key of those levels once running compactions have written theirs: at what the
+// allocation for `writing_budget` (the budget last steered to) gives them. A compaction may run
+// for as long as the tree takes to fill (level 1's, in a tree of two levels): its keys must count.
+// Level 0's files are compacted within minutes: their spend is no excess to correct in the files
+// that stay.
+Result<double> ExcessBelowLevel0(const TreeShape& shape, const TreeAccounts& accounts,
+                                 double budget, double writing_budget);
+
+// The bits per key sstfilter.Leveled at a budget of bits_per_key gives each level of the tree of
+// `accounts` (by level) once every file of it is its own: the allocation for the tree as it is,
+// level 0 at its fullest lately, with no excess to steer. What the sstfilter.LeveledBudget listener
+// steers a tree toward.
+Result<std::vector<double>> SteadyBitsPerKey(const TreeAccounts& accounts, double bits_per_key);
+
+}  // namespace sstfilter

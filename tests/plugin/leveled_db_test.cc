@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: Apache-2.0
+// sstfilter.Leveled in real databases: each level's filters within the budget, on random and
+// ordered keys, under leveled, universal and FIFO compaction, with and without trivial moves.
+#include "tests/plugin/db_test_fixture.h"
+
+namespace sstfilter::db_tests {
+namespace {
+
+TEST_F(DbTest, LeveledPolicyGivesEachLevelItsBudget) {
+  Options options = MakeOptions("{id=sstfilter.Leveled;bits_per_key=10;num_levels=4}");
+  ShapeSmallTree(/*level1_bytes=*/1 << 20, /*file_bytes=*/256 << 10, &options);
+  Open(options);
+  // Shuffled keys (sequential batches would only ever be moved down, never rewritten; see the
+  // README's pitfalls), then a full compaction that rewrites the last level as bottommost files.
+  std::vector<uint64_t> order(200'000);
+  std::iota(order.begin(), order.end(), 0);
+  std::shuffle(order.begin(), order.end(), std::mt19937_64(3));
+  for (size_t i = 0; i < order.size(); ++i) {
+    ASSERT_TRUE(db_->Put(WriteOptions(), PresentKey(order[i]), ValueOf(PresentKey(order[i]))).ok());
+  }
+  ASSERT_TRUE(db_->Flush({}).ok());
+  ROCKSDB_NAMESPACE::CompactRangeOptions force;
+  force.bottommost_level_compaction = ROCKSDB_NAMESPACE::BottommostLevelCompaction::kForce;
+  ASSERT_TRUE(db_->CompactRange(force, nullptr, nullptr).ok());
+  // Updates over the whole key range: a flush that is not bottommost, so it gets level 0's filter.
+  {
+    WriteOptions w;
+    for (uint64_t i = 0; i < 200'000; i += 20) {
+      ASSERT_TRUE(db_->Put(w, PresentKey(i), ValueOf(PresentKey(i))).ok());
+    }
+    ASSERT_TRUE(db_->Flush({}).ok());
+  }
+  Load(200'000, 5'000);
+  const Options reopened = ReopenFromOptionsFile();
+  EXPECT_STREQ(TableOptionsOf(reopened)->filter_policy->Name(), "sstfilter.Leveled");
+  ExpectAllPresent(0, 205'000);
+  // Every file's filter is the allocation of a level no deeper than the file's (files only move
+  // down, and a trivial move keeps the filter), or of the last level (files RocksDB writes as
+  // bottommost), or the budget's (the tree's first flush, which has nothing to overlap, counts as
+  // an append). Per-level averages can therefore mix, but no file is off the allocation.
+  const auto& policy = dynamic_cast<const LeveledPolicy&>(*TableOptionsOf(reopened)->filter_policy);
+  std::set<int> allocations_used;
+  int ribbon_files = 0;
+  for (const FileFilter& f : FilesAgainst(policy, 4)) {
+    EXPECT_TRUE(f.budgets || (!f.allocations.empty() && (f.Shallowest() <= f.level || f.Has(3))))
+        << f.name << " at level " << f.level << ": " << f.filter_bytes << " filter bytes for "
+        << f.filter_entries << " keys";
+    allocations_used.insert(f.Shallowest());
+    // Files of thousands of keys get Ribbon filters, standard or bumped, the smallest kinds at
+    // that size.
+    if (f.filter_entries >= 1000 && !f.allocations.empty()) {
+      const LevelFilter level =
+          policy.Allocation(4, f.filter_entries).value()[static_cast<size_t>(f.Shallowest())];
+      EXPECT_TRUE(level.base.spec.kind() == Ribbon::kId ||
+                  level.base.spec.kind() == BumpedRibbon::kId)
+          << level.base.spec.ToString();
+      ++ribbon_files;
+    }
+  }
+  EXPECT_GE(allocations_used.size(), 2u);  // the levels really get different filters
+  EXPECT_GT(ribbon_files, 0);
+  EXPECT_EQ(LookUpAbsent(20'000).true_positives, 0u);
+}
+
+// Sequential keys never overlap, so RocksDB moves every file down unchanged (from 8.4, flushed
+// files straight into the last level) and each keeps the filter it was flushed with. Those
+// flushes append, so each gets the budget's filter (plugin/tree_history.h): the tree keeps its
+// budget with no partitioner, whatever RocksDB's defaults (dynamic level bytes from 8.4), and an
+// absent-key lookup, which consults about one filter, wastes the budget's rate.
+TEST_F(DbTest, LeveledKeepsAnOrderedTreeWithinItsBudget) {
+  constexpr double kBudget = 10;
+  constexpr uint64_t kKeys = 150'000;
+  Options options = MakeOptions("sstfilter.Leveled:10");
+  options.num_levels = 4;
+  options.max_bytes_for_level_base = 512 << 10;
+  options.target_file_size_base = 128 << 10;
+  options.write_buffer_size = 128 << 10;
+  options.level0_file_num_compaction_trigger = 2;
+  Open(options);
+  Load(0, kKeys);
+  testing::WaitForCompactions(db_.get());
+  const Options reopened = ReopenFromOptionsFile();
+  EXPECT_GE(PopulatedLevels(), 2);
+  ExpectAllPresent(0, kKeys);
+
+  const auto& policy = dynamic_cast<const LeveledPolicy&>(*TableOptionsOf(reopened)->filter_policy);
+  uint64_t bytes = 0, entries = 0, below_level0 = 0;
+  double expected_rate = 0;  // over the files, weighted by keys
+  for (const FileFilter& f : FilesAgainst(policy, 4)) {
+    bytes += f.filter_bytes;
+    entries += f.filter_entries;
+    below_level0 += f.level > 0;
+    EXPECT_TRUE(f.budgets) << f.name << " at level " << f.level << ": " << f.filter_bytes
+                           << " filter bytes for " << f.filter_entries << " keys";
+    expected_rate += static_cast<double>(f.filter_entries) *
+                     policy.Allocation(1, f.filter_entries).value()[0].ExpectedFpRate();
+  }
+  EXPECT_GT(below_level0, 0u);  // files were moved down: the case in question
+  const double bits_per_key = 8.0 * static_cast<double>(bytes) / static_cast<double>(entries);
+  expected_rate /= static_cast<double>(entries);
+  // Absent keys fall between present ones, so each lookup consults the one file whose range
+  // holds it: false positives per check are the budget filter's rate, within 5 sigma.
+  const FilterCounts counts = LookUpAbsent(40'000);
+  EXPECT_EQ(counts.true_positives, 0u);
+  const double checks = static_cast<double>(counts.checks());
+  EXPECT_GE(checks, 0.99 * 40'000);
+  EXPECT_LE(counts.checks(), 41'000u);  // about one filter per lookup
+  const double fp_rate = static_cast<double>(counts.positives) / checks;
+  printf(
+      "[ figures  ] sstfilter.Leveled:10, sequential fill: %.2f bits/key, FP rate %.4f%% "
+      "(allocation %.4f%%), %.3f checks per lookup\n",
+      bits_per_key, 100 * fp_rate, 100 * expected_rate, checks / 40'000);
+  EXPECT_LE(bits_per_key, 1.02 * kBudget);
+  EXPECT_LE(fp_rate, expected_rate + 5 * std::sqrt(expected_rate / checks));
+}
+
+// Universal and FIFO compaction have no levels to allocate over: every file gets the budget's
+// filter (the allocation of a tree of one level), with or without the listener, on random and
+// sequential keys, and absent keys are answered at about the budget filter's rate per check.
+TEST_F(DbTest, LeveledKeepsUniversalAndFifoTreesWithinTheBudget) {
+  constexpr double kBudget = 10;
+  constexpr uint64_t kKeys = 100'000;
+  for (const auto style :
+       {ROCKSDB_NAMESPACE::kCompactionStyleUniversal, ROCKSDB_NAMESPACE::kCompactionStyleFIFO}) {
+    for (const bool ordered : {false, true}) {
+      const bool universal = style == ROCKSDB_NAMESPACE::kCompactionStyleUniversal;
+      SCOPED_TRACE(std::string(universal ? "universal" : "FIFO") +
+                   (ordered ? ", sequential keys" : ", random keys"));
+      Options options = MakeOptions("sstfilter.Leveled:10");
+      options.compaction_style = style;
+      options.write_buffer_size = 256 << 10;
+      options.level0_file_num_compaction_trigger = 4;
+      options.compaction_options_fifo.max_table_files_size = uint64_t{1} << 30;  // keeps all
+      options.listeners.push_back(NewLeveledBudgetListener());
+      Open(options);
+      Write(Indexes(0, kKeys, ordered ? std::nullopt : std::optional<uint64_t>(3)));
+      // Universal compaction may report a compaction pending that its picker then finds nothing
+      // to do for ("Compaction nothing to do" in the LOG): settled once nothing has run for 10
+      // polls in a row, or nothing is pending (testing::WaitForCompactions would wait forever).
+      bool settled = false;
+      for (int wait = 0, quiet = 0; wait < 1000 && !settled; ++wait) {
+        uint64_t pending = 0, running = 0;
+        ASSERT_TRUE(db_->GetIntProperty("rocksdb.compaction-pending", &pending));
+        ASSERT_TRUE(db_->GetIntProperty("rocksdb.num-running-compactions", &running));
+        quiet = running == 0 ? quiet + 1 : 0;
+        settled = running == 0 && (pending == 0 || quiet >= 10);
+        if (!settled) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+      ASSERT_TRUE(settled) << "compactions still running after 20 s";
+      ExpectAllPresent(0, kKeys);
+      uint64_t bytes = 0, entries = 0, files = 0;
+      for (const auto& [file, props] : Tables()) {
+        EXPECT_GT(props->filter_size, 0u) << file;
+        bytes += props->filter_size;
+        entries += props->num_filter_entries;
+        ++files;
+      }
+      ASSERT_GT(entries, 0u);
+      const double bits_per_key = 8.0 * static_cast<double>(bytes) / static_cast<double>(entries);
+      const FilterCounts counts = LookUpAbsent(20'000);
+      EXPECT_EQ(counts.true_positives, 0u);
+      const double checks = static_cast<double>(counts.checks());
+      const double fp_rate = static_cast<double>(counts.positives) / checks;
+      const auto& policy =
+          dynamic_cast<const LeveledPolicy&>(*TableOptionsOf(options)->filter_policy);
+      // The leaner of the budget's two filters (a level that mixes two: each file draws one, and
+      // a few large files decide).
+      const double expected = policy.Allocation(1, entries / files).value()[0].base.fp_rate;
+      printf("[ figures  ] %s, %s keys: %" PRIu64
+             " files, %.2f bits/key, FP rate %.4f%% "
+             "(the budget's leaner filter %.4f%%), %.2f checks per lookup\n",
+             universal ? "universal" : "FIFO", ordered ? "sequential" : "random", files,
+             bits_per_key, 100 * fp_rate, 100 * expected, checks / 20'000);
+      EXPECT_LE(bits_per_key, 1.02 * kBudget);
+      EXPECT_GE(bits_per_key, 0.95 * kBudget);
+      EXPECT_LE(fp_rate, expected + 5 * std::sqrt(expected / checks));
+      db_.reset();
+      fs::remove_all(dir_);
+    }
+  }
+}
+
+// Keys that arrive in order, with a key at the start of the range updated all along (a counter,
+// a time series' metadata): each flush overlaps the ones before it, so it gets level 0's filter
+// and RocksDB compacts it; the compaction's output files, but one, overlap nothing below, and
+// RocksDB later moves them down unchanged with their upper level's filter. sstfilter.NoTrivialMove
+// makes RocksDB rewrite those files, so that each gets its level's filter. Whether RocksDB moves
+// such a file depends on the timing of its compactions: in this small tree, 6 runs each on 7.8.3
+// and 8.9.1 left no file richer than its level without the partitioner (which the test prints),
+// and earlier versions of the allocation saw up to 14.48 bits/key.
+TEST_F(DbTest, NoTrivialMoveKeepsLeveledWithinItsBudget) {
+  constexpr double kBudget = 10;
+  constexpr uint64_t kKeys = 150'000, kUpdateEvery = 500;
+  double average_bits[2] = {0, 0};
+  int richer_than_their_level[2] = {0, 0};
+  for (const bool rewrite : {false, true}) {
+    SCOPED_TRACE(rewrite ? "with sstfilter.NoTrivialMove" : "without a partitioner");
+    Options options = MakeOptions("sstfilter.Leveled:10");
+    if (rewrite) {
+      // By name, as an OPTIONS file or a user's option string gives it.
+      ASSERT_TRUE(ROCKSDB_NAMESPACE::GetColumnFamilyOptionsFromString(
+                      StrictConfigOptions(), options,
+                      "sst_partitioner_factory=sstfilter.NoTrivialMove", &options)
+                      .ok());
+      ASSERT_STREQ(options.sst_partitioner_factory->Name(), "sstfilter.NoTrivialMove");
+    }
+    ShapeSmallTree(/*level1_bytes=*/512 << 10, /*file_bytes=*/128 << 10, &options);
+    Open(options);
+    WriteOptions w;
+    w.disableWAL = true;
+    for (uint64_t i = 0; i < kKeys; ++i) {
+      ASSERT_TRUE(db_->Put(w, PresentKey(i), ValueOf(PresentKey(i))).ok());
+      if (i % kUpdateEvery == 0) {
+        ASSERT_TRUE(db_->Put(w, PresentKey(0), ValueOf(PresentKey(0))).ok());
+      }
+    }
+    ASSERT_TRUE(db_->Flush({}).ok());
+    testing::WaitForCompactions(db_.get());
+    const Options reopened = ReopenFromOptionsFile();
+    ASSERT_EQ(reopened.sst_partitioner_factory != nullptr, rewrite);
+    std::string level2_files;
+    ASSERT_TRUE(db_->GetProperty("rocksdb.num-files-at-level2", &level2_files));
+    EXPECT_GT(std::stoi(level2_files), 0);  // files reached level 2, through levels 0 and 1
+    ExpectAllPresent(0, kKeys);
+    EXPECT_EQ(LookUpAbsent(10'000).true_positives, 0u);
+
+    // A file's filter is its level's in the model of the tree when it was written: of as many
+    // levels as compactions had reached then, at most as many as they reach now. Its filter is
+    // therefore no larger than the richest its level has in any of those models (10% for the
+    // filters' rounding); a trivial move breaks that, carrying a shallower level's richer filter
+    // down.
+    const auto& policy =
+        dynamic_cast<const LeveledPolicy&>(*TableOptionsOf(reopened)->filter_policy);
+    std::vector<ROCKSDB_NAMESPACE::LiveFileMetaData> files;
+    db_->GetLiveFilesMetaData(&files);
+    int levels_reached = 1;
+    for (const auto& f : files) levels_reached = std::max(levels_reached, f.level + 1);
+    std::map<std::string, std::shared_ptr<const ROCKSDB_NAMESPACE::TableProperties>> props;
+    for (const auto& [path, p] : Tables()) props[fs::path(path).filename().string()] = p;
+    uint64_t bytes = 0, entries = 0;
+    for (const auto& f : files) {
+      const auto& p = props.at(fs::path(f.name).filename().string());
+      bytes += p->filter_size;
+      entries += p->num_filter_entries;
+      double richest_bytes = 0;
+      for (int levels = f.level + 1; levels <= levels_reached; ++levels) {
+        const LevelFilter level =
+            policy.Allocation(levels, p->num_filter_entries).value()[static_cast<size_t>(f.level)];
+        richest_bytes = std::max(
+            richest_bytes,
+            static_cast<double>(FilterBytes(level.Largest().spec, p->num_filter_entries).value()));
+      }
+      if (p->filter_size > 1.1 * richest_bytes) {
+        ++richer_than_their_level[rewrite];
+        EXPECT_FALSE(rewrite) << f.name << " at level " << f.level << " of " << levels_reached
+                              << ": " << p->filter_size << " filter bytes for "
+                              << p->num_filter_entries << " keys, its level's richest "
+                              << richest_bytes;
+      }
+    }
+    average_bits[rewrite] = 8.0 * bytes / entries;
+    db_.reset();
+    fs::remove_all(dir_);
+  }
+  // The average is the budget in expectation only: which levels hold how many keys, and which
+  // filter each file of a mixed level draws, depend on the timing of RocksDB's compactions. Seen
+  // on 8.9.1: 9.45 to 9.90 bits/key rewritten, and 10.26 once under CI's load; without the
+  // partitioner 9.76 to 10.09.
+  printf(
+      "[ figures  ] sstfilter.Leveled:10: %.2f bits/key, %d files richer than their level's "
+      "filter, with trivial moves; %.2f rewritten\n",
+      average_bits[0], richer_than_their_level[0], average_bits[1]);
+  EXPECT_LE(average_bits[1], 1.1 * kBudget);
+}
+
+// Files that no compaction rewrites can hold richer filters than the allocation's: here an
+// ingested file of 20% of the keys built with 20 bits per key, whose range later writes never
+// overlap. Alone, sstfilter.Leveled cannot know of it and the tree spends 12 bits per key. With
+// the sstfilter.LeveledBudget listener (named in the DBOptions string, as an OPTIONS file or a
+// user gives it) the policy sees every level's filters and steers the files it writes after, so
+// that the tree comes back to its budget.
+
+}  // namespace
+}  // namespace sstfilter::db_tests

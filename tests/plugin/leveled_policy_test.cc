@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: Apache-2.0
+// sstfilter.Leveled's builders outside a database: each level's filter, appending flushes, the
+// levels compactions reach, probes and heat, mixed levels, tiny files; the Ledger.
+#include <gtest/gtest.h>
+#include <rocksdb/cache.h>
+#include <rocksdb/convenience.h>
+#include <rocksdb/filter_policy.h>
+#include <rocksdb/table.h>
+#include <rocksdb/utilities/object_registry.h>
+#include <rocksdb/version.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "compat/filter_bits_interface.h"
+#include "core/filter_reader.h"
+#include "core/filter_spec.h"
+#include "plugin/block_cache_fit.h"
+#include "plugin/policies.h"
+#include "plugin/tree_history.h"
+#include "plugin/tree_model.h"
+#include "sstfilter/sstfilter.h"
+#include "tests/plugin/db_fixture.h"
+#include "tests/policy_list.h"
+#include "tests/test_util.h"
+
+namespace sstfilter {
+namespace {
+
+using ROCKSDB_NAMESPACE::BlockBasedTableOptions;
+using ROCKSDB_NAMESPACE::FilterBitsBuilder;
+using ROCKSDB_NAMESPACE::FilterBitsReader;
+using ROCKSDB_NAMESPACE::FilterBuildingContext;
+using ROCKSDB_NAMESPACE::Slice;
+using testing::LeveledChoice;
+using testing::PolicyFrom;
+
+// Not padded ("key7"): the builders' false-positive counts below are measured on these keys.
+std::string Key(int i) { return testing::NumberedKey(i, /*digits=*/0); }
+
+// A builder of `options`' policy for a file written to `level` of a tree of 5 levels.
+std::unique_ptr<FilterBitsBuilder> BuilderAtLevel(
+    const BlockBasedTableOptions& options, int level,
+    ROCKSDB_NAMESPACE::CompactionStyle style = ROCKSDB_NAMESPACE::kCompactionStyleLevel) {
+  FilterBuildingContext context(options);
+  context.num_levels = 5;
+  context.level_at_creation = level;
+  context.compaction_style = style;
+  return std::unique_ptr<FilterBitsBuilder>(options.filter_policy->GetBuilderWithContext(context));
+}
+
+// sstfilter.Leveled gives each file the filter of its level: more bits per key on the small upper
+// levels, fewer on the last; the budget's filters for files of unknown level, and for universal
+// trees the one of them within the budget.
+
+TEST(LeveledPolicy, EachLevelGetsItsOwnFilter) {
+  BlockBasedTableOptions options;
+  options.filter_policy =
+      PolicyFrom("{id=sstfilter.Leveled;bits_per_key=10;size_ratio=10;num_levels=5}");
+  ASSERT_NE(options.filter_policy, nullptr);
+  EXPECT_STREQ(options.filter_policy->CompatibilityName(), "sstfilter");
+  auto bits_per_key_at = [&](int level, ROCKSDB_NAMESPACE::CompactionStyle style) {
+    std::unique_ptr<FilterBitsBuilder> builder = BuilderAtLevel(options, level, style);
+    if (builder == nullptr) return 0.0;
+    for (int i = 0; i < 20000; ++i) builder->AddKey(Key(i));
+    std::unique_ptr<const char[]> buf;
+    const Slice filter = builder->Finish(&buf);
+    std::unique_ptr<FilterBitsReader> reader(options.filter_policy->GetFilterBitsReader(filter));
+    for (int i = 0; i < 20000; ++i) EXPECT_TRUE(reader->MayMatch(Key(i))) << level;
+    return 8.0 * filter.size() / 20000;
+  };
+  const auto level_style = ROCKSDB_NAMESPACE::kCompactionStyleLevel;
+  const auto& leveled = dynamic_cast<const LeveledPolicy&>(*options.filter_policy);
+  std::vector<std::string> keys;
+  for (int i = 0; i < 20000; ++i) keys.push_back(Key(i));
+  auto chosen_bits = [&](int num_levels, int level) {
+    const FilterChoice c = LeveledChoice(leveled, num_levels, level, keys);
+    return 8.0 * FilterBytes(c.spec, keys.size()).value() / keys.size();
+  };
+  // Each file gets its level's filter for its key count (on the one level that mixes two filters,
+  // the one its keys draw); expected bits per key fall with depth.
+  const std::vector<LevelFilter> allocation = leveled.Allocation(5, keys.size()).value();
+  // Level 0 is a flush: the tree's first appends (it has nothing to overlap) and gets the budget's
+  // filter (FlushesThatAppendGetTheBudgetsFilter); the same keys again overlap it.
+  EXPECT_EQ(bits_per_key_at(0, level_style), chosen_bits(1, 0));
+  for (int level = 0; level < 5; ++level) {
+    EXPECT_EQ(bits_per_key_at(level, level_style), chosen_bits(5, level)) << "level " << level;
+    if (level >= 2) {
+      EXPECT_LT(allocation[level].ExpectedBitsPerKey(), allocation[level - 1].ExpectedBitsPerKey())
+          << "level " << level;
+    }
+  }
+  EXPECT_GT(bits_per_key_at(0, level_style), 18);     // the top level: a wide filter
+  EXPECT_LT(allocation[4].ExpectedBitsPerKey(), 10);  // the last level holds 90% of the keys
+  // An unknown level (an ingested file) gets the filters of one level holding every key, which
+  // spend the budget exactly (the trailer's 32 bytes included) in expectation.
+  const double uniform = bits_per_key_at(-1, level_style);
+  EXPECT_EQ(uniform, chosen_bits(1, 0));
+  EXPECT_NEAR(leveled.Allocation(1, keys.size()).value()[0].ExpectedBitsPerKey(), 10, 1e-9);
+  // A universal tree's files take one filter, never a draw between two: the richer of the
+  // budget's if within 2% of it, else the leaner (here the richer is 10.64 bits/key).
+  const LevelFilter one_level = leveled.Allocation(1, keys.size()).value()[0];
+  const FilterChoice& unmixed =
+      one_level.upper_fraction > 0 && one_level.upper.bits_per_key > 1.02 * 10
+          ? one_level.base
+          : one_level.Largest();
+  EXPECT_NEAR(bits_per_key_at(2, ROCKSDB_NAMESPACE::kCompactionStyleUniversal),
+              8.0 * FilterBytes(unmixed.spec, keys.size()).value() / keys.size(), 1e-9);
+  EXPECT_LE(bits_per_key_at(2, ROCKSDB_NAMESPACE::kCompactionStyleUniversal), 1.02 * 10);
+}
+
+// A flush whose keys overlap none of its tree's recent flushes (an append: time series, logs,
+// ids) will be moved down unchanged, so it gets the budget's filter, that of a tree of one level;
+// a flush of keys among the recent ones gets level 0's. Column families are separate trees, the
+// first filter of a file (partition) decides for all of it, and only flushes are remembered.
+TEST(LeveledPolicy, FlushesThatAppendGetTheBudgetsFilter) {
+  BlockBasedTableOptions options;
+  options.filter_policy = PolicyFrom("{id=sstfilter.Leveled;bits_per_key=10;num_levels=5}");
+  const auto& leveled = dynamic_cast<const LeveledPolicy&>(*options.filter_policy);
+  auto keys_from = [](uint64_t first, uint64_t count) {
+    std::vector<std::string> keys;
+    for (uint64_t i = first; i < first + count; ++i) keys.push_back(testing::NumberedKey(i, 8));
+    return keys;
+  };
+  auto builder_for = [&](int level, const std::string& column_family) {
+    FilterBuildingContext context(options);
+    context.num_levels = 5;
+    context.level_at_creation = level;
+    context.column_family_name = column_family;
+    return std::unique_ptr<FilterBitsBuilder>(
+        options.filter_policy->GetBuilderWithContext(context));
+  };
+  // Each Finish of `builder` over its partitions (sets of keys): true where it took the budget's
+  // filter, false where level 0's.
+  auto budgets_filter = [&](FilterBitsBuilder& builder,
+                            const std::vector<std::vector<std::string>>& partitions) {
+    std::vector<bool> out;
+    for (const std::vector<std::string>& keys : partitions) {
+      for (const std::string& k : keys) builder.AddKey(k);
+      std::unique_ptr<const char[]> buf;
+      const size_t bytes = builder.Finish(&buf).size();
+      const uint64_t appended =
+          FilterBytes(LeveledChoice(leveled, 1, 0, keys).spec, keys.size()).value();
+      const uint64_t level0 =
+          FilterBytes(LeveledChoice(leveled, 5, 0, keys).spec, keys.size()).value();
+      EXPECT_LT(appended, level0);
+      EXPECT_TRUE(bytes == appended || bytes == level0) << bytes;
+      out.push_back(bytes == appended);
+    }
+    return out;
+  };
+  auto flush = [&](const std::string& column_family, uint64_t first, uint64_t count) -> bool {
+    return budgets_filter(*builder_for(0, column_family), {keys_from(first, count)})[0];
+  };
+  EXPECT_TRUE(flush("a", 10'000, 2'000));  // the first flush: nothing to overlap
+  EXPECT_TRUE(flush("a", 12'000, 2'000));  // ascending keys
+  EXPECT_TRUE(flush("a", 8'000, 2'000));   // descending keys
+  EXPECT_FALSE(flush("a", 9'000, 2'000));  // keys among the last flushes'
+  EXPECT_FALSE(flush("a", 11'000, 200));   // inside one flush's range
+  EXPECT_TRUE(flush("b", 10'000, 2'000));  // another column family: another tree
+  // Another level's file is no flush: neither asked nor remembered.
+  budgets_filter(*builder_for(1, "a"), {keys_from(20'000, 2'000)});
+  EXPECT_TRUE(flush("a", 20'000, 2'000));
+  // A partitioned filter: its first partition decides, and its whole range is remembered.
+  EXPECT_EQ(budgets_filter(*builder_for(0, "a"), {keys_from(30'000, 1'000), keys_from(0, 1'000)}),
+            (std::vector<bool>{true, true}));
+  EXPECT_FALSE(flush("a", 25'000, 1'000));  // between that file's two partitions
+  EXPECT_EQ(
+      budgets_filter(*builder_for(0, "a"), {keys_from(5'000, 1'000), keys_from(40'000, 1'000)}),
+      (std::vector<bool>{false, false}));
+}
+
+// Without num_levels, the model is the levels the tree really has (plugin/tree_history.h):
+// level 0, then from the shallowest to the deepest level that compaction outputs have gone to,
+// level 0 as large as the shallowest. Before any compaction, the column family's num_levels.
+TEST(LeveledPolicy, ModelsTheLevelsCompactionsReach) {
+  BlockBasedTableOptions options;
+  options.filter_policy = PolicyFrom("sstfilter.Leveled:10");
+  const auto& leveled = dynamic_cast<const LeveledPolicy&>(*options.filter_policy);
+  std::vector<std::string> keys;
+  for (int i = 0; i < 5000; ++i) keys.push_back(Key(i));
+  auto bytes_at = [&](int level, bool bottommost) {
+    FilterBuildingContext context(options);
+    context.num_levels = 7;
+    context.level_at_creation = level;
+    context.is_bottommost = bottommost;
+    std::unique_ptr<FilterBitsBuilder> builder(
+        options.filter_policy->GetBuilderWithContext(context));
+    for (const std::string& k : keys) builder->AddKey(k);
+    std::unique_ptr<const char[]> buf;
+    return builder->Finish(&buf).size();
+  };
+  auto allocated = [&](int num_levels, int level) {
+    return FilterBytes(LeveledChoice(leveled, num_levels, level, keys).spec, keys.size()).value();
+  };
+  EXPECT_EQ(bytes_at(0, false), allocated(1, 0));  // the first flush appends
+  EXPECT_EQ(bytes_at(0, false), allocated(7, 0));  // the same keys again: before any compaction,
+                                                   // level 0 of num_levels
+  EXPECT_EQ(bytes_at(4, false), allocated(2, 1));  // the first compaction: levels 0 and 4
+  EXPECT_EQ(bytes_at(6, true), allocated(4, 3));   // levels 0, 4, 5, 6
+  EXPECT_EQ(bytes_at(5, false), allocated(4, 2));
+  EXPECT_EQ(bytes_at(4, false), allocated(4, 1));
+  EXPECT_EQ(bytes_at(5, true),
+            allocated(4, 3));  // bottommost: the largest level, whatever its number
+  EXPECT_EQ(bytes_at(0, false), allocated(4, 0));  // level 0 of the model
+  EXPECT_LT(allocated(4, 0), allocated(7, 0));     // level 0 of a real tree is no 1e-6 of it
+  EXPECT_EQ(bytes_at(3, false), allocated(5, 1));  // the base level moves up: levels 0, 3 to 6
+}
+
+// A logger that writes nothing: a database's identity in the listener's accounts.
+class SilentLogger : public ROCKSDB_NAMESPACE::Logger {
+ public:
+  using ROCKSDB_NAMESPACE::Logger::Logv;
+  void Logv(const char* /*format*/, va_list /*ap*/) override {}
+};
+
+// With the sstfilter.LeveledBudget listener's accounts of a tree, a file gets its level's filter
+// in the allocation over the tree's real shares, for the probes each level receives: an upper
+// level of a random tree (every lookup probes every level) gets Monkey's rich filter; the same
+// level of an ordered tree (each level probed for its own keys only) the budget's, like the last
+// level.
+TEST(LeveledPolicy, AllocatesForTheProbesEachLevelReceives) {
+  BlockBasedTableOptions options;
+  options.filter_policy = PolicyFrom("sstfilter.Leveled:10");
+  SilentLogger logger;
+  const auto alive = std::make_shared<int>();  // the database whose logger it is stays open
+  const std::vector<uint64_t> level_keys = {0, 0, 0, 0, 10'000, 90'000, 900'000};
+  std::vector<std::string> keys;
+  for (int i = 0; i < 5000; ++i) keys.push_back(Key(i));
+  // Bits per key of a file of `keys` written to `level` of a tree whose levels receive `probes`.
+  auto bits_at = [&](const std::string& column_family, int level,
+                     const std::vector<double>& probes) {
+    TreeAccounts accounts;
+    accounts.levels.resize(level_keys.size());
+    for (size_t i = 0; i < level_keys.size(); ++i) {
+      accounts.levels[i].keys = level_keys[i];
+      accounts.levels[i].filter_bytes = level_keys[i] * 10 / 8;
+      accounts.levels[i].probes = probes[i];
+    }
+    Ledger::Global().Publish(LoggerTree(&logger, column_family), alive, accounts);
+    FilterBuildingContext context(options);
+    context.num_levels = 7;
+    context.level_at_creation = level;
+    context.info_log = &logger;
+    context.column_family_name = column_family;
+    std::unique_ptr<FilterBitsBuilder> builder(
+        options.filter_policy->GetBuilderWithContext(context));
+    for (const std::string& k : keys) builder->AddKey(k);
+    std::unique_ptr<const char[]> buf;
+    return 8.0 * builder->Finish(&buf).size() / keys.size();
+  };
+  const std::vector<double> random = {0, 0, 0, 0, 1, 1, 1};
+  const std::vector<double> ordered = {0, 0, 0, 0, 0.01, 0.09, 0.9};
+  const double random_upper = bits_at("random", 4, random);
+  const double ordered_upper = bits_at("ordered", 4, ordered);
+  const double ordered_last = bits_at("ordered", 6, ordered);
+  printf(
+      "[ figures  ] level 4 of 7: %.2f bits/key when every lookup probes it, %.2f when it is "
+      "probed for its own keys (the last level: %.2f)\n",
+      random_upper, ordered_upper, ordered_last);
+  EXPECT_GT(random_upper, 15);
+  EXPECT_LT(ordered_upper, 11.5);
+  EXPECT_NEAR(ordered_upper, ordered_last, 1.5);
+  // A flush: the first of a tree appends (the budget's filter); one over the same keys does not,
+  // and every lookup probes it, though level 0 has no files in the accounts yet.
+  EXPECT_LT(bits_at("random", 0, random), 11.5);
+  EXPECT_GT(bits_at("random", 0, random), 15);
+}
+
+// The lookup heat of a key range (HeatOf): ten files of level 4, one of which takes 100 times
+// the probes per key of the others. The hot file's probes per key are 1 / 0.109 of the level's,
+// 9.17; each cold one's 0.0917, held at a quarter; their key-weighted geometric mean is
+// 9.17^0.1 x 0.25^0.9 = 0.358, so the hot range is 25.6 times as hot as the level's mean and a
+// cold one 0.70 times. A range that meets the hot file and a cold one counts both.
+TEST(LeveledPolicy, HeatOfAKeyRangeIsItsFilesProbesPerKeyOverTheLevels) {
+  auto name = [](int i) { return testing::NumberedKey(i, /*digits=*/8); };
+  std::vector<FileHeat> files;
+  for (int f = 0; f < 10; ++f) {
+    files.push_back(
+        {4, 10'000, f == 0 ? 10'000.0 : 100.0, name(f * 10'000), name(f * 10'000 + 9'999)});
+  }
+  files.push_back({5, 50'000, 1e6, name(0), name(99'999)});  // another level: no part in level 4's
+  auto heat_of = [&](int first, int last, int level = 4) {
+    KeyRange range;
+    range.Add(name(first));
+    range.Add(name(last));
+    return HeatOf(files, level, range);
+  };
+  const double mean = std::pow(10'000 / 10'900.0 * 10, 0.1) * std::pow(0.25, 0.9);
+  EXPECT_NEAR(heat_of(0, 4'999), (10'000 / 10'900.0 * 10) / mean, 1e-9);
+  EXPECT_NEAR(heat_of(50'000, 54'999), 0.25 / mean, 1e-9);
+  EXPECT_NEAR(heat_of(5'000, 14'999), (10'100 / 20'000.0) / (10'900 / 100'000.0) / mean, 1e-9);
+  EXPECT_EQ(heat_of(200'000, 300'000), 1) << "meets no file";
+  EXPECT_EQ(heat_of(0, 4'999, 3), 1) << "a level with no counted files";
+  // A small file far hotter than its level (a file can be at most its level's keys over its own
+  // keys hotter than the level) is held at kMaxHeat.
+  files[0].keys = 100;
+  files[0].sampled_probes = 1e9;
+  const double held = std::exp((100 * std::log(kMaxHeat) + 90'000 * std::log(kMinHeat)) / 90'100);
+  EXPECT_NEAR(heat_of(0, 4'999), kMaxHeat / held, 1e-9);
+}
+
+// With the readers' counts per file, a file of the hot range gets more bits than its level's
+// filter without counts: about log2(25.6) = 4.7 halvings of the rate, at 0.9 of the counts'
+// weight (one file's draw on a level that mixes two filters moves it by a bit either way).
+TEST(LeveledPolicy, GivesHotKeyRangesMoreBits) {
+  BlockBasedTableOptions options;
+  options.filter_policy = PolicyFrom("sstfilter.Leveled:10");
+  SilentLogger logger;
+  const auto alive = std::make_shared<int>();
+  auto name = [](int i) { return testing::NumberedKey(i, /*digits=*/8); };
+  // Bits per key of a file of level 4 holding keys [first, first + 5000).
+  auto bits_at = [&](const std::string& column_family, int first, bool with_heat) {
+    TreeAccounts accounts;
+    accounts.levels.resize(7);
+    const std::vector<uint64_t> level_keys = {0, 0, 0, 0, 100'000, 900'000, 9'000'000};
+    for (size_t i = 0; i < level_keys.size(); ++i) {
+      accounts.levels[i].keys = level_keys[i];
+      accounts.levels[i].filter_bytes = level_keys[i] * 10 / 8;
+      accounts.levels[i].probes = level_keys[i] > 0 ? 1 : 0;
+    }
+    if (with_heat) {
+      auto heat = std::make_shared<std::vector<FileHeat>>();
+      for (int f = 0; f < 10; ++f) {
+        heat->push_back(
+            {4, 10'000, f == 0 ? 10'000.0 : 100.0, name(f * 10'000), name(f * 10'000 + 9'999)});
+      }
+      accounts.heat = heat;
+      accounts.counted_weight = 0.9;
+    }
+    Ledger::Global().Publish(LoggerTree(&logger, column_family), alive, accounts);
+    FilterBuildingContext context(options);
+    context.num_levels = 7;
+    context.level_at_creation = 4;
+    context.info_log = &logger;
+    context.column_family_name = column_family;
+    std::unique_ptr<FilterBitsBuilder> builder(
+        options.filter_policy->GetBuilderWithContext(context));
+    for (int i = first; i < first + 5000; ++i) builder->AddKey(name(i));
+    std::unique_ptr<const char[]> buf;
+    return 8.0 * builder->Finish(&buf).size() / 5000;
+  };
+  const double level = bits_at("no counts", 0, false);
+  const double hot = bits_at("hot", 0, true);
+  printf("[ figures  ] level 4: %.2f bits/key without counts, %.2f in the hot range with them\n",
+         level, hot);
+  EXPECT_GT(hot, level + 3);
+}
+
+// A tree is named by its database's logger's address, which the next database may reuse: the
+// accounts of a database whose logger is gone are nobody's.
+TEST(Ledger, ForgetsTheAccountsOfAClosedDatabase) {
+  auto logger = std::make_shared<int>();
+  const TreeId tree = LoggerTree(logger.get(), "default");
+  TreeAccounts accounts;
+  accounts.levels.resize(2);
+  accounts.levels[1].keys = 1000;
+  Ledger::Global().Publish(tree, logger, accounts);
+  TreeAccounts got;
+  ASSERT_TRUE(Ledger::Global().Get(tree, &got));
+  EXPECT_EQ(got.levels.at(1).keys, 1000u);
+  logger.reset();  // the database closed
+  EXPECT_FALSE(Ledger::Global().Get(tree, &got));
+}
+
+// On the level whose budget falls between two filters, each file takes one of them, drawn from
+// its keys: the same keys in another order get the same choice, and the share of
+// files that take the larger one is the allocation's fraction (within a 5-sigma binomial bound).
+TEST(LeveledPolicy, AMixedLevelsFilesDrawTheirFilterFromTheirKeys) {
+  BlockBasedTableOptions options;
+  options.filter_policy = PolicyFrom("{id=sstfilter.Leveled;bits_per_key=10;num_levels=5}");
+  ASSERT_NE(options.filter_policy, nullptr);
+  const auto& leveled = dynamic_cast<const LeveledPolicy&>(*options.filter_policy);
+  constexpr int kKeys = 2000;
+  const std::vector<LevelFilter> allocation = leveled.Allocation(5, kKeys).value();
+  int mixed = -1;
+  for (int level = 0; level < 5; ++level) {
+    if (allocation[level].upper_fraction > 0) mixed = level;
+  }
+  ASSERT_GE(mixed, 0) << "10 bits/key over 5 levels of 2,000-key files falls between filters";
+  const LevelFilter& level = allocation[mixed];
+  // The larger filter, by size (a cuckoo build may take a few more buckets than FilterBytes).
+  const uint64_t upper_bytes = FilterBytes(level.upper.spec, kKeys).value();
+  const uint64_t base_bytes = FilterBytes(level.base.spec, kKeys).value();
+  ASSERT_GT(upper_bytes, base_bytes);
+  auto TrailerOf = [](const std::string& filter) {
+    return FilterReader::Open(reinterpret_cast<const uint8_t*>(filter.data()), filter.size())
+        .trailer();
+  };
+  auto build = [&](const std::vector<std::string>& keys) {
+    std::unique_ptr<FilterBitsBuilder> builder = BuilderAtLevel(options, mixed);
+    for (const std::string& k : keys) builder->AddKey(k);
+    std::unique_ptr<const char[]> buf;
+    const Slice filter = builder->Finish(&buf);
+    return filter.ToString();
+  };
+  constexpr int kFiles = 400;
+  int upper = 0;
+  for (int file = 0; file < kFiles; ++file) {
+    std::vector<std::string> keys;
+    for (int i = 0; i < kKeys; ++i) keys.push_back("file" + std::to_string(file) + Key(i));
+    const std::string bytes = build(keys);
+    upper += 2 * bytes.size() > upper_bytes + base_bytes;
+    if (file < 3) {
+      // The same choice (kind, parameter and size; a cuckoo build's placement may differ).
+      std::vector<std::string> reversed(keys.rbegin(), keys.rend());
+      reversed.insert(reversed.begin() + 100, reversed[100]);  // a repeat, which is skipped
+      const std::string again = build(reversed);
+      const Trailer t = TrailerOf(bytes), u = TrailerOf(again);
+      EXPECT_EQ(std::make_tuple(u.kind, u.param, u.num_units, u.num_keys, again.size()),
+                std::make_tuple(t.kind, t.param, t.num_units, t.num_keys, bytes.size()))
+          << "file " << file;
+      EXPECT_EQ(bytes.size(),
+                FilterBytes(LeveledChoice(leveled, 5, mixed, keys).spec, kKeys).value());
+    }
+  }
+  const double p = level.upper_fraction;
+  EXPECT_NEAR(upper, p * kFiles, testing::BinomialTolerance(kFiles, p))
+      << "level " << mixed << ", fraction " << p;
+}
+
+// Every kind has a fixed minimum size (a 64-byte block, two buckets, a few segments), so for a
+// file of a handful of keys every filter costs more bits per key than the budget. Such a file still
+// gets its level's filter: a few bytes, not a data block read for every lookup.
+TEST(LeveledPolicy, TinyFilesKeepTheirLevelsFilter) {
+  BlockBasedTableOptions options;
+  options.filter_policy = PolicyFrom("{id=sstfilter.Leveled;bits_per_key=10;num_levels=5}");
+  ASSERT_NE(options.filter_policy, nullptr);
+  for (const int level : {-1, 0, 4}) {
+    SCOPED_TRACE(level);
+    std::unique_ptr<FilterBitsBuilder> builder = BuilderAtLevel(options, level);
+    ASSERT_NE(builder, nullptr);
+    for (const int keys : {1, 3}) {
+      for (int i = 0; i < keys; ++i) builder->AddKey(Key(i));
+      std::unique_ptr<const char[]> buf;
+      const Slice filter = builder->Finish(&buf);
+      std::unique_ptr<FilterBitsReader> reader(options.filter_policy->GetFilterBitsReader(filter));
+      for (int i = 0; i < keys; ++i) EXPECT_TRUE(reader->MayMatch(Key(i)));
+      int false_positives = 0;
+      for (int i = 0; i < 10000; ++i) false_positives += reader->MayMatch(Key(1'000'000 + i));
+      // The least of these filters (level 4's) is an 8-bit fuse filter: 0.39%.
+      EXPECT_LT(false_positives, 100) << keys << " keys";
+    }
+  }
+}
+
+}  // namespace
+}  // namespace sstfilter

@@ -30,9 +30,18 @@
 # bounded scans on a 2M-key database with direct reads and a 32 MiB block cache, with and without
 # sstfilter.RangeFilter (16 bits per key): seekempty (ranges of 16 integers just after a present
 # key, empty) and seekrandom (16 keys), 3 rounds. About 4 minutes; arguments go to db_bench_ext.
+#
+# `scripts/bench.sh --tight` is production's shape with a block cache far smaller than the data:
+# full and partitioned filters, caches of 8, 32 and 128 MiB, uniform and Zipfian lookups, RocksDB's
+# filters with and without optimize_filters_for_hits, sstfilter.Leveled at about the same memory and
+# at about 0.6x, each fill on 2 fresh builds (scripts/bench_tight.sh says more). About 25 minutes.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_dir=$("$root/scripts/setup.sh" | tail -n 1)
+if [ "${1:-}" = "--tight" ]; then
+  shift
+  DB_BENCH_EXT="$build_dir/db_bench_ext/db_bench_ext" exec bash "$root/scripts/bench_tight.sh" "$@"
+fi
 if [ "${1:-}" = "--micro" ]; then
   shift
   exec "$build_dir/db_bench_ext/core_bench" --benchmark_min_time=0.3 "$@"

@@ -138,4 +138,21 @@ if "${bcb[@]}" --configs=bogus > /dev/null 2> "$work/bcb.err"; then
 fi
 [ "$(wc -l < "$work/bcb.err")" -eq 1 ] && grep -q "unknown config bogus" "$work/bcb.err" ||
   { echo "FAIL: no one-line error for an unknown config" >&2; exit 1; }
+# scripts/bench_tight.sh (scripts/bench.sh --tight), small: one build, one cache and
+# distribution, partitioned filters; a row per policy, the ratios on sstfilter's; a cache it cannot
+# read is one line and exit 2.
+tight=(env DB_BENCH_EXT="$build/db_bench_ext/db_bench_ext" bash "$src/scripts/bench_tight.sh"
+       --db="$work/tight")
+"${tight[@]}" --builds=1 --num=20000 --reads=2000 --caches=1 --dists=zipfian --modes=partitioned \
+  > "$work/tight.out"
+cat "$work/tight.out"
+[ "$(grep -Ec '^partitioned +1 zipfian +[^ ]+ ' "$work/tight.out")" -eq 7 ] ||
+  { echo "FAIL: bench_tight.sh did not print a median row per policy" >&2; exit 1; }
+[ "$(grep -Ec '^partitioned +1 zipfian +sstfilter.Leveled:[0-9.]+ .*x +[0-9.]+x +[0-9.]+x$' "$work/tight.out")" -eq 2 ] ||
+  { echo "FAIL: bench_tight.sh did not print the ratios of sstfilter's policies" >&2; exit 1; }
+if "${tight[@]}" --caches=8MiB > /dev/null 2> "$work/tight.err"; then
+  echo "FAIL: bench_tight.sh accepted a cache size that is not MiB" >&2; exit 1
+fi
+[ "$(wc -l < "$work/tight.err")" -eq 1 ] && grep -q "is not MiB" "$work/tight.err" ||
+  { echo "FAIL: no one-line error for a bad cache size" >&2; exit 1; }
 echo "1 passed, 0 failed"

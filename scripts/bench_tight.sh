@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# `scripts/bench.sh --tight`: the shape production runs in, where filters and indexes share a
+# block cache far smaller than the data. Each build: --num random puts of 16 + 100 bytes (8 MiB
+# files, 64 MiB level base, dynamic level bytes, the sstfilter.LeveledBudget listener, settled
+# fill), once with full filters and once partitioned (4 KiB partitions, two-level index); then
+# each fill is read, without writing it again, under every block cache size (--caches, MiB) and
+# key distribution (--dists): readmixed (half present keys) and readmissing, direct reads,
+# --reads lookups each. Policies: no filter; RocksDB's bloomfilter:10 and ribbonfilter:14.5:-1,
+# each also with optimize_filters_for_hits (a fill of its own); sstfilter.Leveled at about the
+# memory of RocksDB's Ribbon (--equal) and at about 0.6x it (--lower). Every fill is done on
+# --builds fresh builds, since which filter blocks evict each other changes from build to build.
+#
+#   scripts/bench.sh --tight [--builds=2] [--num=3000000] [--reads=50000] [--caches=8,32,128]
+#       [--dists=uniform,zipfian] [--modes=full,partitioned] [--equal=sstfilter.Leveled:10.6]
+#       [--lower=sstfilter.Leveled:6.4] [--db=DIR]
+#
+# Prints one line per build, mode, cache, distribution and policy (its bits/key over the SST
+# files, false positives and storage reads per absent lookup, readmissing and readmixed ops/sec),
+# then the medians over the builds, with the ratios of each sstfilter policy to RocksDB's best
+# configuration in the same cell (the most ops/sec; the fewest reads). Takes about 25 minutes on
+# 2 cores at the defaults.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ext=${DB_BENCH_EXT:-}
+builds=2
+num=3000000
+reads=50000
+caches="8,32,128"
+dists="uniform,zipfian"
+modes="full,partitioned"
+equal="sstfilter.Leveled:10.6"
+lower="sstfilter.Leveled:6.4"
+db=${TMPDIR:-/tmp}/sstfilter_bench_tight
+die() { echo "bench.sh --tight: $*" >&2; exit 2; }
+for arg in "$@"; do
+  case "$arg" in
+    --builds=*) builds=${arg#*=} ;;
+    --num=*) num=${arg#*=} ;;
+    --reads=*) reads=${arg#*=} ;;
+    --caches=*) caches=${arg#*=} ;;
+    --dists=*) dists=${arg#*=} ;;
+    --modes=*) modes=${arg#*=} ;;
+    --equal=*) equal=${arg#*=} ;;
+    --lower=*) lower=${arg#*=} ;;
+    --db=*) db=${arg#*=} ;;
+    *) die "unknown argument $arg (see the comment at the top of scripts/bench_tight.sh)" ;;
+  esac
+done
+[[ "$builds" =~ ^[1-9][0-9]*$ ]] || die "--builds must be a positive integer"
+[[ "$num" =~ ^[1-9][0-9]*$ ]] || die "--num must be a positive integer"
+[[ "$reads" =~ ^[1-9][0-9]*$ ]] || die "--reads must be a positive integer"
+IFS=, read -r -a cache_list <<< "$caches"
+IFS=, read -r -a dist_list <<< "$dists"
+IFS=, read -r -a mode_list <<< "$modes"
+for c in "${cache_list[@]}"; do [[ "$c" =~ ^[1-9][0-9]*$ ]] || die "--caches: '$c' is not MiB"; done
+for d in "${dist_list[@]}"; do
+  case "$d" in uniform | zipfian) ;; *) die "--dists: '$d' is not uniform or zipfian" ;; esac
+done
+for m in "${mode_list[@]}"; do
+  case "$m" in full | partitioned) ;; *) die "--modes: '$m' is not full or partitioned" ;; esac
+done
+for p in "$equal" "$lower"; do [[ "$p" =~ ^[A-Za-z0-9_.:-]+$ ]] || die "bad policy '$p'"; done
+if [ -z "$ext" ]; then
+  ext="$("$root/scripts/setup.sh" | tail -n 1)/db_bench_ext/db_bench_ext"
+fi
+[ -x "$ext" ] || die "no $ext (build first, or set DB_BENCH_EXT)"
+
+policies="none,bloomfilter:10,ribbonfilter:14.5:-1,$equal,$lower"
+hits_policies="bloomfilter:10,ribbonfilter:14.5:-1"  # with optimize_filters_for_hits
+common=(--num="$num" --reads="$reads" --rounds=1 --settled_fill --compression_type=none
+  --cache_index_and_filter_blocks --use_direct_reads --target_file_size_base=8388608
+  --max_bytes_for_level_base=67108864 --level_compaction_dynamic_level_bytes
+  --listeners=sstfilter.LeveledBudget --read_hit_ratio=0.5 --plot=)
+rows=$(mktemp)
+trap 'rm -f "$rows"' EXIT
+
+# The rows of db_bench_ext's closing table: "policy bits/key FP% FP/look reads/look readmissing
+# multimissing readrandom readmixed ...", each printed with the cell's labels before it.
+table_rows() {
+  awk -v labels="$1" -v suffix="$2" '
+    /^filter policy/ { in_table = 1; getline; next }
+    in_table && NF >= 9 { printf "%s\t%s%s\t%s\t%s\t%s\t%s\t%s\n", labels, $1, suffix, $2, $4, $5, $6, $9 }
+    in_table && NF < 9 { in_table = 0 }'
+}
+
+start=$SECONDS
+for ((b = 1; b <= builds; b++)); do
+  for mode in "${mode_list[@]}"; do
+    flags=("${common[@]}")
+    [ "$mode" = partitioned ] && flags+=(--partition_filters)
+    rm -rf "$db"
+    echo "== build $b, $mode filters: filling ($((SECONDS - start)) s)" >&2
+    "$ext" --db="$db/plain" "${flags[@]}" --benchmarks=fillrandom --filter_uri="$policies" \
+      > /dev/null
+    "$ext" --db="$db/hits" "${flags[@]}" --optimize_filters_for_hits --benchmarks=fillrandom \
+      --filter_uri="$hits_policies" > /dev/null
+    for cache in "${cache_list[@]}"; do
+      for dist in "${dist_list[@]}"; do
+        labels="$b	$mode	$cache	$dist"
+        read_flags=("${flags[@]}" --use_existing_db --cache_size=$((cache << 20)) --key_dist="$dist"
+          --benchmarks=readmixed,readmissing)
+        "$ext" --db="$db/plain" "${read_flags[@]}" --filter_uri="$policies" |
+          table_rows "$labels" "" >> "$rows"
+        "$ext" --db="$db/hits" "${read_flags[@]}" --optimize_filters_for_hits \
+          --filter_uri="$hits_policies" | table_rows "$labels" "+hits" >> "$rows"
+      done
+    done
+  done
+done
+rm -rf "$db"
+
+echo "build	mode	cache_MiB	dist	policy	bits/key	FP/look	reads/look	readmissing	readmixed"
+cat "$rows"
+echo
+echo "Medians over $builds builds; ratios against RocksDB's best configuration in the cell"
+echo "(the most ops/sec, the fewest reads per absent lookup), sstfilter's policies only."
+# The median of a cell's builds, per column; then, per cell, the ratios.
+awk -F'\t' -v equal="$equal" -v lower="$lower" '
+  function median(list,    n, v, i, j, t) {
+    n = split(list, v, " ")
+    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] + 0 < v[i] + 0) { t = v[i]; v[i] = v[j]; v[j] = t }
+    return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+  }
+  {
+    cell = $2 "\t" $3 "\t" $4; key = cell "\t" $5
+    if (!(key in seen)) { seen[key] = 1; order[++n] = key }
+    for (c = 6; c <= 10; c++) values[key, c] = values[key, c] " " $c
+  }
+  END {
+    printf "%-12s %6s %-8s %-28s %8s %8s %10s %12s %10s %10s %8s %8s\n", "mode", "cache",
+      "dist", "policy", "bits/key", "FP/look", "reads/look", "readmissing", "readmixed",
+      "missing x", "reads x", "mixed x"
+    for (i = 1; i <= n; i++) {
+      key = order[i]; split(key, k, "\t"); cell = k[1] "\t" k[2] "\t" k[3]
+      for (c = 6; c <= 10; c++) med[key, c] = median(values[key, c])
+      if (k[4] != equal && k[4] != lower && k[4] != "none") {
+        if (!(cell in best_missing) || med[key, 9] > best_missing[cell]) best_missing[cell] = med[key, 9]
+        if (!(cell in best_mixed) || med[key, 10] > best_mixed[cell]) best_mixed[cell] = med[key, 10]
+        if (!(cell in best_reads) || med[key, 8] < best_reads[cell]) best_reads[cell] = med[key, 8]
+      }
+    }
+    for (i = 1; i <= n; i++) {
+      key = order[i]; split(key, k, "\t"); cell = k[1] "\t" k[2] "\t" k[3]
+      ratios = ""
+      if (k[4] == equal || k[4] == lower) {
+        ratios = sprintf("%9.2fx %7.2fx %7.2fx", med[key, 9] / best_missing[cell],
+                         best_reads[cell] > 0 ? med[key, 8] / best_reads[cell] : 0,
+                         med[key, 10] / best_mixed[cell])
+      }
+      printf "%-12s %6s %-8s %-28s %8.2f %8.4f %10.4f %12.0f %10.0f %s\n", k[1], k[2], k[3], k[4],
+        med[key, 6], med[key, 7], med[key, 8], med[key, 9], med[key, 10], ratios
+    }
+  }' "$rows"
+echo "took $((SECONDS - start)) s"

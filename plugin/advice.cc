@@ -54,6 +54,7 @@ ROCKSDB_NAMESPACE::Status AccountTreeForAdvice(
     for (size_t i = 0; i < accounts.levels.size() && i < bits.value().size(); ++i) {
       LevelAccount& a = accounts.levels[i];
       a.filter_bytes = static_cast<uint64_t>(static_cast<double>(a.keys) * bits.value()[i] / 8);
+      a.unmeasured_keys = 0;  // every file's filter is the policy's now: all measured
     }
     Ledger::Global().Publish(tree, info_log, std::move(accounts));
   } catch (const std::exception& e) {

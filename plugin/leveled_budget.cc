@@ -107,6 +107,9 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
       const ROCKSDB_NAMESPACE::TableFileCreationBriefInfo& info) override {
     Guard([&] {
       ClearTableInCreation();
+      // A table written as the database opens (its WAL replayed) comes before any event that
+      // names the new session: its tree is the logger's.
+      if (info.reason == ROCKSDB_NAMESPACE::TableFileCreationReason::kRecovery) return;
       std::lock_guard<std::mutex> lock(mu_);
       const auto it = databases_.find(info.db_name);
       if (it == databases_.end() || it->second.id.empty()) return;  // no event has named it yet

@@ -319,11 +319,12 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
     LogNoFilter(context.info_log, Name(), watched.error());
     return nullptr;
   }
+  const CacheShards shards = ShardsHoldingWholeFilters(context.table_options);  // may throw
   auto* builder = new (std::nothrow) SstFilterBitsBuilder(
       std::move(chooser), context.table_options.detect_filter_construct_corruption,
       context.info_log);
   if (builder != nullptr) {
-    builder->SetCacheShards(ShardsHoldingWholeFilters(context.table_options), oversized_);
+    builder->SetCacheShards(shards, oversized_);
     // The listener learns where lookups go from the probes the readers count.
     if (watched.value()) builder->CountProbes();
   }

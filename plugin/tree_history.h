@@ -88,7 +88,9 @@ class KeyRange {
 // and session the table belongs to: TableInCreation), and by its logger's address where not. A
 // database is its name (its directory) and session (DB::GetDbSessionId, new at each open): a
 // database reopened, or another opened at the same path or with a logger at a freed address,
-// starts a tree of its own and inherits nothing. Without the listener, databases that share a
+// starts a tree of its own and inherits nothing (the tables it writes as it opens, replaying its
+// WAL, come before any event names the new session: they are the logger's tree). Without the
+// listener, databases that share a
 // Logger share a history: a wrong guess that costs memory or false positives, never a key.
 struct TreeId {
   std::string database;  // "db:<name>" or "logger:<address>"

@@ -126,6 +126,45 @@ TEST_F(DbTest, AccountTreeForAdviceGivesTheTreeAsItIsWithNothingToSteer) {
   EXPECT_NEAR(spent / kKeys, 10, 0.05);
 }
 
+// The same for a column family other than the default, whose files a listener cannot measure
+// (it has no handle on it): the advice's accounts have every level measured, at the policy's
+// filters, so there is nothing to steer (with the files counted unmeasured, the excess was about
+// the whole budget and the steering went to its floor).
+TEST_F(DbTest, AccountTreeForAdviceOnAnotherColumnFamilyHasNothingToSteer) {
+  Options options = MakeOptions("bloomfilter:10");
+  ShapeSmallTree(/*level1_bytes=*/256 << 10, /*file_bytes=*/64 << 10, &options);
+  Open(options);
+  ROCKSDB_NAMESPACE::ColumnFamilyHandle* other = nullptr;
+  ASSERT_TRUE(db_->CreateColumnFamily(options, "other", &other).ok());
+  for (uint64_t i = 0; i < 20'000; ++i) {
+    ASSERT_TRUE(db_->Put(WriteOptions(), other, PresentKey(i), ValueOf(PresentKey(i))).ok());
+  }
+  ASSERT_TRUE(db_->Flush(ROCKSDB_NAMESPACE::FlushOptions(), other).ok());
+  ASSERT_TRUE(
+      db_->CompactRange(ROCKSDB_NAMESPACE::CompactRangeOptions(), other, nullptr, nullptr).ok());
+  std::shared_ptr<const ROCKSDB_NAMESPACE::FilterPolicy> leveled;
+  ASSERT_TRUE(NewFilterPolicy("sstfilter.Leveled:10", &leveled).ok());
+  struct NullLogger : ROCKSDB_NAMESPACE::Logger {
+    using ROCKSDB_NAMESPACE::Logger::Logv;
+    void Logv(const char*, va_list) override {}
+  };
+  const std::shared_ptr<ROCKSDB_NAMESPACE::Logger> logger = std::make_shared<NullLogger>();
+  const ROCKSDB_NAMESPACE::Status s = AccountTreeForAdvice(db_.get(), "other", *leveled, logger);
+  ASSERT_TRUE(db_->DestroyColumnFamilyHandle(other).ok());
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  TreeAccounts accounts;
+  ASSERT_TRUE(Ledger::Global().Get(LoggerTree(logger.get(), "other"), &accounts));
+  uint64_t keys = 0;
+  for (const LevelAccount& a : accounts.levels) {
+    keys += a.keys;
+    EXPECT_EQ(a.unmeasured_keys, 0u);
+  }
+  EXPECT_EQ(keys, 20'000u);
+  const Result<double> excess = ExcessBelowLevel0(TreeShape(accounts), accounts, 10, 10);
+  ASSERT_TRUE(excess.ok()) << excess.error();
+  EXPECT_NEAR(excess.value(), 0, 0.05);
+}
+
 // Large memtables make level 0 a large part of a tree: here each flush is about 8% of the final
 // tree, and level 0 holds up to four. The listener counts a running compaction's inputs where
 // their keys are going, and level 0 at its fullest lately, so the allocation for the levels below

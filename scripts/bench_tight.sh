@@ -18,8 +18,8 @@
 # Prints one line per build, mode, cache, distribution and policy (its bits/key over the SST
 # files, false positives and storage reads per absent lookup, readmissing and readmixed ops/sec),
 # then the medians over the builds, with the ratios of each sstfilter policy to RocksDB's best
-# configuration in the same cell (the most ops/sec; the fewest reads). Takes about 25 minutes on
-# 2 cores at the defaults.
+# configuration in the same cell (the most ops/sec; the fewest reads). Takes about 31 minutes on
+# 2 cores at the defaults (30 min 48 s here).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ext=${DB_BENCH_EXT:-}

@@ -231,16 +231,28 @@ size_t CountFrom(DB* db, const ReadOptions& ro, const std::string& from) {
   return n;
 }
 
-// A scan from `from` with these options: the keys it finds, and the files the filters skipped.
-struct ScanCounts {
-  size_t keys = 0;
-  uint64_t skipped = 0;
-};
-ScanCounts CountSkipping(DB* db, ReadOptions ro, const std::string& from) {
+// A scan from `from` with these options finds `keys` keys, the filters skipping `skipped` files.
+void ExpectScan(DB* db, ReadOptions ro, const std::string& from, size_t keys, uint64_t skipped) {
   FileCounts files;
   CountFiles(&ro, &files);
-  const size_t keys = CountFrom(db, ro, from);
-  return {keys, files.skipped};
+  EXPECT_EQ(CountFrom(db, ro, from), keys);
+  EXPECT_EQ(files.skipped, skipped);
+}
+
+// The table properties of every file of the database's default column family.
+ROCKSDB_NAMESPACE::TablePropertiesCollection PropertiesOf(DB* db) {
+  ROCKSDB_NAMESPACE::TablePropertiesCollection props;
+  EXPECT_TRUE(db->GetPropertiesOfAllTables(&props).ok());
+  return props;
+}
+
+// ReadOptions bounded by *lower and *upper, with SkipEmptyFiles (the filter reads those Slices).
+ReadOptions SkippingWithin(const Slice* lower, const Slice* upper) {
+  ReadOptions ro;
+  ro.iterate_lower_bound = lower;
+  ro.iterate_upper_bound = upper;
+  EXPECT_TRUE(SkipEmptyFiles(&ro).ok());
+  return ro;
 }
 
 // SkipEmptyFiles called again with new bounds: the new bounds replace the old (a filter for the
@@ -255,13 +267,8 @@ TEST(RangeFilterDb, SkipEmptyFilesCalledAgainTakesTheNewBounds) {
   };
   std::string lower = Id(0), upper = Id(50);  // empty
   Slice l(lower), u(upper);
-  ReadOptions ro;
-  ro.iterate_lower_bound = &l;
-  ro.iterate_upper_bound = &u;
-  ASSERT_TRUE(SkipEmptyFiles(&ro).ok());
-  const ScanCounts first = CountSkipping(db.get(), ro, lower);
-  EXPECT_EQ(first.keys, 0u);
-  EXPECT_EQ(first.skipped, 1u);
+  ReadOptions ro = SkippingWithin(&l, &u);
+  ExpectScan(db.get(), ro, lower, /*keys=*/0, /*skipped=*/1);
   lower = Id(150);  // the Slices point at the strings: the bounds change in place
   upper = Id(160);
   l = Slice(lower);
@@ -287,13 +294,8 @@ TEST(RangeFilterDb, SkipEmptyFilesFollowsBoundsChangedInPlace) {
   ASSERT_NE(db, nullptr);
   std::string lower = Id(0), upper = Id(50);  // empty
   Slice l(lower), u(upper);
-  ReadOptions ro;
-  ro.iterate_lower_bound = &l;
-  ro.iterate_upper_bound = &u;
-  ASSERT_TRUE(SkipEmptyFiles(&ro).ok());
-  const ScanCounts empty = CountSkipping(db.get(), ro, lower);
-  EXPECT_EQ(empty.keys, 0u);
-  EXPECT_EQ(empty.skipped, 1u) << "the filter skips the empty range's file";
+  ReadOptions ro = SkippingWithin(&l, &u);
+  ExpectScan(db.get(), ro, lower, /*keys=*/0, /*skipped=*/1);  // the empty range's file
   // The bytes the Slices point to, changed in place (same length).
   lower.replace(0, lower.size(), Id(150));
   upper.replace(0, upper.size(), Id(160));
@@ -302,9 +304,7 @@ TEST(RangeFilterDb, SkipEmptyFilesFollowsBoundsChangedInPlace) {
   const std::string lower2 = Id(120), upper2 = Id(125);
   l = Slice(lower2);
   u = Slice(upper2);
-  const ScanCounts moved = CountSkipping(db.get(), ro, lower2);
-  EXPECT_EQ(moved.keys, 5u);
-  EXPECT_EQ(moved.skipped, 0u);
+  ExpectScan(db.get(), ro, lower2, /*keys=*/5, /*skipped=*/0);
 }
 
 // A column family whose comparator is not bytewise gets no range filter (none of its files can be
@@ -322,8 +322,7 @@ TEST(RangeFilterDb, ReverseComparatorColumnFamilyGetsNoFilter) {
     }
     ASSERT_TRUE(db->Flush({}).ok());
   }
-  ROCKSDB_NAMESPACE::TablePropertiesCollection props;
-  ASSERT_TRUE(db->GetPropertiesOfAllTables(&props).ok());
+  const auto props = PropertiesOf(db.get());
   ASSERT_EQ(props.size(), 3u);
   for (const auto& [path, p] : props) {
     EXPECT_EQ(p->user_collected_properties.count(kRangeFilterPropertyName), 0u) << path;
@@ -341,8 +340,7 @@ TEST(RangeFilterDb, ReverseComparatorColumnFamilyGetsNoFilter) {
   TempDir bytewise_dir("range_bytewise");
   auto bytewise = OneFileOfIds100To199(bytewise_dir);
   ASSERT_NE(bytewise, nullptr);
-  ROCKSDB_NAMESPACE::TablePropertiesCollection bytewise_props;
-  ASSERT_TRUE(bytewise->GetPropertiesOfAllTables(&bytewise_props).ok());
+  const auto bytewise_props = PropertiesOf(bytewise.get());
   ASSERT_EQ(bytewise_props.size(), 1u);
   EXPECT_EQ(
       bytewise_props.begin()->second->user_collected_properties.count(kRangeFilterPropertyName),
@@ -373,8 +371,7 @@ TEST(RangeFilterDb, SkipEmptyFilesWhereReadOptionsPointToTheFilter) {
   TempDir dir("range_pointer_form");
   auto db = OneFileOfIds100To199(dir);
   ASSERT_NE(db, nullptr);
-  ROCKSDB_NAMESPACE::TablePropertiesCollection tables;
-  ASSERT_TRUE(db->GetPropertiesOfAllTables(&tables).ok());
+  const auto tables = PropertiesOf(db.get());
   ASSERT_EQ(tables.size(), 1u);
   const TableProperties& file = *tables.begin()->second;
 
@@ -422,9 +419,7 @@ TEST(RangeFilterDb, SkipEmptyFilesWhereReadOptionsPointToTheFilter) {
   empty.iterate_upper_bound = &eu;
   TableFilterHolder empty_holder;
   ASSERT_TRUE(SkipEmptyFiles(&empty, &empty_holder).ok());
-  const ScanCounts counts = CountSkipping(db.get(), empty, empty_lower);
-  EXPECT_EQ(counts.keys, 0u);
-  EXPECT_EQ(counts.skipped, 1u);
+  ExpectScan(db.get(), empty, empty_lower, /*keys=*/0, /*skipped=*/1);
 }
 
 // Ordered keys in files of disjoint ranges at several levels, with a gap: scans of the gap skip

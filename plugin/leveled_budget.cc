@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -241,8 +242,8 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
     const std::shared_ptr<ROCKSDB_NAMESPACE::Logger> db_logger = db->GetDBOptions().info_log;
     std::vector<ROCKSDB_NAMESPACE::LiveFileMetaData> live;
     db->GetLiveFilesMetaData(&live);
-    const std::map<uint64_t, FileFilter> learned =
-        LearnFilters(db, cf_name, live, UnknownFiles(db_name, session, cf_name, live));
+    const std::map<std::string, FileFilter> learned =
+        LearnFilters(db, cf_name, UnknownFiles(db_name, session, cf_name, live));
     std::lock_guard<std::mutex> lock(mu_);
     Session& s = SessionLocked(db_name, session, db_logger.get());
     Tree& tree = TreeOf(s, cf_name);
@@ -275,7 +276,7 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
   // reported created and not live yet (kMaxAccountsUnseen), the rest forgotten. With mu_ held.
   LiveCounts CountLiveFiles(Session& s, const Tree& tree, const std::string& cf_name,
                             const std::vector<ROCKSDB_NAMESPACE::LiveFileMetaData>& live,
-                            const std::map<uint64_t, FileFilter>& learned, bool changed,
+                            const std::map<std::string, FileFilter>& learned, bool changed,
                             TreeAccounts* accounts) {
     LiveCounts counts;
     std::vector<LevelAccount>& levels = accounts->levels;
@@ -295,7 +296,7 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
       } else if (f.column_family_name != cf_name) {
         continue;  // another column family's: measured when its own account needs it
       } else {
-        const auto l = learned.find(f.file_number);
+        const auto l = learned.find(path);
         if (l != learned.end()) {
           filter = l->second;
         } else {
@@ -392,43 +393,34 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
     return f.directory + "/" + f.relative_filename;
   }
 
-  // The numbers of the column family's live files whose filters the listener does not know.
-  std::vector<uint64_t> UnknownFiles(const std::string& db_name, const std::string& session,
+  // The paths of the column family's live files whose filters the listener does not know.
+  std::set<std::string> UnknownFiles(const std::string& db_name, const std::string& session,
                                      const std::string& cf_name,
                                      const std::vector<ROCKSDB_NAMESPACE::LiveFileMetaData>& live) {
-    std::vector<uint64_t> unknown;
+    std::set<std::string> unknown;
     std::lock_guard<std::mutex> lock(mu_);
     const Session& s = SessionLocked(db_name, session, nullptr);
     for (const auto& f : live) {
-      if (f.column_family_name == cf_name && s.files.count(PathOf(f)) == 0) {
-        unknown.push_back(f.file_number);
-      }
+      if (f.column_family_name != cf_name) continue;
+      std::string path = PathOf(f);
+      if (s.files.count(path) == 0) unknown.insert(std::move(path));
     }
-    std::sort(unknown.begin(), unknown.end());
     return unknown;
   }
 
-  // The filters of `unknown` files, by number, from the table properties RocksDB holds for the
+  // The filters of `unknown` files, by path, from the table properties RocksDB holds for the
   // column family (with max_open_files = -1, RocksDB's default, every table reader is open and
   // this reads nothing; otherwise RocksDB reads what its table cache lacks, through the database's
   // own file system). Only the default column family's: a listener has no handle on the others,
   // whose files are measured as compactions read them (OnCompactionBegin).
-  static std::map<uint64_t, FileFilter> LearnFilters(
-      DB* db, const std::string& cf_name,
-      const std::vector<ROCKSDB_NAMESPACE::LiveFileMetaData>& live,
-      const std::vector<uint64_t>& unknown) {
-    std::map<uint64_t, FileFilter> learned;
+  static std::map<std::string, FileFilter> LearnFilters(DB* db, const std::string& cf_name,
+                                                        const std::set<std::string>& unknown) {
+    std::map<std::string, FileFilter> learned;
     if (unknown.empty() || cf_name != ROCKSDB_NAMESPACE::kDefaultColumnFamilyName) return learned;
     ROCKSDB_NAMESPACE::TablePropertiesCollection props;
     if (!db->GetPropertiesOfAllTables(db->DefaultColumnFamily(), &props).ok()) return learned;
-    std::map<std::string, uint64_t> number_of;  // path -> file number
-    for (const auto& f : live) number_of[PathOf(f)] = f.file_number;
     for (const auto& [path, p] : props) {
-      const auto n = number_of.find(path);
-      if (p != nullptr && n != number_of.end() &&
-          std::binary_search(unknown.begin(), unknown.end(), n->second)) {
-        learned[n->second] = FilterOf(*p);
-      }
+      if (p != nullptr && unknown.count(path) != 0) learned[path] = FilterOf(*p);
     }
     return learned;
   }

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdarg>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -197,6 +198,23 @@ inline std::unique_ptr<ROCKSDB_NAMESPACE::DB> OpenDb(const ROCKSDB_NAMESPACE::Op
   *status = sstfilter::compat::OpenDb(options, dir, &db);
   return db;
 }
+
+// The database in `dir`; null (and the test failed) if it does not open.
+inline std::unique_ptr<ROCKSDB_NAMESPACE::DB> MustOpen(const ROCKSDB_NAMESPACE::Options& options,
+                                                       const std::string& dir) {
+  ROCKSDB_NAMESPACE::Status s;
+  auto db = OpenDb(options, dir, &s);
+  EXPECT_TRUE(s.ok()) << dir << ": " << s.ToString();
+  return db;
+}
+
+// A logger that writes nothing: a database's (or the advisor's) identity in the listener's
+// accounts, or one Logger that several databases share.
+class SilentLogger : public ROCKSDB_NAMESPACE::Logger {
+ public:
+  using ROCKSDB_NAMESPACE::Logger::Logv;
+  void Logv(const char* /*format*/, va_list /*ap*/) override {}
+};
 
 // Waits until no compaction of `db` is pending or running. RocksDB 7.8, the version sstfilter
 // builds against, has no call that waits for them, so this polls.

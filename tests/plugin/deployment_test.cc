@@ -15,7 +15,6 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <cstdarg>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -42,24 +41,10 @@ using ROCKSDB_NAMESPACE::IOStatus;
 using ROCKSDB_NAMESPACE::Options;
 using ROCKSDB_NAMESPACE::Status;
 using ROCKSDB_NAMESPACE::WriteOptions;
-using testing::OpenDb;
+using testing::MustOpen;
 using testing::TempDir;
 using testing::TreeOfDb;
 using testing::WaitForCompactions;
-
-// A Logger that drops what it is given: one for several databases, as applications share one.
-class SharedLogger : public ROCKSDB_NAMESPACE::Logger {
- public:
-  using ROCKSDB_NAMESPACE::Logger::Logv;
-  void Logv(const char*, va_list) override {}
-};
-
-std::unique_ptr<DB> MustOpen(const Options& options, const std::string& dir) {
-  Status s;
-  auto db = OpenDb(options, dir, &s);
-  EXPECT_TRUE(s.ok()) << dir << ": " << s.ToString();
-  return db;
-}
 
 // Writes the keys of ids first, first + step, ... (count of them) and flushes them into one file.
 void WriteFile(DB* db, uint64_t first, uint64_t count, uint64_t step) {
@@ -101,7 +86,7 @@ uint64_t KeysIn(const TreeAccounts& a, uint64_t TreeAccountsKeys(const LevelAcco
 TEST(Deployment, DatabasesSharingALoggerKeepTheirOwnTrees) {
   const TempDir dir_a("shared_logger_a"), dir_b("shared_logger_b");
   Options options = testing::OptionsFor("sstfilter.Leveled:10");
-  options.info_log = std::make_shared<SharedLogger>();
+  options.info_log = std::make_shared<testing::SilentLogger>();  // one for both
   options.listeners.push_back(NewLeveledBudgetListener());
   options.disable_auto_compactions = true;
   auto a = MustOpen(options, dir_a.path());

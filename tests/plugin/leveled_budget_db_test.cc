@@ -93,11 +93,8 @@ TEST_F(DbTest, AccountTreeForAdviceGivesTheTreeAsItIsWithNothingToSteer) {
   std::shared_ptr<const ROCKSDB_NAMESPACE::FilterPolicy> leveled, bloom;
   ASSERT_TRUE(NewFilterPolicy("sstfilter.Leveled:10", &leveled).ok());
   ASSERT_TRUE(NewFilterPolicy("sstfilter.Bloom:10", &bloom).ok());
-  struct NullLogger : ROCKSDB_NAMESPACE::Logger {
-    using ROCKSDB_NAMESPACE::Logger::Logv;
-    void Logv(const char*, va_list) override {}
-  };
-  const std::shared_ptr<ROCKSDB_NAMESPACE::Logger> logger = std::make_shared<NullLogger>();
+  const std::shared_ptr<ROCKSDB_NAMESPACE::Logger> logger =
+      std::make_shared<testing::SilentLogger>();
   const ROCKSDB_NAMESPACE::Status empty =
       AccountTreeForAdvice(db_.get(), "default", *leveled, logger);
   EXPECT_TRUE(empty.IsInvalidArgument()) << empty.ToString();
@@ -144,11 +141,8 @@ TEST_F(DbTest, AccountTreeForAdviceOnAnotherColumnFamilyHasNothingToSteer) {
       db_->CompactRange(ROCKSDB_NAMESPACE::CompactRangeOptions(), other, nullptr, nullptr).ok());
   std::shared_ptr<const ROCKSDB_NAMESPACE::FilterPolicy> leveled;
   ASSERT_TRUE(NewFilterPolicy("sstfilter.Leveled:10", &leveled).ok());
-  struct NullLogger : ROCKSDB_NAMESPACE::Logger {
-    using ROCKSDB_NAMESPACE::Logger::Logv;
-    void Logv(const char*, va_list) override {}
-  };
-  const std::shared_ptr<ROCKSDB_NAMESPACE::Logger> logger = std::make_shared<NullLogger>();
+  const std::shared_ptr<ROCKSDB_NAMESPACE::Logger> logger =
+      std::make_shared<testing::SilentLogger>();
   const ROCKSDB_NAMESPACE::Status s = AccountTreeForAdvice(db_.get(), "other", *leveled, logger);
   ASSERT_TRUE(db_->DestroyColumnFamilyHandle(other).ok());
   ASSERT_TRUE(s.ok()) << s.ToString();

@@ -210,13 +210,6 @@ TEST(LeveledPolicy, ModelsTheLevelsCompactionsReach) {
   EXPECT_EQ(bytes_at(3, false), allocated(5, 1));  // the base level moves up: levels 0, 3 to 6
 }
 
-// A logger that writes nothing: a database's identity in the listener's accounts.
-class SilentLogger : public ROCKSDB_NAMESPACE::Logger {
- public:
-  using ROCKSDB_NAMESPACE::Logger::Logv;
-  void Logv(const char* /*format*/, va_list /*ap*/) override {}
-};
-
 // With the sstfilter.LeveledBudget listener's accounts of a tree, a file gets its level's filter
 // in the allocation over the tree's real shares, for the probes each level receives: an upper
 // level of a random tree (every lookup probes every level) gets Monkey's rich filter; the same
@@ -225,7 +218,7 @@ class SilentLogger : public ROCKSDB_NAMESPACE::Logger {
 TEST(LeveledPolicy, AllocatesForTheProbesEachLevelReceives) {
   BlockBasedTableOptions options;
   options.filter_policy = PolicyFrom("sstfilter.Leveled:10");
-  SilentLogger logger;
+  testing::SilentLogger logger;
   const auto alive = std::make_shared<int>();  // the database whose logger it is stays open
   const std::vector<uint64_t> level_keys = {0, 0, 0, 0, 10'000, 90'000, 900'000};
   std::vector<std::string> keys;
@@ -309,7 +302,7 @@ TEST(LeveledPolicy, HeatOfAKeyRangeIsItsFilesProbesPerKeyOverTheLevels) {
 TEST(LeveledPolicy, GivesHotKeyRangesMoreBits) {
   BlockBasedTableOptions options;
   options.filter_policy = PolicyFrom("sstfilter.Leveled:10");
-  SilentLogger logger;
+  testing::SilentLogger logger;
   const auto alive = std::make_shared<int>();
   auto name = [](int i) { return testing::NumberedKey(i, /*digits=*/8); };
   // Bits per key of a file of level 4 holding keys [first, first + 5000).

@@ -45,6 +45,7 @@ using ROCKSDB_NAMESPACE::TableProperties;
 using ROCKSDB_NAMESPACE::WriteOptions;
 using testing::CountFiles;
 using testing::FileCounts;
+using testing::MustOpen;
 using testing::OpenDb;
 using testing::TempDir;
 using testing::WaitForCompactions;
@@ -139,14 +140,6 @@ Options RangeOptions(bool with_collector) {
   return options;
 }
 
-// The database in `dir`; null (and the test failed) if it does not open.
-std::unique_ptr<DB> MustOpen(const Options& options, const TempDir& dir) {
-  Status s;
-  auto db = OpenDb(options, dir.path(), &s);
-  EXPECT_TRUE(s.ok()) << s.ToString();
-  return db;
-}
-
 TEST(RangeFilterDb, ChosenByStringAndKeptInTheOptionsFile) {
   const auto config = StrictConfigOptions();
   ColumnFamilyOptions cf;
@@ -213,7 +206,7 @@ TEST(RangeFilterDb, ChosenByStringAndKeptInTheOptionsFile) {
 // A database with the collector, of one file that holds the keys of ids 100 to 199 (null on an
 // error, which the caller's ASSERT_NE reports).
 std::unique_ptr<DB> OneFileOfIds100To199(const TempDir& dir) {
-  auto db = MustOpen(RangeOptions(true), dir);
+  auto db = MustOpen(RangeOptions(true), dir.path());
   if (db == nullptr) return nullptr;
   for (uint32_t id = 100; id < 200; ++id) {
     if (!db->Put(WriteOptions(), Id(id), "v").ok()) return nullptr;
@@ -314,7 +307,7 @@ TEST(RangeFilterDb, ReverseComparatorColumnFamilyGetsNoFilter) {
   Options options = RangeOptions(true);
   options.comparator = ROCKSDB_NAMESPACE::ReverseBytewiseComparator();
   options.disable_auto_compactions = true;
-  auto db = MustOpen(options, dir);
+  auto db = MustOpen(options, dir.path());
   ASSERT_NE(db, nullptr);
   for (int file = 0; file < 3; ++file) {
     for (uint32_t id = 0; id < 100; ++id) {
@@ -427,7 +420,7 @@ TEST(RangeFilterDb, SkipEmptyFilesWhereReadOptionsPointToTheFilter) {
 TEST(RangeFilterDb, BoundedScansSkipFilesThatHoldNothingInTheBounds) {
   TempDir dir("range_skip");
   Options options = RangeOptions(true);
-  auto db = MustOpen(options, dir);
+  auto db = MustOpen(options, dir.path());
   ASSERT_NE(db, nullptr);
   for (uint32_t id = 0; id < 60000; ++id) {
     if (id % 1000 < 500) continue;  // gaps: ids 0-499, 1000-1499, ... hold nothing
@@ -470,7 +463,7 @@ TEST(RangeFilterDb, BoundedScansSkipFilesThatHoldNothingInTheBounds) {
     EXPECT_LT(found_counts.skipped, found_counts.asked);
     // The same after a reopen (the filters come back with the files' properties).
     db.reset();
-    db = MustOpen(options, dir);
+    db = MustOpen(options, dir.path());
     ASSERT_NE(db, nullptr);
   }
 }
@@ -480,14 +473,14 @@ TEST(RangeFilterDb, BoundedScansSkipFilesThatHoldNothingInTheBounds) {
 TEST(RangeFilterDb, FilesWithoutTheFilterAndRangeDeletions) {
   TempDir dir("range_old_files");
   {
-    auto db = MustOpen(RangeOptions(false), dir);
+    auto db = MustOpen(RangeOptions(false), dir.path());
     ASSERT_NE(db, nullptr);
     for (uint32_t id = 0; id < 100; ++id) ASSERT_TRUE(db->Put(WriteOptions(), Id(id), "old").ok());
     ASSERT_TRUE(db->Flush({}).ok());
   }
   Options options = RangeOptions(true);
   options.disable_auto_compactions = true;
-  auto db = MustOpen(options, dir);
+  auto db = MustOpen(options, dir.path());
   ASSERT_NE(db, nullptr);
   for (uint32_t id = 1000; id < 1100; ++id)
     ASSERT_TRUE(db->Put(WriteOptions(), Id(id), "new").ok());

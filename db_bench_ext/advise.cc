@@ -28,6 +28,7 @@
 #include "core/random.h"
 #include "db_bench_ext/flags.h"
 #include "db_bench_ext/measure.h"
+#include "sstfilter/inspect.h"
 #include "sstfilter/leveled_budget.h"
 #include "sstfilter/sstfilter.h"
 
@@ -269,7 +270,8 @@ struct LevelFigures {
 };
 struct Advice {
   std::string uri;
-  bool live = false;  // the database's own filters, answering through Get
+  bool live = false;          // the database's own filters, answering through Get
+  uint64_t budget_bytes = 0;  // the policy's memory budget (sstfilter::FilterMemoryBudget); 0: none
   std::map<int, LevelFigures> levels;
   LevelFigures Total() const {
     LevelFigures t;
@@ -328,6 +330,9 @@ std::vector<Advice> Candidates(const Database& d, const std::vector<File>& files
   std::vector<std::shared_ptr<ROCKSDB_NAMESPACE::Logger>> loggers(policies.size());
   for (size_t p = 0; p < policies.size(); ++p) {
     advice[p].uri = policies[p].uri;
+    if (policies[p].policy != nullptr) {
+      advice[p].budget_bytes = sstfilter::FilterMemoryBudget(*policies[p].policy, d.table);
+    }
     loggers[p] = std::make_shared<NullLogger>();
     if (policies[p].policy != nullptr &&
         std::string(policies[p].policy->Name()) == sstfilter::kLeveledPolicyName) {
@@ -402,6 +407,12 @@ void Print(const std::vector<Advice>& advice, uint64_t lookups) {
     };
     for (const auto& [level, l] : a.levels) row(std::to_string(level).c_str(), l);
     row("all", a.Total());
+    if (a.budget_bytes > 0) {
+      printf("  memory_budget %" PRIu64 " bytes: these filters %" PRIu64
+             " bytes, %.3fx the budget\n",
+             a.budget_bytes, a.Total().filter_bytes,
+             static_cast<double>(a.Total().filter_bytes) / static_cast<double>(a.budget_bytes));
+    }
   }
   printf("\n%-40s %9s %12s %12s %10s\n", "filter policy", "bits/key", "filter bytes", "FP/lookup",
          "vs live");
@@ -439,6 +450,7 @@ void WriteAdviceJson(const Database& d, const std::vector<Advice>& advice, uint6
     policies.push_back({{"filter_uri", a.uri},
                         {"live", a.live},
                         {"filter_bytes", t.filter_bytes},
+                        {"memory_budget_bytes", a.budget_bytes},
                         {"bits_per_key", t.keys ? 8.0 * t.filter_bytes / t.keys : 0.0},
                         {"probes", t.probes},
                         {"false_positives", t.false_positives},

@@ -32,6 +32,11 @@ int Main(int argc, char** argv) {
     const ROCKSDB_NAMESPACE::Status s = sstfilter::DescribeFilters(FLAGS_inspect_db, &files);
     if (!s.ok()) Fail("--inspect_db: " + s.ToString());
     fputs(sstfilter::FormatFilterReport(files).c_str(), stdout);
+    std::vector<sstfilter::FilterBudgetInfo> budgets;
+    const ROCKSDB_NAMESPACE::Status b =
+        sstfilter::DescribeFilterBudgets(FLAGS_inspect_db, &budgets);
+    if (!b.ok()) Fail("--inspect_db: " + b.ToString());
+    fputs(sstfilter::FormatBudgetReport(budgets).c_str(), stdout);
     return 0;
   }
   if (FLAGS_benchmarks == "advise") {

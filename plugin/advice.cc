@@ -3,6 +3,7 @@
 // sstfilter.Leveled would settle them, for tools that build filters outside RocksDB.
 #include <rocksdb/db.h>
 #include <rocksdb/metadata.h>
+#include <rocksdb/table.h>
 
 #include <exception>
 #include <string>
@@ -47,8 +48,23 @@ ROCKSDB_NAMESPACE::Status AccountTreeForAdvice(
     if (!Ledger::Global().Get(tree, &accounts)) {
       return Status::Aborted("AccountTreeForAdvice: the accounts were not kept");
     }
-    const Result<std::vector<double>> bits =
-        SteadyBitsPerKey(accounts, leveled->BudgetBitsPerKey());
+    // Under a memory budget, what it buys over this tree (the database's own block cache for a
+    // share of one).
+    double bits_per_key = leveled->BudgetBitsPerKey();
+    if (leveled->GetMemoryBudget().Given()) {
+      const ROCKSDB_NAMESPACE::Options options = db->GetOptions();
+      const auto* table =
+          options.table_factory == nullptr
+              ? nullptr
+              : options.table_factory->GetOptions<ROCKSDB_NAMESPACE::BlockBasedTableOptions>();
+      const Result<uint64_t> bytes = table == nullptr
+                                         ? Result<uint64_t>(Err(std::string("no table options")))
+                                         : leveled->GetMemoryBudget().BytesFor(*table);
+      if (bytes.ok()) {
+        bits_per_key = BitsPerKeyWithin(bytes.value(), SumAccounts({tree}).keys, bits_per_key);
+      }
+    }
+    const Result<std::vector<double>> bits = SteadyBitsPerKey(accounts, bits_per_key);
     if (!bits.ok()) return Status::InvalidArgument("AccountTreeForAdvice: " + bits.error());
     // Each level's filters as the policy would have made them: nothing to steer.
     for (size_t i = 0; i < accounts.levels.size() && i < bits.value().size(); ++i) {

@@ -14,9 +14,12 @@
 #include <map>
 #include <memory>
 #include <system_error>
+#include <utility>
+#include <vector>
 
 #include "compat/rocksdb_api.h"
 #include "plugin/block_cache_fit.h"
+#include "plugin/policies.h"
 #include "sstfilter/sstfilter.h"
 
 namespace sstfilter {
@@ -64,7 +67,12 @@ Status DescribeFilters(ROCKSDB_NAMESPACE::DB* db, std::vector<SstFilterInfo>* fi
   return Status::OK();
 }
 
-Status DescribeFilters(const std::string& db_path, std::vector<SstFilterInfo>* files) {
+namespace {
+
+// Opens the database at db_path read-only with its own OPTIONS file, strictly (a policy that
+// cannot be loaded is an error), and calls inspect(db, column families, their handles).
+template <typename Inspect>
+Status InspectOnDisk(const std::string& db_path, Inspect&& inspect) {
   const ROCKSDB_NAMESPACE::ConfigOptions strict = StrictConfigOptions();
   ROCKSDB_NAMESPACE::DBOptions db_options;
   std::vector<ROCKSDB_NAMESPACE::ColumnFamilyDescriptor> cfs;
@@ -94,9 +102,69 @@ Status DescribeFilters(const std::string& db_path, std::vector<SstFilterInfo>* f
   std::unique_ptr<ROCKSDB_NAMESPACE::DB> db;
   s = compat::OpenDbForReadOnly(db_options, db_path, cfs, &handles, &db);
   if (!s.ok()) return s;
-  s = DescribeFilters(db.get(), files);
+  s = inspect(db.get(), cfs, handles);
   for (auto* h : handles) db->DestroyColumnFamilyHandle(h);
   return s;
+}
+
+}  // namespace
+
+Status DescribeFilters(const std::string& db_path, std::vector<SstFilterInfo>* files) {
+  return InspectOnDisk(db_path, [&](ROCKSDB_NAMESPACE::DB* db, const auto&, const auto&) {
+    return DescribeFilters(db, files);
+  });
+}
+
+uint64_t FilterMemoryBudget(const ROCKSDB_NAMESPACE::FilterPolicy& policy,
+                            const ROCKSDB_NAMESPACE::BlockBasedTableOptions& table) {
+  // By name (Customizable::CheckedCast): RocksDB builds without RTTI host sstfilter built in.
+  const auto* leveled = policy.CheckedCast<LeveledPolicy>();
+  if (leveled == nullptr) return 0;
+  const Result<uint64_t> bytes = leveled->GetMemoryBudget().BytesFor(table);
+  return bytes.ok() ? bytes.value() : 0;
+}
+
+Status DescribeFilterBudgets(const std::string& db_path, std::vector<FilterBudgetInfo>* budgets) {
+  budgets->clear();
+  return InspectOnDisk(
+      db_path, [&](ROCKSDB_NAMESPACE::DB* db,
+                   const std::vector<ROCKSDB_NAMESPACE::ColumnFamilyDescriptor>& cfs,
+                   const std::vector<ROCKSDB_NAMESPACE::ColumnFamilyHandle*>& handles) {
+        for (size_t i = 0; i < cfs.size() && i < handles.size(); ++i) {
+          FilterBudgetInfo info;
+          info.column_family = cfs[i].name;
+          const auto* table = cfs[i].options.table_factory == nullptr
+                                  ? nullptr
+                                  : cfs[i]
+                                        .options.table_factory
+                                        ->GetOptions<ROCKSDB_NAMESPACE::BlockBasedTableOptions>();
+          if (table != nullptr && table->filter_policy != nullptr) {
+            info.policy = table->filter_policy->Name();
+            info.budget_bytes = FilterMemoryBudget(*table->filter_policy, *table);
+          }
+          ROCKSDB_NAMESPACE::TablePropertiesCollection props;
+          const Status s = db->GetPropertiesOfAllTables(handles[i], &props);
+          if (!s.ok()) return s;
+          for (const auto& [path, p] : props) info.filter_bytes += p->filter_size;
+          budgets->push_back(std::move(info));
+        }
+        return Status::OK();
+      });
+}
+
+std::string FormatBudgetReport(const std::vector<FilterBudgetInfo>& budgets) {
+  std::string out;
+  char line[256];
+  for (const FilterBudgetInfo& b : budgets) {
+    if (b.budget_bytes == 0) continue;
+    snprintf(line, sizeof(line),
+             "memory_budget of column family %s (%s): %" PRIu64 " bytes; its filters %" PRIu64
+             " bytes, %.3fx the budget\n",
+             b.column_family.c_str(), b.policy.c_str(), b.budget_bytes, b.filter_bytes,
+             static_cast<double>(b.filter_bytes) / static_cast<double>(b.budget_bytes));
+    out += line;
+  }
+  return out;
 }
 
 std::string FormatFilterReport(const std::vector<SstFilterInfo>& files) {

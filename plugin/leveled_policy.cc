@@ -4,6 +4,7 @@
 #include <rocksdb/env.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -15,6 +16,7 @@
 
 #include "plugin/bits_adapters.h"
 #include "plugin/block_cache_fit.h"
+#include "plugin/budget_rewrites.h"
 #include "plugin/policies.h"
 #include "plugin/policy_options.h"
 #include "plugin/tree_model.h"
@@ -63,20 +65,29 @@ LeveledPolicy::LeveledPolicy()
 
 const char* LeveledPolicy::kClassName() { return kLeveledPolicyName; }
 
+double LeveledPolicy::BudgetBitsPerKey() const {
+  return std::isnan(budget_.bits_per_key) && shape_.memory_budget.Given()
+             ? kBitsPerKeyUnderMemoryBudget
+             : budget_.bits_per_key;
+}
+
 Result<FilterSpec> LeveledPolicy::Spec() const {
   if (!std::isnan(budget_.fp_rate)) {
     return Err(
-        "takes bits_per_key (a memory budget averaged over all keys of the tree), not "
-        "fp_rate: the rate of each level follows from the budget");
+        "takes bits_per_key (a memory budget averaged over all keys of the tree) or "
+        "memory_budget (bytes for all its trees), not fp_rate: the rate of each level follows "
+        "from the budget");
   }
-  const Result<bool> budget = CheckBudget(budget_);
-  if (!budget.ok()) return Err(budget.error());
+  if (!shape_.memory_budget.Given()) {
+    const Result<bool> budget = CheckBudget(budget_);
+    if (!budget.ok()) return Err(budget.error());
+  }
   if (shape_.num_levels < 0 || shape_.num_levels > kMaxLevels) {
     return Err("num_levels must be in [0, " + std::to_string(kMaxLevels) +
                "] (0: the column family's), got " + std::to_string(shape_.num_levels));
   }
   const Result<std::vector<LevelFilter>> uniform =
-      UniformAllocation(1, shape_.size_ratio, budget_.bits_per_key);
+      UniformAllocation(1, shape_.size_ratio, BudgetBitsPerKey());
   if (!uniform.ok()) return Err(uniform.error());
   const FilterChoice& only = uniform.value()[0].base;
   if (!only.has_filter) return Err("bits_per_key is too small for any filter");
@@ -85,7 +96,7 @@ Result<FilterSpec> LeveledPolicy::Spec() const {
 
 Result<std::vector<LevelFilter>> LeveledPolicy::Allocation(int num_levels,
                                                            uint64_t keys_per_filter) const {
-  return allocations_->Get(num_levels, shape_.size_ratio, budget_.bits_per_key, keys_per_filter);
+  return allocations_->Get(num_levels, shape_.size_ratio, BudgetBitsPerKey(), keys_per_filter);
 }
 
 // One file's filters: its level's in the allocation priced at each filter's key count. A flush
@@ -257,8 +268,42 @@ LeveledPolicy::ModelPlace LeveledPolicy::PlaceInModel(
   return place;
 }
 
+double LeveledPolicy::TreeBitsPerKey(const ROCKSDB_NAMESPACE::FilterBuildingContext& context,
+                                     const TreeId& tree) const {
+  const double ceiling = BudgetBitsPerKey();
+  const MemoryBudget& memory = shape_.memory_budget;
+  if (!memory.Given()) return ceiling;
+  auto warn_once = [&](const std::string& why) {
+    if (!warned_budget_->exchange(true)) {
+      LogAt(context.info_log, ROCKSDB_NAMESPACE::InfoLogLevel::WARN_LEVEL,
+            std::string(Name()) + ": " + why + "; its files get bits_per_key " +
+                FormatNumber(ceiling) + " (said once)");
+    }
+    return ceiling;
+  };
+  const Result<uint64_t> bytes = memory.BytesFor(context.table_options);
+  if (!bytes.ok()) return warn_once(bytes.error());
+  const std::vector<TreeId> all = history_->TreesWith(tree);
+  const BudgetedTrees trees = SumAccounts(all);
+  if (trees.trees == 0) {
+    return warn_once("memory_budget=" + memory.ToString() +
+                     " needs the sstfilter.LeveledBudget listener (listeners=) to count the keys");
+  }
+  const double bits = BitsPerKeyWithin(bytes.value(), trees.keys, ceiling);
+  for (const TreeId& t : all) BudgetTargets::Global().SetBitsPerKey(t, bits);  // for rewrites
+  char line[256];
+  snprintf(line, sizeof(line),
+           "%s: memory_budget %llu bytes over %zu trees of %.0f keys: %.4g bits/key (at most "
+           "%.4g); their filters now %llu bytes (%.3fx the budget)",
+           Name(), static_cast<unsigned long long>(bytes.value()), trees.trees, trees.keys, bits,
+           ceiling, static_cast<unsigned long long>(trees.filter_bytes),
+           static_cast<double>(trees.filter_bytes) / static_cast<double>(bytes.value()));
+  LogAt(context.info_log, ROCKSDB_NAMESPACE::InfoLogLevel::INFO_LEVEL, line);
+  return bits;
+}
+
 Result<bool> LeveledPolicy::SteerByAccounts(const ROCKSDB_NAMESPACE::FilterBuildingContext& context,
-                                            const TreeId& tree, int num_levels,
+                                            const TreeId& tree, int num_levels, double bits_per_key,
                                             Chooser* chooser) const {
   TreeAccounts accounts;
   const bool watched = shape_.num_levels == 0 && Ledger::Global().Get(tree, &accounts) &&
@@ -271,13 +316,23 @@ Result<bool> LeveledPolicy::SteerByAccounts(const ROCKSDB_NAMESPACE::FilterBuild
   TreeShape shape(accounts, level);
   // A tree with no keys yet (a new database's first flush): nothing to allocate over.
   if (shape.Empty()) return watched;
-  const Result<double> excess = ExcessBelowLevel0(shape, accounts, budget_.bits_per_key,
-                                                  history_->Steered(tree, budget_.bits_per_key));
+  Result<double> excess =
+      ExcessBelowLevel0(shape, accounts, bits_per_key, history_->Steered(tree, bits_per_key));
   if (!excess.ok()) return Err(excess.error());
-  const double budget = std::min(
-      std::max(history_->Steer(tree, accounts.changes, excess.value(), budget_.bits_per_key),
-               kMinBitsPerKey),
-      kMaxBitsPerKey);
+  // Under a memory budget, where the listener rewrites the files that spend the most, the
+  // steering answers what they will not take back (plugin/budget_rewrites.h); a file the listener
+  // rewrites gets its level's share, unsteered.
+  BudgetTargets::Target target;
+  if (shape_.memory_budget.Given() && BudgetTargets::Global().Get(tree, &target) &&
+      !std::isnan(target.residual_excess)) {
+    excess = std::min(excess.value(), target.residual_excess);
+  }
+  const double budget =
+      RewritingForBudget()
+          ? bits_per_key
+          : std::min(std::max(history_->Steer(tree, accounts.changes, excess.value(), bits_per_key),
+                              kMinBitsPerKey),
+                     kMaxBitsPerKey);
   LogAt(context.info_log, ROCKSDB_NAMESPACE::InfoLogLevel::INFO_LEVEL,
         Describe(Name(), accounts, level, excess.value(), budget));
   chooser->UseAccounts(std::move(shape), level, budget);
@@ -304,7 +359,8 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
   }
   // Each filter takes its level's choice for its own key count: which kind is cheapest for a
   // level's rate depends on how many keys the filter holds (core/level_allocation.h).
-  auto chooser = std::make_unique<Chooser>(allocations_, shape_.size_ratio, budget_.bits_per_key,
+  const double bits_per_key = TreeBitsPerKey(context, tree);
+  auto chooser = std::make_unique<Chooser>(allocations_, shape_.size_ratio, bits_per_key,
                                            place.num_levels, place.level);
   if (place.num_levels > 1 && context.level_at_creation == 0) {
     chooser->FollowFlushes(history_, tree);
@@ -314,7 +370,8 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
   }
   // The tree as the sstfilter.LeveledBudget listener last saw it: allocate over its levels, for a
   // budget that steers it back to the policy's (include/sstfilter/leveled_budget.h).
-  const Result<bool> watched = SteerByAccounts(context, tree, place.num_levels, chooser.get());
+  const Result<bool> watched =
+      SteerByAccounts(context, tree, place.num_levels, bits_per_key, chooser.get());
   if (!watched.ok()) {
     LogNoFilter(context.info_log, Name(), watched.error());
     return nullptr;

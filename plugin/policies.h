@@ -5,6 +5,7 @@
 
 #include <rocksdb/filter_policy.h>
 
+#include <atomic>
 #include <limits>
 #include <map>
 #include <memory>
@@ -18,6 +19,7 @@
 #include "core/level_allocation.h"
 #include "core/result.h"
 #include "plugin/block_cache_fit.h"
+#include "plugin/memory_budget.h"
 #include "plugin/tree_history.h"
 #include "sstfilter/sstfilter.h"
 
@@ -142,8 +144,12 @@ class LeveledPolicy : public SstFilterPolicy {
   // The filter of each level of a tree of num_levels levels, priced for filters of
   // keys_per_filter keys (0: nominal costs). Computed once per level count and key count.
   Result<std::vector<LevelFilter>> Allocation(int num_levels, uint64_t keys_per_filter = 0) const;
-  // The budget, bits per key over the tree.
-  double BudgetBitsPerKey() const { return budget_.bits_per_key; }
+  // The budget, bits per key over the tree: bits_per_key, or kBitsPerKeyUnderMemoryBudget for a
+  // memory_budget given alone. Under a memory_budget, a ceiling: the tree gets less where the
+  // budget buys less (plugin/memory_budget.h).
+  static constexpr double kBitsPerKeyUnderMemoryBudget = 10;
+  double BudgetBitsPerKey() const;
+  const MemoryBudget& GetMemoryBudget() const { return shape_.memory_budget; }
   // For advice on an existing tree (AccountTreeForAdvice): `keys`, the tree's keys below level 0,
   // as one earlier flush of its history, so that a level-0 file counts as appending (and takes the
   // budget's filter) only if it lies beyond them, as the flushes that made the tree would have
@@ -155,6 +161,7 @@ class LeveledPolicy : public SstFilterPolicy {
   struct Shape {
     double size_ratio = 10;
     int num_levels = 0;  // 0: the column family's num_levels
+    MemoryBudget memory_budget;
   };
 
  private:
@@ -174,11 +181,18 @@ class LeveledPolicy : public SstFilterPolicy {
   // With the listener's accounts of the tree (and num_levels 0), gives the chooser the tree as it
   // is and the steered budget. Whether the tree is watched (its readers then count probes).
   Result<bool> SteerByAccounts(const ROCKSDB_NAMESPACE::FilterBuildingContext& context,
-                               const TreeId& tree, int num_levels, Chooser* chooser) const;
+                               const TreeId& tree, int num_levels, double bits_per_key,
+                               Chooser* chooser) const;
+  // The budget for the tree's next file: BudgetBitsPerKey(), or, under a memory_budget, the bits
+  // per key it buys over the keys of every tree the policy builds for (logged).
+  double TreeBitsPerKey(const ROCKSDB_NAMESPACE::FilterBuildingContext& context,
+                        const TreeId& tree) const;
 
   Shape shape_;
   std::shared_ptr<Allocations> allocations_;
   std::shared_ptr<TreeHistory> history_;  // what the policy has seen of each tree
+  // Whether the LOG has been told that a memory_budget cannot be kept (once per policy).
+  std::shared_ptr<std::atomic<bool>> warned_budget_ = std::make_shared<std::atomic<bool>>(false);
 };
 
 template <typename... Policies>

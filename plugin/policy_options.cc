@@ -106,6 +106,29 @@ bool LayoutsEqual(const ConfigOptions&, const std::string& name, const void* a, 
   return same;
 }
 
+// LeveledPolicy's memory_budget (plugin/memory_budget.h): "" (none, left out of OPTIONS files),
+// bytes, or a share of the block cache.
+Status ParseMemoryBudget(const ConfigOptions&, const std::string&, const std::string& value,
+                         void* addr) {
+  const Result<MemoryBudget> budget = MemoryBudget::Parse(value);
+  if (!budget.ok()) return Status::InvalidArgument("sstfilter.Leveled: " + budget.error());
+  *static_cast<MemoryBudget*>(addr) = budget.value();
+  return Status::OK();
+}
+
+Status SerializeMemoryBudget(const ConfigOptions&, const std::string&, const void* addr,
+                             std::string* value) {
+  *value = static_cast<const MemoryBudget*>(addr)->ToString();
+  return Status::OK();
+}
+
+bool MemoryBudgetsEqual(const ConfigOptions&, const std::string& name, const void* a, const void* b,
+                        std::string* mismatch) {
+  const bool same = *static_cast<const MemoryBudget*>(a) == *static_cast<const MemoryBudget*>(b);
+  if (!same && mismatch != nullptr) *mismatch = name;
+  return same;
+}
+
 }  // namespace
 
 const OptionTypeMap& BudgetTypeInfo() {
@@ -129,6 +152,10 @@ const OptionTypeMap& LeveledTypeInfo() {
   static const std::unordered_map<std::string, OptionTypeInfo> info = {
       {"size_ratio", OptionalDouble(offsetof(LeveledPolicy::Shape, size_ratio))},
       {"num_levels", {offsetof(LeveledPolicy::Shape, num_levels), OptionType::kInt}},
+      {"memory_budget",
+       OptionTypeInfo(offsetof(LeveledPolicy::Shape, memory_budget), OptionType::kUnknown,
+                      OptionVerificationType::kNormal, OptionTypeFlags::kNone, ParseMemoryBudget,
+                      SerializeMemoryBudget, MemoryBudgetsEqual)},
   };
   return info;
 }

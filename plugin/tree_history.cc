@@ -153,4 +153,13 @@ bool Ledger::Get(const TreeId& tree, TreeAccounts* accounts) const {
   return true;
 }
 
+std::vector<TreeId> TreeHistory::TreesWith(const TreeId& tree) {
+  std::lock_guard<std::mutex> lock(mu_);
+  TreeLocked(tree);
+  std::vector<TreeId> trees;
+  trees.reserve(trees_.size());
+  for (const auto& entry : trees_) trees.push_back(entry.first);
+  return trees;
+}
+
 }  // namespace sstfilter

@@ -190,6 +190,10 @@ class TreeHistory {
   // written now are getting.
   double Steered(const TreeId& tree, double budget) const;
 
+  // The trees the policy has built filters for, `tree` among them from now on (what a
+  // memory_budget spans: plugin/memory_budget.h). May throw std::bad_alloc.
+  std::vector<TreeId> TreesWith(const TreeId& tree);
+
  private:
   struct Flush {
     uint64_t file = 0;

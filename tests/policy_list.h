@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // The one list of sstfilter's filter policies, as configurations: one of every policy, and of
-// every layout a policy has. Test data: the plugin tests, the options fuzzer, the upgrade tool
-// (tests/plugin/) and scripts/stress.sh run over it; registration (plugin/plugin.cc) runs over
-// AllPolicies (plugin/policies.h), which a test holds to the same names. A new policy is its class
-// and its entry in AllPolicies, its name (include/sstfilter/sstfilter.h), one line here, and its
-// own tests. No dependencies: the fuzzer and the upgrade tool, which link only libsstfilter.so,
-// include it too.
+// every layout or budget form a policy has. Test data: the plugin tests, the options fuzzer, the
+// upgrade tool (tests/plugin/) and scripts/stress.sh run over it; registration (plugin/plugin.cc)
+// runs over AllPolicies (plugin/policies.h), which a test holds to the same names. A new policy is
+// its class and its entry in AllPolicies, its name (include/sstfilter/sstfilter.h), one line here,
+// and its own tests. No dependencies: the fuzzer and the upgrade tool, which link only
+// libsstfilter.so, include it too.
 #pragma once
 
 #include <algorithm>
@@ -30,6 +30,7 @@ inline constexpr PolicyConfig kPolicyConfigs[] = {
     {"fuse", "{id=sstfilter.Fuse;fp_rate=0.01}"},
     {"ribbon", "{id=sstfilter.Ribbon;fp_rate=0.01}"},
     {"leveled", "sstfilter.Leveled:10"},
+    {"leveled_memory", "{id=sstfilter.Leveled;memory_budget=1M}"},
     // END kPolicyConfigs
 };
 

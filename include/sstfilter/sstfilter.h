@@ -16,10 +16,14 @@
 //   sstfilter.Leveled:10                       10 bits per key over the whole tree, spent per
 //                                              level as Monkey prescribes (size_ratio=10,
 //                                              num_levels=0: the levels the tree has)
+//   {id=sstfilter.Leveled;memory_budget=2G}    at most 2 GiB of filters (or 25% of the block
+//                                              cache) over every tree the policy serves; needs
+//                                              the sstfilter.LeveledBudget listener
 //
 // Each policy takes exactly one of bits_per_key (a space budget, in [0.01, 100]) or fp_rate (a
-// target rate, in (0, 1)); sstfilter.Bloom also takes layout=blocked (default) or standard. The
-// names work wherever RocksDB accepts a filter policy: FilterPolicy::CreateFromString,
+// target rate, in (0, 1)), but sstfilter.Leveled, which takes bits_per_key, memory_budget, or both
+// (bits_per_key then a ceiling); sstfilter.Bloom also takes layout=blocked (default) or standard.
+// The names work wherever RocksDB accepts a filter policy: FilterPolicy::CreateFromString,
 // GetBlockBasedTableOptionsFromString ("filter_policy=..."), OPTIONS files, and RocksDB's own
 // tools with libsstfilter.so preloaded.
 //

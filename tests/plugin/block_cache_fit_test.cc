@@ -37,21 +37,6 @@ using testing::PolicyFrom;
 // Not padded ("key7"): as the builders' tests name them.
 std::string Key(int i) { return testing::NumberedKey(i, /*digits=*/0); }
 
-// A logger that keeps what it is given, with its level.
-class RecordingLogger : public ROCKSDB_NAMESPACE::Logger {
- public:
-  RecordingLogger() : ROCKSDB_NAMESPACE::Logger(ROCKSDB_NAMESPACE::InfoLogLevel::DEBUG_LEVEL) {}
-  void Logv(const char* format, va_list ap) override {
-    Logv(ROCKSDB_NAMESPACE::InfoLogLevel::INFO_LEVEL, format, ap);
-  }
-  void Logv(const ROCKSDB_NAMESPACE::InfoLogLevel level, const char* format, va_list ap) override {
-    char line[2048];
-    vsnprintf(line, sizeof(line), format, ap);
-    lines.emplace_back(level, line);
-  }
-  std::vector<std::pair<ROCKSDB_NAMESPACE::InfoLogLevel, std::string>> lines;
-};
-
 // The shards of the block cache that holds filters whole, as RocksDB's caches print them: an LRU
 // cache of 32 MiB has 64 shards of 512 KiB; one told its shard count has that many; filters held
 // by the table reader, or partitioned, are not held whole by any.
@@ -97,7 +82,7 @@ TEST(BlockCacheFit, BuildersWarnOfFilterBlocksTooLargeForTheirShards) {
       table.cache_index_and_filter_blocks = true;
       table.partition_filters = partitioned;
       table.block_cache = ROCKSDB_NAMESPACE::NewLRUCache(32 << 20);
-      RecordingLogger logger;
+      testing::RecordingLogger logger;
       FilterBuildingContext context(table);
       context.info_log = &logger;
       context.level_at_creation = 1;

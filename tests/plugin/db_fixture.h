@@ -18,11 +18,14 @@
 #include <chrono>
 #include <cstdarg>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <system_error>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "compat/rocksdb_api.h"
@@ -214,6 +217,35 @@ class SilentLogger : public ROCKSDB_NAMESPACE::Logger {
  public:
   using ROCKSDB_NAMESPACE::Logger::Logv;
   void Logv(const char* /*format*/, va_list /*ap*/) override {}
+};
+
+// A logger that keeps what it is given, with its level; thread-safe. Read `lines` once nothing
+// logs to it any more (its database closed).
+class RecordingLogger : public ROCKSDB_NAMESPACE::Logger {
+ public:
+  RecordingLogger() : ROCKSDB_NAMESPACE::Logger(ROCKSDB_NAMESPACE::InfoLogLevel::DEBUG_LEVEL) {}
+  void Logv(const char* format, va_list ap) override {
+    Logv(ROCKSDB_NAMESPACE::InfoLogLevel::INFO_LEVEL, format, ap);
+  }
+  void Logv(const ROCKSDB_NAMESPACE::InfoLogLevel level, const char* format, va_list ap) override {
+    char line[2048];
+    vsnprintf(line, sizeof(line), format, ap);
+    std::lock_guard<std::mutex> lock(mu_);
+    lines.emplace_back(level, line);
+  }
+  // The lines that contain `text`.
+  std::vector<std::string> LinesWith(const std::string& text) {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<std::string> found;
+    for (const auto& [level, line] : lines) {
+      if (line.find(text) != std::string::npos) found.push_back(line);
+    }
+    return found;
+  }
+  std::vector<std::pair<ROCKSDB_NAMESPACE::InfoLogLevel, std::string>> lines;
+
+ private:
+  std::mutex mu_;
 };
 
 // Waits until no compaction of `db` is pending or running. RocksDB 7.8, the version sstfilter

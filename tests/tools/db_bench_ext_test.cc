@@ -406,6 +406,44 @@ TEST_F(DbBenchExtTest, AdvisorPredictsTheDatabasesOwnFiltersExactlyAndWritesNoth
   }
 }
 
+// A memory budget in the tools: --inspect_db says each column family's budget and what its
+// filters spend; the advisor, for a candidate with one, what its filters would spend. The
+// database was written under the budget with the listener, which holds it.
+TEST_F(DbBenchExtTest, InspectAndAdvisorShowTheMemoryBudget) {
+  const std::string budgeted = "{id=sstfilter.Leveled;memory_budget=40K}";
+  fs::remove_all(db_);
+  const RunResult fill =
+      RunTool({"--num=60000", "--db=" + db_, "--benchmarks=fillrandom", "--settled_fill",
+               "--write_buffer_size=65536", "--target_file_size_base=65536",
+               "--max_bytes_for_level_base=262144", "--level0_file_num_compaction_trigger=2",
+               "--compression_type=none", "--listeners=sstfilter.LeveledBudget",
+               "--filter_uri=" + budgeted});
+  ASSERT_EQ(fill.exit_code, 0) << fill.err;
+  const std::string path = db_ + "/policy0";
+  const RunResult inspect = RunTool({"--inspect_db=" + path});
+  ASSERT_EQ(inspect.exit_code, 0) << inspect.err;
+  const std::string line =
+      "memory_budget of column family default (sstfilter.Leveled): 40960 bytes";
+  const size_t at = inspect.out.find(line);
+  ASSERT_NE(at, std::string::npos) << inspect.out;
+  const size_t ratio_at = inspect.out.find("bytes, ", at + line.size());
+  ASSERT_NE(ratio_at, std::string::npos) << inspect.out;
+  const double spent = std::stod(inspect.out.substr(ratio_at + 7));
+  EXPECT_LE(spent, 1.05) << inspect.out;
+  EXPECT_GE(spent, 0.5) << inspect.out;
+
+  const RunResult advise = RunTool({"--benchmarks=advise", "--db=" + path, "--reads=2000",
+                                    "--filter_uri=" + budgeted + ",sstfilter.Leveled:10"});
+  ASSERT_EQ(advise.exit_code, 0) << advise.err;
+  const size_t advised = advise.out.find("memory_budget 40960 bytes: these filters ");
+  ASSERT_NE(advised, std::string::npos) << advise.out;
+  EXPECT_EQ(advise.out.find("  memory_budget ", advised + 1), std::string::npos)
+      << "only the candidate with a budget says so: " << advise.out;
+  const size_t x = advise.out.find("bytes, ", advised + 40);
+  ASSERT_NE(x, std::string::npos) << advise.out;
+  EXPECT_LE(std::stod(advise.out.substr(x + 7)), 1.05) << advise.out;
+}
+
 // The advisor against the truth: copies of one database written with each candidate policy (the
 // same keys, the same settled fill: the same tree), whose own filters answer the same absent keys
 // (in hexadecimal, --absent_keys_hex). What the advisor predicts on the bloomfilter:10 database for

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: Apache-2.0
+// sstfilter.Leveled's memory_budget option: a ceiling, in bytes, on the filters of every tree the
+// policy builds for (the column families that share the policy object, in every database open in
+// the process), given as bytes ("2G", RocksDB's size suffixes) or as a share of the block cache's
+// capacity ("25%").
+//
+// How it is kept. The sstfilter.LeveledBudget listener counts each tree's keys; a new file's
+// filters are those of the policy's allocation at the bits per key the budget buys over every key
+// of those trees (level 0 counted at its fullest lately), at most the policy's bits_per_key. The
+// listener's steering then answers what the files already written spend beyond that, as it does
+// for a budget in bits per key. Without the listener the policy cannot count the keys: it spends
+// bits_per_key and says so in the LOG.
+//
+// What it cannot do. A filter is fixed for its file's life, and a file no compaction rewrites
+// keeps the filter it was written with as the tree grows and the budget's bits per key fall:
+// the moved files of ordered keys (time series, ids) most of all. The steering answers their
+// excess with leaner filters for the files being written, at most down to half the bits per key
+// the budget buys (TreeHistory::kSteerLowest); beyond that the tree spends more than its budget.
+// docs/filters.md gives the bound and what was measured.
+#pragma once
+
+#include <rocksdb/table.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "plugin/tree_history.h"
+
+namespace sstfilter {
+
+struct MemoryBudget {
+  uint64_t bytes = 0;      // a ceiling in bytes; 0: none, or a share
+  double cache_share = 0;  // of the block cache's capacity, in (0, 1]; 0: none
+
+  bool Given() const { return bytes > 0 || cache_share > 0; }
+  // "" (none), "<n>[K|M|G|T]" (bytes; the suffixes are powers of 1024, as RocksDB's), or "<x>%"
+  // (x in (0, 100], of the block cache). A whole or decimal number; anything else is an error
+  // whose message names the option.
+  static Result<MemoryBudget> Parse(const std::string& text);
+  // The text Parse reads back to this budget ("" when none).
+  std::string ToString() const;
+  // The ceiling for a table built with `table`: the bytes, or the share of its block cache's
+  // capacity (an error when the table has no block cache).
+  Result<uint64_t> BytesFor(const ROCKSDB_NAMESPACE::BlockBasedTableOptions& table) const;
+  bool operator==(const MemoryBudget& other) const {
+    return bytes == other.bytes && cache_share == other.cache_share;
+  }
+};
+
+// What the trees under one budget hold now, from the listener's accounts.
+struct BudgetedTrees {
+  size_t trees = 0;           // with accounts
+  double keys = 0;            // level 0 at its fullest lately
+  uint64_t filter_bytes = 0;  // of the live files measured
+};
+// Sums the accounts (Ledger::Global) of `trees`; those without accounts add nothing. May throw
+// std::bad_alloc.
+BudgetedTrees SumAccounts(const std::vector<TreeId>& trees);
+
+// The bits per key that `bytes` buy over `keys` keys: at most `ceiling`, at least
+// kMinBitsPerKey, rounded down to a sixteenth of a bit (allocations are cached by budget); the
+// ceiling for no keys.
+double BitsPerKeyWithin(uint64_t bytes, double keys, double ceiling);
+
+}  // namespace sstfilter

@@ -270,8 +270,12 @@ struct LevelFigures {
 };
 struct Advice {
   std::string uri;
-  bool live = false;          // the database's own filters, answering through Get
-  uint64_t budget_bytes = 0;  // the policy's memory budget (sstfilter::FilterMemoryBudget); 0: none
+  bool live = false;  // the database's own filters, answering through Get
+  // The policy's memory budget (sstfilter::FilterMemoryBudget) in bytes at the database's block
+  // cache, and the share it is of that cache (0: a budget in bytes); 0: none.
+  uint64_t budget_bytes = 0;
+  double budget_share = 0;
+  uint64_t cache_bytes = 0;
   std::map<int, LevelFigures> levels;
   LevelFigures Total() const {
     LevelFigures t;
@@ -331,7 +335,17 @@ std::vector<Advice> Candidates(const Database& d, const std::vector<File>& files
   for (size_t p = 0; p < policies.size(); ++p) {
     advice[p].uri = policies[p].uri;
     if (policies[p].policy != nullptr) {
-      advice[p].budget_bytes = sstfilter::FilterMemoryBudget(*policies[p].policy, d.table);
+      const sstfilter::MemoryBudgetOption budget =
+          sstfilter::FilterMemoryBudget(*policies[p].policy);
+      advice[p].budget_bytes = budget.bytes;
+      if (budget.cache_share > 0 && d.table.block_cache != nullptr && !d.table.no_block_cache) {
+        // As the policy computes it for these tables (MemoryBudget::BytesFor).
+        advice[p].cache_bytes = d.table.block_cache->GetCapacity();
+        advice[p].budget_share = budget.cache_share;
+        advice[p].budget_bytes = std::max<uint64_t>(
+            1,
+            static_cast<uint64_t>(budget.cache_share * static_cast<double>(advice[p].cache_bytes)));
+      }
     }
     loggers[p] = std::make_shared<NullLogger>();
     if (policies[p].policy != nullptr &&
@@ -408,9 +422,14 @@ void Print(const std::vector<Advice>& advice, uint64_t lookups) {
     for (const auto& [level, l] : a.levels) row(std::to_string(level).c_str(), l);
     row("all", a.Total());
     if (a.budget_bytes > 0) {
-      printf("  memory_budget %" PRIu64 " bytes: these filters %" PRIu64
-             " bytes, %.3fx the budget\n",
-             a.budget_bytes, a.Total().filter_bytes,
+      printf("  memory_budget %" PRIu64 " bytes", a.budget_bytes);
+      if (a.budget_share > 0) {
+        // RocksDB's OPTIONS file does not keep a block cache's capacity: the database opens here
+        // with RocksDB's default cache.
+        printf(" (%.4g%% of the %" PRIu64 "-byte block cache the database opened with here)",
+               100 * a.budget_share, a.cache_bytes);
+      }
+      printf(": these filters %" PRIu64 " bytes, %.3fx the budget\n", a.Total().filter_bytes,
              static_cast<double>(a.Total().filter_bytes) / static_cast<double>(a.budget_bytes));
     }
   }

@@ -6,12 +6,13 @@
 #include <rocksdb/table_properties.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
 #include <map>
 #include <mutex>
-#include <numeric>
 
 #include "plugin/bits_adapters.h"
 #include "plugin/tree_model.h"
@@ -43,70 +44,64 @@ bool BudgetTargets::Get(const TreeId& tree, Target* target) const {
 }
 
 namespace {
+
 thread_local bool rewriting_for_budget = false;
+
+// Marks the calling thread as rewriting for the budget while it lives.
+class RewritingScope {
+ public:
+  RewritingScope() { rewriting_for_budget = true; }
+  ~RewritingScope() { rewriting_for_budget = false; }
+  RewritingScope(const RewritingScope&) = delete;
+  RewritingScope& operator=(const RewritingScope&) = delete;
+};
+
 }  // namespace
 
 bool RewritingForBudget() { return rewriting_for_budget; }
 
-namespace {
-
-// A file's spend against its level's share, in bits; false for a file the shares do not cover.
-struct Spend {
-  double bits = 0, share = 0;
-};
-bool SpendOf(const FileSpend& f, const std::vector<double>& level_bits, Spend* spend) {
-  if (f.level < 1 || static_cast<size_t>(f.level) >= level_bits.size()) return false;
-  spend->bits = 8 * static_cast<double>(f.filter_bytes);
-  spend->share = level_bits[f.level] * static_cast<double>(f.filter_entries);
-  return true;
-}
-bool Rewritable(const FileSpend& f, const Spend& spend, double ratio = kRewriteRatio) {
-  return f.filter_entries > 0 && spend.bits >= ratio * spend.share;
-}
-
-}  // namespace
-
-std::vector<size_t> ChooseRewrites(const std::vector<FileSpend>& files,
-                                   const std::vector<double>& level_bits, size_t max_files) {
-  double spent = 0, share = 0;
-  std::vector<double> excess(files.size(), 0);
+RewritePlan PlanRewrites(const std::vector<FileSpend>& files, const std::vector<double>& level_bits,
+                         uint64_t max_bytes) {
+  double spent = 0, share = 0, keys = 0;
+  std::vector<double> excess(files.size(), 0), ratio(files.size(), 0);
+  std::vector<bool> covered(files.size(), false);
   for (size_t i = 0; i < files.size(); ++i) {
-    Spend f;
-    if (!SpendOf(files[i], level_bits, &f)) continue;
-    spent += f.bits;
-    share += f.share;
-    excess[i] = f.bits - f.share;
+    const FileSpend& f = files[i];
+    if (f.level < 1 || static_cast<size_t>(f.level) >= level_bits.size()) continue;
+    const double bits = 8 * static_cast<double>(f.filter_bytes);
+    const double level_share = level_bits[f.level] * static_cast<double>(f.filter_entries);
+    covered[i] = true;
+    spent += bits;
+    share += level_share;
+    keys += static_cast<double>(f.filter_entries);
+    excess[i] = bits - level_share;
+    ratio[i] = level_share > 0 ? bits / level_share : 0;
   }
-  std::vector<size_t> chosen;
-  if (!(spent > kRewriteAbove * share)) return chosen;
-  const double ratio = spent > kBudgetLimit * share ? kRewriteAbove : kRewriteRatio;
-  std::vector<size_t> candidates;
-  for (size_t i = 0; i < files.size(); ++i) {
-    Spend f;
-    if (SpendOf(files[i], level_bits, &f) && Rewritable(files[i], f, ratio)) {
-      candidates.push_back(i);
+  RewritePlan plan;
+  if (spent > kRewriteAbove * share) {
+    const double least = spent > kBudgetLimit * share ? kRewriteAbove : kRewriteRatio;
+    std::vector<size_t> candidates;
+    for (size_t i = 0; i < files.size(); ++i) {
+      if (covered[i] && files[i].filter_entries > 0 && ratio[i] >= least) candidates.push_back(i);
     }
+    std::sort(candidates.begin(), candidates.end(),
+              [&](size_t a, size_t b) { return excess[a] > excess[b]; });
+    double taken = 0;
+    uint64_t bytes = 0;
+    for (const size_t i : candidates) {
+      if (spent - taken <= kRewriteAbove * share ||
+          (!plan.files.empty() && bytes + files[i].file_bytes > max_bytes)) {
+        break;
+      }
+      plan.files.push_back(i);
+      taken += excess[i];
+      bytes += files[i].file_bytes;
+    }
+    spent -= taken;
   }
-  std::sort(candidates.begin(), candidates.end(),
-            [&](size_t a, size_t b) { return excess[a] > excess[b]; });
-  double covered = 0;
-  for (const size_t i : candidates) {
-    if (chosen.size() >= max_files || covered >= spent - share) break;
-    chosen.push_back(i);
-    covered += excess[i];
-  }
-  return chosen;
-}
-
-double ResidualExcess(const std::vector<FileSpend>& files, const std::vector<double>& level_bits) {
-  double excess = 0, keys = 0;
-  for (const FileSpend& file : files) {
-    Spend f;
-    if (!SpendOf(file, level_bits, &f)) continue;
-    keys += static_cast<double>(file.filter_entries);
-    if (!Rewritable(file, f)) excess += f.bits - f.share;
-  }
-  return keys > 0 ? excess / keys : 0;
+  plan.residual_excess =
+      keys > 0 ? (spent - share) / keys : std::numeric_limits<double>::quiet_NaN();
+  return plan;
 }
 
 namespace {
@@ -130,14 +125,40 @@ std::vector<FileSpend> FilesOf(ROCKSDB_NAMESPACE::DB* db) {
     }
     const auto it = by_name.find(std::filesystem::path(f.name).filename().string());
     if (it == by_name.end()) continue;
-    files.push_back({f.name, f.level, it->second->filter_size, it->second->num_filter_entries});
+    files.push_back(
+        {f.name, f.level, it->second->filter_size, it->second->num_filter_entries, f.size});
   }
   return files;
+}
+
+// Whether writes wait for compactions (delayed or stopped): then a rewrite must not hold up the
+// compactions that would release them.
+bool WritesWait(ROCKSDB_NAMESPACE::DB* db) {
+  uint64_t stopped = 0, delayed = 0;
+  return !db->GetIntProperty("rocksdb.is-write-stopped", &stopped) || stopped > 0 ||
+         !db->GetIntProperty("rocksdb.actual-delayed-write-rate", &delayed) || delayed > 0;
+}
+
+// The tree's levels below 0 against their shares, from the listener's accounts: whether they may
+// spend beyond kRewriteAbove times the shares (then the files are read), and their excess per key.
+bool MaySpendBeyond(const TreeAccounts& accounts, const std::vector<double>& level_bits,
+                    double* excess_per_key) {
+  double spent = 0, share = 0, keys = 0;
+  for (size_t i = 1; i < accounts.levels.size() && i < level_bits.size(); ++i) {
+    const LevelAccount& a = accounts.levels[i];
+    const double measured = static_cast<double>(a.keys - a.unmeasured_keys);
+    spent += 8 * static_cast<double>(a.filter_bytes);
+    share += level_bits[i] * measured;
+    keys += measured;
+  }
+  *excess_per_key = keys > 0 ? (spent - share) / keys : 0;
+  return spent > kRewriteAbove * share;
 }
 
 }  // namespace
 
 size_t RewriteFilesOverBudget(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree) {
+  static std::atomic<bool> busy{false};  // one rewrite at a time in the process
   try {
     BudgetTargets::Target target;
     TreeAccounts accounts;
@@ -145,33 +166,47 @@ size_t RewriteFilesOverBudget(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree) {
         !BudgetTargets::Global().Get(tree, &target) || !Ledger::Global().Get(tree, &accounts)) {
       return 0;
     }
-    const double bits_per_key = target.bits_per_key;
-    const Result<std::vector<double>> level_bits = SteadyBitsPerKey(accounts, bits_per_key);
+    const Result<std::vector<double>> level_bits = SteadyBitsPerKey(accounts, target.bits_per_key);
     if (!level_bits.ok()) return 0;
-    const std::vector<FileSpend> files = FilesOf(db);
-    BudgetTargets::Global().SetResidualExcess(tree, ResidualExcess(files, level_bits.value()));
-    size_t rewritten = 0;
-    ROCKSDB_NAMESPACE::CompactionOptions options;
-    // The column family's compression for the level, not CompactionOptions' own default.
-    options.compression = ROCKSDB_NAMESPACE::kDisableCompressionOption;
-    const std::shared_ptr<ROCKSDB_NAMESPACE::Logger> log = db->GetDBOptions().info_log;
-    for (const size_t i : ChooseRewrites(files, level_bits.value(), kMaxRewritesPerEvent)) {
-      const FileSpend& f = files[i];
-      rewriting_for_budget = true;
-      const ROCKSDB_NAMESPACE::Status s =
-          db->CompactFiles(options, db->DefaultColumnFamily(), {f.name}, f.level);
-      rewriting_for_budget = false;
-      char line[256];
-      snprintf(line, sizeof(line),
-               "memory_budget: rewriting %s (level %d, filter %.2f bits/key, the level's share "
-               "%.2f at %.4g bits/key for the tree): %s",
-               f.name.c_str(), f.level,
-               8.0 * static_cast<double>(f.filter_bytes) / static_cast<double>(f.filter_entries),
-               level_bits.value()[f.level], bits_per_key, s.ToString().c_str());
-      LogAt(log.get(), ROCKSDB_NAMESPACE::InfoLogLevel::INFO_LEVEL, line);
-      if (!s.ok()) break;
-      ++rewritten;
+    double excess = 0;
+    if (!MaySpendBeyond(accounts, level_bits.value(), &excess)) {
+      BudgetTargets::Global().SetResidualExcess(tree, excess);  // no rewrite takes any back
+      return 0;
     }
+    if (WritesWait(db) || busy.exchange(true)) return 0;
+    size_t rewritten = 0;
+    const std::shared_ptr<ROCKSDB_NAMESPACE::Logger> log = db->GetDBOptions().info_log;
+    try {
+      const std::vector<FileSpend> files = FilesOf(db);
+      const RewritePlan plan = PlanRewrites(files, level_bits.value(), kMaxRewriteBytesPerEvent);
+      BudgetTargets::Global().SetResidualExcess(tree, plan.residual_excess);
+      ROCKSDB_NAMESPACE::CompactionOptions options;
+      // The column family's compression for the level, not CompactionOptions' own default; and
+      // one subcompaction, on this thread, which RewritingForBudget marks.
+      options.compression = ROCKSDB_NAMESPACE::kDisableCompressionOption;
+      options.max_subcompactions = 1;
+      for (const size_t i : plan.files) {
+        if (WritesWait(db)) break;
+        const FileSpend& f = files[i];
+        ROCKSDB_NAMESPACE::Status s;
+        {
+          const RewritingScope scope;
+          s = db->CompactFiles(options, db->DefaultColumnFamily(), {f.name}, f.level);
+        }
+        char line[320];
+        snprintf(line, sizeof(line),
+                 "memory_budget: rewriting %s (level %d, filter %.2f bits/key, the level's share "
+                 "%.2f at %.4g bits/key for the tree): %s",
+                 f.name.c_str(), f.level,
+                 8.0 * static_cast<double>(f.filter_bytes) / static_cast<double>(f.filter_entries),
+                 level_bits.value()[f.level], target.bits_per_key, s.ToString().c_str());
+        LogAt(log.get(), ROCKSDB_NAMESPACE::InfoLogLevel::INFO_LEVEL, line);
+        if (!s.ok()) break;
+        ++rewritten;
+      }
+    } catch (const std::exception&) {
+    }
+    busy.store(false);
     return rewritten;
   } catch (const std::exception&) {
     return 0;

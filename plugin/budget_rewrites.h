@@ -6,19 +6,24 @@
 // compaction rewrites them: the last level's, most of the keys, only when the level above
 // overflows into their key range, and the moved files of ordered keys never. The steering answers
 // with leaner filters for the files being written, down to half what the budget buys, and no
-// further. So the sstfilter.LeveledBudget listener, as a compaction of a tree whose budget is
-// spent beyond kRewriteAbove completes, rewrites in place (DB::CompactFiles, same level) the files
-// whose filters spend the most beyond their level's share of the budget, at most
-// kMaxRewritesPerEvent of them: each then gets its level's filter at the budget's bits per key.
+// further. So the sstfilter.LeveledBudget listener, as a compaction of a tree whose files below
+// level 0 spend beyond kRewriteAbove times their levels' shares completes, rewrites in place
+// (DB::CompactFiles to the same level, one subcompaction) the files whose filters spend the most
+// beyond their level's share (PlanRewrites), at most kMaxRewriteBytesPerEvent of them (at least
+// one file): each then gets
+// its level's share, unsteered (RewritingForBudget). The steering answers the excess of the files
+// not rewritten (BudgetTargets::Target::residual_excess), so that files being written do not also
+// pay for what the rewrites take back.
 //
-// The cost is writes: a rewrite reads and writes its file. Only files spending at least
-// kRewriteRatio times their level's share are rewritten (each rewrite saves at least a fifth of
-// its filter), only while the tree spends beyond the budget. Level 0's files are left to the
-// compactions that soon take them. RocksDB's documentation advises against long work in a
-// listener's callback; a rewrite runs on the compaction thread that completed, which waits, and
-// the database cannot close until it returns (a rewrite after shutdown began is refused). The
-// default column family only: a listener has no handle on the others, which the steering alone
-// keeps (docs/filters.md gives the bound).
+// The cost is writes: a rewrite reads and writes its file. Files are rewritten only while their
+// tree spends beyond its shares, and only those spending at least kRewriteRatio times their
+// level's share (a rewrite saves at least a fifth of the filter), or, while the tree spends beyond
+// kBudgetLimit times its shares, kRewriteAbove times. Level 0's files are left to the compactions
+// that soon take them. A rewrite runs on the compaction thread that completed, which waits (RocksDB
+// advises against long work in a listener's callback): so none starts while writes are delayed or
+// stopped (waiting for compactions), one runs at a time in the process, and the
+// database cannot close until it returns (a rewrite once shutdown began is refused). The default
+// column family only: a listener has no handle on the others, which the steering alone keeps.
 #pragma once
 
 #include <rocksdb/db.h>
@@ -35,28 +40,25 @@
 
 namespace sstfilter {
 
-inline constexpr double kRewriteAbove = 1.02;  // times the budget's share, for the tree
+inline constexpr double kRewriteAbove = 1.02;  // times the shares, for the tree; for a file, below
 inline constexpr double kRewriteRatio = 1.25;  // times the level's share, for a file
-// Beyond kBudgetLimit times its share, a tree also rewrites the files spending kRewriteAbove
+// Beyond kBudgetLimit times its shares, a tree also rewrites the files spending kRewriteAbove
 // times their level's share: the limit holds once compactions settle, whatever the files that
 // kRewriteRatio leaves (the early files of a tree that stopped growing soon after its budget
-// bound: 1.066x at 1M ordered keys without this).
+// bound).
 inline constexpr double kBudgetLimit = 1.05;
-inline constexpr size_t kMaxRewritesPerEvent = 4;
+inline constexpr uint64_t kMaxRewriteBytesPerEvent = 64 << 20;  // of files read and written again
 
 // What the policy and the listener tell each other of each tree under a memory budget: one per
 // process, thread-safe, bounded like the Ledger.
-// - bits_per_key: what the budget buys now, as its policy last computed it
-//   (LeveledPolicy::TreeBitsPerKey), for the listener's rewrites;
-// - residual_excess: what the tree's files below level 0 spend beyond their levels' shares and
-//   no rewrite will take back (files under kRewriteRatio times their share), in bits per key of
-//   those levels, as the listener last found it (NaN: not yet), for the policy's steering: the
-//   steering answers that excess only, so that files being written do not also pay for what the
-//   rewrites take back (which left a growing tree at 0.62x its budget).
 class BudgetTargets {
  public:
   struct Target {
+    // What the budget buys now, as its policy last computed it (LeveledPolicy::TreeBitsPerKey).
     double bits_per_key = 0;
+    // What the tree's files below level 0 spend beyond their levels' shares and the listener's
+    // rewrites leave (PlanRewrites), per key of those levels, as the listener last found it
+    // (NaN: not yet).
     double residual_excess = std::numeric_limits<double>::quiet_NaN();
   };
   static BudgetTargets& Global();
@@ -69,34 +71,35 @@ class BudgetTargets {
   std::map<TreeId, Target> trees_;
 };
 
-// Whether the calling thread is rewriting a file for a memory budget (RewriteFilesOverBudget, whose
-// DB::CompactFiles builds the new file on this thread): its filters are the level's share of the
-// budget, unsteered, since the rewrite is itself the correction.
+// Whether the calling thread is rewriting a file for a memory budget (RewriteFilesOverBudget: its
+// DB::CompactFiles, one subcompaction, builds the new file on this thread).
 bool RewritingForBudget();
 
-// A live file below level 0, as the choice of rewrites sees it.
+// A live file below level 0, as the plan of rewrites sees it.
 struct FileSpend {
   std::string name;  // as DB::CompactFiles takes it
   int level = 1;
   uint64_t filter_bytes = 0, filter_entries = 0;
+  uint64_t file_bytes = 0;
 };
 
-// Which of `files` to rewrite (indexes, the greatest excess first), given each level's share of
-// the budget in bits per key (level_bits, by level: SteadyBitsPerKey): none unless the files
-// spend beyond kRewriteAbove times their levels' shares; then the files spending at least
-// kRewriteRatio times their level's share (kRewriteAbove times, where the files spend beyond
-// kBudgetLimit times the shares), the greatest excess first, until their excess covers the
-// tree's or max_files are chosen.
-std::vector<size_t> ChooseRewrites(const std::vector<FileSpend>& files,
-                                   const std::vector<double>& level_bits, size_t max_files);
+struct RewritePlan {
+  std::vector<size_t> files;   // indexes into the files planned over, the greatest excess first
+  double residual_excess = 0;  // of the files not chosen, per key of all the files (NaN: none)
+};
 
-// The excess of `files` beyond their levels' shares that rewrites will not take back (that of the
-// files under kRewriteRatio times their share), per key of the files below level 0 (0: none).
-double ResidualExcess(const std::vector<FileSpend>& files, const std::vector<double>& level_bits);
+// Which of `files` to rewrite, given each level's share of the budget in bits per key
+// (level_bits, by level: SteadyBitsPerKey): none unless the files spend beyond kRewriteAbove times
+// their levels' shares; then those spending at least kRewriteRatio times their level's share
+// (kRewriteAbove times, where the files spend beyond kBudgetLimit times the shares), the greatest
+// excess first, until the others spend within kRewriteAbove times the shares or the chosen hold
+// max_bytes (the first file is chosen whatever its size). And the excess the others keep.
+RewritePlan PlanRewrites(const std::vector<FileSpend>& files, const std::vector<double>& level_bits,
+                         uint64_t max_bytes);
 
-// The rewrites of the default column family of `db`, if its tree has a budget target and spends
-// beyond it; returns how many files were rewritten. Never throws; errors (a file compacted
-// meanwhile, a database closing) end the rewrites quietly.
+// The rewrites of the default column family of `db` (whose tree is `tree`), if the tree has a
+// budget target and spends beyond it; returns how many files were rewritten. Never throws; errors
+// (a file compacted meanwhile, a database closing) end the rewrites quietly, in the LOG.
 size_t RewriteFilesOverBudget(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree);
 
 }  // namespace sstfilter

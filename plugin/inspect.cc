@@ -115,13 +115,11 @@ Status DescribeFilters(const std::string& db_path, std::vector<SstFilterInfo>* f
   });
 }
 
-uint64_t FilterMemoryBudget(const ROCKSDB_NAMESPACE::FilterPolicy& policy,
-                            const ROCKSDB_NAMESPACE::BlockBasedTableOptions& table) {
+MemoryBudgetOption FilterMemoryBudget(const ROCKSDB_NAMESPACE::FilterPolicy& policy) {
   // By name (Customizable::CheckedCast): RocksDB builds without RTTI host sstfilter built in.
   const auto* leveled = policy.CheckedCast<LeveledPolicy>();
-  if (leveled == nullptr) return 0;
-  const Result<uint64_t> bytes = leveled->GetMemoryBudget().BytesFor(table);
-  return bytes.ok() ? bytes.value() : 0;
+  if (leveled == nullptr) return {};
+  return {leveled->GetMemoryBudget().bytes, leveled->GetMemoryBudget().cache_share};
 }
 
 Status DescribeFilterBudgets(const std::string& db_path, std::vector<FilterBudgetInfo>* budgets) {
@@ -140,12 +138,12 @@ Status DescribeFilterBudgets(const std::string& db_path, std::vector<FilterBudge
                                         ->GetOptions<ROCKSDB_NAMESPACE::BlockBasedTableOptions>();
           if (table != nullptr && table->filter_policy != nullptr) {
             info.policy = table->filter_policy->Name();
-            info.budget_bytes = FilterMemoryBudget(*table->filter_policy, *table);
+            info.budget = FilterMemoryBudget(*table->filter_policy);
           }
           ROCKSDB_NAMESPACE::TablePropertiesCollection props;
           const Status s = db->GetPropertiesOfAllTables(handles[i], &props);
           if (!s.ok()) return s;
-          for (const auto& [path, p] : props) info.filter_bytes += p->filter_size;
+          for (const auto& [path, p] : props) info.filter_bytes += p ? p->filter_size : 0;
           budgets->push_back(std::move(info));
         }
         return Status::OK();
@@ -154,14 +152,23 @@ Status DescribeFilterBudgets(const std::string& db_path, std::vector<FilterBudge
 
 std::string FormatBudgetReport(const std::vector<FilterBudgetInfo>& budgets) {
   std::string out;
-  char line[256];
+  char line[320];
   for (const FilterBudgetInfo& b : budgets) {
-    if (b.budget_bytes == 0) continue;
-    snprintf(line, sizeof(line),
-             "memory_budget of column family %s (%s): %" PRIu64 " bytes; its filters %" PRIu64
-             " bytes, %.3fx the budget\n",
-             b.column_family.c_str(), b.policy.c_str(), b.budget_bytes, b.filter_bytes,
-             static_cast<double>(b.filter_bytes) / static_cast<double>(b.budget_bytes));
+    if (b.budget.bytes > 0) {
+      snprintf(line, sizeof(line),
+               "memory_budget of column family %s (%s): %" PRIu64 " bytes; its filters %" PRIu64
+               " bytes, %.3fx the budget\n",
+               b.column_family.c_str(), b.policy.c_str(), b.budget.bytes, b.filter_bytes,
+               static_cast<double>(b.filter_bytes) / static_cast<double>(b.budget.bytes));
+    } else if (b.budget.cache_share > 0) {
+      snprintf(line, sizeof(line),
+               "memory_budget of column family %s (%s): %.4g%% of the block cache, whose capacity "
+               "the OPTIONS file does not keep; its filters %" PRIu64 " bytes\n",
+               b.column_family.c_str(), b.policy.c_str(), 100 * b.budget.cache_share,
+               b.filter_bytes);
+    } else {
+      continue;
+    }
     out += line;
   }
   return out;

@@ -162,19 +162,15 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
   // Also called for trivial moves, whose outputs are the inputs at another level. Not called for
   // a compaction that RocksDB abandons as it closes: its record goes with its session's.
   // Then, for a tree under a memory_budget that spends beyond it, the rewrites of the files that
-  // spend the most (plugin/budget_rewrites.h), on this thread; not for the rewrites' own
-  // compactions, should RocksDB report them.
+  // spend the most (plugin/budget_rewrites.h), on this thread; not for a rewrite's own compaction,
+  // should RocksDB report one (7.8 to 9.11 report no event for DB::CompactFiles).
   void OnCompactionCompleted(DB* db, const ROCKSDB_NAMESPACE::CompactionJobInfo& info) override {
     Guard([&] {
       RememberCompaction(db, info, [&](Tree& tree) { tree.running.erase(info.job_id); });
       Account(db, info.cf_name, /*changed=*/true);
-      static thread_local bool rewriting = false;
-      if (rewriting || !info.status.ok()) return;
-      const TreeId tree = DatabaseTree(db->GetName(), SessionIdOf(db), info.cf_name);
-      rewriting = true;
-      const size_t rewritten = RewriteFilesOverBudget(db, tree);  // never throws
-      rewriting = false;
-      // RocksDB 7.8 reports no event for DB::CompactFiles.
+      if (RewritingForBudget() || !info.status.ok()) return;
+      const size_t rewritten =
+          RewriteFilesOverBudget(db, DatabaseTree(db->GetName(), SessionIdOf(db), info.cf_name));
       if (rewritten > 0) Account(db, info.cf_name, /*changed=*/true);
     });
   }

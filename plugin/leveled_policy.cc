@@ -273,8 +273,8 @@ double LeveledPolicy::TreeBitsPerKey(const ROCKSDB_NAMESPACE::FilterBuildingCont
   const double ceiling = BudgetBitsPerKey();
   const MemoryBudget& memory = shape_.memory_budget;
   if (!memory.Given()) return ceiling;
-  auto warn_once = [&](const std::string& why) {
-    if (!warned_budget_->exchange(true)) {
+  auto warn_once = [&](std::atomic<bool>& warned, const std::string& why) {
+    if (!warned.exchange(true)) {
       LogAt(context.info_log, ROCKSDB_NAMESPACE::InfoLogLevel::WARN_LEVEL,
             std::string(Name()) + ": " + why + "; its files get bits_per_key " +
                 FormatNumber(ceiling) + " (said once)");
@@ -282,12 +282,17 @@ double LeveledPolicy::TreeBitsPerKey(const ROCKSDB_NAMESPACE::FilterBuildingCont
     return ceiling;
   };
   const Result<uint64_t> bytes = memory.BytesFor(context.table_options);
-  if (!bytes.ok()) return warn_once(bytes.error());
+  if (!bytes.ok()) return warn_once(warned_->no_cache, bytes.error());
   const std::vector<TreeId> all = history_->TreesWith(tree);
   const BudgetedTrees trees = SumAccounts(all);
   if (trees.trees == 0) {
-    return warn_once("memory_budget=" + memory.ToString() +
-                     " needs the sstfilter.LeveledBudget listener (listeners=) to count the keys");
+    // A table written as the database opens (its WAL replayed) comes before the listener has
+    // named the database: its tree has no accounts, listener or not.
+    if (context.reason == ROCKSDB_NAMESPACE::TableFileCreationReason::kRecovery) return ceiling;
+    return warn_once(
+        warned_->no_listener,
+        "memory_budget=" + memory.ToString() +
+            " needs the sstfilter.LeveledBudget listener (listeners=) to count the keys");
   }
   const double bits = BitsPerKeyWithin(bytes.value(), trees.keys, ceiling);
   for (const TreeId& t : all) BudgetTargets::Global().SetBitsPerKey(t, bits);  // for rewrites

@@ -4,9 +4,11 @@
 #include <rocksdb/cache.h>
 
 #include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
+#include <string>
+#include <system_error>
 
 #include "core/sizing.h"
 
@@ -15,62 +17,71 @@ namespace sstfilter {
 Result<MemoryBudget> MemoryBudget::Parse(const std::string& text) {
   MemoryBudget budget;
   if (text.empty()) return budget;
-  const std::string example =
-      " (bytes, as 2G, 512M or 1073741824, or a share of the block cache, as 25%)";
-  char* end = nullptr;
-  const double number = std::strtod(text.c_str(), &end);
-  const std::string unit(end);
-  if (end == text.c_str() || !std::isfinite(number) || !(number > 0) || text[0] == ' ' ||
-      unit.size() > 1) {
-    return Err("memory_budget must be a positive size" + example + ", got '" + text + "'");
+  auto bad = [&](const std::string& why) -> Result<MemoryBudget> {
+    return Err("memory_budget must be " + why +
+               " (bytes, as 2G, 1.5G, 512M or 1073741824, or a share of the block cache, as "
+               "25%), got '" +
+               text + "'");
+  };
+  // The grammar, checked before any conversion (strtod would take whitespace, signs, hexadecimal,
+  // exponents and the locale's decimal point): digits, an optional fraction, one optional unit.
+  size_t digits = 0, at = 0;
+  while (at < text.size() && std::isdigit(static_cast<unsigned char>(text[at]))) ++at, ++digits;
+  if (at < text.size() && text[at] == '.') {
+    ++at;
+    while (at < text.size() && std::isdigit(static_cast<unsigned char>(text[at]))) ++at, ++digits;
+  }
+  const std::string number = text.substr(0, at), unit = text.substr(at);
+  if (digits == 0 || digits > 20 || unit.size() > 1) return bad("a positive size");
+  double value = 0;
+  const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
+  if (ec != std::errc() || end != number.data() + number.size() || !(value > 0)) {
+    return bad("a positive size");
   }
   if (unit == "%") {
-    if (number > 100) {
-      return Err("memory_budget as a share of the block cache must be in (0%, 100%], got '" + text +
-                 "'");
-    }
-    budget.cache_share = number / 100;
+    if (value > 100) return bad("a share of the block cache in (0%, 100%]");
+    budget.cache_share = value / 100;
     return budget;
   }
   double scale = 1;
-  if (!unit.empty()) {
-    switch (unit[0]) {
-      case 'k':
-      case 'K':
-        scale = 1024.0;
-        break;
-      case 'm':
-      case 'M':
-        scale = 1024.0 * 1024;
-        break;
-      case 'g':
-      case 'G':
-        scale = 1024.0 * 1024 * 1024;
-        break;
-      case 't':
-      case 'T':
-        scale = 1024.0 * 1024 * 1024 * 1024;
-        break;
-      default:
-        return Err("memory_budget must be a positive size" + example + ", got '" + text + "'");
-    }
+  switch (unit.empty() ? ' ' : unit[0]) {
+    case ' ':
+      if (number.find('.') != std::string::npos) return bad("a whole number of bytes");
+      break;
+    case 'k':
+    case 'K':
+      scale = 0x1p10;
+      break;
+    case 'm':
+    case 'M':
+      scale = 0x1p20;
+      break;
+    case 'g':
+    case 'G':
+      scale = 0x1p30;
+      break;
+    case 't':
+    case 'T':
+      scale = 0x1p40;
+      break;
+    default:
+      return bad("a positive size");
   }
-  const double bytes = std::floor(number * scale);
-  if (!(bytes >= 1) || bytes >= 0x1p63) {
-    return Err("memory_budget must be at least 1 byte and below 8 EiB, got '" + text + "'");
-  }
+  const double bytes = std::floor(value * scale);
+  if (!(bytes >= 1) || bytes >= 0x1p62) return bad("at least 1 byte and below 4 EiB");
   budget.bytes = static_cast<uint64_t>(bytes);
   return budget;
 }
 
 std::string MemoryBudget::ToString() const {
-  char text[40] = "";
-  if (bytes > 0) {
-    snprintf(text, sizeof(text), "%llu", static_cast<unsigned long long>(bytes));
-  } else if (cache_share > 0) {
-    snprintf(text, sizeof(text), "%.17g%%", 100 * cache_share);
-  }
-  return text;
+  if (bytes > 0) return std::to_string(bytes);
+  if (!(cache_share > 0)) return "";
+  char text[32];
+  // Shortest round trip, in the "C" locale whatever the process's (OPTIONS files are read back).
+  const auto [end, ec] = std::to_chars(text, text + sizeof(text) - 1, 100 * cache_share);
+  if (ec != std::errc()) return "";
+  *end = '%';
+  return std::string(text, end + 1);
 }
 
 Result<uint64_t> MemoryBudget::BytesFor(
@@ -80,8 +91,9 @@ Result<uint64_t> MemoryBudget::BytesFor(
     return Err("memory_budget=" + ToString() +
                " is a share of the block cache, and the table has none (no_block_cache)");
   }
-  return static_cast<uint64_t>(
-      std::floor(cache_share * static_cast<double>(table.block_cache->GetCapacity())));
+  const double share =
+      std::floor(cache_share * static_cast<double>(table.block_cache->GetCapacity()));
+  return static_cast<uint64_t>(std::min(std::max(share, 1.0), 0x1p62));
 }
 
 BudgetedTrees SumAccounts(const std::vector<TreeId>& trees) {

@@ -7,16 +7,11 @@
 // How it is kept. The sstfilter.LeveledBudget listener counts each tree's keys; a new file's
 // filters are those of the policy's allocation at the bits per key the budget buys over every key
 // of those trees (level 0 counted at its fullest lately), at most the policy's bits_per_key. The
-// listener's steering then answers what the files already written spend beyond that, as it does
-// for a budget in bits per key. Without the listener the policy cannot count the keys: it spends
-// bits_per_key and says so in the LOG.
-//
-// What it cannot do. A filter is fixed for its file's life, and a file no compaction rewrites
-// keeps the filter it was written with as the tree grows and the budget's bits per key fall:
-// the moved files of ordered keys (time series, ids) most of all. The steering answers their
-// excess with leaner filters for the files being written, at most down to half the bits per key
-// the budget buys (TreeHistory::kSteerLowest); beyond that the tree spends more than its budget.
-// docs/filters.md gives the bound and what was measured.
+// listener's steering answers what the files already written spend beyond that, and the listener
+// rewrites the files that spend the most (plugin/budget_rewrites.h): a filter is fixed for its
+// file's life, and as a tree grows the files written earlier keep richer filters than the budget
+// buys now. Without the listener the policy cannot count the keys: it spends bits_per_key and
+// says so in the LOG. docs/filters.md gives what it costs and the bounds.
 #pragma once
 
 #include <rocksdb/table.h>
@@ -35,9 +30,9 @@ struct MemoryBudget {
   double cache_share = 0;  // of the block cache's capacity, in (0, 1]; 0: none
 
   bool Given() const { return bytes > 0 || cache_share > 0; }
-  // "" (none), "<n>[K|M|G|T]" (bytes; the suffixes are powers of 1024, as RocksDB's), or "<x>%"
-  // (x in (0, 100], of the block cache). A whole or decimal number; anything else is an error
-  // whose message names the option.
+  // "" (none), a whole number of bytes, "<n>K|M|G|T" (n whole or decimal; powers of 1024, as
+  // RocksDB's sizes), or "<x>%" (x in (0, 100], of the block cache's capacity). Anything else
+  // (signs, spaces, exponents, hexadecimal) is an error whose message names the option.
   static Result<MemoryBudget> Parse(const std::string& text);
   // The text Parse reads back to this budget ("" when none).
   std::string ToString() const;
@@ -55,8 +50,9 @@ struct BudgetedTrees {
   double keys = 0;            // level 0 at its fullest lately
   uint64_t filter_bytes = 0;  // of the live files measured
 };
-// Sums the accounts (Ledger::Global) of `trees`; those without accounts add nothing. May throw
-// std::bad_alloc.
+// Sums the accounts (Ledger::Global) of `trees`; those without accounts add nothing. A database
+// closed while its logger lives on (one the application made, shared or kept) keeps its accounts
+// until its logger goes or it reopens, and counts until then. May throw std::bad_alloc.
 BudgetedTrees SumAccounts(const std::vector<TreeId>& trees);
 
 // The bits per key that `bytes` buy over `keys` keys: at most `ceiling`, at least

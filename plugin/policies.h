@@ -191,8 +191,12 @@ class LeveledPolicy : public SstFilterPolicy {
   Shape shape_;
   std::shared_ptr<Allocations> allocations_;
   std::shared_ptr<TreeHistory> history_;  // what the policy has seen of each tree
-  // Whether the LOG has been told that a memory_budget cannot be kept (once per policy).
-  std::shared_ptr<std::atomic<bool>> warned_budget_ = std::make_shared<std::atomic<bool>>(false);
+  // Whether the LOG has been told that the memory_budget cannot be kept, for each reason (once per
+  // policy).
+  struct BudgetWarnings {
+    std::atomic<bool> no_cache{false}, no_listener{false};
+  };
+  std::shared_ptr<BudgetWarnings> warned_ = std::make_shared<BudgetWarnings>();
 };
 
 template <typename... Policies>

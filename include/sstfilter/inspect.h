@@ -10,7 +10,6 @@
 #include <rocksdb/db.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/status.h>
-#include <rocksdb/table.h>
 
 #include <cstdint>
 #include <string>
@@ -44,25 +43,27 @@ SSTFILTER_EXPORT ROCKSDB_NAMESPACE::Status DescribeFilters(const std::string& db
 // A printable report: a line per file and a summary naming the files without an sstfilter filter.
 SSTFILTER_EXPORT std::string FormatFilterReport(const std::vector<SstFilterInfo>& files);
 
-// The memory budget a filter policy holds its filters to, for tables built with `table`:
-// sstfilter.Leveled's memory_budget, in bytes or as its share of table.block_cache's capacity
-// (docs/filters.md, "A memory budget in bytes"); 0 for a policy without one (any other policy; a
-// share and no block cache).
-SSTFILTER_EXPORT uint64_t
-FilterMemoryBudget(const ROCKSDB_NAMESPACE::FilterPolicy& policy,
-                   const ROCKSDB_NAMESPACE::BlockBasedTableOptions& table);
+// sstfilter.Leveled's memory_budget as the policy is configured (docs/filters.md, "A memory budget
+// in bytes"): bytes, or a share of the block cache. Both 0 for a policy without one (any other).
+struct MemoryBudgetOption {
+  uint64_t bytes = 0;
+  double cache_share = 0;  // in (0, 1]
+};
+SSTFILTER_EXPORT MemoryBudgetOption
+FilterMemoryBudget(const ROCKSDB_NAMESPACE::FilterPolicy& policy);
 
 // A column family's filter policy, its memory budget, and what its live files' filters spend.
 struct FilterBudgetInfo {
   std::string column_family;
-  std::string policy;         // the filter policy's name; empty: none
-  uint64_t budget_bytes = 0;  // FilterMemoryBudget; 0: none
+  std::string policy;  // the filter policy's name; empty: none
+  MemoryBudgetOption budget;
   uint64_t filter_bytes = 0;  // of the column family's live SST files
 };
 
 // Each column family's, for a database on disk, opened read-only with its own OPTIONS file (as
 // DescribeFilters opens it). Column families that share one policy object in the process that
-// wrote them share its budget; an OPTIONS file cannot say so, and each gets its own here.
+// wrote them share its budget; an OPTIONS file cannot say so, and each gets its own here. Nor does
+// it keep a block cache's capacity: a share is reported as a share.
 SSTFILTER_EXPORT ROCKSDB_NAMESPACE::Status DescribeFilterBudgets(
     const std::string& db_path, std::vector<FilterBudgetInfo>* budgets);
 

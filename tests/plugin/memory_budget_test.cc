@@ -5,6 +5,7 @@
 #include "plugin/memory_budget.h"
 
 #include "plugin/budget_rewrites.h"
+#include "sstfilter/inspect.h"
 
 #include "tests/plugin/db_test_fixture.h"
 
@@ -34,8 +35,10 @@ TEST(MemoryBudget, ParsesBytesWithRocksDbsSuffixesAndSharesOfTheCache) {
     ASSERT_TRUE(again.ok()) << again.error();
     EXPECT_TRUE(again.value() == budget.value());
   }
-  for (const char* bad : {"0", "-1G", "2X", "1GB", "abc", " 1G", "150%", "0%", "nan", "inf",
-                          "1e30T", "%", "G", "0.4"}) {
+  // strtod would take whitespace, signs, hexadecimal, exponents and the locale's decimal point.
+  for (const char* bad :
+       {"0",    "-1G",  "2X", "1GB", "abc", " 1G",      "\t1G", "+1G", "0x10M", "1e3",
+        "1,5G", "150%", "0%", "nan", "inf", "9999999T", "%",    "G",   "1.9",   "."}) {
     SCOPED_TRACE(bad);
     const Result<MemoryBudget> budget = MemoryBudget::Parse(bad);
     ASSERT_FALSE(budget.ok());
@@ -104,34 +107,47 @@ TEST(MemoryBudget, LeveledTakesItByStringAndWritesItToOptions) {
   }
 }
 
-// The rewrites: none while the files spend within kRewriteAbove of their levels' shares; then the
-// files spending at least kRewriteRatio times their level's share, the greatest excess first,
-// until their excess covers the tree's; never a file of level 0.
-TEST(MemoryBudget, ChoosesTheFilesSpendingTheMostBeyondTheirLevelsShare) {
+// The plan: no rewrite while the files spend within kRewriteAbove of their levels' shares; then
+// the files spending at least kRewriteRatio times their level's share (kRewriteAbove times, beyond
+// kBudgetLimit), the greatest excess first, until their excess covers the tree's; never a file of
+// level 0. The residual excess is what the files not chosen spend beyond their shares, per key.
+TEST(MemoryBudget, PlansTheRewritesOfTheFilesSpendingTheMostBeyondTheirLevelsShare) {
   const std::vector<double> level_bits = {12, 8, 5};
-  // Bits per key: 10 (2x its level's share), 6 (1.2x: not chosen), 16 (2x), and level 0's 40.
-  const std::vector<FileSpend> over = {{"/a.sst", 2, 1250, 1000},
-                                       {"/b.sst", 2, 750, 1000},
-                                       {"/c.sst", 1, 4000, 2000},
-                                       {"/d.sst", 0, 5000, 1000}};
+  // Bits per key: 10 (2x its level's share), 6 (1.2x), 16 (2x), and level 0's 40.
+  const std::vector<FileSpend> over = {{"/a.sst", 2, 1250, 1000, 100},
+                                       {"/b.sst", 2, 750, 1000, 100},
+                                       {"/c.sst", 1, 4000, 2000, 200},
+                                       {"/d.sst", 0, 5000, 1000, 100}};
   // Excess in bits: a 5,000, b 1,000, c 16,000; the tree's 22,000 beyond its 26,000, beyond
   // kBudgetLimit: b too, though under kRewriteRatio.
-  EXPECT_EQ(ChooseRewrites(over, level_bits, 4), (std::vector<size_t>{2, 0, 1}));
-  EXPECT_EQ(ChooseRewrites(over, level_bits, 1), (std::vector<size_t>{2}));
+  RewritePlan plan = PlanRewrites(over, level_bits, 1000);
+  EXPECT_EQ(plan.files, (std::vector<size_t>{2, 0, 1}));
+  EXPECT_DOUBLE_EQ(plan.residual_excess, 0);
+  // At most max_bytes of files, but at least one: c alone, 200 bytes beyond 100.
+  plan = PlanRewrites(over, level_bits, 100);
+  EXPECT_EQ(plan.files, (std::vector<size_t>{2}));
+  EXPECT_DOUBLE_EQ(plan.residual_excess, 6000.0 / 4000);  // a's and b's, over 4,000 keys
+  plan = PlanRewrites(over, level_bits, 300);
+  EXPECT_EQ(plan.files, (std::vector<size_t>{2, 0}));
   // Beyond kRewriteAbove, within kBudgetLimit (146,800 bits for 143,000): the files at
   // kRewriteRatio or more only (a; not f, at 1.1x).
   const std::vector<FileSpend> slightly = {{"/a.sst", 2, 1250, 1000},
                                            {"/e.sst", 2, 6000, 10000},
                                            {"/c.sst", 1, 10000, 10000},
                                            {"/f.sst", 1, 1100, 1000}};
-  EXPECT_EQ(ChooseRewrites(slightly, level_bits, 4), (std::vector<size_t>{0}));
-  // Within kRewriteAbove of the shares (26,000 bits): nothing.
+  plan = PlanRewrites(slightly, level_bits, 1000);
+  EXPECT_EQ(plan.files, (std::vector<size_t>{0}));
+  EXPECT_DOUBLE_EQ(plan.residual_excess, (-2000.0 + 800) / 22000);  // e's and f's
+  // Within kRewriteAbove of the shares (26,000 bits): nothing, and the whole excess is residual.
   const std::vector<FileSpend> within = {
       {"/a.sst", 2, 650, 1000}, {"/c.sst", 1, 2000, 2000}, {"/e.sst", 2, 600, 1000}};
-  EXPECT_TRUE(ChooseRewrites(within, level_bits, 4).empty());
+  plan = PlanRewrites(within, level_bits, 1000);
+  EXPECT_TRUE(plan.files.empty());
+  EXPECT_DOUBLE_EQ(plan.residual_excess, 0);
   // A level the shares do not cover, and files without keys, are never chosen.
-  EXPECT_TRUE(
-      ChooseRewrites({{"/f.sst", 5, 9000, 1000}, {"/g.sst", 1, 100, 0}}, level_bits, 4).empty());
+  plan =
+      PlanRewrites({{"/f.sst", 5, 9000, 1000, 100}, {"/g.sst", 1, 100, 0, 100}}, level_bits, 1000);
+  EXPECT_TRUE(plan.files.empty());
 }
 
 struct Growth {
@@ -185,17 +201,15 @@ class MemoryBudgetDb : public DbTest, public ::testing::WithParamInterface<Growt
 };
 
 // One column family grows fivefold from its first stage, in five stages, each flushed and left to
-// settle. The budget
-// binds from 180,000 keys; as the tree grows beyond, the bits per key it buys fall, and the files
-// written earlier keep richer filters: the last level's until compactions reach their range, and
-// with ordered keys for ever (moved down whole). The listener rewrites those spending the most
-// (plugin/budget_rewrites.h), and the filters end within 1.05x of the budget, spending at least
-// 0.8x of it (a ceiling, not a target: level 0's share at its fullest is not spent between
-// flushes, and the steering may run low for a while after rewrites). Rewrites come with
-// compactions: at the stage where the budget starts to bind, an ordered tree whose last
-// compaction came before holds its early files' excess (1.04x to 1.10x in 10 runs; 0.98x to
-// 1.03x at the end, random keys 0.93x to 1.01x), hence 1.15x there. Without the rewrites the tree
-// ended at 1.26x (random) and 1.31x (ordered).
+// settle. The budget binds from 180,000 keys; as the tree grows beyond, the bits per key it buys
+// fall, and the files written earlier keep richer filters: the last level's until compactions
+// reach their range, and with ordered keys for ever (moved down whole). The listener rewrites
+// those spending the most (plugin/budget_rewrites.h). In 10 runs (2026-11-27) the filters ended at
+// 0.86x to 1.02x of the budget with random keys and 0.90x to 1.04x with ordered keys, and no stage
+// went beyond 1.05x; without the rewrites the tree ended at 1.26x (random) and 1.31x (ordered).
+// The bounds leave room for slower machines: 1.10x at every stage, 1.08x and 0.75x at the end (a
+// ceiling, not a target: level 0's share at its fullest is not spent between flushes, and the
+// steering may run low for a while after rewrites).
 TEST_P(MemoryBudgetDb, FiltersStayWithinTheBudgetAsTheTreeGrows) {
   const bool ordered = GetParam().ordered;
   Open(BudgetOptions("{id=sstfilter.Leveled;memory_budget=" + std::to_string(kBudgetBytes) + "}"));
@@ -217,16 +231,28 @@ TEST_P(MemoryBudgetDb, FiltersStayWithinTheBudgetAsTheTreeGrows) {
   for (const double r : ratio) printf(" %.3f", r);
   printf(" (at %" PRIu64 " keys each)\n", kKeys / kStages);
   for (uint64_t stage = 0; stage < kStages; ++stage) {
-    EXPECT_LE(ratio[stage], 1.15) << "stage " << stage;
+    EXPECT_LE(ratio[stage], 1.10) << "stage " << stage;
   }
-  EXPECT_LE(ratio[kStages - 1], 1.05);
-  EXPECT_GE(ratio[kStages - 1], 0.8);
+  EXPECT_LE(ratio[kStages - 1], 1.08);
+  EXPECT_GE(ratio[kStages - 1], 0.75);
   db_.reset();
   // The LOG says what the budget buys and what the tree spends, at each file, and each rewrite.
   EXPECT_FALSE(
       logger_->LinesWith("memory_budget " + std::to_string(kBudgetBytes) + " bytes over 1 trees")
           .empty());
+  printf("[ figures  ] %zu files rewritten\n",
+         logger_->LinesWith("memory_budget: rewriting").size());
   EXPECT_FALSE(logger_->LinesWith("memory_budget: rewriting").empty());
+  EXPECT_EQ(logger_->LinesWith("memory_budget: rewriting").size(),
+            logger_->LinesWith("): OK").size())
+      << "a rewrite failed";
+  // --inspect_db's figures: the budget as given, the filters as measured.
+  std::vector<FilterBudgetInfo> budgets;
+  ASSERT_TRUE(DescribeFilterBudgets(dir_, &budgets).ok());
+  ASSERT_EQ(budgets.size(), 1u);
+  EXPECT_EQ(budgets[0].budget.bytes, kBudgetBytes);
+  EXPECT_EQ(budgets[0].filter_bytes,
+            static_cast<uint64_t>(std::llround(ratio[kStages - 1] * kBudgetBytes)));
 }
 
 INSTANTIATE_TEST_SUITE_P(Keys, MemoryBudgetDb,
@@ -235,8 +261,8 @@ INSTANTIATE_TEST_SUITE_P(Keys, MemoryBudgetDb,
 
 // Two column families share one policy, and its budget, given as a share of the block cache: their
 // filters together stay within it. The listener rewrites the default column family's files only
-// (it has no handle on the others), so the other's early files wait for its compactions: 0.88x to
-// 1.00x of the budget in 10 runs (2026-11-27), against 1.17x without rewrites.
+// (it has no handle on the others), so the other's early files wait for its compactions: 0.85x to
+// 0.99x of the budget in 10 runs (2026-11-27), against 1.17x without rewrites.
 TEST_F(MemoryBudgetDb, ColumnFamiliesSharingThePolicyShareTheBudget) {
   constexpr uint64_t kPerFamily = kKeys / 2;
   BlockBasedTableOptions table;
@@ -271,6 +297,20 @@ TEST_F(MemoryBudgetDb, ColumnFamiliesSharingThePolicyShareTheBudget) {
   ASSERT_TRUE(db_->DestroyColumnFamilyHandle(other_owner.release()).ok());
   db_.reset();
   EXPECT_FALSE(logger_->LinesWith("over 2 trees").empty());
+  // An OPTIONS file keeps the share, not the cache's capacity: --inspect_db says the share.
+  std::vector<FilterBudgetInfo> budgets;
+  ASSERT_TRUE(DescribeFilterBudgets(dir_, &budgets).ok());
+  ASSERT_EQ(budgets.size(), 2u);
+  for (const FilterBudgetInfo& b : budgets) {
+    EXPECT_EQ(b.budget.cache_share, 0.25) << b.column_family;
+    EXPECT_EQ(b.budget.bytes, 0u) << b.column_family;
+    EXPECT_GT(b.filter_bytes, 0u) << b.column_family;
+  }
+  const std::string report = FormatBudgetReport(budgets);
+  EXPECT_NE(report.find("memory_budget of column family other (sstfilter.Leveled): 25% of the "
+                        "block cache"),
+            std::string::npos)
+      << report;
 }
 
 // Without the listener nobody counts the keys: the files get bits_per_key, and the LOG says why,
@@ -288,6 +328,7 @@ TEST_F(MemoryBudgetDb, WithoutTheListenerTheLogSaysSoOnce) {
     bytes += props->filter_size;
     entries += props->num_filter_entries;
   }
+  ASSERT_GT(entries, 0u);
   EXPECT_GT(8.0 * bytes / entries, 6);  // bits_per_key's allocation, far above 1K's
   ExpectAllPresent(0, 60'000);
   db_.reset();

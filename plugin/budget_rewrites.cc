@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <exception>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <mutex>
 
@@ -139,21 +140,33 @@ bool WritesWait(ROCKSDB_NAMESPACE::DB* db) {
          !db->GetIntProperty("rocksdb.actual-delayed-write-rate", &delayed) || delayed > 0;
 }
 
-// The tree's levels below 0 against their shares, from the listener's accounts: whether they may
-// spend beyond kRewriteAbove times the shares (then the files are read), and their excess per key.
-bool MaySpendBeyond(const TreeAccounts& accounts, const std::vector<double>& level_bits,
-                    double* excess_per_key) {
-  double spent = 0, share = 0, keys = 0;
+// Whether the tree's levels below 0 may spend beyond kRewriteAbove times their shares, from the
+// listener's accounts (then the files are read).
+bool MaySpendBeyond(const TreeAccounts& accounts, const std::vector<double>& level_bits) {
+  double spent = 0, share = 0;
   for (size_t i = 1; i < accounts.levels.size() && i < level_bits.size(); ++i) {
     const LevelAccount& a = accounts.levels[i];
-    const double measured = static_cast<double>(a.keys - a.unmeasured_keys);
     spent += 8 * static_cast<double>(a.filter_bytes);
-    share += level_bits[i] * measured;
-    keys += measured;
+    share += level_bits[i] * static_cast<double>(a.keys - a.unmeasured_keys);
   }
-  *excess_per_key = keys > 0 ? (spent - share) / keys : 0;
   return spent > kRewriteAbove * share;
 }
+
+// A turn of a process-wide flag: taken if no one held it; given back when the turn ends.
+class Turn {
+ public:
+  explicit Turn(std::atomic<bool>& flag) : flag_(flag), taken_(!flag.exchange(true)) {}
+  ~Turn() {
+    if (taken_) flag_.store(false);
+  }
+  Turn(const Turn&) = delete;
+  Turn& operator=(const Turn&) = delete;
+  bool taken() const { return taken_; }
+
+ private:
+  std::atomic<bool>& flag_;
+  const bool taken_;
+};
 
 }  // namespace
 
@@ -168,18 +181,17 @@ size_t RewriteFilesOverBudget(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree) {
     }
     const Result<std::vector<double>> level_bits = SteadyBitsPerKey(accounts, target.bits_per_key);
     if (!level_bits.ok()) return 0;
-    double excess = 0;
-    if (!MaySpendBeyond(accounts, level_bits.value(), &excess)) {
-      BudgetTargets::Global().SetResidualExcess(tree, excess);  // no rewrite takes any back
-      return 0;
-    }
-    if (WritesWait(db) || busy.exchange(true)) return 0;
+    // The steering answers its own excess (NaN) unless every rewrite planned here is done.
+    const double unknown = std::numeric_limits<double>::quiet_NaN();
+    BudgetTargets::Global().SetResidualExcess(tree, unknown);
+    if (!MaySpendBeyond(accounts, level_bits.value()) || WritesWait(db)) return 0;
+    const Turn turn(busy);
+    if (!turn.taken()) return 0;
     size_t rewritten = 0;
-    const std::shared_ptr<ROCKSDB_NAMESPACE::Logger> log = db->GetDBOptions().info_log;
-    try {
+    {
+      const std::shared_ptr<ROCKSDB_NAMESPACE::Logger> log = db->GetDBOptions().info_log;
       const std::vector<FileSpend> files = FilesOf(db);
       const RewritePlan plan = PlanRewrites(files, level_bits.value(), kMaxRewriteBytesPerEvent);
-      BudgetTargets::Global().SetResidualExcess(tree, plan.residual_excess);
       ROCKSDB_NAMESPACE::CompactionOptions options;
       // The column family's compression for the level, not CompactionOptions' own default; and
       // one subcompaction, on this thread, which RewritingForBudget marks.
@@ -204,11 +216,12 @@ size_t RewriteFilesOverBudget(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree) {
         if (!s.ok()) break;
         ++rewritten;
       }
-    } catch (const std::exception&) {
+      if (rewritten == plan.files.size()) {
+        BudgetTargets::Global().SetResidualExcess(tree, plan.residual_excess);
+      }
     }
-    busy.store(false);
     return rewritten;
-  } catch (const std::exception&) {
+  } catch (...) {  // nothing may reach RocksDB; the turn is given back as the stack unwinds
     return 0;
   }
 }

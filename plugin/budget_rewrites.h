@@ -57,8 +57,8 @@ class BudgetTargets {
     // What the budget buys now, as its policy last computed it (LeveledPolicy::TreeBitsPerKey).
     double bits_per_key = 0;
     // What the tree's files below level 0 spend beyond their levels' shares and the listener's
-    // rewrites leave (PlanRewrites), per key of those levels, as the listener last found it
-    // (NaN: not yet).
+    // rewrites leave (PlanRewrites), per key of those levels, once the rewrites it planned are
+    // done (NaN: none were, or none were needed: the steering answers its own excess).
     double residual_excess = std::numeric_limits<double>::quiet_NaN();
   };
   static BudgetTargets& Global();
@@ -92,8 +92,9 @@ struct RewritePlan {
 // (level_bits, by level: SteadyBitsPerKey): none unless the files spend beyond kRewriteAbove times
 // their levels' shares; then those spending at least kRewriteRatio times their level's share
 // (kRewriteAbove times, where the files spend beyond kBudgetLimit times the shares), the greatest
-// excess first, until the others spend within kRewriteAbove times the shares or the chosen hold
-// max_bytes (the first file is chosen whatever its size). And the excess the others keep.
+// excess first, until the files, the chosen counted at their shares, spend within kRewriteAbove
+// times the shares, or the chosen hold max_bytes (the first is chosen whatever its size). And the
+// excess the files not chosen keep.
 RewritePlan PlanRewrites(const std::vector<FileSpend>& files, const std::vector<double>& level_bits,
                          uint64_t max_bytes);
 

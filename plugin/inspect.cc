@@ -162,7 +162,7 @@ std::string FormatBudgetReport(const std::vector<FilterBudgetInfo>& budgets) {
                static_cast<double>(b.filter_bytes) / static_cast<double>(b.budget.bytes));
     } else if (b.budget.cache_share > 0) {
       snprintf(line, sizeof(line),
-               "memory_budget of column family %s (%s): %.4g%% of the block cache, whose capacity "
+               "memory_budget of column family %s (%s): %.15g%% of the block cache, whose capacity "
                "the OPTIONS file does not keep; its filters %" PRIu64 " bytes\n",
                b.column_family.c_str(), b.policy.c_str(), 100 * b.budget.cache_share,
                b.filter_bytes);

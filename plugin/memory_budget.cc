@@ -43,11 +43,18 @@ Result<MemoryBudget> MemoryBudget::Parse(const std::string& text) {
     budget.cache_share = value / 100;
     return budget;
   }
+  if (unit.empty()) {  // whole bytes, exactly
+    if (number.find('.') != std::string::npos) return bad("a whole number of bytes");
+    uint64_t whole = 0;
+    const auto [last, error] = std::from_chars(number.data(), number.data() + number.size(), whole);
+    if (error != std::errc() || last != number.data() + number.size() || whole >= (1ull << 62)) {
+      return bad("at least 1 byte and below 4 EiB");
+    }
+    budget.bytes = whole;
+    return budget;
+  }
   double scale = 1;
-  switch (unit.empty() ? ' ' : unit[0]) {
-    case ' ':
-      if (number.find('.') != std::string::npos) return bad("a whole number of bytes");
-      break;
+  switch (unit[0]) {
     case 'k':
     case 'K':
       scale = 0x1p10;
@@ -76,9 +83,11 @@ Result<MemoryBudget> MemoryBudget::Parse(const std::string& text) {
 std::string MemoryBudget::ToString() const {
   if (bytes > 0) return std::to_string(bytes);
   if (!(cache_share > 0)) return "";
-  char text[32];
-  // Shortest round trip, in the "C" locale whatever the process's (OPTIONS files are read back).
-  const auto [end, ec] = std::to_chars(text, text + sizeof(text) - 1, 100 * cache_share);
+  char text[40];
+  // In the "C" locale whatever the process's (OPTIONS files are read back), to 15 digits: a share
+  // typed with as many reads back as typed, and parses to the same share.
+  const auto [end, ec] = std::to_chars(text, text + sizeof(text) - 1, 100 * cache_share,
+                                       std::chars_format::general, 15);
   if (ec != std::errc()) return "";
   *end = '%';
   return std::string(text, end + 1);

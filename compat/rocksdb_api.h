@@ -13,8 +13,15 @@
 //   apart by the member's type, not by the version: 11.9's main branch had the value form for a
 //   while. No release has the pointer form yet: the tests instantiate it with a stand-in
 //   ReadOptions of that shape.
+// - Cache's definition (GetCapacity, GetPrintableOptions): rocksdb/cache.h up to 8.0, then
+//   rocksdb/advanced_cache.h.
 #pragma once
 
+// Cache's definition: rocksdb/cache.h before 8.x moved it to rocksdb/advanced_cache.h.
+#if __has_include(<rocksdb/advanced_cache.h>)
+#include <rocksdb/advanced_cache.h>
+#endif
+#include <rocksdb/cache.h>
 #include <rocksdb/db.h>
 #include <rocksdb/options.h>
 #include <rocksdb/statistics.h>

@@ -1,15 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "plugin/block_cache_fit.h"
 
-// Cache's definition: rocksdb/cache.h before 8.x moved it to rocksdb/advanced_cache.h.
-#if __has_include(<rocksdb/advanced_cache.h>)
-#include <rocksdb/advanced_cache.h>
-#endif
-#include <rocksdb/cache.h>
-
 #include <cstdio>
 #include <cstdlib>
 
+#include "compat/rocksdb_api.h"  // Cache's definition
 #include "plugin/bits_adapters.h"
 
 namespace sstfilter {

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "plugin/memory_budget.h"
 
-#include <rocksdb/cache.h>
-
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -10,6 +8,7 @@
 #include <string>
 #include <system_error>
 
+#include "compat/rocksdb_api.h"  // Cache's definition
 #include "core/sizing.h"
 
 namespace sstfilter {

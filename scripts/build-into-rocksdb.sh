@@ -6,14 +6,17 @@
 # database with filter_policy=sstfilter.Leveled:10 and table_properties_collectors=
 # sstfilter.RangeFilter from an options string and proves both are used.
 #
-#   scripts/build-into-rocksdb.sh SOURCE [--make] [--work DIR]
+#   scripts/build-into-rocksdb.sh SOURCE [--make | --jni] [--work DIR]
 #
 # SOURCE: a RocksDB source tree or a source tarball (.tar.xz/.tar.gz, extracted under the work
 # directory), such as ../shared/rocksdb/src/rocksdb_9.11.2.orig.tar.gz. The sources this build needs
 # are copied to SOURCE/plugin/sstfilter (a copy, not a link: RocksDB's Makefile writes object files
 # next to the sources), unless this repository already is that directory. --make: build with
 # RocksDB's Makefile instead of CMake. --work: where the build goes (default build-in-rocksdb/ in
-# this repository). RocksDB's library alone takes 10 (CMake) to 12 (make) minutes on 2 cores.
+# this repository). --jni: CMake with WITH_JNI=ON, and also RocksJava's JNI library and jar with
+# sstfilter inside (java/jni/sstfilter_jni.cc added to it), copied to WORK/java/ (the rest of the
+# Java build is scripts/build-rocksjava.sh's). RocksDB's library alone takes 10 (CMake) to 12
+# (make) minutes on 2 cores.
 # RocksDB's own sources do not all build with -Werror under g++ 12 (11.8.1's -Wrestrict in
 # options/configurable.cc), so warnings are not errors here; sstfilter's own build keeps them at
 # zero.
@@ -21,10 +24,12 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 source=""
 use_make=0
+use_jni=0
 work="$root/build-in-rocksdb"
 while [ $# -gt 0 ]; do
   case "$1" in
     --make) use_make=1 ;;
+    --jni) use_jni=1 ;;
     --work) [ $# -ge 2 ] || { echo "build-into-rocksdb.sh: --work needs a directory" >&2; exit 2; }
             work="$2"; shift ;;
     -*) echo "build-into-rocksdb.sh: unknown option '$1'" >&2; exit 2 ;;
@@ -33,7 +38,11 @@ while [ $# -gt 0 ]; do
   shift
 done
 if [ -z "$source" ]; then
-  echo "usage: build-into-rocksdb.sh SOURCE_DIR|TARBALL [--make] [--work DIR]" >&2
+  echo "usage: build-into-rocksdb.sh SOURCE_DIR|TARBALL [--make | --jni] [--work DIR]" >&2
+  exit 2
+fi
+if [ $use_make = 1 ] && [ $use_jni = 1 ]; then
+  echo "build-into-rocksdb.sh: --jni builds with CMake; it does not go with --make" >&2
   exit 2
 fi
 mkdir -p "$work"
@@ -65,7 +74,9 @@ plugin="$src/plugin/sstfilter"
 if [ "$(readlink -f "$plugin")" != "$root" ]; then
   rm -rf "$plugin"
   mkdir -p "$plugin"
+  mkdir -p "$plugin/java"
   cp -r "$root"/{CMakeLists.txt,sstfilter.mk,core,plugin,compat,include} "$plugin/"
+  cp -r "$root/java/jni" "$plugin/java/"
 fi
 major=$(awk '/define ROCKSDB_MAJOR/ {print $3}' "$src/include/rocksdb/version.h")
 minor=$(awk '/define ROCKSDB_MINOR/ {print $3}' "$src/include/rocksdb/version.h")
@@ -74,15 +85,58 @@ std=17
 echo "== RocksDB $major.$minor from $src, with sstfilter built in ($([ $use_make = 1 ] && echo make || echo cmake))"
 
 if [ $use_make = 0 ]; then
+  targets=(rocksdb)
+  jni_flags=(-DWITH_JNI=OFF)
+  if [ $use_jni = 1 ]; then
+    # RocksJava's CMake downloads the jars of its tests (JUnit, Hamcrest, AssertJ, Mockito,
+    # cglib) into java/test-libs when they are missing, and compiles a few test classes into its
+    # main jar. Debian's jars take their place (junit4, libassertj-core-java; build-rocksjava.sh
+    # installs them); Mockito and cglib, which those classes do not use, are empty jars. Nothing
+    # is downloaded.
+    test_libs="$src/java/test-libs"
+    mkdir -p "$test_libs" "$work/empty-jar"
+    v() { sed -n "s/^set(JAVA_$1_VERSION \"\(.*\)\")\$/\1/p" "$src/java/CMakeLists.txt"; }
+    for debian in junit4 hamcrest assertj-core; do
+      [ -f "/usr/share/java/$debian.jar" ] || {
+        echo "build-into-rocksdb.sh: --jni needs /usr/share/java/$debian.jar:" \
+             "apt-get install junit4 libassertj-core-java" >&2
+        exit 1
+      }
+    done
+    ln -sf /usr/share/java/junit4.jar "$test_libs/junit-$(v JUNIT).jar"
+    ln -sf /usr/share/java/hamcrest.jar "$test_libs/hamcrest-$(v HAMCR).jar"
+    ln -sf /usr/share/java/assertj-core.jar "$test_libs/assertj-core-$(v ASSERTJ).jar"
+    for jar in "mockito-all-$(v MOCKITO).jar" "cglib-$(v CGLIB).jar"; do
+      [ -f "$test_libs/$jar" ] || jar cf "$test_libs/$jar" -C "$work/empty-jar" .
+    done
+    # CMake's FindJNI looks for AWT too, which a headless JDK (openjdk-17-jdk-headless) lacks;
+    # RocksJava needs only jni.h. The JDK is javac's; the AWT variables name what it has.
+    java_home=$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")
+    jni_flags=(-DWITH_JNI=ON "-DJAVA_HOME=$java_home" "-DJAVA_INCLUDE_PATH=$java_home/include"
+               "-DJAVA_INCLUDE_PATH2=$java_home/include/linux"
+               "-DJAVA_AWT_INCLUDE_PATH=$java_home/include"
+               "-DJAVA_JVM_LIBRARY=$java_home/lib/server/libjvm.so"
+               "-DJAVA_AWT_LIBRARY=$java_home/lib/server/libjvm.so")
+    targets+=(rocksdbjava)
+  fi
   log="$work/configure.log"
   cmake -S "$src" -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DROCKSDB_PLUGINS=sstfilter \
     -DPORTABLE=1 -DWITH_GFLAGS=OFF -DWITH_TESTS=OFF -DWITH_BENCHMARK_TOOLS=OFF \
     -DWITH_CORE_TOOLS=OFF -DWITH_TOOLS=OFF -DROCKSDB_BUILD_SHARED=OFF -DWITH_LIBURING=OFF \
-    -DFAIL_ON_WARNINGS=OFF > "$log"
+    -DFAIL_ON_WARNINGS=OFF "${jni_flags[@]}" > "$log"
   log="$work/build.log"
-  cmake --build "$work/build" -j "$jobs" --target rocksdb > "$log" 2>&1
+  cmake --build "$work/build" -j "$jobs" --target "${targets[@]}" > "$log" 2>&1
+  if [ $use_jni = 1 ]; then
+    rm -rf "$work/java"
+    mkdir -p "$work/java"
+    cp "$work"/build/java/rocksdbjni-*-linux*.jar "$work/java/"
+  fi
   log="$work/install.log"
-  cmake --install "$work/build" --prefix "$work/prefix" > "$log"
+  # With WITH_JNI, RocksJava's CMake also installs its javadoc, to /usr/share/javadoc whatever the
+  # prefix: the program needs only the library, its headers and its CMake package (devel).
+  install_scope=()
+  [ $use_jni = 1 ] && install_scope=(--component devel)
+  cmake --install "$work/build" --prefix "$work/prefix" "${install_scope[@]}" > "$log"
   log="$work/check-build.log"
   cmake -S "$root/tests/in_tree" -B "$work/check" -DCMAKE_PREFIX_PATH="$work/prefix" \
     -DCMAKE_CXX_STANDARD="$std" -DCMAKE_BUILD_TYPE=Release > "$log"

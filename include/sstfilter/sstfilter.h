@@ -72,7 +72,9 @@ inline constexpr const char* kCompatibilityName = "sstfilter";
 
 // ConfigOptions that report what RocksDB's defaults silently drop: an unknown name, option or value
 // (a plugin that is not loaded) is an error naming it. Use them to load OPTIONS files
-// (LoadLatestOptions) and option strings.
+// (LoadLatestOptions) and option strings. All three settings count: with input_strings_escaped
+// true (RocksDB's default), a misspelt filter_policy inside block_based_table_factory={...} still
+// becomes no filter without an error (RocksDB 7.8.3 and 9.11.2).
 SSTFILTER_EXPORT ROCKSDB_NAMESPACE::ConfigOptions StrictConfigOptions();
 
 // Creates any filter policy RocksDB knows (sstfilter's or RocksDB's own) from a string, strictly:

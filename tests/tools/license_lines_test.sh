@@ -16,7 +16,7 @@ checked=0
 missing=0
 for f in "${files[@]}"; do
   case "$f" in
-    *.h | *.cc | *.sh | *.mk | *.in | *.map | CMakeLists.txt | */CMakeLists.txt | .ci/run) ;;
+    *.h | *.cc | *.java | *.sh | *.mk | *.in | *.map | CMakeLists.txt | */CMakeLists.txt | .ci/run) ;;
     *) continue ;;
   esac
   [ -f "$f" ] || continue

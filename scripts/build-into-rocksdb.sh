@@ -95,7 +95,12 @@ if [ $use_make = 0 ]; then
     # is downloaded.
     test_libs="$src/java/test-libs"
     mkdir -p "$test_libs" "$work/empty-jar"
-    v() { sed -n "s/^set(JAVA_$1_VERSION \"\(.*\)\")\$/\1/p" "$src/java/CMakeLists.txt"; }
+    for tool in javac jar; do
+      command -v "$tool" > /dev/null || {
+        echo "build-into-rocksdb.sh: --jni needs $tool: apt-get install openjdk-17-jdk-headless" >&2
+        exit 1
+      }
+    done
     for debian in junit4 hamcrest assertj-core; do
       [ -f "/usr/share/java/$debian.jar" ] || {
         echo "build-into-rocksdb.sh: --jni needs /usr/share/java/$debian.jar:" \
@@ -103,12 +108,35 @@ if [ $use_make = 0 ]; then
         exit 1
       }
     done
-    ln -sf /usr/share/java/junit4.jar "$test_libs/junit-$(v JUNIT).jar"
-    ln -sf /usr/share/java/hamcrest.jar "$test_libs/hamcrest-$(v HAMCR).jar"
-    ln -sf /usr/share/java/assertj-core.jar "$test_libs/assertj-core-$(v ASSERTJ).jar"
-    for jar in "mockito-all-$(v MOCKITO).jar" "cglib-$(v CGLIB).jar"; do
-      [ -f "$test_libs/$jar" ] || jar cf "$test_libs/$jar" -C "$work/empty-jar" .
-    done
+    # The jar names RocksJava's CMake expects, from its version lines; a jar already there (a
+    # source tree of the user's) is left as it is.
+    v() {
+      local version
+      version=$(sed -n "s/^set(JAVA_$1_VERSION \"\(.*\)\")\$/\1/p" "$src/java/CMakeLists.txt")
+      [ -n "$version" ] || {
+        echo "build-into-rocksdb.sh: no JAVA_$1_VERSION in $src/java/CMakeLists.txt" >&2
+        exit 1
+      }
+      echo "$version"
+    }
+    stand_in() {  # stand_in JAR [DEBIAN_JAR]: DEBIAN_JAR linked, or an empty jar
+      [ -e "$test_libs/$1" ] && return
+      if [ $# -gt 1 ]; then
+        ln -s "$2" "$test_libs/$1"
+      else
+        jar cf "$test_libs/$1" -C "$work/empty-jar" .
+      fi
+    }
+    junit_jar="junit-$(v JUNIT).jar"
+    hamcrest_jar="hamcrest-$(v HAMCR).jar"
+    assertj_jar="assertj-core-$(v ASSERTJ).jar"
+    mockito_jar="mockito-all-$(v MOCKITO).jar"
+    cglib_jar="cglib-$(v CGLIB).jar"
+    stand_in "$junit_jar" /usr/share/java/junit4.jar
+    stand_in "$hamcrest_jar" /usr/share/java/hamcrest.jar
+    stand_in "$assertj_jar" /usr/share/java/assertj-core.jar
+    stand_in "$mockito_jar"
+    stand_in "$cglib_jar"
     # CMake's FindJNI looks for AWT too, which a headless JDK (openjdk-17-jdk-headless) lacks;
     # RocksJava needs only jni.h. The JDK is javac's; the AWT variables name what it has.
     java_home=$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")

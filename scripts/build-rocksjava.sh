@@ -13,7 +13,7 @@
 # --work: where the build goes (default build-rocksjava/ in this repository). --test: then runs
 # the JUnit tests (java/src/test/java, Debian's junit4) and the example (examples/java). Run as
 # root, it installs what it needs from Debian (openjdk-17-jdk-headless, junit4,
-# libassertj-core-java, the compiler and sstfilter's libraries); nothing is downloaded. About 20
+# libassertj-core-java, the compiler and sstfilter's libraries); nothing is downloaded. About 11
 # minutes on 2 cores, most of it RocksDB's library.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)

@@ -6,6 +6,10 @@
 #
 #   scripts/install-packages.sh CALLER PACKAGE...
 set -euo pipefail
+if [ $# -lt 1 ]; then
+  echo "usage: install-packages.sh CALLER PACKAGE..." >&2
+  exit 2
+fi
 caller=$1
 shift
 missing=()

@@ -18,6 +18,7 @@
 #include <exception>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "sstfilter/leveled_budget.h"
 #include "sstfilter/range_filter.h"
@@ -40,10 +41,16 @@ bool ToString(JNIEnv* env, jstring text, std::string* out) {
     ThrowRocksDbException(env, "sstfilter: null string");
     return false;
   }
-  const char* chars = env->GetStringUTFChars(text, nullptr);
-  if (chars == nullptr) return false;  // OutOfMemoryError pending
-  out->assign(chars, static_cast<size_t>(env->GetStringUTFLength(text)));
-  env->ReleaseStringUTFChars(text, chars);
+  struct Chars {  // released however the copy ends
+    JNIEnv* env;
+    jstring text;
+    const char* chars;
+    ~Chars() {
+      if (chars != nullptr) env->ReleaseStringUTFChars(text, chars);
+    }
+  } utf{env, text, env->GetStringUTFChars(text, nullptr)};
+  if (utf.chars == nullptr) return false;  // OutOfMemoryError pending
+  out->assign(utf.chars, static_cast<size_t>(env->GetStringUTFLength(text)));
   return true;
 }
 
@@ -115,7 +122,14 @@ JNIEXPORT void JNICALL Java_org_sstfilter_SstFilters_addRangeFilter(JNIEnv* env,
     const ROCKSDB_NAMESPACE::Status s =
         sstfilter::NewRangeFilterCollectorFactory(bits_per_key, &factory);
     if (!s.ok()) return ThrowRocksDbException(env, s.ToString());
-    CfOptionsOf(options, is_options)->table_properties_collector_factories.push_back(factory);
+    auto& factories = CfOptionsOf(options, is_options)->table_properties_collector_factories;
+    for (auto& existing : factories) {
+      if (existing != nullptr && std::string(existing->Name()) == sstfilter::kRangeFilterName) {
+        existing = factory;  // one range filter per file: the last call's
+        return;
+      }
+    }
+    factories.push_back(factory);
   });
 }
 

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 package org.sstfilter;
 
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.List;
 import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.ConfigOptions;
 import org.rocksdb.DBOptions;
@@ -52,13 +56,17 @@ public final class SstFilters {
 
   /**
    * Adds the {@code sstfilter.LeveledBudget} listener to {@code options} (once: a second call
-   * keeps the first). {@code sstfilter.Leveled} needs it to allocate over the tree as it is. Call
+   * keeps the first), and to the DBOptions a subclass of Options forwards its settings to (Kafka
+   * Streams' adapter). {@code sstfilter.Leveled} needs it to allocate over the tree as it is. Call
    * it after {@link Options#setListeners}, which replaces the listeners; and do not call {@link
    * Options#listeners()} afterwards: RocksJava's getter reads every listener as one written in
    * Java.
    */
   public static void addLeveledBudgetListener(final Options options) throws RocksDBException {
     addLeveledBudgetListener(options.getNativeHandle(), true);
+    for (final DBOptions forwarded : forwardedTo(options, DBOptions.class)) {
+      addLeveledBudgetListener(forwarded);
+    }
   }
 
   /** {@link #addLeveledBudgetListener(Options)} for {@link DBOptions}. */
@@ -68,14 +76,19 @@ public final class SstFilters {
 
   /**
    * Adds the {@code sstfilter.RangeFilter} collector at {@code bitsPerKey} (4 to 48; 16 is the
-   * default of the options string) to the column family options: each new table file gets a
-   * range filter that {@link #skipEmptyFiles} reads.
+   * default of the options string) to the column family options, and to the ColumnFamilyOptions
+   * a subclass of Options forwards its settings to: each new table file gets a range filter that
+   * {@link #skipEmptyFiles} reads. A second call replaces the first collector. Call it after
+   * {@code setTablePropertiesCollectorFactory}, which replaces the collectors.
    *
    * @throws RocksDBException if bitsPerKey is outside 4 to 48
    */
   public static void addRangeFilter(final Options options, final double bitsPerKey)
       throws RocksDBException {
     addRangeFilter(options.getNativeHandle(), true, bitsPerKey);
+    for (final ColumnFamilyOptions forwarded : forwardedTo(options, ColumnFamilyOptions.class)) {
+      addRangeFilter(forwarded, bitsPerKey);
+    }
   }
 
   /** {@link #addRangeFilter(Options, double)} for {@link ColumnFamilyOptions}. */
@@ -106,8 +119,41 @@ public final class SstFilters {
    */
   public static ConfigOptions strictConfigOptions() throws RocksDBException {
     final ConfigOptions config = new ConfigOptions();
-    makeStrict(config.getNativeHandle());
+    try {
+      makeStrict(config.getNativeHandle());
+    } catch (final RocksDBException | RuntimeException e) {
+      config.close();
+      throw e;
+    }
     return config;
+  }
+
+  /**
+   * The {@code type} objects a subclass of Options keeps in fields of its own. Such a subclass
+   * forwards what is set on it to them, and the database opens with them, not with the Options'
+   * own native object: Kafka Streams hands its {@code RocksDBConfigSetter} such an adapter. What
+   * is added to the Options is added to each of them too.
+   */
+  private static <T> List<T> forwardedTo(final Options options, final Class<T> type) {
+    final List<T> found = new ArrayList<>();
+    for (Class<?> c = options.getClass(); c != Options.class; c = c.getSuperclass()) {
+      for (final Field field : c.getDeclaredFields()) {
+        if (Modifier.isStatic(field.getModifiers()) || !type.isAssignableFrom(field.getType())) {
+          continue;
+        }
+        try {
+          field.setAccessible(true);
+          final Object value = field.get(options);
+          if (value != null) found.add(type.cast(value));
+        } catch (final IllegalAccessException | RuntimeException e) {
+          throw new IllegalArgumentException("sstfilter: cannot reach " + c.getName() + "."
+                  + field.getName() + ", where these options forward their settings: "
+                  + "add sstfilter's listener and collector to it directly",
+              e);
+        }
+      }
+    }
+    return found;
   }
 
   private static native long newFilterPolicy(String uri) throws RocksDBException;

@@ -37,13 +37,16 @@ import org.rocksdb.Filter;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.Options;
 import org.rocksdb.OptionsUtil;
+import org.rocksdb.PerfLevel;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
 import org.rocksdb.Slice;
 import org.rocksdb.Statistics;
+import org.rocksdb.TableFormatConfig;
 import org.rocksdb.TableProperties;
+import org.rocksdb.TablePropertiesCollectorFactory;
 import org.rocksdb.TickerType;
 
 /**
@@ -174,6 +177,62 @@ public class SstFiltersTest {
     }
   }
 
+  static int occurrences(final String text, final String part) {
+    int n = 0;
+    for (int at = text.indexOf(part); at >= 0; at = text.indexOf(part, at + 1)) ++n;
+    return n;
+  }
+
+  /**
+   * Options that forward what is set on them to DBOptions and ColumnFamilyOptions of their own,
+   * as framework adapters do (Kafka Streams hands its RocksDBConfigSetter one): the database opens
+   * with those, not with the Options' own native object.
+   */
+  static final class ForwardingOptions extends Options {
+    private final DBOptions db = new DBOptions().setCreateIfMissing(true);
+    private final ColumnFamilyOptions cf = new ColumnFamilyOptions();
+
+    @Override
+    public Options setTableFormatConfig(final TableFormatConfig config) {
+      cf.setTableFormatConfig(config);
+      return this;
+    }
+
+    @Override
+    public void close() {
+      db.close();
+      cf.close();
+      super.close();
+    }
+  }
+
+  /**
+   * The listener and the range filter added to options that forward their settings reach the
+   * objects the database opens with.
+   */
+  @Test
+  public void listenerAndRangeFilterReachOptionsThatForward() throws Exception {
+    final String path = folder.newFolder().getAbsolutePath();
+    try (Filter policy = SstFilters.filterPolicy("sstfilter.Leveled:10");
+         ForwardingOptions options = new ForwardingOptions()) {
+      options.setTableFormatConfig(new BlockBasedTableConfig().setFilterPolicy(policy));
+      SstFilters.addLeveledBudgetListener(options);
+      SstFilters.addRangeFilter(options, 16);
+      final List<ColumnFamilyHandle> handles = new ArrayList<>();
+      try (RocksDB db = RocksDB.open(options.db, path,
+               Arrays.asList(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, options.cf)),
+               handles)) {
+        writeKeys(db, 0, KEYS);
+        expectFilterPolicy(db, "sstfilter.Leveled");
+        for (final TableProperties table : db.getPropertiesOfAllTables().values()) {
+          assertTrue(table.getUserCollectedProperties().containsKey("sstfilter.range"));
+        }
+        handles.forEach(ColumnFamilyHandle::close);
+      }
+    }
+    assertEquals(1, occurrences(latestOptionsFile(path), "sstfilter.LeveledBudget"));
+  }
+
   static String latestOptionsFile(final String dbPath) throws IOException {
     try (Stream<Path> files = Files.list(Paths.get(dbPath))) {
       final List<Path> options = files.filter(p -> p.getFileName().toString().startsWith("OPTIONS-"))
@@ -204,6 +263,7 @@ public class SstFiltersTest {
           writeKeys(db, KEYS, KEYS);
           db.compactRange();
         }
+        assertEquals(1, occurrences(latestOptionsFile(path), "sstfilter.LeveledBudget"));
         try (RocksDB db = RocksDB.open(options, path)) {
           expectPresent(db, 2 * KEYS);
           expectFilterPolicy(db, policyNameOf(uri));
@@ -245,29 +305,45 @@ public class SstFiltersTest {
     assertTrue(e.getMessage(), e.getMessage().contains(part));
   }
 
-  /** The range filter collector and skipEmptyFiles: an iterator over a range no file holds reads
-   * no file; one over a range that holds keys finds them all. */
+  /**
+   * The range filter collector and skipEmptyFiles: every file has a range filter; an iterator
+   * over an empty range reads no block with skipEmptyFiles and reads one without it; one over a
+   * range that holds keys finds them all.
+   */
   @Test
   public void rangeFilterSkipsFilesWithNoKeyInTheBounds() throws Exception {
     final String path = folder.newFolder().getAbsolutePath();
     try (Options options = new Options().setCreateIfMissing(true)) {
-      SstFilters.addRangeFilter(options, 16);
+      SstFilters.addRangeFilter(options, 8);
+      SstFilters.addRangeFilter(options, 16);  // replaces the first: one range filter per file
+      final List<TablePropertiesCollectorFactory> collectors =
+          options.tablePropertiesCollectorFactory();
+      assertEquals(1, collectors.size());
+      collectors.forEach(TablePropertiesCollectorFactory::close);
       try (RocksDB db = RocksDB.open(options, path)) {
         writeKeys(db, 0, KEYS);
         for (final TableProperties table : db.getPropertiesOfAllTables().values()) {
           assertTrue(table.getUserCollectedProperties().containsKey("sstfilter.range"));
         }
-        assertEquals(0, count(db, key(1), key(2)));  // between two keys: empty
-        assertEquals(100, count(db, key(0), key(200)));  // 0, 2, ..., 198
+        db.setPerfLevel(PerfLevel.ENABLE_COUNT);
+        // Two empty ranges in blocks not read yet (key 2i is present, 2i + 1 absent), one at each
+        // end of the file.
+        db.getPerfContext().reset();
+        assertEquals(0, count(db, key(1), key(2), false));
+        assertTrue(db.getPerfContext().getBlockReadCount() > 0);
+        db.getPerfContext().reset();
+        assertEquals(0, count(db, key(2 * KEYS - 3), key(2 * KEYS - 2), true));
+        assertEquals(0, db.getPerfContext().getBlockReadCount());
+        assertEquals(100, count(db, key(0), key(200), true));  // 0, 2, ..., 198
       }
     }
   }
 
-  static int count(final RocksDB db, final byte[] lower, final byte[] upper)
+  static int count(final RocksDB db, final byte[] lower, final byte[] upper, final boolean skip)
       throws RocksDBException {
     try (Slice lo = new Slice(lower); Slice hi = new Slice(upper);
          ReadOptions read = new ReadOptions().setIterateLowerBound(lo).setIterateUpperBound(hi)) {
-      SstFilters.skipEmptyFiles(read);
+      if (skip) SstFilters.skipEmptyFiles(read);
       int n = 0;
       try (RocksIterator it = db.newIterator(read)) {
         for (it.seek(lower); it.isValid(); it.next()) ++n;
@@ -301,7 +377,11 @@ public class SstFiltersTest {
     final Set<String> libraries = new HashSet<>();
     for (final String line : Files.readAllLines(Paths.get("/proc/self/maps"))) {
       final int at = line.indexOf('/');
-      if (at >= 0 && line.contains("rocksdbjni")) libraries.add(line.substring(at));
+      if (at < 0) continue;
+      final String file = line.substring(at);
+      if (file.contains("rocksdbjni")) libraries.add(file);
+      // No second copy of RocksDB or sstfilter, whose registry the policies would not be in.
+      assertFalse(file, file.contains("librocksdb.so") || file.contains("libsstfilter"));
     }
     assertEquals(libraries.toString(), 1, libraries.size());
   }

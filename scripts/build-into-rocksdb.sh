@@ -73,7 +73,6 @@ fi
 plugin="$src/plugin/sstfilter"
 if [ "$(readlink -f "$plugin")" != "$root" ]; then
   rm -rf "$plugin"
-  mkdir -p "$plugin"
   mkdir -p "$plugin/java"
   cp -r "$root"/{CMakeLists.txt,sstfilter.mk,core,plugin,compat,include} "$plugin/"
   cp -r "$root/java/jni" "$plugin/java/"
@@ -101,13 +100,6 @@ if [ $use_make = 0 ]; then
         exit 1
       }
     done
-    for debian in junit4 hamcrest assertj-core; do
-      [ -f "/usr/share/java/$debian.jar" ] || {
-        echo "build-into-rocksdb.sh: --jni needs /usr/share/java/$debian.jar:" \
-             "apt-get install junit4 libassertj-core-java" >&2
-        exit 1
-      }
-    done
     # The jar names RocksJava's CMake expects, from its version lines; a jar already there (a
     # source tree of the user's) is left as it is.
     v() {
@@ -120,6 +112,10 @@ if [ $use_make = 0 ]; then
       echo "$version"
     }
     stand_in() {  # stand_in JAR [DEBIAN_JAR]: DEBIAN_JAR linked, or an empty jar
+      if [ $# -gt 1 ] && [ ! -f "$2" ]; then
+        echo "build-into-rocksdb.sh: --jni needs $2: apt-get install junit4 libassertj-core-java" >&2
+        exit 1
+      fi
       [ -e "$test_libs/$1" ] && return
       if [ $# -gt 1 ]; then
         ln -s "$2" "$test_libs/$1"
@@ -127,6 +123,8 @@ if [ $use_make = 0 ]; then
         jar cf "$test_libs/$1" -C "$work/empty-jar" .
       fi
     }
+    # Names first, each in an assignment: set -e stops on a failed $(v ...) there, not in an
+    # argument.
     junit_jar="junit-$(v JUNIT).jar"
     hamcrest_jar="hamcrest-$(v HAMCR).jar"
     assertj_jar="assertj-core-$(v ASSERTJ).jar"

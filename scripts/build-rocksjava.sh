@@ -40,7 +40,7 @@ packages=(cmake g++ make libxxhash-dev libhwy-dev openjdk-17-jdk-headless junit4
           libassertj-core-java)
 "$root/scripts/install-packages.sh" build-rocksjava.sh "${packages[@]}"
 junit=/usr/share/java/junit4.jar
-hamcrest=/usr/share/java/hamcrest-core.jar
+hamcrest=/usr/share/java/hamcrest.jar
 
 bash "$root/scripts/build-into-rocksdb.sh" "$source" --jni --work "$work"
 out="$work/java"

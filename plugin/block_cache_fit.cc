@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "plugin/block_cache_fit.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
@@ -28,14 +30,53 @@ CacheShards ShardsHoldingWholeFilters(const ROCKSDB_NAMESPACE::BlockBasedTableOp
   return shards;
 }
 
+namespace {
+// ln(k!) without std::lgamma, which writes the global signgam (a data race between compactions).
+double LogFactorial(double k) {
+  int sign = 0;
+  return lgamma_r(k + 1, &sign);
+}
+}  // namespace
+
+double ExpectedRereadsPerProbe(double block_bytes, const ShardLoad& load) {
+  const double shard = static_cast<double>(load.shards.ShardBytes());
+  if (shard <= 0 || !(block_bytes > 0) || !std::isfinite(block_bytes)) return 0;
+  if (block_bytes >= shard) return 1;
+  const double mean = load.mean_block_bytes;
+  // Whole blocks; at most kMaxOtherBlocks (the loop below is over counts of blocks).
+  const double n = std::isfinite(load.other_blocks)
+                       ? std::min(std::round(std::max(load.other_blocks, 0.0)), kMaxOtherBlocks)
+                       : kMaxOtherBlocks;
+  if (!(mean > 0) || !std::isfinite(mean) || n < 1 || block_bytes + n * mean <= shard) {
+    return 0;  // never overflows
+  }
+  const double p = 1 / static_cast<double>(load.shards.shards);
+  if (p >= 1) return 1 - shard / (block_bytes + n * mean);  // one shard holds every block
+  // The first count of other blocks that overflows the shard, and the binomial terms from there
+  // (counts more than 40 standard deviations below the mean weigh nothing, under e^-800), in
+  // logarithms, until past the mean they no longer add to the sum.
+  const double first = std::floor((shard - block_bytes) / mean) + 1;
+  const double below = std::floor(n * p - 40 * std::sqrt(n * p * (1 - p)));
+  const double log_p = std::log(p), log_q = std::log1p(-p), log_n = LogFactorial(n);
+  double expected = 0;
+  for (double k = std::max(first, below); k <= n; ++k) {
+    const double log_pmf =
+        log_n - LogFactorial(k) - LogFactorial(n - k) + k * log_p + (n - k) * log_q;
+    const double term = std::exp(log_pmf) * (1 - shard / (block_bytes + k * mean));
+    expected += term;
+    if (k > n * p && term <= 1e-12 * expected) break;
+  }
+  return std::min(expected, 1.0);
+}
+
 std::string FilterBlockWarning(size_t block_bytes, const CacheShards& shards) {
   if (shards.Fits(block_bytes)) return "";
   const size_t shard = shards.ShardBytes();
   char text[512];
   snprintf(text, sizeof(text),
            "a filter block of %zu KiB, more than 1/%zu of a block-cache shard (%zu KiB: %zu MiB "
-           "in %zu shards): blocks that share a shard can evict each other, and be read again on "
-           "nearly every lookup. Pin them (metadata_cache_options={unpartitioned_pinning=kAll}), "
+           "in %zu shards): blocks that share a shard can evict each other and be read again from "
+           "storage. Pin them (metadata_cache_options={unpartitioned_pinning=kAll}), "
            "set partition_filters=true (with index_type=kTwoLevelIndexSearch), or give the cache "
            "shards of at least %zu KiB (README: Filters in the block cache)",
            block_bytes >> 10, kShardFraction, shard >> 10, shards.capacity_bytes >> 20,

@@ -7,10 +7,15 @@
 // 64 shards of 512 KiB for 32 MiB), and a block goes to the shard its cache key hashes to, a key
 // that changes with every build of the file. A lookup of an absent key needs the filter (and the
 // index) of one file per level, so all of them are hot. When the hot blocks that hash to one
-// shard, pinned ones included, hold more than the shard, they evict each other in turn and are
-// re-read from storage on nearly every lookup, whichever filter built them. Which builds are hit
-// is luck, for RocksDB's filters as for sstfilter's (measured in docs/benchmarks.md, "Filters in
-// the block cache").
+// shard, pinned ones included, hold more than the shard, they evict each other and are re-read
+// from storage, the more often the further they overflow it, whichever filter built them. Which
+// builds are hit is luck, for RocksDB's filters as for sstfilter's (measured in
+// docs/benchmarks.md, "Filters in the block cache").
+//
+// sstfilter.Leveled, which gives the levels every lookup probes richer filters (larger blocks),
+// prices that risk: a probe of a filter costs its false-positive rate plus its block's expected
+// re-reads (ExpectedRereadsPerProbe), and a file whose rich block would cost more than its bits
+// save gets a leaner filter (leveled_policy.cc, FitCache).
 //
 // Blocks of at most 1/kShardFraction of a shard keep that unlikely: with hot metadata filling a
 // quarter of the cache, a shard overflows only when it draws four times its mean share of blocks,
@@ -45,6 +50,33 @@ struct CacheShards {
     return shard == 0 || block_bytes <= shard / kShardFraction;
   }
 };
+
+// The hot filter blocks that share a cache holding them whole (CacheShards), for the cost of a
+// block's size: a block lands in a shard at random, beside about `other_blocks` / `shards` of the
+// tree's other filter blocks, each of about `mean_block_bytes`.
+struct ShardLoad {
+  CacheShards shards;
+  double other_blocks = 0;
+  double mean_block_bytes = 0;
+};
+inline constexpr double kMaxOtherBlocks = 1e7;  // more are counted as this many
+
+// The expected storage reads of a filter block of `block_bytes` per lookup that probes it, from
+// its shard's overflow: over the number k of the other blocks that land in its shard (binomial,
+// 1 / shards each), the share 1 - shard_bytes / (block_bytes + k x mean_block_bytes) of the
+// shard's hot bytes that cannot stay cached, which is the miss ratio of an LRU list of blocks
+// probed alike (the independent reference model); 1 for a block larger than its shard, which
+// the next insert evicts. 0 where the cache says no shards. An estimate, and neither bound:
+// - it counts the tree's filter blocks only. Index and data blocks, and other trees' blocks in a
+//   shared cache, add load: RocksDB inserts filter and index blocks at high priority
+//   (cache_index_and_filter_blocks_with_high_priority), but the high-priority pool is a share of
+//   each shard (half, by default), and what overflows it competes with data blocks;
+// - it prices every block as probed alike. In a leveled tree a file of an upper level receives
+//   more probes than one of the last level, and LRU keeps the most probed blocks longer, so the
+//   re-reads of the upper levels' blocks, the ones sstfilter.Leveled cuts, are overpriced;
+// - a re-read counts as one read, as a false positive's data block does, though it reads the
+//   whole filter block.
+double ExpectedRereadsPerProbe(double block_bytes, const ShardLoad& load);
 
 // The shards of the cache that holds a table's filter blocks whole and may evict them: the block
 // cache with cache_index_and_filter_blocks, without partition_filters, and without

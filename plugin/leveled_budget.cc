@@ -345,6 +345,7 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
         levels[level].keys += file_keys;
         if (filter.measured) {
           levels[level].filter_bytes += filter.filter_bytes;
+          ++levels[level].filter_files;
         } else {
           levels[level].unmeasured_keys += file_keys;
         }

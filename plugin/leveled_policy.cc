@@ -129,6 +129,18 @@ class LeveledPolicy::Chooser : public FilterChooser {
     bits_per_key_ = bits_per_key;
   }
 
+  // The block cache that holds the tree's filters whole (block_cache_fit.h), the tree's other
+  // filter blocks in it and their mean size: a filter whose block would be re-read more often
+  // than its bits save false positives gets fewer (FitCache). `log` (may be null) is told of each
+  // cut.
+  void UseCache(const CacheShards& shards, double other_blocks, double mean_block_bytes,
+                ROCKSDB_NAMESPACE::Logger* log) {
+    cache_.shards = shards;
+    cache_.other_blocks = other_blocks;
+    cache_.mean_block_bytes = mean_block_bytes;
+    log_ = log;
+  }
+
   // The lookup heat of the tree's files (HeatOf), and the weight of the counts it comes from.
   void UseHeat(std::shared_ptr<const std::vector<FileHeat>> heat, double weight) {
     heat_ = std::move(heat);
@@ -163,7 +175,8 @@ class LeveledPolicy::Chooser : public FilterChooser {
     }
     const auto cached = by_keys_.find(num_keys);
     if (cached != by_keys_.end()) {
-      return finishing ? ForHeat(cached->second, num_keys, file_keys) : cached->second;
+      return FitCache(finishing ? ForHeat(cached->second, num_keys, file_keys) : cached->second,
+                      num_keys, finishing);
     }
     std::vector<double> shares, probes;
     tree_shape_.WithFile(level_, static_cast<double>(num_keys), &shares, &probes);
@@ -177,7 +190,7 @@ class LeveledPolicy::Chooser : public FilterChooser {
     }
     const Result<LevelFilter> chosen = OneOf(a, level_);
     if (by_keys_.size() < kMaxCached) by_keys_.emplace(num_keys, chosen);
-    return finishing ? ForHeat(chosen, num_keys, file_keys) : chosen;
+    return FitCache(finishing ? ForHeat(chosen, num_keys, file_keys) : chosen, num_keys, finishing);
   }
 
  private:
@@ -203,6 +216,78 @@ class LeveledPolicy::Chooser : public FilterChooser {
         kMaxBitsPerKey);
     if (std::abs(hot_bits - bits) < 1.0 / 16) return level;
     return OneOf(allocations_->Get(1, size_ratio_, hot_bits, num_keys), 0);
+  }
+
+  // The cache-aware choice. A probe of the file's filter costs, in storage reads, its false-
+  // positive rate plus the expected re-reads of its block (ExpectedRereadsPerProbe: the block's
+  // shard overflows). The file gets the level's filter or the best filter at fewer bits per key,
+  // down to the budget itself, whichever costs least: bits spent on a rate are worth nothing
+  // while the block is evicted, and Monkey's allocation gives its richest filters (the largest
+  // blocks) to the levels every lookup probes, the blocks whose eviction costs the most. Never
+  // below the file's budget, the steered one (bits_per_key_): a tree whose filters overflow the
+  // cache at the budget itself needs a smaller budget (memory_budget=25%), or partitioned or
+  // pinned filters. The steering sees the bits a cut leaves unspent as the tree spending less
+  // than its allocation, and raises the budget of later files, within its bounds; so the tree
+  // keeps its memory, moved from the cut files to the others. The candidates are at
+  // least kCutStepBitsPerKey apart, at most kMaxCuts of them (a tiny file's fixed costs make
+  // hundreds of bits per key); a leaner one is taken when it costs at least kMinCutGain less, not
+  // for the rounding of its size.
+  static constexpr double kCutStepBitsPerKey = 0.25, kMinCutGain = 0.01, kMaxCuts = 32;
+  Result<LevelFilter> FitCache(const Result<LevelFilter>& level, uint64_t num_keys,
+                               bool finishing) {
+    if (cache_.shards.shards == 0 || !level.ok() || num_keys == 0) return level;
+    const auto fitted = fitted_.find(num_keys);
+    if (!finishing && fitted != fitted_.end()) return fitted->second;
+    const double keys = static_cast<double>(num_keys);
+    auto rereads = [&](const FilterChoice& c) {
+      return c.has_filter ? ExpectedRereadsPerProbe(c.bits_per_key * keys / 8, cache_) : 0.0;
+    };
+    auto cost = [&](const LevelFilter& f) {
+      return (1 - f.upper_fraction) * (f.base.fp_rate + rereads(f.base)) +
+             f.upper_fraction * (f.upper.fp_rate + rereads(f.upper));
+    };
+    const LevelFilter& given = level.value();
+    const double given_bits = given.ExpectedBitsPerKey();
+    // A leaner filter has a higher rate: it can cost kMinCutGain less only if the given filter's
+    // re-reads are more than kMinCutGain / (1 - kMinCutGain) of its rate.
+    const bool may_cut =
+        given.base.has_filter && given_bits > bits_per_key_ &&
+        rereads(given.Largest()) > given.ExpectedFpRate() * kMinCutGain / (1 - kMinCutGain);
+    LevelFilter best = given;
+    if (may_cut) {
+      double best_cost = cost(given);
+      const double richest = std::min(given_bits, kMaxBitsPerKey);
+      const double step_bits = std::max(kCutStepBitsPerKey, (richest - bits_per_key_) / kMaxCuts);
+      for (int step = 1;; ++step) {
+        const double bits =
+            std::max(std::round(16 * (richest - step * step_bits)) / 16, bits_per_key_);
+        const Result<LevelFilter> leaner =
+            OneOf(allocations_->Get(1, size_ratio_, bits, num_keys), 0);
+        if (!leaner.ok()) break;  // the choices so far stand
+        const double leaner_cost = cost(leaner.value());
+        if (leaner_cost < (1 - kMinCutGain) * best_cost) {
+          best = leaner.value();
+          best_cost = leaner_cost;
+        }
+        if (bits <= bits_per_key_) break;
+      }
+    }
+    if (!finishing) {
+      if (fitted_.size() < kMaxCached) fitted_.emplace(num_keys, best);
+    } else if (best.ExpectedBitsPerKey() < given_bits) {
+      char line[512];
+      snprintf(line, sizeof(line),
+               "%s: a filter of %.0f KiB (%.2f bits/key, rate %.2g) shares a block-cache shard of "
+               "%zu KiB with about %.1f other filter blocks of %.0f KiB: %.3g re-reads per probe "
+               "expected; %.2f bits/key instead (rate %.2g, %.3g re-reads)",
+               kLeveledPolicyName, given_bits * keys / 8 / 1024, given_bits, given.ExpectedFpRate(),
+               cache_.shards.ShardBytes() >> 10,
+               cache_.other_blocks / static_cast<double>(cache_.shards.shards),
+               cache_.mean_block_bytes / 1024, rereads(given.Largest()), best.ExpectedBitsPerKey(),
+               best.ExpectedFpRate(), rereads(best.Largest()));
+      LogAt(log_, ROCKSDB_NAMESPACE::InfoLogLevel::INFO_LEVEL, line);
+    }
+    return best;
   }
 
   static Result<LevelFilter> OneOf(const Result<std::vector<LevelFilter>>& a, int level) {
@@ -235,6 +320,9 @@ class LeveledPolicy::Chooser : public FilterChooser {
   std::shared_ptr<const std::vector<FileHeat>> heat_;  // null: no counts
   double heat_weight_ = 0;
   bool one_filter_ = false;
+  ShardLoad cache_;  // no shards: filters not held whole by an evicting cache, or no accounts
+  std::map<uint64_t, LevelFilter> fitted_;  // FitCache's answers to the estimates, by key count
+  ROCKSDB_NAMESPACE::Logger* log_ = nullptr;
 };
 
 LeveledPolicy::ModelPlace LeveledPolicy::PlaceInModel(
@@ -309,7 +397,7 @@ double LeveledPolicy::TreeBitsPerKey(const ROCKSDB_NAMESPACE::FilterBuildingCont
 
 Result<bool> LeveledPolicy::SteerByAccounts(const ROCKSDB_NAMESPACE::FilterBuildingContext& context,
                                             const TreeId& tree, int num_levels, double bits_per_key,
-                                            Chooser* chooser) const {
+                                            const CacheShards& shards, Chooser* chooser) const {
   TreeAccounts accounts;
   const bool watched = shape_.num_levels == 0 && Ledger::Global().Get(tree, &accounts) &&
                        accounts.levels.size() <= static_cast<size_t>(kMaxLevels) &&
@@ -341,6 +429,31 @@ Result<bool> LeveledPolicy::SteerByAccounts(const ROCKSDB_NAMESPACE::FilterBuild
   LogAt(context.info_log, ROCKSDB_NAMESPACE::InfoLogLevel::INFO_LEVEL,
         Describe(Name(), accounts, level, excess.value(), budget));
   chooser->UseAccounts(std::move(shape), level, budget);
+  if (shards.shards > 0) {
+    // The tree's filter blocks in the cache: the measured files' (level 0 at its fullest lately,
+    // as the allocation counts it), and those running compactions are writing, as many per key as
+    // the measured ones. The file being written counts among the latter, if a compaction writes
+    // it: one block too many, against tens in a tree whose shards it crowds.
+    LevelAccount all;
+    for (size_t i = 0; i < accounts.levels.size(); ++i) {
+      const LevelAccount& a =
+          i == 0 && accounts.level0_peak.filter_files > accounts.levels[0].filter_files
+              ? accounts.level0_peak
+              : accounts.levels[i];
+      all.keys += a.keys - std::min(a.unmeasured_keys, a.keys);
+      all.filter_bytes += a.filter_bytes;
+      all.filter_files += a.filter_files;
+      all.pending_keys += a.pending_keys;
+    }
+    if (all.filter_files > 0 && all.keys > 0) {
+      const double per_key = static_cast<double>(all.filter_files) / static_cast<double>(all.keys);
+      chooser->UseCache(
+          shards,
+          static_cast<double>(all.filter_files) + per_key * static_cast<double>(all.pending_keys),
+          static_cast<double>(all.filter_bytes) / static_cast<double>(all.filter_files),
+          context.info_log);
+    }
+  }
   if (accounts.heat != nullptr && accounts.counted_weight > 0) {
     chooser->UseHeat(accounts.heat, accounts.counted_weight);
   }
@@ -375,13 +488,13 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
   }
   // The tree as the sstfilter.LeveledBudget listener last saw it: allocate over its levels, for a
   // budget that steers it back to the policy's (include/sstfilter/leveled_budget.h).
+  const CacheShards shards = ShardsHoldingWholeFilters(context.table_options);  // may throw
   const Result<bool> watched =
-      SteerByAccounts(context, tree, place.num_levels, bits_per_key, chooser.get());
+      SteerByAccounts(context, tree, place.num_levels, bits_per_key, shards, chooser.get());
   if (!watched.ok()) {
     LogNoFilter(context.info_log, Name(), watched.error());
     return nullptr;
   }
-  const CacheShards shards = ShardsHoldingWholeFilters(context.table_options);  // may throw
   auto* builder = new (std::nothrow) SstFilterBitsBuilder(
       std::move(chooser), context.table_options.detect_filter_construct_corruption,
       context.info_log);

@@ -179,10 +179,12 @@ class LeveledPolicy : public SstFilterPolicy {
   ModelPlace PlaceInModel(const ROCKSDB_NAMESPACE::FilterBuildingContext& context,
                           const TreeId& tree) const;
   // With the listener's accounts of the tree (and num_levels 0), gives the chooser the tree as it
-  // is and the steered budget. Whether the tree is watched (its readers then count probes).
+  // is and the steered budget, and, where `shards` (the cache that holds the filters whole) has
+  // any, the tree's filter blocks in it. Whether the tree is watched (its readers then count
+  // probes).
   Result<bool> SteerByAccounts(const ROCKSDB_NAMESPACE::FilterBuildingContext& context,
                                const TreeId& tree, int num_levels, double bits_per_key,
-                               Chooser* chooser) const;
+                               const CacheShards& shards, Chooser* chooser) const;
   // The budget for the tree's next file: BudgetBitsPerKey(), or, under a memory_budget, the bits
   // per key it buys over the keys of every tree the policy builds for (logged).
   double TreeBitsPerKey(const ROCKSDB_NAMESPACE::FilterBuildingContext& context,

@@ -10,6 +10,9 @@
 # each also with optimize_filters_for_hits (a fill of its own); sstfilter.Leveled at about the
 # memory of RocksDB's Ribbon (--equal) and at about 0.6x it (--lower). Every fill is done on
 # --builds fresh builds, since which filter blocks evict each other changes from build to build.
+# sstfilter.Leveled chooses its full filters for the block cache they are built with (it cuts
+# the filters whose blocks would overflow their shards), so with full filters its policies are
+# filled once per cache size, under that cache; every other fill is read under every cache.
 #
 #   scripts/bench.sh --tight [--builds=2] [--num=3000000] [--reads=50000] [--caches=8,32,128]
 #       [--dists=uniform,zipfian] [--modes=full,partitioned] [--equal=sstfilter.Leveled:10.6]
@@ -66,7 +69,8 @@ if [ -z "$ext" ]; then
 fi
 [ -x "$ext" ] || die "no $ext (build first, or set DB_BENCH_EXT)"
 
-policies="none,bloomfilter:10,ribbonfilter:14.5:-1,$equal,$lower"
+rocksdb_policies="none,bloomfilter:10,ribbonfilter:14.5:-1"
+sstfilter_policies="$equal,$lower"
 hits_policies="bloomfilter:10,ribbonfilter:14.5:-1"  # with optimize_filters_for_hits
 common=(--num="$num" --reads="$reads" --rounds=1 --settled_fill --compression_type=none
   --cache_index_and_filter_blocks --use_direct_reads --target_file_size_base=8388608
@@ -91,16 +95,28 @@ for ((b = 1; b <= builds; b++)); do
     [ "$mode" = partitioned ] && flags+=(--partition_filters)
     rm -rf "$db"
     echo "== build $b, $mode filters: filling ($((SECONDS - start)) s)" >&2
-    "$ext" --db="$db/plain" "${flags[@]}" --benchmarks=fillrandom --filter_uri="$policies" \
-      > /dev/null
+    "$ext" --db="$db/plain" "${flags[@]}" --benchmarks=fillrandom \
+      --filter_uri="$rocksdb_policies" > /dev/null
     "$ext" --db="$db/hits" "${flags[@]}" --optimize_filters_for_hits --benchmarks=fillrandom \
       --filter_uri="$hits_policies" > /dev/null
     for cache in "${cache_list[@]}"; do
+      # sstfilter's fill: under this cache with full filters; otherwise once, read under each.
+      sstfilter_db="$db/sstfilter_$cache"
+      if [ "$mode" = full ]; then
+        "$ext" --db="$sstfilter_db" "${flags[@]}" --cache_size=$((cache << 20)) \
+          --benchmarks=fillrandom --filter_uri="$sstfilter_policies" > /dev/null
+      else
+        sstfilter_db="$db/sstfilter_${cache_list[0]}"
+        [ -d "$sstfilter_db" ] || "$ext" --db="$sstfilter_db" "${flags[@]}" \
+          --benchmarks=fillrandom --filter_uri="$sstfilter_policies" > /dev/null
+      fi
       for dist in "${dist_list[@]}"; do
         labels="$b	$mode	$cache	$dist"
         read_flags=("${flags[@]}" --use_existing_db --cache_size=$((cache << 20)) --key_dist="$dist"
           --benchmarks=readmixed,readmissing)
-        "$ext" --db="$db/plain" "${read_flags[@]}" --filter_uri="$policies" |
+        "$ext" --db="$db/plain" "${read_flags[@]}" --filter_uri="$rocksdb_policies" |
+          table_rows "$labels" "" >> "$rows"
+        "$ext" --db="$sstfilter_db" "${read_flags[@]}" --filter_uri="$sstfilter_policies" |
           table_rows "$labels" "" >> "$rows"
         "$ext" --db="$db/hits" "${read_flags[@]}" --optimize_filters_for_hits \
           --filter_uri="$hits_policies" | table_rows "$labels" "+hits" >> "$rows"

@@ -8,8 +8,11 @@
 #include <rocksdb/utilities/object_registry.h>
 #include <rocksdb/version.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <memory>
+#include <random>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -31,7 +34,9 @@ namespace {
 
 using ROCKSDB_NAMESPACE::BlockBasedTableOptions;
 using ROCKSDB_NAMESPACE::FilterBitsBuilder;
+using ROCKSDB_NAMESPACE::FilterBitsReader;
 using ROCKSDB_NAMESPACE::FilterBuildingContext;
+using ROCKSDB_NAMESPACE::Slice;
 using testing::PolicyFrom;
 
 // Not padded ("key7"): as the builders' tests name them.
@@ -112,6 +117,179 @@ TEST(BlockCacheFit, BuildersWarnOfFilterBlocksTooLargeForTheirShards) {
         EXPECT_NE(warnings[1].find("65 such file(s) so far"), std::string::npos) << warnings[1];
       }
     }
+  }
+}
+
+// The expected re-reads of a filter block per probe against a simulation of its shard: 49 other
+// blocks of 80 KiB each land in one of 16 shards of 512 KiB (an 8 MiB LRU cache) at random, and a
+// trial's block is missed in the share of its shard's hot bytes beyond the shard. Within 5 sigma
+// of the simulation's mean (its standard error from the trials' spread). Also: nothing is re-read
+// where every block fits one shard, a block larger than its shard is re-read on every probe, and
+// a larger block is re-read no less.
+TEST(BlockCacheFit, ExpectedRereadsFollowTheShardsOverflow) {
+  ShardLoad load;
+  load.shards = CacheShards{8u << 20, 16};
+  load.other_blocks = 49;
+  load.mean_block_bytes = 80 << 10;
+  const double shard = 512 << 10;
+  std::mt19937_64 rng(42);
+  std::bernoulli_distribution in_shard(1.0 / 16);
+  double last = 0;
+  for (const double kib : {40.0, 87.0, 134.0, 190.0, 400.0}) {
+    const double block = kib * 1024;
+    constexpr int kTrials = 200'000;
+    double sum = 0, sum_squares = 0;
+    for (int t = 0; t < kTrials; ++t) {
+      int others = 0;
+      for (int b = 0; b < 49; ++b) others += in_shard(rng) ? 1 : 0;
+      const double miss = std::max(0.0, 1 - shard / (block + others * load.mean_block_bytes));
+      sum += miss;
+      sum_squares += miss * miss;
+    }
+    const double mean = sum / kTrials;
+    const double error = std::sqrt((sum_squares / kTrials - mean * mean) / kTrials);
+    const double expected = ExpectedRereadsPerProbe(block, load);
+    printf("[ figures  ] a block of %3.0f KiB: %.5f re-reads per probe (simulated %.5f +- %.5f)\n",
+           kib, expected, mean, error);
+    EXPECT_NEAR(expected, mean, 5 * error + 1e-9);
+    EXPECT_GE(expected, last);
+    last = expected;
+  }
+  EXPECT_GT(last, 0.1);
+  EXPECT_EQ(ExpectedRereadsPerProbe(shard, load), 1);
+  EXPECT_EQ(ExpectedRereadsPerProbe(shard - 80 * 1024 * 5, ShardLoad{load.shards, 5, 80 << 10}), 0)
+      << "all five others and the block fit one shard";
+  EXPECT_EQ(ExpectedRereadsPerProbe(100 << 10, ShardLoad{CacheShards{}, 49, 80 << 10}), 0)
+      << "a cache that does not say its shards";
+  EXPECT_NEAR(ExpectedRereadsPerProbe(100 << 10, ShardLoad{load.shards, 1.0 / 0.0, 80 << 10}), 1,
+              1e-4)
+      << "more blocks than counted: as many as kMaxOtherBlocks, which overflow every shard";
+  EXPECT_EQ(ExpectedRereadsPerProbe(100 << 10, ShardLoad{load.shards, 49, 0.0 / 0.0}), 0);
+
+  // 100,000 small blocks in 64 shards, a shard's mean load just under its size: against the sum
+  // over every count, each binomial term from the one before (no lgamma, no cut-off).
+  const ShardLoad many{CacheShards{64 * 480 << 10, 64}, 100'000, 300};
+  const double n = many.other_blocks, p = 1.0 / 64, c = 480 << 10, block = 1000;
+  long double log_pmf = n * std::log1p(-p), sum = 0;
+  for (double k = 0; k <= n; ++k) {
+    sum += std::exp(log_pmf) * std::max(0.0, 1 - c / (block + k * many.mean_block_bytes));
+    log_pmf += std::log((n - k) / (k + 1)) + std::log(p / (1 - p));
+  }
+  printf(
+      "[ figures  ] 100,000 blocks of 300 bytes in 64 shards: %.6g re-reads (a full sum: %.6g)\n",
+      ExpectedRereadsPerProbe(block, many), static_cast<double>(sum));
+  EXPECT_GT(sum, 1e-5);
+  EXPECT_NEAR(ExpectedRereadsPerProbe(block, many), static_cast<double>(sum), 1e-9 * sum);
+}
+
+// The miss ratio the model takes for a shard that overflows, 1 - shard / load, is an LRU list's
+// under independent probes of blocks probed alike: 10 blocks of one size probed at random, room
+// for 7. Each probe misses with probability 3/10 whatever the list holds, so the count of misses
+// in 1,000,000 probes is binomial: within 5 sigma of 0.3.
+TEST(BlockCacheFit, AnLruListOfBlocksProbedAlikeMissesTheShareBeyondItsSize) {
+  std::mt19937_64 rng(7);
+  std::uniform_int_distribution<int> block(0, 9);
+  std::vector<int> lru;  // most recent first
+  constexpr int kProbes = 1'000'000;
+  int misses = 0;
+  for (int i = 0; i < kProbes; ++i) {
+    const int b = block(rng);
+    const auto at = std::find(lru.begin(), lru.end(), b);
+    if (at == lru.end()) {
+      ++misses;
+      if (lru.size() == 7) lru.pop_back();
+    } else {
+      lru.erase(at);
+    }
+    lru.insert(lru.begin(), b);
+  }
+  const double ratio = static_cast<double>(misses) / kProbes;
+  EXPECT_NEAR(ratio, 0.3, 5 * std::sqrt(0.3 * 0.7 / kProbes));
+  EXPECT_NEAR(ExpectedRereadsPerProbe(1, ShardLoad{CacheShards{7, 1}, 9, 1}), 1 - 7.0 / 10, 1e-12);
+}
+
+// sstfilter.Leveled with the listener's accounts of a random tree of 1M keys (every lookup probes
+// every level) gives a file of level 4 Monkey's rich filter. Where the block cache that holds the
+// tree's filters whole has shards the tree's filter blocks crowd (8 shards of 160 KiB, the tree's
+// 1.25 MB of filters 0.95x the cache), the rich block would be re-read more than its bits save,
+// and the file gets about the budget instead, with a line in the LOG; in a cache of ample shards,
+// with partitioned filters, or with the filters outside the cache, the rich filter.
+TEST(BlockCacheFit, LeveledCutsFiltersWhoseBlocksWouldOverflowTheirShard) {
+  const std::vector<uint64_t> level_keys = {0, 0, 0, 0, 10'000, 90'000, 900'000};
+  std::vector<std::string> keys;
+  for (int i = 0; i < 5000; ++i) keys.push_back(Key(i));
+  const auto alive = std::make_shared<int>();
+  // Bits per key of a file of `keys` written to level 4, and the LOG's lines.
+  auto bits_at = [&](const std::string& column_family, size_t cache_bytes, bool partitioned,
+                     std::vector<std::string>* log_lines, size_t num_keys = 5000) {
+    BlockBasedTableOptions table;
+    table.filter_policy = PolicyFrom("sstfilter.Leveled:10");
+    if (cache_bytes > 0) {
+      table.cache_index_and_filter_blocks = true;
+      table.partition_filters = partitioned;
+      table.block_cache = ROCKSDB_NAMESPACE::NewLRUCache(cache_bytes, /*num_shard_bits=*/3);
+    }
+    testing::RecordingLogger logger;
+    TreeAccounts accounts;
+    accounts.levels.resize(level_keys.size());
+    for (size_t i = 0; i < level_keys.size(); ++i) {
+      accounts.levels[i].keys = level_keys[i];
+      accounts.levels[i].filter_bytes = level_keys[i] * 10 / 8;
+      accounts.levels[i].filter_files = level_keys[i] / 5000;
+      accounts.levels[i].probes = level_keys[i] > 0 ? 1 : 0;
+    }
+    Ledger::Global().Publish(LoggerTree(&logger, column_family), alive, accounts);
+    FilterBuildingContext context(table);
+    context.num_levels = 7;
+    context.level_at_creation = 4;
+    context.info_log = &logger;
+    context.column_family_name = column_family;
+    std::unique_ptr<FilterBitsBuilder> builder(table.filter_policy->GetBuilderWithContext(context));
+    for (size_t i = 0; i < num_keys; ++i) builder->AddKey(keys[i]);
+    std::unique_ptr<const char[]> buf;
+    const Slice filter = builder->Finish(&buf);
+    const double bits = 8.0 * filter.size() / static_cast<double>(num_keys);
+    for (const auto& [level, line] : logger.lines) {
+      if (line.find("re-reads per probe expected") != std::string::npos ||
+          line.find("cannot build") != std::string::npos) {
+        log_lines->push_back(line);
+      }
+    }
+    // Whatever it chose, the filter holds its keys and rejects most others.
+    EXPECT_TRUE(
+        FilterReader::Open(reinterpret_cast<const uint8_t*>(filter.data()), filter.size()).valid());
+    std::unique_ptr<FilterBitsReader> reader(table.filter_policy->GetFilterBitsReader(filter));
+    for (size_t i = 0; i < num_keys; ++i) EXPECT_TRUE(reader->MayMatch(keys[i]));
+    int absent_found = 0;
+    for (int i = 0; i < 1000; ++i) absent_found += reader->MayMatch("absent" + Key(i)) ? 1 : 0;
+    EXPECT_LT(absent_found, 100);
+    return bits;
+  };
+  std::vector<std::string> outside_lines, ample_lines, partitioned_lines, tight_lines;
+  const double outside = bits_at("outside", 0, false, &outside_lines);
+  const double ample = bits_at("ample", 64 << 20, false, &ample_lines);
+  const double partitioned = bits_at("partitioned", 1280 << 10, true, &partitioned_lines);
+  const double tight = bits_at("tight", 1280 << 10, false, &tight_lines);
+  printf(
+      "[ figures  ] level 4 of a random tree: %.2f bits/key, %.2f in a cache of 8 MiB shards, "
+      "%.2f partitioned, %.2f in 8 shards of 160 KiB\n",
+      outside, ample, partitioned, tight);
+  EXPECT_GT(outside, 15);
+  EXPECT_EQ(ample, outside);
+  EXPECT_EQ(partitioned, outside);
+  EXPECT_LT(tight, outside - 3);
+  EXPECT_GE(tight, 9.5);
+  EXPECT_TRUE(ample_lines.empty() && partitioned_lines.empty());
+  ASSERT_EQ(tight_lines.size(), 1u);
+  EXPECT_NE(tight_lines[0].find("shares a block-cache shard of 160 KiB"), std::string::npos)
+      << tight_lines[0];
+  // A file of 3 keys, whose filter costs hundreds of bits per key in fixed costs, in the same
+  // tight cache: a filter (not the match-all one of a failed build), whatever the cut.
+  std::vector<std::string> tiny_lines;
+  const double tiny = bits_at("tiny", 1280 << 10, false, &tiny_lines, 3);
+  EXPECT_GT(tiny, kMaxBitsPerKey);
+  for (const std::string& line : tiny_lines) {
+    EXPECT_EQ(line.find("cannot build"), std::string::npos) << line;
   }
 }
 

@@ -12,10 +12,11 @@
 // builds are hit is luck, for RocksDB's filters as for sstfilter's (measured in
 // docs/benchmarks.md, "Filters in the block cache").
 //
-// sstfilter.Leveled, which gives the levels every lookup probes richer filters (larger blocks),
-// prices that risk: a probe of a filter costs its false-positive rate plus its block's expected
-// re-reads (ExpectedRereadsPerProbe), and a file whose rich block would cost more than its bits
-// save gets a leaner filter (leveled_policy.cc, FitCache).
+// sstfilter.Leveled prices that risk: a probe of a filter costs its false-positive rate plus its
+// block's expected re-reads (ExpectedRereadsPerProbe). A tree whose blocks crowd their shards
+// gets the budget at which that cost is least (LeveledPolicy::CacheBitsPerKey), and a file whose
+// rich block (Monkey's allocation gives the levels every lookup probes richer filters) would
+// cost more than its bits save gets a leaner filter (leveled_policy.cc, FitCache).
 //
 // Blocks of at most 1/kShardFraction of a shard keep that unlikely: with hot metadata filling a
 // quarter of the cache, a shard overflows only when it draws four times its mean share of blocks,

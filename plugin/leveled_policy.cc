@@ -133,11 +133,8 @@ class LeveledPolicy::Chooser : public FilterChooser {
   // filter blocks in it and their mean size: a filter whose block would be re-read more often
   // than its bits save false positives gets fewer (FitCache). `log` (may be null) is told of each
   // cut.
-  void UseCache(const CacheShards& shards, double other_blocks, double mean_block_bytes,
-                ROCKSDB_NAMESPACE::Logger* log) {
-    cache_.shards = shards;
-    cache_.other_blocks = other_blocks;
-    cache_.mean_block_bytes = mean_block_bytes;
+  void UseCache(const ShardLoad& load, ROCKSDB_NAMESPACE::Logger* log) {
+    cache_ = load;
     log_ = log;
   }
 
@@ -218,20 +215,16 @@ class LeveledPolicy::Chooser : public FilterChooser {
     return OneOf(allocations_->Get(1, size_ratio_, hot_bits, num_keys), 0);
   }
 
-  // The cache-aware choice. A probe of the file's filter costs, in storage reads, its false-
-  // positive rate plus the expected re-reads of its block (ExpectedRereadsPerProbe: the block's
-  // shard overflows). The file gets the level's filter or the best filter at fewer bits per key,
-  // down to the budget itself, whichever costs least: bits spent on a rate are worth nothing
-  // while the block is evicted, and Monkey's allocation gives its richest filters (the largest
-  // blocks) to the levels every lookup probes, the blocks whose eviction costs the most. Never
-  // below the file's budget, the steered one (bits_per_key_): a tree whose filters overflow the
-  // cache at the budget itself needs a smaller budget (memory_budget=25%), or partitioned or
-  // pinned filters. The steering sees the bits a cut leaves unspent as the tree spending less
-  // than its allocation, and raises the budget of later files, within its bounds; so the tree
-  // keeps its memory, moved from the cut files to the others. The candidates are at
-  // least kCutStepBitsPerKey apart, at most kMaxCuts of them (a tiny file's fixed costs make
-  // hundreds of bits per key); a leaner one is taken when it costs at least kMinCutGain less, not
-  // for the rounding of its size.
+  // The cache-aware choice for one file. A probe of the file's filter costs, in storage reads,
+  // its false-positive rate plus the expected re-reads of its block (ExpectedRereadsPerProbe:
+  // the block's shard overflows). The file gets the level's filter or the best filter at fewer
+  // bits per key, down to its budget, whichever costs least: bits spent on a rate are worth
+  // nothing while the block is evicted, and Monkey's allocation gives its richest filters (the
+  // largest blocks) to the levels every lookup probes, the blocks whose eviction costs the most.
+  // The budget itself (bits_per_key_, steered) is the tree's for its cache (CacheBitsPerKey),
+  // which is where every block gets smaller; here only this block does, against the others as
+  // they are. The steering sees the bits a cut leaves unspent as the tree spending less than its
+  // allocation, and raises the budget of later files, within its bounds. The candidates are at
   static constexpr double kCutStepBitsPerKey = 0.25, kMinCutGain = 0.01, kMaxCuts = 32;
   Result<LevelFilter> FitCache(const Result<LevelFilter>& level, uint64_t num_keys,
                                bool finishing) {
@@ -395,6 +388,53 @@ double LeveledPolicy::TreeBitsPerKey(const ROCKSDB_NAMESPACE::FilterBuildingCont
   return bits;
 }
 
+double LeveledPolicy::CacheBitsPerKey(const ShardLoad& load, double keys_per_block,
+                                      double bits_per_key, ROCKSDB_NAMESPACE::Logger* log) const {
+  const uint64_t keys = static_cast<uint64_t>(std::max(std::round(keys_per_block), 1.0));
+  // What a probe costs with every block of `bits` bits per key: the rate of the best filter
+  // there, and the re-reads of a block among as many of the same size.
+  auto cost = [&](double bits, double* rate, double* rereads) {
+    const Result<std::vector<LevelFilter>> one =
+        allocations_->Get(1, shape_.size_ratio, bits, keys);
+    if (!one.ok() || !one.value()[0].base.has_filter) return false;
+    const double block_bytes = one.value()[0].ExpectedBitsPerKey() * keys_per_block / 8;
+    *rate = one.value()[0].ExpectedFpRate();
+    *rereads = ExpectedRereadsPerProbe(block_bytes, {load.shards, load.other_blocks, block_bytes});
+    return true;
+  };
+  double best = bits_per_key, best_rate = 0, best_rereads = 0;
+  if (!cost(bits_per_key, &best_rate, &best_rereads) ||
+      best_rereads <= best_rate * kMinCacheGain / (1 - kMinCacheGain)) {
+    return bits_per_key;  // fits, as far as leaner filters could tell
+  }
+  const double given_rate = best_rate, given_rereads = best_rereads;
+  const double floor = std::max(kMinCacheBudgetShare * bits_per_key, kMinBitsPerKey);
+  for (int step = 1; step <= kMaxCacheBudgetSteps; ++step) {
+    const double bits = std::max(
+        std::round(16 * (bits_per_key - step * (bits_per_key - floor) / kMaxCacheBudgetSteps)) / 16,
+        floor);
+    double rate = 0, rereads = 0;
+    if (!cost(bits, &rate, &rereads)) break;
+    if (rate + rereads < (1 - kMinCacheGain) * (best_rate + best_rereads)) {
+      best = bits;
+      best_rate = rate;
+      best_rereads = rereads;
+    }
+  }
+  if (best < bits_per_key) {
+    char line[512];
+    snprintf(line, sizeof(line),
+             "%s: %.0f filter blocks of about %.0f keys in a block cache of %zu shards of %zu "
+             "KiB: at %.2f bits/key a probe costs %.3g false positives and %.3g re-reads; the tree "
+             "gets %.2f bits/key (%.3g and %.3g)",
+             Name(), load.other_blocks, keys_per_block, load.shards.shards,
+             load.shards.ShardBytes() >> 10, bits_per_key, given_rate, given_rereads, best,
+             best_rate, best_rereads);
+    LogAt(log, ROCKSDB_NAMESPACE::InfoLogLevel::INFO_LEVEL, line);
+  }
+  return best;
+}
+
 Result<bool> LeveledPolicy::SteerByAccounts(const ROCKSDB_NAMESPACE::FilterBuildingContext& context,
                                             const TreeId& tree, int num_levels, double bits_per_key,
                                             const CacheShards& shards, Chooser* chooser) const {
@@ -409,6 +449,34 @@ Result<bool> LeveledPolicy::SteerByAccounts(const ROCKSDB_NAMESPACE::FilterBuild
   TreeShape shape(accounts, level);
   // A tree with no keys yet (a new database's first flush): nothing to allocate over.
   if (shape.Empty()) return watched;
+  // The tree's filter blocks in a cache that holds them whole: the measured files' (level 0 at
+  // its fullest lately, as the allocation counts it), and those running compactions are writing,
+  // as many per key as the measured ones. The file being written counts among the latter, if a
+  // compaction writes it: one block too many, against tens in a tree whose shards it crowds.
+  ShardLoad load;
+  double keys_per_block = 0;
+  if (shards.shards > 0) {
+    LevelAccount all;
+    for (size_t i = 0; i < accounts.levels.size(); ++i) {
+      const LevelAccount& a =
+          i == 0 && accounts.level0_peak.filter_files > accounts.levels[0].filter_files
+              ? accounts.level0_peak
+              : accounts.levels[i];
+      all.keys += a.keys - std::min(a.unmeasured_keys, a.keys);
+      all.filter_bytes += a.filter_bytes;
+      all.filter_files += a.filter_files;
+      all.pending_keys += a.pending_keys;
+    }
+    if (all.filter_files > 0 && all.keys > 0) {
+      keys_per_block = static_cast<double>(all.keys) / static_cast<double>(all.filter_files);
+      load.shards = shards;
+      load.other_blocks = static_cast<double>(all.filter_files) +
+                          static_cast<double>(all.pending_keys) / keys_per_block;
+      load.mean_block_bytes =
+          static_cast<double>(all.filter_bytes) / static_cast<double>(all.filter_files);
+      bits_per_key = CacheBitsPerKey(load, keys_per_block, bits_per_key, context.info_log);
+    }
+  }
   Result<double> excess =
       ExcessBelowLevel0(shape, accounts, bits_per_key, history_->Steered(tree, bits_per_key));
   if (!excess.ok()) return Err(excess.error());
@@ -429,31 +497,7 @@ Result<bool> LeveledPolicy::SteerByAccounts(const ROCKSDB_NAMESPACE::FilterBuild
   LogAt(context.info_log, ROCKSDB_NAMESPACE::InfoLogLevel::INFO_LEVEL,
         Describe(Name(), accounts, level, excess.value(), budget));
   chooser->UseAccounts(std::move(shape), level, budget);
-  if (shards.shards > 0) {
-    // The tree's filter blocks in the cache: the measured files' (level 0 at its fullest lately,
-    // as the allocation counts it), and those running compactions are writing, as many per key as
-    // the measured ones. The file being written counts among the latter, if a compaction writes
-    // it: one block too many, against tens in a tree whose shards it crowds.
-    LevelAccount all;
-    for (size_t i = 0; i < accounts.levels.size(); ++i) {
-      const LevelAccount& a =
-          i == 0 && accounts.level0_peak.filter_files > accounts.levels[0].filter_files
-              ? accounts.level0_peak
-              : accounts.levels[i];
-      all.keys += a.keys - std::min(a.unmeasured_keys, a.keys);
-      all.filter_bytes += a.filter_bytes;
-      all.filter_files += a.filter_files;
-      all.pending_keys += a.pending_keys;
-    }
-    if (all.filter_files > 0 && all.keys > 0) {
-      const double per_key = static_cast<double>(all.filter_files) / static_cast<double>(all.keys);
-      chooser->UseCache(
-          shards,
-          static_cast<double>(all.filter_files) + per_key * static_cast<double>(all.pending_keys),
-          static_cast<double>(all.filter_bytes) / static_cast<double>(all.filter_files),
-          context.info_log);
-    }
-  }
+  if (load.shards.shards > 0) chooser->UseCache(load, context.info_log);
   if (accounts.heat != nullptr && accounts.counted_weight > 0) {
     chooser->UseHeat(accounts.heat, accounts.counted_weight);
   }

@@ -34,7 +34,7 @@
 # `scripts/bench.sh --tight` is production's shape with a block cache far smaller than the data:
 # full and partitioned filters, caches of 8, 32 and 128 MiB, uniform and Zipfian lookups, RocksDB's
 # filters with and without optimize_filters_for_hits, sstfilter.Leveled at about the same memory and
-# at about 0.6x, each fill on 2 fresh builds (scripts/bench_tight.sh says more). About 31 minutes.
+# at about 0.6x, each fill on 2 fresh builds (scripts/bench_tight.sh says more). About 30 minutes.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_dir=$("$root/scripts/setup.sh" | tail -n 1)

@@ -28,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "compat/filter_bits_interface.h"
 #include "compat/rocksdb_api.h"
 #include "core/filter_spec.h"
 #include "core/hash.h"
@@ -117,6 +118,23 @@ inline ROCKSDB_NAMESPACE::Options OptionsFor(const std::string& filter_uri,
   if (!filter_uri.empty()) table.filter_policy = PolicyFrom(filter_uri);
   options.table_factory.reset(ROCKSDB_NAMESPACE::NewBlockBasedTableFactory(table));
   return options;
+}
+
+// A builder of `table`'s policy for a file of `level` in a leveled tree of 7 levels, `logger`'s
+// `column_family`, as if the sstfilter.LeveledBudget listener had published `accounts` for it
+// (kept while `alive` lives, as a database's logger keeps them).
+inline std::unique_ptr<ROCKSDB_NAMESPACE::FilterBitsBuilder> BuilderWithAccounts(
+    const ROCKSDB_NAMESPACE::BlockBasedTableOptions& table, const TreeAccounts& accounts,
+    ROCKSDB_NAMESPACE::Logger* logger, const std::shared_ptr<const void>& alive,
+    const std::string& column_family, int level) {
+  Ledger::Global().Publish(LoggerTree(logger, column_family), alive, accounts);
+  ROCKSDB_NAMESPACE::FilterBuildingContext context(table);
+  context.num_levels = 7;
+  context.level_at_creation = level;
+  context.info_log = logger;
+  context.column_family_name = column_family;
+  return std::unique_ptr<ROCKSDB_NAMESPACE::FilterBitsBuilder>(
+      table.filter_policy->GetBuilderWithContext(context));
 }
 
 // The tree of a database's column family, as the sstfilter.LeveledBudget listener names it.

@@ -233,14 +233,8 @@ TEST(LeveledPolicy, AllocatesForTheProbesEachLevelReceives) {
       accounts.levels[i].filter_bytes = level_keys[i] * 10 / 8;
       accounts.levels[i].probes = probes[i];
     }
-    Ledger::Global().Publish(LoggerTree(&logger, column_family), alive, accounts);
-    FilterBuildingContext context(options);
-    context.num_levels = 7;
-    context.level_at_creation = level;
-    context.info_log = &logger;
-    context.column_family_name = column_family;
-    std::unique_ptr<FilterBitsBuilder> builder(
-        options.filter_policy->GetBuilderWithContext(context));
+    const std::unique_ptr<FilterBitsBuilder> builder =
+        testing::BuilderWithAccounts(options, accounts, &logger, alive, column_family, level);
     for (const std::string& k : keys) builder->AddKey(k);
     std::unique_ptr<const char[]> buf;
     return 8.0 * builder->Finish(&buf).size() / keys.size();
@@ -324,14 +318,8 @@ TEST(LeveledPolicy, GivesHotKeyRangesMoreBits) {
       accounts.heat = heat;
       accounts.counted_weight = 0.9;
     }
-    Ledger::Global().Publish(LoggerTree(&logger, column_family), alive, accounts);
-    FilterBuildingContext context(options);
-    context.num_levels = 7;
-    context.level_at_creation = 4;
-    context.info_log = &logger;
-    context.column_family_name = column_family;
-    std::unique_ptr<FilterBitsBuilder> builder(
-        options.filter_policy->GetBuilderWithContext(context));
+    const std::unique_ptr<FilterBitsBuilder> builder =
+        testing::BuilderWithAccounts(options, accounts, &logger, alive, column_family, 4);
     for (int i = first; i < first + 5000; ++i) builder->AddKey(name(i));
     std::unique_ptr<const char[]> buf;
     return 8.0 * builder->Finish(&buf).size() / 5000;

@@ -345,7 +345,10 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
         levels[level].keys += file_keys;
         if (filter.measured) {
           levels[level].filter_bytes += filter.filter_bytes;
-          ++levels[level].filter_files;
+          if (filter.filter_bytes > 0) {
+            ++levels[level].filter_files;
+            levels[level].filter_keys += file_keys;
+          }
         } else {
           levels[level].unmeasured_keys += file_keys;
         }

@@ -225,6 +225,9 @@ class LeveledPolicy::Chooser : public FilterChooser {
   // which is where every block gets smaller; here only this block does, against the others as
   // they are. The steering sees the bits a cut leaves unspent as the tree spending less than its
   // allocation, and raises the budget of later files, within its bounds. The candidates are at
+  // least kCutStepBitsPerKey apart, at most kMaxCuts of them (a tiny file's fixed costs make
+  // hundreds of bits per key); a leaner one is taken when it costs at least kMinCutGain less, not
+  // for the rounding of its size.
   static constexpr double kCutStepBitsPerKey = 0.25, kMinCutGain = 0.01, kMaxCuts = 32;
   Result<LevelFilter> FitCache(const Result<LevelFilter>& level, uint64_t num_keys,
                                bool finishing) {
@@ -455,6 +458,7 @@ Result<bool> LeveledPolicy::SteerByAccounts(const ROCKSDB_NAMESPACE::FilterBuild
   // compaction writes it: one block too many, against tens in a tree whose shards it crowds.
   ShardLoad load;
   double keys_per_block = 0;
+  const double uncut_bits_per_key = bits_per_key;
   if (shards.shards > 0) {
     LevelAccount all;
     for (size_t i = 0; i < accounts.levels.size(); ++i) {
@@ -462,13 +466,13 @@ Result<bool> LeveledPolicy::SteerByAccounts(const ROCKSDB_NAMESPACE::FilterBuild
           i == 0 && accounts.level0_peak.filter_files > accounts.levels[0].filter_files
               ? accounts.level0_peak
               : accounts.levels[i];
-      all.keys += a.keys - std::min(a.unmeasured_keys, a.keys);
+      all.filter_keys += a.filter_keys;
       all.filter_bytes += a.filter_bytes;
       all.filter_files += a.filter_files;
       all.pending_keys += a.pending_keys;
     }
-    if (all.filter_files > 0 && all.keys > 0) {
-      keys_per_block = static_cast<double>(all.keys) / static_cast<double>(all.filter_files);
+    if (all.filter_files > 0 && all.filter_keys > 0) {
+      keys_per_block = static_cast<double>(all.filter_keys) / static_cast<double>(all.filter_files);
       load.shards = shards;
       load.other_blocks = static_cast<double>(all.filter_files) +
                           static_cast<double>(all.pending_keys) / keys_per_block;
@@ -477,22 +481,30 @@ Result<bool> LeveledPolicy::SteerByAccounts(const ROCKSDB_NAMESPACE::FilterBuild
       bits_per_key = CacheBitsPerKey(load, keys_per_block, bits_per_key, context.info_log);
     }
   }
+  const bool cache_cut = bits_per_key < uncut_bits_per_key;
   Result<double> excess =
       ExcessBelowLevel0(shape, accounts, bits_per_key, history_->Steered(tree, bits_per_key));
   if (!excess.ok()) return Err(excess.error());
   // Under a memory budget, where the listener rewrites the files that spend the most, the
   // steering answers what they will not take back (plugin/budget_rewrites.h); a file the listener
   // rewrites gets its level's share, unsteered.
+  // (Not while the cache cuts the budget: the rewrites answer the memory budget's, not the cut's.)
   BudgetTargets::Target target;
-  if (shape_.memory_budget.Given() && BudgetTargets::Global().Get(tree, &target) &&
+  if (!cache_cut && shape_.memory_budget.Given() && BudgetTargets::Global().Get(tree, &target) &&
       !std::isnan(target.residual_excess)) {
     excess = std::min(excess.value(), target.residual_excess);
   }
+  // Under a cut, the steering answers the files written before it at the old budget: no file
+  // below kMinCacheBudgetShare of the uncut budget, the cut's own floor, so that the levels every
+  // lookup probes do not get a quarter of the budget while the old files remain.
+  const double floor = cache_cut
+                           ? std::max(kMinCacheBudgetShare * uncut_bits_per_key, kMinBitsPerKey)
+                           : kMinBitsPerKey;
   const double budget =
       RewritingForBudget()
           ? bits_per_key
           : std::min(std::max(history_->Steer(tree, accounts.changes, excess.value(), bits_per_key),
-                              kMinBitsPerKey),
+                              floor),
                      kMaxBitsPerKey);
   LogAt(context.info_log, ROCKSDB_NAMESPACE::InfoLogLevel::INFO_LEVEL,
         Describe(Name(), accounts, level, excess.value(), budget));

@@ -236,7 +236,9 @@ class TreeHistory {
 struct LevelAccount {
   uint64_t keys = 0;          // in live files no compaction is rewriting
   uint64_t filter_bytes = 0;  // their filters
-  uint64_t filter_files = 0;  // the files of those filters (a full filter is one cache block)
+  // Of those filters, the ones with bytes (a full filter is one cache block: files written with
+  // no filter, as optimize_filters_for_hits writes the last level's, have none), and their keys.
+  uint64_t filter_files = 0, filter_keys = 0;
   uint64_t pending_keys = 0;  // that running compactions are writing to this level
   // Of `keys`, those of files whose filters the listener has not measured (a column family other
   // than the default, reopened: until compactions read its files); not in filter_bytes, and

@@ -236,6 +236,7 @@ TEST(BlockCacheFit, LeveledSpendsLessWhereItsFilterBlocksWouldOverflowTheirShard
       accounts.levels[i].keys = level_keys[i];
       accounts.levels[i].filter_bytes = level_keys[i] * 10 / 8;
       accounts.levels[i].filter_files = level_keys[i] / 5000;
+      accounts.levels[i].filter_keys = level_keys[i];
       accounts.levels[i].probes = level_keys[i] > 0 ? 1 : 0;
     }
     const std::unique_ptr<FilterBitsBuilder> builder =

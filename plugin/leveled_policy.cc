@@ -24,6 +24,37 @@
 
 namespace sstfilter {
 
+namespace {
+// The search both cache-aware cuts make (the tree's budget, CacheBitsPerKey; one file's filter,
+// FitCache). A leaner budget costs a higher rate, so it can cost kMinLeanerGain less only where
+// the re-reads are more than kMinLeanerGain / (1 - kMinLeanerGain) of the rate: below that, no
+// search. Otherwise budgets from `richest` down to `floor` in steps of `step` bits per key
+// (rounded to 1/16 bit: the allocations are cached by budget), at most kMaxLeanerSteps of them,
+// each priced by `cost(bits, &cost)` (false: no answer there, and the search stops); a leaner
+// one is taken when it costs at least kMinLeanerGain less than the best so far (`best_cost`,
+// of the richest, to start), not for the rounding of its size. The budget taken, or `richest`.
+constexpr double kMinLeanerGain = 0.01;
+constexpr int kMaxLeanerSteps = 32;
+bool LeanerMayPay(double rate, double rereads) {
+  return rereads > rate * kMinLeanerGain / (1 - kMinLeanerGain);
+}
+template <typename Cost>
+double CheapestLeaner(double richest, double floor, double step, double best_cost, Cost cost) {
+  double best = richest;
+  for (int i = 1; i <= kMaxLeanerSteps; ++i) {
+    const double bits = std::max(std::round(16 * (richest - i * step)) / 16, floor);
+    double bits_cost = 0;
+    if (!cost(bits, &bits_cost)) break;
+    if (bits_cost < (1 - kMinLeanerGain) * best_cost) {
+      best = bits;
+      best_cost = bits_cost;
+    }
+    if (bits <= floor) break;
+  }
+  return best;
+}
+}  // namespace
+
 // Allocations by level count and key count, computed on first use (about 0.5 ms each; the
 // partitions of a partitioned filter mostly share one key count) and then shared by the builders.
 // Priced at each exact count: a fuse table's cells per key do not fall steadily as sets grow (its
@@ -225,10 +256,9 @@ class LeveledPolicy::Chooser : public FilterChooser {
   // which is where every block gets smaller; here only this block does, against the others as
   // they are. The steering sees the bits a cut leaves unspent as the tree spending less than its
   // allocation, and raises the budget of later files, within its bounds. The candidates are at
-  // least kCutStepBitsPerKey apart, at most kMaxCuts of them (a tiny file's fixed costs make
-  // hundreds of bits per key); a leaner one is taken when it costs at least kMinCutGain less, not
-  // for the rounding of its size.
-  static constexpr double kCutStepBitsPerKey = 0.25, kMinCutGain = 0.01, kMaxCuts = 32;
+  // least kCutStepBitsPerKey apart, at most kMaxLeanerSteps of them (a tiny file's fixed costs
+  // make hundreds of bits per key): CheapestLeaner.
+  static constexpr double kCutStepBitsPerKey = 0.25;
   Result<LevelFilter> FitCache(const Result<LevelFilter>& level, uint64_t num_keys,
                                bool finishing) {
     if (cache_.shards.shards == 0 || !level.ok() || num_keys == 0) return level;
@@ -244,29 +274,22 @@ class LeveledPolicy::Chooser : public FilterChooser {
     };
     const LevelFilter& given = level.value();
     const double given_bits = given.ExpectedBitsPerKey();
-    // A leaner filter has a higher rate: it can cost kMinCutGain less only if the given filter's
-    // re-reads are more than kMinCutGain / (1 - kMinCutGain) of its rate.
-    const bool may_cut =
-        given.base.has_filter && given_bits > bits_per_key_ &&
-        rereads(given.Largest()) > given.ExpectedFpRate() * kMinCutGain / (1 - kMinCutGain);
     LevelFilter best = given;
-    if (may_cut) {
-      double best_cost = cost(given);
+    if (given.base.has_filter && given_bits > bits_per_key_ &&
+        LeanerMayPay(given.ExpectedFpRate(), rereads(given.Largest()))) {
+      auto leaner = [&](double bits) {
+        return OneOf(allocations_->Get(1, size_ratio_, bits, num_keys), 0);
+      };
       const double richest = std::min(given_bits, kMaxBitsPerKey);
-      const double step_bits = std::max(kCutStepBitsPerKey, (richest - bits_per_key_) / kMaxCuts);
-      for (int step = 1;; ++step) {
-        const double bits =
-            std::max(std::round(16 * (richest - step * step_bits)) / 16, bits_per_key_);
-        const Result<LevelFilter> leaner =
-            OneOf(allocations_->Get(1, size_ratio_, bits, num_keys), 0);
-        if (!leaner.ok()) break;  // the choices so far stand
-        const double leaner_cost = cost(leaner.value());
-        if (leaner_cost < (1 - kMinCutGain) * best_cost) {
-          best = leaner.value();
-          best_cost = leaner_cost;
-        }
-        if (bits <= bits_per_key_) break;
-      }
+      const double bits =
+          CheapestLeaner(richest, bits_per_key_,
+                         std::max(kCutStepBitsPerKey, (richest - bits_per_key_) / kMaxLeanerSteps),
+                         cost(given), [&](double b, double* c) {
+                           const Result<LevelFilter> f = leaner(b);
+                           if (f.ok()) *c = cost(f.value());
+                           return f.ok();
+                         });
+      if (bits < richest) best = leaner(bits).value();  // cached: it was priced
     }
     if (!finishing) {
       if (fitted_.size() < kMaxCached) fitted_.emplace(num_keys, best);
@@ -405,25 +428,21 @@ double LeveledPolicy::CacheBitsPerKey(const ShardLoad& load, double keys_per_blo
     *rereads = ExpectedRereadsPerProbe(block_bytes, {load.shards, load.other_blocks, block_bytes});
     return true;
   };
-  double best = bits_per_key, best_rate = 0, best_rereads = 0;
-  if (!cost(bits_per_key, &best_rate, &best_rereads) ||
-      best_rereads <= best_rate * kMinCacheGain / (1 - kMinCacheGain)) {
+  double given_rate = 0, given_rereads = 0;
+  if (!cost(bits_per_key, &given_rate, &given_rereads) ||
+      !LeanerMayPay(given_rate, given_rereads)) {
     return bits_per_key;  // fits, as far as leaner filters could tell
   }
-  const double given_rate = best_rate, given_rereads = best_rereads;
   const double floor = std::max(kMinCacheBudgetShare * bits_per_key, kMinBitsPerKey);
-  for (int step = 1; step <= kMaxCacheBudgetSteps; ++step) {
-    const double bits = std::max(
-        std::round(16 * (bits_per_key - step * (bits_per_key - floor) / kMaxCacheBudgetSteps)) / 16,
-        floor);
-    double rate = 0, rereads = 0;
-    if (!cost(bits, &rate, &rereads)) break;
-    if (rate + rereads < (1 - kMinCacheGain) * (best_rate + best_rereads)) {
-      best = bits;
-      best_rate = rate;
-      best_rereads = rereads;
-    }
-  }
+  const double best = CheapestLeaner(bits_per_key, floor, (bits_per_key - floor) / kMaxLeanerSteps,
+                                     given_rate + given_rereads, [&](double bits, double* c) {
+                                       double rate = 0, rereads = 0;
+                                       if (!cost(bits, &rate, &rereads)) return false;
+                                       *c = rate + rereads;
+                                       return true;
+                                     });
+  double best_rate = given_rate, best_rereads = given_rereads;
+  if (best < bits_per_key) cost(best, &best_rate, &best_rereads);
   if (best < bits_per_key) {
     char line[512];
     snprintf(line, sizeof(line),

@@ -181,13 +181,12 @@ class LeveledPolicy : public SstFilterPolicy {
   // The budget of a tree whose filter blocks share the shards of a cache that holds them whole
   // (`load`: the tree's blocks, of about keys_per_block keys each), at most bits_per_key: the one
   // of least cost per probe with every block at it, the best filter's rate plus its block's
-  // re-reads (ExpectedRereadsPerProbe), down to kMinCacheBudgetShare of bits_per_key in at most
-  // kMaxCacheBudgetSteps steps; a leaner one when it costs at least kMinCacheGain less. A cache
+  // re-reads (ExpectedRereadsPerProbe), down to kMinCacheBudgetShare of bits_per_key in 32 equal
+  // steps (leveled_policy.cc, CheapestLeaner). A cache
   // too small for the filters at the budget re-reads them, whoever built them: fewer bits per key
   // on every block, which makes each shard's load smaller, save more reads than their rates cost
   // (where one block's cut alone, FitCache, leaves its shard as loaded). Logs when it cuts.
-  static constexpr double kMinCacheBudgetShare = 0.5, kMinCacheGain = 0.01;
-  static constexpr int kMaxCacheBudgetSteps = 32;
+  static constexpr double kMinCacheBudgetShare = 0.5;
   double CacheBitsPerKey(const ShardLoad& load, double keys_per_block, double bits_per_key,
                          ROCKSDB_NAMESPACE::Logger* log) const;
   // With the listener's accounts of the tree (and num_levels 0), gives the chooser the tree as it

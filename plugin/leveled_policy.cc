@@ -268,10 +268,12 @@ class LeveledPolicy::Chooser : public FilterChooser {
     auto rereads = [&](const FilterChoice& c) {
       return c.has_filter ? ExpectedRereadsPerProbe(c.bits_per_key * keys / 8, cache_) : 0.0;
     };
-    auto cost = [&](const LevelFilter& f) {
-      return (1 - f.upper_fraction) * (f.base.fp_rate + rereads(f.base)) +
-             f.upper_fraction * (f.upper.fp_rate + rereads(f.upper));
+    // A mix of two filters (upper_fraction of the files get the upper one) re-reads each
+    // filter's block in its share of the files.
+    auto expected_rereads = [&](const LevelFilter& f) {
+      return (1 - f.upper_fraction) * rereads(f.base) + f.upper_fraction * rereads(f.upper);
     };
+    auto cost = [&](const LevelFilter& f) { return f.ExpectedFpRate() + expected_rereads(f); };
     const LevelFilter& given = level.value();
     const double given_bits = given.ExpectedBitsPerKey();
     LevelFilter best = given;
@@ -302,8 +304,8 @@ class LeveledPolicy::Chooser : public FilterChooser {
                kLeveledPolicyName, given_bits * keys / 8 / 1024, given_bits, given.ExpectedFpRate(),
                cache_.shards.ShardBytes() >> 10,
                cache_.other_blocks / static_cast<double>(cache_.shards.shards),
-               cache_.mean_block_bytes / 1024, rereads(given.Largest()), best.ExpectedBitsPerKey(),
-               best.ExpectedFpRate(), rereads(best.Largest()));
+               cache_.mean_block_bytes / 1024, expected_rereads(given), best.ExpectedBitsPerKey(),
+               best.ExpectedFpRate(), expected_rereads(best));
       LogAt(log_, ROCKSDB_NAMESPACE::InfoLogLevel::INFO_LEVEL, line);
     }
     return best;

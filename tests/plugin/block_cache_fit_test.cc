@@ -208,64 +208,66 @@ TEST(BlockCacheFit, AnLruListOfBlocksProbedAlikeMissesTheShareBeyondItsSize) {
   EXPECT_NEAR(ExpectedRereadsPerProbe(1, ShardLoad{CacheShards{7, 1}, 9, 1}), 1 - 7.0 / 10, 1e-12);
 }
 
-// sstfilter.Leveled with the listener's accounts of a random tree of 1M keys (every lookup probes
-// every level) gives a file of level 4 Monkey's rich filter. Where the block cache that holds the
-// tree's filters whole has shards the tree's filter blocks crowd (8 shards of 160 KiB, the tree's
-// 1.25 MB of filters 0.95x the cache), the tree's budget is cut to where a probe costs least, with
-// a line in the LOG, and the file gets far fewer bits; in a cache of ample shards, with
-// partitioned filters, or with the filters outside the cache, the rich filter.
+// A filter of `num_keys` keys written to level 4 by sstfilter.Leveled:10 with the listener's
+// accounts of a random tree of 1M keys (every lookup probes every level; 200 filter blocks of
+// 5,000 keys at 10 bits/key), its filters whole in a block cache of 8 shards of `cache_bytes` / 8
+// (none: held by the table readers), partitioned or not. Whatever it chose, the filter holds its
+// keys and rejects most others. Its bits per key; the LOG's lines about the cache in `log_lines`.
+double LevelFourBitsPerKey(const std::string& column_family, size_t cache_bytes, bool partitioned,
+                           std::vector<std::string>* log_lines, size_t num_keys) {
+  static const std::vector<uint64_t> kLevelKeys = {0, 0, 0, 0, 10'000, 90'000, 900'000};
+  static const auto alive = std::make_shared<int>();
+  BlockBasedTableOptions table;
+  table.filter_policy = PolicyFrom("sstfilter.Leveled:10");
+  if (cache_bytes > 0) {
+    table.cache_index_and_filter_blocks = true;
+    table.partition_filters = partitioned;
+    table.block_cache = ROCKSDB_NAMESPACE::NewLRUCache(cache_bytes, /*num_shard_bits=*/3);
+  }
+  testing::RecordingLogger logger;
+  TreeAccounts accounts;
+  accounts.levels.resize(kLevelKeys.size());
+  for (size_t i = 0; i < kLevelKeys.size(); ++i) {
+    accounts.levels[i].keys = kLevelKeys[i];
+    accounts.levels[i].filter_bytes = kLevelKeys[i] * 10 / 8;
+    accounts.levels[i].filter_files = kLevelKeys[i] / 5000;
+    accounts.levels[i].filter_keys = kLevelKeys[i];
+    accounts.levels[i].probes = kLevelKeys[i] > 0 ? 1 : 0;
+  }
+  const std::unique_ptr<FilterBitsBuilder> builder =
+      testing::BuilderWithAccounts(table, accounts, &logger, alive, column_family, 4);
+  for (size_t i = 0; i < num_keys; ++i) builder->AddKey(Key(static_cast<int>(i)));
+  std::unique_ptr<const char[]> buf;
+  const Slice filter = builder->Finish(&buf);
+  const double bits = 8.0 * filter.size() / static_cast<double>(num_keys);
+  for (const auto& [level, line] : logger.lines) {
+    if (line.find("re-reads") != std::string::npos ||
+        line.find("cannot build") != std::string::npos) {
+      log_lines->push_back(line);
+    }
+  }
+  EXPECT_TRUE(
+      FilterReader::Open(reinterpret_cast<const uint8_t*>(filter.data()), filter.size()).valid());
+  std::unique_ptr<FilterBitsReader> reader(table.filter_policy->GetFilterBitsReader(filter));
+  for (size_t i = 0; i < num_keys; ++i) EXPECT_TRUE(reader->MayMatch(Key(static_cast<int>(i))));
+  int absent_found = 0;
+  for (int i = 0; i < 1000; ++i) absent_found += reader->MayMatch("absent" + Key(i)) ? 1 : 0;
+  EXPECT_LT(absent_found, 100);
+  return bits;
+}
+
+// The file of level 4 gets Monkey's rich filter. Where the block cache that holds the tree's
+// filters whole has shards the tree's filter blocks crowd (8 shards of 160 KiB, the tree's 1.25 MB
+// of filters 0.95x the cache), the tree's budget is cut to where a probe costs least, with a line
+// in the LOG, and the file gets far fewer bits; in a cache of ample shards, with partitioned
+// filters, or with the filters outside the cache, the rich filter.
 TEST(BlockCacheFit, LeveledSpendsLessWhereItsFilterBlocksWouldOverflowTheirShards) {
-  const std::vector<uint64_t> level_keys = {0, 0, 0, 0, 10'000, 90'000, 900'000};
-  std::vector<std::string> keys;
-  for (int i = 0; i < 5000; ++i) keys.push_back(Key(i));
-  const auto alive = std::make_shared<int>();
-  // Bits per key of a file of `keys` written to level 4, and the LOG's lines.
-  auto bits_at = [&](const std::string& column_family, size_t cache_bytes, bool partitioned,
-                     std::vector<std::string>* log_lines, size_t num_keys = 5000) {
-    BlockBasedTableOptions table;
-    table.filter_policy = PolicyFrom("sstfilter.Leveled:10");
-    if (cache_bytes > 0) {
-      table.cache_index_and_filter_blocks = true;
-      table.partition_filters = partitioned;
-      table.block_cache = ROCKSDB_NAMESPACE::NewLRUCache(cache_bytes, /*num_shard_bits=*/3);
-    }
-    testing::RecordingLogger logger;
-    TreeAccounts accounts;
-    accounts.levels.resize(level_keys.size());
-    for (size_t i = 0; i < level_keys.size(); ++i) {
-      accounts.levels[i].keys = level_keys[i];
-      accounts.levels[i].filter_bytes = level_keys[i] * 10 / 8;
-      accounts.levels[i].filter_files = level_keys[i] / 5000;
-      accounts.levels[i].filter_keys = level_keys[i];
-      accounts.levels[i].probes = level_keys[i] > 0 ? 1 : 0;
-    }
-    const std::unique_ptr<FilterBitsBuilder> builder =
-        testing::BuilderWithAccounts(table, accounts, &logger, alive, column_family, 4);
-    for (size_t i = 0; i < num_keys; ++i) builder->AddKey(keys[i]);
-    std::unique_ptr<const char[]> buf;
-    const Slice filter = builder->Finish(&buf);
-    const double bits = 8.0 * filter.size() / static_cast<double>(num_keys);
-    for (const auto& [level, line] : logger.lines) {
-      if (line.find("re-reads") != std::string::npos ||
-          line.find("cannot build") != std::string::npos) {
-        log_lines->push_back(line);
-      }
-    }
-    // Whatever it chose, the filter holds its keys and rejects most others.
-    EXPECT_TRUE(
-        FilterReader::Open(reinterpret_cast<const uint8_t*>(filter.data()), filter.size()).valid());
-    std::unique_ptr<FilterBitsReader> reader(table.filter_policy->GetFilterBitsReader(filter));
-    for (size_t i = 0; i < num_keys; ++i) EXPECT_TRUE(reader->MayMatch(keys[i]));
-    int absent_found = 0;
-    for (int i = 0; i < 1000; ++i) absent_found += reader->MayMatch("absent" + Key(i)) ? 1 : 0;
-    EXPECT_LT(absent_found, 100);
-    return bits;
-  };
   std::vector<std::string> outside_lines, ample_lines, partitioned_lines, tight_lines;
-  const double outside = bits_at("outside", 0, false, &outside_lines);
-  const double ample = bits_at("ample", 64 << 20, false, &ample_lines);
-  const double partitioned = bits_at("partitioned", 1280 << 10, true, &partitioned_lines);
-  const double tight = bits_at("tight", 1280 << 10, false, &tight_lines);
+  const double outside = LevelFourBitsPerKey("outside", 0, false, &outside_lines, 5000);
+  const double ample = LevelFourBitsPerKey("ample", 64 << 20, false, &ample_lines, 5000);
+  const double partitioned =
+      LevelFourBitsPerKey("partitioned", 1280 << 10, true, &partitioned_lines, 5000);
+  const double tight = LevelFourBitsPerKey("tight", 1280 << 10, false, &tight_lines, 5000);
   printf(
       "[ figures  ] level 4 of a random tree: %.2f bits/key, %.2f in a cache of 8 MiB shards, "
       "%.2f partitioned, %.2f in 8 shards of 160 KiB\n",
@@ -287,12 +289,41 @@ TEST(BlockCacheFit, LeveledSpendsLessWhereItsFilterBlocksWouldOverflowTheirShard
   // A file of 3 keys, whose filter costs hundreds of bits per key in fixed costs, in the same
   // tight cache: a filter (not the match-all one of a failed build), whatever the cut.
   std::vector<std::string> tiny_lines;
-  const double tiny = bits_at("tiny", 1280 << 10, false, &tiny_lines, 3);
+  const double tiny = LevelFourBitsPerKey("tiny", 1280 << 10, false, &tiny_lines, 3);
   EXPECT_GT(tiny, kMaxBitsPerKey);
   for (const std::string& line : tiny_lines) {
     EXPECT_EQ(line.find("cannot build"), std::string::npos) << line;
   }
 }
 
+// One file's cut (FitCache). In 8 shards of 256 KiB the tree's 200 blocks of 6 KiB fit at its
+// budget (about 25 per shard, 156 KiB), so the tree keeps 10 bits/key and a file of 5,000 keys at
+// level 4 its rich filter of about 9 KiB. A file of 100,000 keys there would get a rich block of
+// about 160 KiB, which overflows its shard whenever more than 15 of the others share it (expected
+// 25): it gets a leaner filter, at least the budget, with a line in the LOG that says so.
+TEST(BlockCacheFit, LeveledGivesALeanerFilterToAFileWhoseRichBlockWouldOverflowItsShard) {
+  std::vector<std::string> small_lines, large_lines, outside_lines;
+  const double small = LevelFourBitsPerKey("small", 2048 << 10, false, &small_lines, 5000);
+  const double outside = LevelFourBitsPerKey("large outside", 0, false, &outside_lines, 100'000);
+  const double large = LevelFourBitsPerKey("large", 2048 << 10, false, &large_lines, 100'000);
+  printf(
+      "[ figures  ] level 4 in 8 shards of 256 KiB: 5,000 keys %.2f bits/key; 100,000 keys "
+      "%.2f (%.2f outside the cache)\n",
+      small, large, outside);
+  EXPECT_GT(small, 15) << "the rich filter: " << (small_lines.empty() ? "" : small_lines[0]);
+  EXPECT_TRUE(small_lines.empty());
+  EXPECT_GT(outside, 12.5);
+  EXPECT_LT(large, outside - 2);
+  EXPECT_GE(large, 10 - 0.1) << "the budget";
+  ASSERT_EQ(large_lines.size(), 1u);
+  printf("[ figures  ] %s\n", large_lines[0].c_str());
+  EXPECT_EQ(large_lines[0].find("the tree gets"), std::string::npos) << large_lines[0];
+  EXPECT_NE(large_lines[0].find("re-reads per probe expected"), std::string::npos)
+      << large_lines[0];
+  EXPECT_NE(large_lines[0].find("a block-cache shard of 256 KiB"), std::string::npos)
+      << large_lines[0];
+}
+
 }  // namespace
 }  // namespace sstfilter
+

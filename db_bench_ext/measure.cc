@@ -9,6 +9,7 @@
 #include <rocksdb/perf_context.h>
 #include <rocksdb/perf_level.h>
 
+#include "core/level_allocation.h"
 #include "db_bench_ext/flags.h"
 
 namespace db_bench_ext {
@@ -40,6 +41,40 @@ LevelCounts PolicyResult::AbsentKeyLevelCounts(int level) const {
   if (b == nullptr) return {};
   const auto it = b->levels.find(level);
   return it != b->levels.end() ? it->second : LevelCounts();
+}
+
+PolicyResult::AllocationEstimate PolicyResult::EstimateAllocation() const {
+  const BenchResult* absent = AbsentKeyBench();
+  const uint64_t lookups = absent == nullptr     ? 0
+                           : absent->lookups > 0 ? absent->lookups
+                                                 : absent->ops;
+  const double bits = bits_per_key();
+  if (lookups == 0 || !(bits > 0) || levels.empty() || files == 0) return {};
+  std::vector<double> shares, probes;
+  double all_probes = 0;
+  uint64_t keys = 0;
+  for (const auto& [level, l] : levels) {
+    shares.push_back(static_cast<double>(l.keys));
+    probes.push_back(static_cast<double>(AbsentKeyLevelCounts(level).checks()) /
+                     static_cast<double>(lookups));
+    all_probes += probes.back();
+    keys += l.keys;
+  }
+  if (!(all_probes > 0) || keys == 0) return {};
+  const uint64_t keys_per_filter = std::max<uint64_t>(keys / files, 1);
+  // One rate for every level at the same memory: the allocation of a tree of one level.
+  const auto one = sstfilter::AllocateShares({1.0}, bits, sstfilter::FilterCostModel::kSstfilter,
+                                             keys_per_filter);
+  const auto allocated = sstfilter::AllocateShares(
+      shares, bits, sstfilter::FilterCostModel::kSstfilter, keys_per_filter, probes);
+  if (!one.ok() || !allocated.ok()) return {};
+  AllocationEstimate e;
+  e.one_filter = one.value()[0].ExpectedFpRate() * all_probes;
+  e.over_the_levels = 0;
+  for (size_t i = 0; i < probes.size(); ++i) {
+    e.over_the_levels += probes[i] * allocated.value()[i].ExpectedFpRate();
+  }
+  return e;
 }
 
 double PolicyResult::OpsPerSec(const std::string& name) const {

@@ -153,6 +153,20 @@ struct PolicyResult {
   // The median over the rounds if there were any, else the first pass's figure; -1 if the
   // benchmark did not run.
   double OpsPerSec(const std::string& name) const;
+  // What sstfilter's allocation over the levels (core's AllocateShares, sstfilter's kinds) gives
+  // this tree at this policy's bits per key: its levels' keys as they are, and the filter probes
+  // each level received per absent-key lookup as AbsentKeyBench counted them. False positives per
+  // absent lookup expected with one rate on every level (one level's allocation of these bits:
+  // the best filter within them, mixed with the next richer one so as to spend them), and with
+  // the filters allocated over the levels; both -1 without filters, absent-key lookups or
+  // probes. With uniform lookups their ratio is about the most an allocation of these bits over
+  // these levels can gain (per-key heat, as Zipfian lookups have, can gain more): sstfilter.Leveled
+  // expects about `over_the_levels`, a policy of one filter kind whose filters are as small as
+  // sstfilter's about `one_filter`.
+  struct AllocationEstimate {
+    double one_filter = -1, over_the_levels = -1;
+  };
+  AllocationEstimate EstimateAllocation() const;
 };
 
 // The last result of the policy without a filter, the baseline of "speed-up vs none"; null if

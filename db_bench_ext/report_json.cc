@@ -88,6 +88,12 @@ Json PolicyJson(const PolicyResult& pr) {
   // A benchmark given twice keeps its last result: what JSON parsers read from the duplicate keys
   // the hand-written writer used to emit.
   for (const BenchResult& b : pr.benches) benchmarks[b.benchmark->name] = BenchJson(pr, b);
+  const PolicyResult::AllocationEstimate estimate = pr.EstimateAllocation();
+  Json allocation = nullptr;  // no filters, absent-key lookups or probes
+  if (estimate.one_filter > 0) {
+    allocation = {{"one_filter_fp_per_lookup", estimate.one_filter},
+                  {"over_the_levels_fp_per_lookup", estimate.over_the_levels}};
+  }
   return {{"filter_uri", pr.uri},
           {"range_filter", pr.range_filter},
           {"range_filter_bytes", pr.range_filter_bytes},
@@ -97,6 +103,7 @@ Json PolicyJson(const PolicyResult& pr) {
           {"filter_entries", pr.filter_entries},
           {"bits_per_key", pr.bits_per_key()},
           {"levels", std::move(levels)},
+          {"allocation_estimate", std::move(allocation)},
           {"benchmarks", std::move(benchmarks)}};
 }
 

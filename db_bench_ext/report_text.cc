@@ -48,6 +48,13 @@ void PrintLevels(const PolicyResult& pr) {
       printf(" %12s %10s\n", "-", "-");
     }
   }
+  const PolicyResult::AllocationEstimate e = pr.EstimateAllocation();
+  if (e.one_filter > 0) {
+    printf(
+        "  sstfilter's filters at %.2f bits/key on these levels (their keys, the probes counted): "
+        "%.4f FP/look expected with one filter, %.4f allocated over the levels (%.2fx)\n",
+        pr.bits_per_key(), e.one_filter, e.over_the_levels, e.over_the_levels / e.one_filter);
+  }
 }
 
 std::string FormatTheta(double theta) {

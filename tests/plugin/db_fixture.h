@@ -274,7 +274,7 @@ inline void WaitForCompactions(ROCKSDB_NAMESPACE::DB* db) {
     ASSERT_TRUE(db->GetIntProperty("rocksdb.compaction-pending", &pending));
     ASSERT_TRUE(db->GetIntProperty("rocksdb.num-running-compactions", &running));
     if (pending == 0 && running == 0) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
 }
 

@@ -11,6 +11,12 @@
 namespace sstfilter::db_tests {
 namespace {
 
+// Files that no compaction rewrites can hold richer filters than the allocation's: here an
+// ingested file of 20% of the keys built with 20 bits per key, whose range later writes never
+// overlap. Alone, sstfilter.Leveled cannot know of it and the tree spends over 1.1x its budget.
+// With the sstfilter.LeveledBudget listener (named in the DBOptions string, as an OPTIONS file or a
+// user gives it) the policy sees every level's filters and steers the files it writes after, so
+// that the tree comes back to its budget.
 TEST_F(DbTest, LeveledBudgetListenerSteersTheTreeToItsBudget) {
   constexpr double kBudget = 10;
   constexpr uint64_t kIngested = 30'000, kWritten = 120'000;

@@ -43,7 +43,7 @@ LevelCounts PolicyResult::AbsentKeyLevelCounts(int level) const {
   return it != b->levels.end() ? it->second : LevelCounts();
 }
 
-PolicyResult::AllocationEstimate PolicyResult::EstimateAllocation() const {
+PolicyResult::AllocationEstimate PolicyResult::EstimateAllocation(uint64_t keys_per_filter) const {
   const BenchResult* absent = AbsentKeyBench();
   const uint64_t lookups = absent == nullptr     ? 0
                            : absent->lookups > 0 ? absent->lookups
@@ -61,7 +61,7 @@ PolicyResult::AllocationEstimate PolicyResult::EstimateAllocation() const {
     keys += l.keys;
   }
   if (!(all_probes > 0) || keys == 0) return {};
-  const uint64_t keys_per_filter = std::max<uint64_t>(keys / files, 1);
+  if (keys_per_filter == 0) keys_per_filter = std::max<uint64_t>(keys / files, 1);
   // One rate for every level at the same memory: the allocation of a tree of one level.
   const auto one = sstfilter::AllocateShares({1.0}, bits, sstfilter::FilterCostModel::kSstfilter,
                                              keys_per_filter);

@@ -163,10 +163,12 @@ struct PolicyResult {
   // these levels can gain (per-key heat, as Zipfian lookups have, can gain more): sstfilter.Leveled
   // expects about `over_the_levels`, a policy of one filter kind whose filters are as small as
   // sstfilter's about `one_filter`.
+  // Each filter of keys_per_filter keys (0: the files' average; a partitioned filter's
+  // partitions hold fewer, and each pays a filter's fixed costs).
   struct AllocationEstimate {
     double one_filter = -1, over_the_levels = -1;
   };
-  AllocationEstimate EstimateAllocation() const;
+  AllocationEstimate EstimateAllocation(uint64_t keys_per_filter = 0) const;
 };
 
 // The last result of the policy without a filter, the baseline of "speed-up vs none"; null if

@@ -24,6 +24,9 @@ void PrintSkipped(const Benchmark& benchmark, const char* why);
 void PrintBench(const PolicyResult& pr, const BenchResult& b, const PolicyResult* none);
 // The policy's SST files and filter size, overall and per level.
 void PrintPolicyFiles(const PolicyResult& pr);
+// pr.EstimateAllocation for the filters of this run: with --partition_filters, partitions of
+// about --metadata_block_size bytes at the policy's bits per key.
+PolicyResult::AllocationEstimate EstimateAllocationOf(const PolicyResult& pr);
 void PrintStatistics(const std::string& text);
 void PrintRoundHeader(int round);
 void PrintRoundResult(const Benchmark& benchmark, double ops_per_sec, const std::string& uri);

@@ -88,7 +88,7 @@ Json PolicyJson(const PolicyResult& pr) {
   // A benchmark given twice keeps its last result: what JSON parsers read from the duplicate keys
   // the hand-written writer used to emit.
   for (const BenchResult& b : pr.benches) benchmarks[b.benchmark->name] = BenchJson(pr, b);
-  const PolicyResult::AllocationEstimate estimate = pr.EstimateAllocation();
+  const PolicyResult::AllocationEstimate estimate = EstimateAllocationOf(pr);
   Json allocation = nullptr;  // no filters, absent-key lookups or probes
   if (estimate.one_filter > 0) {
     allocation = {{"one_filter_fp_per_lookup", estimate.one_filter},

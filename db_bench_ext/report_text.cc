@@ -48,12 +48,13 @@ void PrintLevels(const PolicyResult& pr) {
       printf(" %12s %10s\n", "-", "-");
     }
   }
-  const PolicyResult::AllocationEstimate e = pr.EstimateAllocation();
+  const PolicyResult::AllocationEstimate e = EstimateAllocationOf(pr);
   if (e.one_filter > 0) {
     printf(
-        "  sstfilter's filters at %.2f bits/key on these levels (their keys, the probes counted): "
-        "%.4f FP/look expected with one filter, %.4f allocated over the levels (%.2fx)\n",
-        pr.bits_per_key(), e.one_filter, e.over_the_levels, e.over_the_levels / e.one_filter);
+        "  sstfilter's filters at %.2f bits/key%s on these levels (their keys, the probes "
+        "counted): %.4f FP/look expected with one filter, %.4f allocated over the levels (%.2fx)\n",
+        pr.bits_per_key(), FLAGS_partition_filters ? " in partitions" : "", e.one_filter,
+        e.over_the_levels, e.over_the_levels / e.one_filter);
   }
 }
 
@@ -64,6 +65,13 @@ std::string FormatTheta(double theta) {
 }
 
 }  // namespace
+
+PolicyResult::AllocationEstimate EstimateAllocationOf(const PolicyResult& pr) {
+  const double bits = pr.bits_per_key();
+  if (!FLAGS_partition_filters || !(bits > 0)) return pr.EstimateAllocation();
+  return pr.EstimateAllocation(
+      std::max<uint64_t>(static_cast<uint64_t>(8.0 * FLAGS_metadata_block_size / bits), 1));
+}
 
 void PrintConfig(const Config& config) {
   printf("db_bench_ext: %" PRIu64 " keys of %d bytes, values of %d bytes, %" PRIu64

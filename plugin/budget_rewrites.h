@@ -23,7 +23,8 @@
 // advises against long work in a listener's callback): so none starts while writes are delayed or
 // stopped (waiting for compactions), one runs at a time in the process, and the
 // database cannot close until it returns (a rewrite once shutdown began is refused). The default
-// column family only: a listener has no handle on the others, which the steering alone keeps.
+// column family only: a listener has no handle on the others, which the steering alone keeps; a
+// compaction completed in any column family of the database gives the default's tree its turn.
 #pragma once
 
 #include <rocksdb/db.h>

@@ -161,17 +161,21 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
   }
   // Also called for trivial moves, whose outputs are the inputs at another level. Not called for
   // a compaction that RocksDB abandons as it closes: its record goes with its session's.
-  // Then, for a tree under a memory_budget that spends beyond it, the rewrites of the files that
-  // spend the most (plugin/budget_rewrites.h), on this thread; not for a rewrite's own compaction,
-  // should RocksDB report one (7.8 to 9.11 report no event for DB::CompactFiles).
+  // Then, if the default column family's tree is under a memory_budget and spends beyond it, the
+  // rewrites of its files that spend the most (plugin/budget_rewrites.h), on this thread; not for
+  // a rewrite's own compaction, should RocksDB report one (7.8 to 9.11 report no event for
+  // DB::CompactFiles). A compaction of any column family gives it the turn: the trees that share
+  // a budget share its fall as any of them grows, and a compaction of another may be the last
+  // event after the default's own compactions settled, or the first after writes stopped waiting.
   void OnCompactionCompleted(DB* db, const ROCKSDB_NAMESPACE::CompactionJobInfo& info) override {
     Guard([&] {
       RememberCompaction(db, info, [&](Tree& tree) { tree.running.erase(info.job_id); });
       Account(db, info.cf_name, /*changed=*/true);
       if (RewritingForBudget() || !info.status.ok()) return;
+      const std::string& rewritable = ROCKSDB_NAMESPACE::kDefaultColumnFamilyName;
       const size_t rewritten =
-          RewriteFilesOverBudget(db, DatabaseTree(db->GetName(), SessionIdOf(db), info.cf_name));
-      if (rewritten > 0) Account(db, info.cf_name, /*changed=*/true);
+          RewriteFilesOverBudget(db, DatabaseTree(db->GetName(), SessionIdOf(db), rewritable));
+      if (rewritten > 0) Account(db, rewritable, /*changed=*/true);
     });
   }
   void OnExternalFileIngested(DB* db,

@@ -267,8 +267,10 @@ INSTANTIATE_TEST_SUITE_P(Keys, MemoryBudgetDb,
 
 // Two column families share one policy, and its budget, given as a share of the block cache: their
 // filters together stay within it. The listener rewrites the default column family's files only
-// (it has no handle on the others), so the other's early files wait for its compactions: 0.84x to
-// 0.98x of the budget in 10 runs (2026-11-27), against 1.17x without rewrites.
+// (it has no handle on the others), so the other's early files wait for its compactions: 0.83x to
+// 0.93x of the budget in 20 runs (2026-11-28), the default's filters 0.65x to 0.92x the other's.
+// Without rewrites, 1.17x. The bounds leave room for slower machines and for the order in which
+// the two trees' compactions end (the budget is a ceiling, not a target).
 TEST_F(MemoryBudgetDb, ColumnFamiliesSharingThePolicyShareTheBudget) {
   constexpr uint64_t kPerFamily = kKeys / 2;
   BlockBasedTableOptions table;
@@ -292,8 +294,8 @@ TEST_F(MemoryBudgetDb, ColumnFamiliesSharingThePolicyShareTheBudget) {
          " bytes: filter bytes %.3fx the budget, default over other %.3f\n",
          4 * kBudgetBytes, ratio, alone);
   EXPECT_LE(ratio, 1.15);
-  EXPECT_GE(ratio, 0.8);
-  EXPECT_GE(alone, 0.6);  // alike trees, alike shares, but for the rewrites
+  EXPECT_GE(ratio, 0.7);
+  EXPECT_GE(alone, 0.5);  // alike trees, alike shares, but for the rewrites
   EXPECT_LE(alone, 1.25);
   ExpectAllPresent(0, kPerFamily);
   PinnableSlice value;
@@ -317,6 +319,47 @@ TEST_F(MemoryBudgetDb, ColumnFamiliesSharingThePolicyShareTheBudget) {
                         "block cache"),
             std::string::npos)
       << report;
+}
+
+// The default column family stops growing; then the other's growth lowers what the budget they
+// share buys, and the default's files, which no compaction of their own reaches any more, spend
+// beyond their shares. The other's compactions give the default's tree its rewrites.
+TEST_F(MemoryBudgetDb, AnotherColumnFamilysGrowthRewritesTheDefaults) {
+  constexpr uint64_t kPerFamily = kKeys / 2;
+  Options options =
+      BudgetOptions("{id=sstfilter.Leveled;memory_budget=" + std::to_string(kBudgetBytes) + "}");
+  Open(options);
+  ColumnFamilyHandle* other = nullptr;
+  ASSERT_TRUE(db_->CreateColumnFamily(options, "other", &other).ok());
+  std::unique_ptr<ColumnFamilyHandle> other_owner(other);
+  for (uint64_t first = 0; first < kPerFamily; first += 30'000) {
+    WriteTo(db_->DefaultColumnFamily(), first, 30'000, /*ordered=*/false);
+  }
+  testing::WaitForCompactions(db_.get());
+  const uint64_t default_alone = FilterBytes({db_->DefaultColumnFamily()});
+  const size_t rewrites_alone = logger_->LinesWith("memory_budget: rewriting").size();
+  for (uint64_t first = 0; first < kPerFamily; first += 30'000) {
+    WriteTo(other, first, 30'000, /*ordered=*/false);
+  }
+  testing::WaitForCompactions(db_.get());
+  const uint64_t default_shared = FilterBytes({db_->DefaultColumnFamily()});
+  const double ratio =
+      static_cast<double>(FilterBytes({db_->DefaultColumnFamily(), other})) / kBudgetBytes;
+  const size_t rewrites_shared =
+      logger_->LinesWith("memory_budget: rewriting").size() - rewrites_alone;
+  printf("[ figures  ] the default's filters %" PRIu64 " bytes alone, %" PRIu64
+         " once the other grew (%zu rewrites); both %.3fx the budget\n",
+         default_alone, default_shared, rewrites_shared, ratio);
+  EXPECT_GT(rewrites_shared, 0u);
+  // Alone, the default's tree had the whole budget, more than its ceiling buys; shared, half.
+  EXPECT_LT(static_cast<double>(default_shared), 0.8 * static_cast<double>(default_alone));
+  EXPECT_LE(ratio, 1.15);
+  ExpectAllPresent(0, kPerFamily);
+  PinnableSlice value;
+  for (uint64_t i = 0; i < kPerFamily; i += 97) {
+    ASSERT_TRUE(db_->Get(ReadOptions(), other, PresentKey(i), &value).ok());
+  }
+  ASSERT_TRUE(db_->DestroyColumnFamilyHandle(other_owner.release()).ok());
 }
 
 // Without the listener nobody counts the keys: the files get bits_per_key, and the LOG says why,

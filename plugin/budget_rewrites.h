@@ -19,12 +19,13 @@
 // tree spends beyond its shares, and only those spending at least kRewriteRatio times their
 // level's share (a rewrite saves at least a fifth of the filter), or, while the tree spends beyond
 // kBudgetLimit times its shares, kRewriteAbove times. Level 0's files are left to the compactions
-// that soon take them. A rewrite runs on the compaction thread that completed, which waits (RocksDB
-// advises against long work in a listener's callback): so none starts while writes are delayed or
-// stopped (waiting for compactions), one runs at a time in the process, and the
-// database cannot close until it returns (a rewrite once shutdown began is refused). The default
-// column family only: a listener has no handle on the others, which the steering alone keeps; a
-// compaction completed in any column family of the database gives the default's tree its turn.
+// that soon take them. A rewrite runs on the background thread of the event that called for it,
+// which waits (RocksDB advises against long work in a listener's callback): a compaction that
+// completed, in any column family of the database, or a flush that left no compaction to run. So
+// none starts while writes are delayed or stopped (waiting for compactions or flushes), one runs
+// at a time in the process, and the database cannot close until it returns (a rewrite once
+// shutdown began is refused). The default column family only: a listener has no handle on the
+// others, which the steering alone keeps.
 #pragma once
 
 #include <rocksdb/db.h>

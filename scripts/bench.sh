@@ -35,12 +35,20 @@
 # full and partitioned filters, caches of 8, 32 and 128 MiB, uniform and Zipfian lookups, RocksDB's
 # filters with and without optimize_filters_for_hits, sstfilter.Leveled at about the same memory and
 # at about 0.6x, each fill on 2 fresh builds (scripts/bench_tight.sh says more). About 30 minutes.
+#
+# `scripts/bench.sh --budget` fills databases of 1M, 3M and 10M keys, random and ordered, under
+# sstfilter.Leveled's memory_budget, and prints their filters against the budget and the files the
+# listener rewrote (scripts/bench_budget.sh says more). About 25 minutes.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_dir=$("$root/scripts/setup.sh" | tail -n 1)
 if [ "${1:-}" = "--tight" ]; then
   shift
   DB_BENCH_EXT="$build_dir/db_bench_ext/db_bench_ext" exec bash "$root/scripts/bench_tight.sh" "$@"
+fi
+if [ "${1:-}" = "--budget" ]; then
+  shift
+  DB_BENCH_EXT="$build_dir/db_bench_ext/db_bench_ext" exec bash "$root/scripts/bench_budget.sh" "$@"
 fi
 if [ "${1:-}" = "--micro" ]; then
   shift

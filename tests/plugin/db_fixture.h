@@ -266,14 +266,21 @@ class RecordingLogger : public ROCKSDB_NAMESPACE::Logger {
   std::mutex mu_;
 };
 
-// Waits until no compaction of `db` is pending or running. RocksDB 7.8, the version sstfilter
-// builds against, has no call that waits for them, so this polls.
+// Waits until no flush or compaction of `db` is pending or running (the listener's rewrites run
+// on their threads), seen on two polls in a row: one could fall between two background jobs.
+// RocksDB 7.8, the version sstfilter builds against, has no call that waits for them, so this
+// polls.
 inline void WaitForCompactions(ROCKSDB_NAMESPACE::DB* db) {
-  for (;;) {
-    uint64_t pending = 0, running = 0;
-    ASSERT_TRUE(db->GetIntProperty("rocksdb.compaction-pending", &pending));
-    ASSERT_TRUE(db->GetIntProperty("rocksdb.num-running-compactions", &running));
-    if (pending == 0 && running == 0) return;
+  for (int quiet_polls = 0; quiet_polls < 2;) {
+    uint64_t busy = 0;
+    for (const char* property :
+         {"rocksdb.compaction-pending", "rocksdb.num-running-compactions",
+          "rocksdb.mem-table-flush-pending", "rocksdb.num-running-flushes"}) {
+      uint64_t value = 0;
+      ASSERT_TRUE(db->GetIntProperty(property, &value)) << property;
+      busy += value;
+    }
+    quiet_polls = busy == 0 ? quiet_polls + 1 : 0;
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
 }

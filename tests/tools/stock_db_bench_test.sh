@@ -155,4 +155,17 @@ if "${tight[@]}" --caches=8MiB > /dev/null 2> "$work/tight.err"; then
 fi
 [ "$(wc -l < "$work/tight.err")" -eq 1 ] && grep -q "is not MiB" "$work/tight.err" ||
   { echo "FAIL: no one-line error for a bad cache size" >&2; exit 1; }
+# scripts/bench_budget.sh (scripts/bench.sh --budget), small: a row per database, its filters
+# against the budget, and the rewrites counted; a bad budget is one line and exit 2.
+mb=(env DB_BENCH_EXT="$build/db_bench_ext/db_bench_ext" bash "$src/scripts/bench_budget.sh"
+    --db="$work/mb")
+"${mb[@]}" --nums=200000 --budgets=4bits > "$work/mb.out"
+cat "$work/mb.out"
+[ "$(grep -Ec '^200000 +(random|ordered) +100000 +[0-9]+\.[0-9]+ +[0-9]+\.[0-9]+x +[0-9]+ / [1-9][0-9]*$' "$work/mb.out")" -eq 2 ] ||
+  { echo "FAIL: bench_budget.sh did not print a row per database" >&2; exit 1; }
+if "${mb[@]}" --budgets=2G > /dev/null 2> "$work/mb.err"; then
+  echo "FAIL: bench_budget.sh accepted a budget that is not bytes or Nbits" >&2; exit 1
+fi
+[ "$(wc -l < "$work/mb.err")" -eq 1 ] && grep -q "is not bytes or Nbits" "$work/mb.err" ||
+  { echo "FAIL: no one-line error for a bad budget" >&2; exit 1; }
 echo "1 passed, 0 failed"

@@ -101,8 +101,12 @@ RewritePlan PlanRewrites(const std::vector<FileSpend>& files, const std::vector<
                          uint64_t max_bytes);
 
 // The rewrites of the default column family of `db` (whose tree is `tree`), if the tree has a
-// budget target and spends beyond it; returns how many files were rewritten. Never throws; errors
-// (a file compacted meanwhile, a database closing) end the rewrites quietly, in the LOG.
-size_t RewriteFilesOverBudget(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree);
+// budget target and its files below level 0 spend beyond `above` times their levels' shares
+// (kRewriteAbove after a compaction; kBudgetLimit after a flush, which comes far more often while
+// a tree grows: each would otherwise take back the little the flush's keys lowered the budget);
+// returns how many files were rewritten. Never throws; errors (a file compacted meanwhile, a
+// database closing) end the rewrites quietly, in the LOG.
+size_t RewriteFilesOverBudget(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree,
+                              double above = kRewriteAbove);
 
 }  // namespace sstfilter

@@ -145,7 +145,7 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
     Guard([&] {
       Remember(db, info.file_path, FilterOf(info.table_properties));
       Account(db, info.cf_name, /*changed=*/true);
-      if (!RewritingForBudget() && CompactionsIdle(db)) RewriteTheDefaultTree(db);
+      if (!RewritingForBudget() && CompactionsIdle(db)) RewriteTheDefaultTree(db, kBudgetLimit);
     });
   }
   // A compaction's inputs count where their keys are going until it completes (LevelAccount);
@@ -176,7 +176,7 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
       RememberCompaction(db, info, [&](Tree& tree) { tree.running.erase(info.job_id); });
       Account(db, info.cf_name, /*changed=*/true);
       if (RewritingForBudget() || !info.status.ok()) return;
-      RewriteTheDefaultTree(db);
+      RewriteTheDefaultTree(db, kRewriteAbove);
     });
   }
   void OnExternalFileIngested(DB* db,
@@ -196,11 +196,11 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
 
  private:
   // The rewrites of the default column family's tree, if it is under a memory_budget and spends
-  // beyond it (plugin/budget_rewrites.h), then its accounts anew.
-  void RewriteTheDefaultTree(DB* db) {
+  // beyond `above` times it (plugin/budget_rewrites.h), then its accounts anew.
+  void RewriteTheDefaultTree(DB* db, double above) {
     const std::string& rewritable = ROCKSDB_NAMESPACE::kDefaultColumnFamilyName;
     const size_t rewritten =
-        RewriteFilesOverBudget(db, DatabaseTree(db->GetName(), SessionIdOf(db), rewritable));
+        RewriteFilesOverBudget(db, DatabaseTree(db->GetName(), SessionIdOf(db), rewritable), above);
     if (rewritten > 0) Account(db, rewritable, /*changed=*/true);
   }
 

@@ -38,7 +38,7 @@
 #
 # `scripts/bench.sh --budget` fills databases of 1M, 3M and 10M keys, random and ordered, under
 # sstfilter.Leveled's memory_budget, and prints their filters against the budget and the files the
-# listener rewrote (scripts/bench_budget.sh says more). About 25 minutes.
+# listener rewrote (scripts/bench_budget.sh says more). About 6 minutes.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_dir=$("$root/scripts/setup.sh" | tail -n 1)

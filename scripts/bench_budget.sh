@@ -14,7 +14,7 @@
 #   scripts/bench.sh --budget [--nums=1000000,3000000,10000000] [--orders=random,ordered]
 #       [--budgets=6bits,1048576] [--db=DIR]
 #
-# --budgets: a number of bytes, or Nbits (N bits per key at the final size). About 25 minutes on
+# --budgets: a number of bytes, or Nbits (N bits per key at the final size). About 6 minutes on
 # 2 cores at the defaults.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

@@ -202,6 +202,16 @@ class MemoryBudgetDb : public DbTest, public ::testing::WithParamInterface<Growt
     ASSERT_TRUE(db_->Flush({}, cf).ok());
   }
 
+  // Every 97th key of [0, count) is in `cf`, with its value.
+  void ExpectSampleIn(ColumnFamilyHandle* cf, uint64_t count) {
+    PinnableSlice value;
+    for (uint64_t i = 0; i < count; i += 97) {
+      const std::string k = PresentKey(i);
+      ASSERT_TRUE(db_->Get(ReadOptions(), cf, k, &value).ok()) << k;
+      ASSERT_EQ(value.ToString(), ValueOf(k));
+    }
+  }
+
   // The body of the tests AnotherColumnFamilys...RewriteTheDefaults (below).
   void GrowTheOtherAfterTheDefault(bool other_compacts);
 
@@ -301,10 +311,7 @@ TEST_F(MemoryBudgetDb, ColumnFamiliesSharingThePolicyShareTheBudget) {
   EXPECT_GE(alone, 0.5);  // alike trees, alike shares, but for the rewrites
   EXPECT_LE(alone, 1.25);
   ExpectAllPresent(0, kPerFamily);
-  PinnableSlice value;
-  for (uint64_t i = 0; i < kPerFamily; i += 97) {
-    ASSERT_TRUE(db_->Get(ReadOptions(), other, PresentKey(i), &value).ok());
-  }
+  ExpectSampleIn(other, kPerFamily);
   ASSERT_TRUE(db_->DestroyColumnFamilyHandle(other_owner.release()).ok());
   db_.reset();
   EXPECT_FALSE(logger_->LinesWith("over 2 trees").empty());
@@ -375,10 +382,7 @@ void MemoryBudgetDb::GrowTheOtherAfterTheDefault(bool other_compacts) {
     EXPECT_LE(ratio, 1.15);
   }
   ExpectAllPresent(0, kPerFamily);
-  PinnableSlice value;
-  for (uint64_t i = 0; i < kPerFamily; i += 97) {
-    ASSERT_TRUE(db_->Get(ReadOptions(), other, PresentKey(i), &value).ok());
-  }
+  ExpectSampleIn(other, kPerFamily);
   ASSERT_TRUE(db_->DestroyColumnFamilyHandle(other_owner.release()).ok());
 }
 

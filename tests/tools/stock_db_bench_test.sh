@@ -123,6 +123,17 @@ db_bench --options_file="$work/options.ini" --db="$work/without" "${common[@]}" 
 useful=$(ticker "$work/without.out" rocksdb.bloom.filter.useful)
 echo "without the plugin: useful=$useful (RocksDB dropped the policy it could not load)"
 [ "${useful:-0}" -eq 0 ] || { echo "FAIL: control run used a filter" >&2; exit 1; }
+# Runs a command that must fail (a script given an argument it cannot take) with one line on
+# stderr that says $1.
+refuses() {
+  local message=$1
+  shift
+  if "$@" > /dev/null 2> "$work/refused.err"; then
+    echo "FAIL: accepted: $*" >&2; exit 1
+  fi
+  [ "$(wc -l < "$work/refused.err")" -eq 1 ] && grep -q "$message" "$work/refused.err" ||
+    { echo "FAIL: no one-line error saying '$message': $*" >&2; cat "$work/refused.err" >&2; exit 1; }
+}
 # scripts/block_cache_bench.sh: one small build per config, a row per config and policy with
 # bits/key, ops/sec and the filter blocks read; a config it does not know is one line and exit 2.
 build=$(dirname "$(dirname "$lib")")
@@ -133,11 +144,7 @@ bcb=(env SSTFILTER_LIB="$lib" DB_BENCH_EXT="$build/db_bench_ext/db_bench_ext"
 cat "$work/bcb.out"
 [ "$(grep -Ec '^(whole|pinned) +sstfilter.Ribbon:10 +[0-9]+\.[0-9]+ +[0-9]+ \([0-9]+\)$' "$work/bcb.out")" -eq 2 ] ||
   { echo "FAIL: block_cache_bench.sh did not print a row per config" >&2; exit 1; }
-if "${bcb[@]}" --configs=bogus > /dev/null 2> "$work/bcb.err"; then
-  echo "FAIL: block_cache_bench.sh accepted an unknown config" >&2; exit 1
-fi
-[ "$(wc -l < "$work/bcb.err")" -eq 1 ] && grep -q "unknown config bogus" "$work/bcb.err" ||
-  { echo "FAIL: no one-line error for an unknown config" >&2; exit 1; }
+refuses "unknown config bogus" "${bcb[@]}" --configs=bogus
 # scripts/bench_tight.sh (scripts/bench.sh --tight), small: one build, one cache and
 # distribution, partitioned filters; a row per policy, the ratios on sstfilter's; a cache it cannot
 # read is one line and exit 2.
@@ -150,11 +157,7 @@ cat "$work/tight.out"
   { echo "FAIL: bench_tight.sh did not print a median row per policy" >&2; exit 1; }
 [ "$(grep -Ec '^partitioned +1 zipfian +sstfilter.Leveled:[0-9.]+ .*x +[0-9.]+x +[0-9.]+x$' "$work/tight.out")" -eq 2 ] ||
   { echo "FAIL: bench_tight.sh did not print the ratios of sstfilter's policies" >&2; exit 1; }
-if "${tight[@]}" --caches=8MiB > /dev/null 2> "$work/tight.err"; then
-  echo "FAIL: bench_tight.sh accepted a cache size that is not MiB" >&2; exit 1
-fi
-[ "$(wc -l < "$work/tight.err")" -eq 1 ] && grep -q "is not MiB" "$work/tight.err" ||
-  { echo "FAIL: no one-line error for a bad cache size" >&2; exit 1; }
+refuses "is not MiB" "${tight[@]}" --caches=8MiB
 # scripts/bench_budget.sh (scripts/bench.sh --budget), small: a row per database, its filters
 # against the budget, and the rewrites counted; a bad budget is one line and exit 2.
 mb=(env DB_BENCH_EXT="$build/db_bench_ext/db_bench_ext" bash "$src/scripts/bench_budget.sh"
@@ -163,9 +166,5 @@ mb=(env DB_BENCH_EXT="$build/db_bench_ext/db_bench_ext" bash "$src/scripts/bench
 cat "$work/mb.out"
 [ "$(grep -Ec '^200000 +(random|ordered) +100000 +[0-9]+\.[0-9]+ +[0-9]+\.[0-9]+x +[0-9]+ / [1-9][0-9]*$' "$work/mb.out")" -eq 2 ] ||
   { echo "FAIL: bench_budget.sh did not print a row per database" >&2; exit 1; }
-if "${mb[@]}" --budgets=2G > /dev/null 2> "$work/mb.err"; then
-  echo "FAIL: bench_budget.sh accepted a budget that is not bytes or Nbits" >&2; exit 1
-fi
-[ "$(wc -l < "$work/mb.err")" -eq 1 ] && grep -q "is not bytes or Nbits" "$work/mb.err" ||
-  { echo "FAIL: no one-line error for a bad budget" >&2; exit 1; }
+refuses "is not bytes or Nbits" "${mb[@]}" --budgets=2G
 echo "1 passed, 0 failed"

@@ -140,17 +140,16 @@ bool WritesWait(ROCKSDB_NAMESPACE::DB* db) {
          !db->GetIntProperty("rocksdb.actual-delayed-write-rate", &delayed) || delayed > 0;
 }
 
-// Whether the tree's levels below 0 may spend beyond `above` times their shares, from the
+// Whether the tree's levels below 0 may spend beyond kRewriteAbove times their shares, from the
 // listener's accounts (then the files are read).
-bool MaySpendBeyond(const TreeAccounts& accounts, const std::vector<double>& level_bits,
-                    double above) {
+bool MaySpendBeyond(const TreeAccounts& accounts, const std::vector<double>& level_bits) {
   double spent = 0, share = 0;
   for (size_t i = 1; i < accounts.levels.size() && i < level_bits.size(); ++i) {
     const LevelAccount& a = accounts.levels[i];
     spent += 8 * static_cast<double>(a.filter_bytes);
     share += level_bits[i] * static_cast<double>(a.keys - a.unmeasured_keys);
   }
-  return spent > above * share;
+  return spent > kRewriteAbove * share;
 }
 
 // A turn of a process-wide flag: taken if no one held it; given back when the turn ends.
@@ -171,7 +170,7 @@ class Turn {
 
 }  // namespace
 
-size_t RewriteFilesOverBudget(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree, double above) {
+size_t RewriteFilesOverBudget(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree) {
   static std::atomic<bool> busy{false};  // one rewrite at a time in the process
   try {
     BudgetTargets::Target target;
@@ -185,7 +184,7 @@ size_t RewriteFilesOverBudget(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree, dou
     // The steering answers its own excess (NaN) unless every rewrite planned here is done.
     const double unknown = std::numeric_limits<double>::quiet_NaN();
     BudgetTargets::Global().SetResidualExcess(tree, unknown);
-    if (!MaySpendBeyond(accounts, level_bits.value(), above) || WritesWait(db)) return 0;
+    if (!MaySpendBeyond(accounts, level_bits.value()) || WritesWait(db)) return 0;
     const Turn turn(busy);
     if (!turn.taken()) return 0;
     size_t rewritten = 0;

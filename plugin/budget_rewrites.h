@@ -19,13 +19,12 @@
 // tree spends beyond its shares, and only those spending at least kRewriteRatio times their
 // level's share (a rewrite saves at least a fifth of the filter), or, while the tree spends beyond
 // kBudgetLimit times its shares, kRewriteAbove times. Level 0's files are left to the compactions
-// that soon take them. A rewrite runs on the background thread of the event that called for it,
-// which waits (RocksDB advises against long work in a listener's callback): a compaction that
-// completed, in any column family of the database, or a flush that left no compaction to run. So
-// none starts while writes are delayed or stopped (waiting for compactions or flushes), one runs
-// at a time in the process, and the database cannot close until it returns (a rewrite once
-// shutdown began is refused). The default column family only: a listener has no handle on the
-// others, which the steering alone keeps.
+// that soon take them. A rewrite runs on the compaction thread that completed, which waits (RocksDB
+// advises against long work in a listener's callback): so none starts while writes are delayed or
+// stopped (waiting for compactions), one runs at a time in the process, and the
+// database cannot close until it returns (a rewrite once shutdown began is refused). The default
+// column family only: a listener has no handle on the others, which the steering alone keeps; a
+// compaction completed in any column family of the database gives the default's tree its turn.
 #pragma once
 
 #include <rocksdb/db.h>
@@ -101,12 +100,8 @@ RewritePlan PlanRewrites(const std::vector<FileSpend>& files, const std::vector<
                          uint64_t max_bytes);
 
 // The rewrites of the default column family of `db` (whose tree is `tree`), if the tree has a
-// budget target and its files below level 0 spend beyond `above` times their levels' shares
-// (kRewriteAbove after a compaction; kBudgetLimit after a flush, which comes far more often while
-// a tree grows: each would otherwise take back the little the flush's keys lowered the budget);
-// returns how many files were rewritten. Never throws; errors (a file compacted meanwhile, a
-// database closing) end the rewrites quietly, in the LOG.
-size_t RewriteFilesOverBudget(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree,
-                              double above = kRewriteAbove);
+// budget target and spends beyond it; returns how many files were rewritten. Never throws; errors
+// (a file compacted meanwhile, a database closing) end the rewrites quietly, in the LOG.
+size_t RewriteFilesOverBudget(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree);
 
 }  // namespace sstfilter

@@ -138,14 +138,13 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
   void OnFlushBegin(DB* db, const ROCKSDB_NAMESPACE::FlushJobInfo& info) override {
     Guard([&] { Account(db, info.cf_name, /*changed=*/false); });
   }
-  // A flush that leaves the database no compaction to run may be its last event for a while: the
-  // trees grew, what their budget buys fell, and no compaction will come to give the default's
-  // tree its rewrites (OnCompactionCompleted), so the flush does, on its thread.
+  // No rewrites here, though a flush can be a database's last event after its budget fell: a
+  // rewrite would hold the flush's slot (one by default), and in 7.8 DB::CompactFiles waits for
+  // running ingestions, which may be waiting for a flush of their own: a deadlock.
   void OnFlushCompleted(DB* db, const ROCKSDB_NAMESPACE::FlushJobInfo& info) override {
     Guard([&] {
       Remember(db, info.file_path, FilterOf(info.table_properties));
       Account(db, info.cf_name, /*changed=*/true);
-      if (!RewritingForBudget() && CompactionsIdle(db)) RewriteTheDefaultTree(db, kBudgetLimit);
     });
   }
   // A compaction's inputs count where their keys are going until it completes (LevelAccount);
@@ -176,7 +175,10 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
       RememberCompaction(db, info, [&](Tree& tree) { tree.running.erase(info.job_id); });
       Account(db, info.cf_name, /*changed=*/true);
       if (RewritingForBudget() || !info.status.ok()) return;
-      RewriteTheDefaultTree(db, kRewriteAbove);
+      const std::string& rewritable = ROCKSDB_NAMESPACE::kDefaultColumnFamilyName;
+      const size_t rewritten =
+          RewriteFilesOverBudget(db, DatabaseTree(db->GetName(), SessionIdOf(db), rewritable));
+      if (rewritten > 0) Account(db, rewritable, /*changed=*/true);
     });
   }
   void OnExternalFileIngested(DB* db,
@@ -195,26 +197,6 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
   }
 
  private:
-  // The rewrites of the default column family's tree, if it is under a memory_budget and spends
-  // beyond `above` times it (plugin/budget_rewrites.h), then its accounts anew.
-  void RewriteTheDefaultTree(DB* db, double above) {
-    const std::string& rewritable = ROCKSDB_NAMESPACE::kDefaultColumnFamilyName;
-    const size_t rewritten =
-        RewriteFilesOverBudget(db, DatabaseTree(db->GetName(), SessionIdOf(db), rewritable), above);
-    if (rewritten > 0) Account(db, rewritable, /*changed=*/true);
-  }
-
-  // Whether no compaction of the default column family is pending and none of the database's is
-  // running: none may complete soon to call OnCompactionCompleted. RocksDB schedules the
-  // compactions a flush calls for before it reports the flush (7.8 to 9.11), and counts a
-  // compaction as running before it picks its files. Another column family's pending compaction
-  // is not seen (the property is the default's): its completion gives the tree a turn again.
-  static bool CompactionsIdle(DB* db) {
-    uint64_t pending = 0, running = 0;
-    return db->GetIntProperty("rocksdb.compaction-pending", &pending) && pending == 0 &&
-           db->GetIntProperty("rocksdb.num-running-compactions", &running) && running == 0;
-  }
-
   // Nothing may throw into RocksDB: an event that cannot be accounted (out of memory) leaves the
   // tree's accounts as they were.
   template <typename F>

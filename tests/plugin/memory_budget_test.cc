@@ -202,6 +202,15 @@ class MemoryBudgetDb : public DbTest, public ::testing::WithParamInterface<Growt
     ASSERT_TRUE(db_->Flush({}, cf).ok());
   }
 
+  // Opens the database with `options`, and creates in it the column family "other" with them.
+  std::unique_ptr<ColumnFamilyHandle> OpenWithOther(const Options& options) {
+    Open(options);
+    ColumnFamilyHandle* other = nullptr;
+    const Status s = db_->CreateColumnFamily(options, "other", &other);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return std::unique_ptr<ColumnFamilyHandle>(s.ok() ? other : nullptr);
+  }
+
   // Every 97th key of [0, count) is in `cf`, with its value.
   void ExpectSampleIn(ColumnFamilyHandle* cf, uint64_t count) {
     PinnableSlice value;
@@ -286,11 +295,10 @@ TEST_F(MemoryBudgetDb, ColumnFamiliesSharingThePolicyShareTheBudget) {
   BlockBasedTableOptions table;
   // 25% of this cache is kBudgetBytes.
   table.block_cache = ROCKSDB_NAMESPACE::NewLRUCache(4 * kBudgetBytes);
-  Options options = BudgetOptions("{id=sstfilter.Leveled;memory_budget=25%}", table);
-  Open(options);
-  ColumnFamilyHandle* other = nullptr;
-  ASSERT_TRUE(db_->CreateColumnFamily(options, "other", &other).ok());
-  std::unique_ptr<ColumnFamilyHandle> other_owner(other);
+  std::unique_ptr<ColumnFamilyHandle> other_owner =
+      OpenWithOther(BudgetOptions("{id=sstfilter.Leveled;memory_budget=25%}", table));
+  ASSERT_NE(other_owner, nullptr);
+  ColumnFamilyHandle* other = other_owner.get();
   for (uint64_t first = 0; first < kPerFamily; first += 30'000) {
     WriteTo(db_->DefaultColumnFamily(), first, 30'000, /*ordered=*/false);
     WriteTo(other, first, 30'000, /*ordered=*/false);
@@ -333,12 +341,10 @@ TEST_F(MemoryBudgetDb, ColumnFamiliesSharingThePolicyShareTheBudget) {
 // beyond their shares. The other's compactions give the default's tree its rewrites.
 TEST_F(MemoryBudgetDb, AnotherColumnFamilysCompactionsRewriteTheDefaults) {
   constexpr uint64_t kPerFamily = kKeys / 2;
-  Options options =
-      BudgetOptions("{id=sstfilter.Leveled;memory_budget=" + std::to_string(kBudgetBytes) + "}");
-  Open(options);
-  ColumnFamilyHandle* other = nullptr;
-  ASSERT_TRUE(db_->CreateColumnFamily(options, "other", &other).ok());
-  std::unique_ptr<ColumnFamilyHandle> other_owner(other);
+  std::unique_ptr<ColumnFamilyHandle> other_owner = OpenWithOther(
+      BudgetOptions("{id=sstfilter.Leveled;memory_budget=" + std::to_string(kBudgetBytes) + "}"));
+  ASSERT_NE(other_owner, nullptr);
+  ColumnFamilyHandle* other = other_owner.get();
   for (uint64_t first = 0; first < kPerFamily; first += 30'000) {
     WriteTo(db_->DefaultColumnFamily(), first, 30'000, /*ordered=*/false);
   }

@@ -4,7 +4,9 @@
 #include <rocksdb/env.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -183,10 +185,53 @@ class LeveledPolicy::Chooser : public FilterChooser {
   static constexpr double kUnmixedSlack = 1.02;
   void OneFilterPerFile() { one_filter_ = true; }
 
+  // A flush under a memory_budget: its filters together spend at most `bytes_left` (what the
+  // budget has left beyond the live files' filters), each at least `floor_bits_per_key`. A flush
+  // adds keys, so the bits per key the budget buys fall, and the files written before it give back
+  // what they spend beyond that only when a compaction lets the listener rewrite them; a tree whose
+  // writes stop after a flush would otherwise keep the overspend for good. The floor keeps a
+  // flush's filter useful to the lookups of its keys (level 0: every lookup probes it) until the
+  // next compaction rewrites the files that spend the most. `log` (may be null) is told of each
+  // filter so limited.
+  static constexpr double kMinFlushBudgetShare = 0.5;
+  void SpendAtMost(double bytes_left, double floor_bits_per_key, ROCKSDB_NAMESPACE::Logger* log) {
+    bytes_left_ = std::max(bytes_left, 0.0);
+    floor_bits_per_key_ = std::max(floor_bits_per_key, kMinBitsPerKey);
+    log_ = log;
+  }
+
   bool WantsKeyRange() const override { return history_ != nullptr || heat_ != nullptr; }
 
   Result<LevelFilter> ForKeys(uint64_t num_keys, const KeyRange& file_keys,
                               bool finishing) override {
+    Result<LevelFilter> chosen = LevelsFilter(num_keys, file_keys, finishing);
+    if (std::isinf(bytes_left_) || !chosen.ok() || num_keys == 0) return chosen;
+    const double keys = static_cast<double>(num_keys);
+    const double chosen_bits = chosen.value().ExpectedBitsPerKey();
+    // In sixteenths of a bit: the allocations are cached by budget.
+    const double bits = std::max(std::floor(16 * 8 * bytes_left_ / keys) / 16, floor_bits_per_key_);
+    if (bits < chosen_bits) {
+      chosen = OneOf(allocations_->Get(1, size_ratio_, bits, num_keys), 0);
+      if (finishing && chosen.ok()) {
+        char line[256];
+        snprintf(line, sizeof(line),
+                 "%s: memory_budget: a flushed filter of %llu keys gets %.4g bits/key instead of "
+                 "%.4g: the budget has %.0f bytes left",
+                 kLeveledPolicyName, static_cast<unsigned long long>(num_keys),
+                 chosen.value().ExpectedBitsPerKey(), chosen_bits, bytes_left_);
+        LogAt(log_, ROCKSDB_NAMESPACE::InfoLogLevel::INFO_LEVEL, line);
+      }
+    }
+    if (finishing && chosen.ok()) {  // the next partition gets what this one leaves
+      bytes_left_ = std::max(bytes_left_ - chosen.value().ExpectedBitsPerKey() * keys / 8, 0.0);
+    }
+    return chosen;
+  }
+
+ private:
+  // The file's level's filter: the budget's for an appended flush, else the allocation's (the
+  // model's, or over the tree's accounts), for the file's heat and its cache.
+  Result<LevelFilter> LevelsFilter(uint64_t num_keys, const KeyRange& file_keys, bool finishing) {
     const bool appends = history_ != nullptr && Appends(file_keys, finishing);
     if (appends || (!tree_shape_.keys.empty() && level_ < 0)) {
       // The budget's filter: an appended file will hold its keys wherever it moves.
@@ -221,7 +266,6 @@ class LeveledPolicy::Chooser : public FilterChooser {
     return FitCache(finishing ? ForHeat(chosen, num_keys, file_keys) : chosen, num_keys, finishing);
   }
 
- private:
   // A file asks for at most one allocation per doubling of its keys in the estimates, and one
   // per partition size at Finish.
   static constexpr size_t kMaxCached = 64;
@@ -342,6 +386,8 @@ class LeveledPolicy::Chooser : public FilterChooser {
   double heat_weight_ = 0;
   bool one_filter_ = false;
   ShardLoad cache_;  // no shards: filters not held whole by an evicting cache, or no accounts
+  // SpendAtMost's: infinite, no limit.
+  double bytes_left_ = std::numeric_limits<double>::infinity(), floor_bits_per_key_ = 0;
   std::map<uint64_t, LevelFilter> fitted_;  // FitCache's answers to the estimates, by key count
   ROCKSDB_NAMESPACE::Logger* log_ = nullptr;
 };
@@ -378,7 +424,7 @@ LeveledPolicy::ModelPlace LeveledPolicy::PlaceInModel(
 }
 
 double LeveledPolicy::TreeBitsPerKey(const ROCKSDB_NAMESPACE::FilterBuildingContext& context,
-                                     const TreeId& tree) const {
+                                     const TreeId& tree, double* bytes_left) const {
   const double ceiling = BudgetBitsPerKey();
   const MemoryBudget& memory = shape_.memory_budget;
   if (!memory.Given()) return ceiling;
@@ -404,6 +450,7 @@ double LeveledPolicy::TreeBitsPerKey(const ROCKSDB_NAMESPACE::FilterBuildingCont
             " needs the sstfilter.LeveledBudget listener (listeners=) to count the keys");
   }
   const double bits = BitsPerKeyWithin(bytes.value(), trees.keys, ceiling);
+  *bytes_left = static_cast<double>(bytes.value()) - static_cast<double>(trees.filter_bytes);
   for (const TreeId& t : all) BudgetTargets::Global().SetBitsPerKey(t, bits);  // for rewrites
   char line[256];
   snprintf(line, sizeof(line),
@@ -554,9 +601,15 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
   }
   // Each filter takes its level's choice for its own key count: which kind is cheapest for a
   // level's rate depends on how many keys the filter holds (core/level_allocation.h).
-  const double bits_per_key = TreeBitsPerKey(context, tree);
+  double bytes_left = std::numeric_limits<double>::infinity();
+  const double bits_per_key = TreeBitsPerKey(context, tree, &bytes_left);
   auto chooser = std::make_unique<Chooser>(allocations_, shape_.size_ratio, bits_per_key,
                                            place.num_levels, place.level);
+  if (context.reason == ROCKSDB_NAMESPACE::TableFileCreationReason::kFlush &&
+      !std::isinf(bytes_left)) {
+    chooser->SpendAtMost(bytes_left, Chooser::kMinFlushBudgetShare * bits_per_key,
+                         context.info_log);
+  }
   if (place.num_levels > 1 && context.level_at_creation == 0) {
     chooser->FollowFlushes(history_, tree);
   }

@@ -197,9 +197,11 @@ class LeveledPolicy : public SstFilterPolicy {
                                const TreeId& tree, int num_levels, double bits_per_key,
                                const CacheShards& shards, Chooser* chooser) const;
   // The budget for the tree's next file: BudgetBitsPerKey(), or, under a memory_budget, the bits
-  // per key it buys over the keys of every tree the policy builds for (logged).
-  double TreeBitsPerKey(const ROCKSDB_NAMESPACE::FilterBuildingContext& context,
-                        const TreeId& tree) const;
+  // per key it buys over the keys of every tree the policy builds for (logged); then
+  // `*bytes_left` is the budget less what those trees' filters spend now (negative: beyond it),
+  // else it is left as it was.
+  double TreeBitsPerKey(const ROCKSDB_NAMESPACE::FilterBuildingContext& context, const TreeId& tree,
+                        double* bytes_left) const;
 
   Shape shape_;
   std::shared_ptr<Allocations> allocations_;

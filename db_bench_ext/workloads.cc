@@ -19,6 +19,7 @@
 #include "core/random.h"
 #include "db_bench_ext/db_options.h"
 #include "db_bench_ext/key_dist.h"
+#include "db_bench_ext/settle.h"
 #include "sstfilter/inspect.h"
 #include "sstfilter/range_filter.h"
 
@@ -204,18 +205,8 @@ void DbRunner::FlushAndSettle(std::chrono::microseconds poll) {
 // must be seen on two polls in a row: one reading could fall between two background jobs that
 // RocksDB hands over without holding its mutex throughout.
 void DbRunner::Settle(std::chrono::microseconds poll) {
-  static const char* const kBusy[] = {
-      "rocksdb.compaction-pending", "rocksdb.num-running-compactions",
-      "rocksdb.mem-table-flush-pending", "rocksdb.num-running-flushes"};
-  for (int quiet_polls = 0; quiet_polls < 2;) {
-    uint64_t busy = 0;
-    for (const char* property : kBusy) {
-      uint64_t value = 0;
-      if (!db_->GetIntProperty(property, &value)) Fail(std::string("no property ") + property);
-      busy += value;
-    }
-    quiet_polls = busy == 0 ? quiet_polls + 1 : 0;
-    std::this_thread::sleep_for(poll);
+  if (const char* missing = WaitUntilSettled(db_.get(), poll)) {
+    Fail(std::string("no property ") + missing);
   }
 }
 

@@ -33,6 +33,7 @@
 #include "core/filter_spec.h"
 #include "core/hash.h"
 #include "core/level_allocation.h"
+#include "db_bench_ext/settle.h"
 #include "plugin/policies.h"
 #include "plugin/tree_history.h"
 #include "sstfilter/sstfilter.h"
@@ -267,22 +268,11 @@ class RecordingLogger : public ROCKSDB_NAMESPACE::Logger {
 };
 
 // Waits until no flush or compaction of `db` is pending or running (the listener's rewrites run
-// on their threads), seen on two polls in a row: one could fall between two background jobs.
-// RocksDB 7.8, the version sstfilter builds against, has no call that waits for them, so this
-// polls.
+// on their threads; db_bench_ext/settle.h). RocksDB 7.8, the version sstfilter builds against,
+// has no call that waits for them, so this polls.
 inline void WaitForCompactions(ROCKSDB_NAMESPACE::DB* db) {
-  for (int quiet_polls = 0; quiet_polls < 2;) {
-    uint64_t busy = 0;
-    for (const char* property :
-         {"rocksdb.compaction-pending", "rocksdb.num-running-compactions",
-          "rocksdb.mem-table-flush-pending", "rocksdb.num-running-flushes"}) {
-      uint64_t value = 0;
-      ASSERT_TRUE(db->GetIntProperty(property, &value)) << property;
-      busy += value;
-    }
-    quiet_polls = busy == 0 ? quiet_polls + 1 : 0;
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
+  const char* missing = db_bench_ext::WaitUntilSettled(db, std::chrono::milliseconds(2));
+  ASSERT_TRUE(missing == nullptr) << "no property " << missing;
 }
 
 // What the filters of a database told its lookups, from RocksDB's statistics: totals since the

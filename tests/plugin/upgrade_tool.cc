@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "compat/rocksdb_api.h"
+#include "db_bench_ext/settle.h"
 #include "sstfilter/inspect.h"
 #include "sstfilter/sstfilter.h"
 #include "tests/policy_list.h"
@@ -69,12 +70,8 @@ rocksdb::Options OptionsFor(const char* policy_uri) {
 }
 
 void WaitForCompactions(rocksdb::DB* db) {
-  for (int quiet = 0; quiet < 2;) {
-    uint64_t pending = 0, running = 0;
-    db->GetIntProperty("rocksdb.compaction-pending", &pending);
-    db->GetIntProperty("rocksdb.num-running-compactions", &running);
-    quiet = pending + running == 0 ? quiet + 1 : 0;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  if (const char* missing = db_bench_ext::WaitUntilSettled(db, std::chrono::milliseconds(10))) {
+    Fail(std::string("no property ") + missing);
   }
 }
 

@@ -189,11 +189,10 @@ class LeveledPolicy::Chooser : public FilterChooser {
   // budget has left beyond the live files' filters), each at least `floor_bits_per_key`. A flush
   // adds keys, so the bits per key the budget buys fall, and the files written before it give back
   // what they spend beyond that only when a compaction lets the listener rewrite them; a tree whose
-  // writes stop after a flush would otherwise keep the overspend for good. The floor keeps a
-  // flush's filter useful to the lookups of its keys (level 0: every lookup probes it) until the
-  // next compaction rewrites the files that spend the most. `log` (may be null) is told of each
-  // filter so limited.
-  static constexpr double kMinFlushBudgetShare = 0.5;
+  // writes stop after a flush would otherwise keep the overspend for good. The floor (the
+  // steering's, TreeHistory::kSteerLowest of what the budget buys) keeps a flush's filter useful
+  // to the lookups of its keys (level 0: every lookup probes it) until the next compaction
+  // rewrites the files that spend the most. `log` (may be null) is told of each filter so limited.
   void SpendAtMost(double bytes_left, double floor_bits_per_key, ROCKSDB_NAMESPACE::Logger* log) {
     bytes_left_ = std::max(bytes_left, 0.0);
     floor_bits_per_key_ = std::max(floor_bits_per_key, kMinBitsPerKey);
@@ -607,8 +606,7 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
                                            place.num_levels, place.level);
   if (context.reason == ROCKSDB_NAMESPACE::TableFileCreationReason::kFlush &&
       !std::isinf(bytes_left)) {
-    chooser->SpendAtMost(bytes_left, Chooser::kMinFlushBudgetShare * bits_per_key,
-                         context.info_log);
+    chooser->SpendAtMost(bytes_left, TreeHistory::kSteerLowest * bits_per_key, context.info_log);
   }
   if (place.num_levels > 1 && context.level_at_creation == 0) {
     chooser->FollowFlushes(history_, tree);

@@ -114,8 +114,8 @@ TEST(MemoryBudget, LeveledTakesItByStringAndWritesItToOptions) {
 // The plan: no rewrite while the files spend within kRewriteAbove of their levels' shares; then
 // the files spending at least kRewriteRatio times their level's share (kRewriteAbove times, beyond
 // kBudgetLimit), the greatest excess first, until the files, the chosen at their shares, spend
-// within kRewriteAbove of the shares; never a file of level 0. The residual
-// excess is what the files not chosen spend beyond their shares, per key.
+// within kRewriteAbove of the shares; never a file of level 0. The residual excess is what the
+// files not chosen spend beyond their shares, per key.
 TEST(MemoryBudget, PlansTheRewritesOfTheFilesSpendingTheMostBeyondTheirLevelsShare) {
   const std::vector<double> level_bits = {12, 8, 5};
   // Bits per key: 10 (2x its level's share), 6 (1.2x), 16 (2x), and level 0's 40.

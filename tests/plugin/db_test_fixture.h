@@ -275,21 +275,10 @@ class DbTest : public ::testing::Test {
     options->level_compaction_dynamic_level_bytes = false;
   }
 
-  // The listener's accounts of the default column family once they hold `keys` keys (bounded:
-  // false after 10 s). DB::Flush returns once the flush is installed, and may return before the
-  // listener's OnFlushCompleted has published the tree with it (a test once read 149,937 of
-  // 150,000 keys under load).
+  // The listener's accounts of the default column family once they hold `keys` keys
+  // (testing::AccountsHolding).
   bool AccountsHolding(uint64_t keys, TreeAccounts* accounts) {
-    const TreeId tree = testing::TreeOfDb(db_.get());
-    for (int wait = 0; wait < 500; ++wait) {
-      uint64_t total = 0;
-      if (Ledger::Global().Get(tree, accounts)) {
-        for (const LevelAccount& a : accounts->levels) total += a.keys + a.pending_keys;
-      }
-      if (total == keys) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    return false;
+    return testing::AccountsHolding(db_.get(), keys, accounts);
   }
 
   // The tree's filter bits per key with level 0 at its fullest lately, as sstfilter.Leveled

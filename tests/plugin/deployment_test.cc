@@ -67,9 +67,10 @@ std::vector<double> FileBitsPerKey(DB* db) {
   return bits;
 }
 
-// The listener's accounts of a database's default column family (false: none published).
+// The listener's accounts of a database's default column family once they hold its live files'
+// keys (false: not within 10 s; testing::AccountsHolding).
 bool AccountsOf(DB* db, TreeAccounts* accounts) {
-  return Ledger::Global().Get(TreeOfDb(db), accounts);
+  return testing::AccountsHolding(db, testing::LiveKeys(db), accounts);
 }
 
 uint64_t KeysIn(const TreeAccounts& a, uint64_t TreeAccountsKeys(const LevelAccount&)) {
@@ -176,10 +177,7 @@ TEST(Deployment, ReopeningWithTheSameListenerKeepsTheAccountsExact) {
     written += 1'000;
     TreeAccounts accounts;
     ASSERT_TRUE(AccountsOf(db.get(), &accounts));
-    std::vector<ROCKSDB_NAMESPACE::LiveFileMetaData> live;
-    db->GetLiveFilesMetaData(&live);
-    uint64_t live_keys = 0;
-    for (const auto& f : live) live_keys += f.num_entries;
+    const uint64_t live_keys = testing::LiveKeys(db.get());
     auto pending = [](const LevelAccount& l) { return l.pending_keys; };
     auto keys = [](const LevelAccount& l) { return l.keys; };
     EXPECT_EQ(KeysIn(accounts, pending), 0u) << "session " << session;

@@ -6,14 +6,19 @@
 # database with filter_policy=sstfilter.Leveled:10 and table_properties_collectors=
 # sstfilter.RangeFilter from an options string and proves both are used.
 #
-#   scripts/build-into-rocksdb.sh SOURCE [--make | --jni] [--work DIR]
+#   scripts/build-into-rocksdb.sh SOURCE [--make [--compile-only] | --jni] [--work DIR]
 #
 # SOURCE: a RocksDB source tree or a source tarball (.tar.xz/.tar.gz, extracted under the work
 # directory), such as ../shared/rocksdb/src/rocksdb_9.11.2.orig.tar.gz. The sources this build needs
 # are copied to SOURCE/plugin/sstfilter (a copy, not a link: RocksDB's Makefile writes object files
 # next to the sources), unless this repository already is that directory. --make: build with
 # RocksDB's Makefile instead of CMake. --work: where the build goes (default build-in-rocksdb/ in
-# this repository). --jni: CMake with WITH_JNI=ON, and also RocksJava's JNI library and jar with
+# this repository). --compile-only (with --make): only sstfilter's objects, compiled by RocksDB's
+# Makefile with its flags (-fno-rtti among them), and a dry run of the library's build that must
+# archive them into librocksdb.a and name sstfilter_register among the built-in registrars of the
+# util/build_version.cc it generates: what sstfilter.mk decides, in a few minutes, without
+# RocksDB's own sources or the static program (CI's check; the full build is the user's).
+# --jni: CMake with WITH_JNI=ON, and also RocksJava's JNI library and jar with
 # sstfilter inside (java/jni/sstfilter_jni.cc added to it), copied to WORK/java/ (the rest of the
 # Java build is scripts/build-rocksjava.sh's). RocksDB's library alone takes 10 (CMake) to 12
 # (make) minutes on 2 cores.
@@ -25,11 +30,13 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 source=""
 use_make=0
 use_jni=0
+compile_only=0
 work="$root/build-in-rocksdb"
 while [ $# -gt 0 ]; do
   case "$1" in
     --make) use_make=1 ;;
     --jni) use_jni=1 ;;
+    --compile-only) compile_only=1 ;;
     --work) [ $# -ge 2 ] || { echo "build-into-rocksdb.sh: --work needs a directory" >&2; exit 2; }
             work="$2"; shift ;;
     -*) echo "build-into-rocksdb.sh: unknown option '$1'" >&2; exit 2 ;;
@@ -38,11 +45,15 @@ while [ $# -gt 0 ]; do
   shift
 done
 if [ -z "$source" ]; then
-  echo "usage: build-into-rocksdb.sh SOURCE_DIR|TARBALL [--make | --jni] [--work DIR]" >&2
+  echo "usage: build-into-rocksdb.sh SOURCE_DIR|TARBALL [--make [--compile-only] | --jni] [--work DIR]" >&2
   exit 2
 fi
 if [ $use_make = 1 ] && [ $use_jni = 1 ]; then
   echo "build-into-rocksdb.sh: --jni builds with CMake; it does not go with --make" >&2
+  exit 2
+fi
+if [ $compile_only = 1 ] && [ $use_make = 0 ]; then
+  echo "build-into-rocksdb.sh: --compile-only goes with --make" >&2
   exit 2
 fi
 mkdir -p "$work"
@@ -50,7 +61,8 @@ work=$(cd "$work" && pwd -P)
 jobs=$(nproc)
 # Each step logs to a file under the work directory; a failed step shows the end of its log.
 log=""
-trap 'status=$?; if [ $status -ne 0 ] && [ -n "$log" ]; then echo "build-into-rocksdb.sh: failed; the end of $log:" >&2; tail -n 30 "$log" >&2; fi' EXIT
+# shellcheck disable=SC2154  # status is assigned inside the trap
+trap 'status=$?; if [ "$status" -ne 0 ] && [ -n "$log" ]; then echo "build-into-rocksdb.sh: failed; the end of $log:" >&2; tail -n 30 "$log" | cut -c 1-400 >&2; fi' EXIT
 
 if [ -f "$source" ]; then
   src="$work/src"
@@ -168,6 +180,34 @@ if [ $use_make = 0 ]; then
     -DCMAKE_CXX_STANDARD="$std" -DCMAKE_BUILD_TYPE=Release > "$log"
   cmake --build "$work/check" >> "$log" 2>&1
   check="$work/check/in_tree_check"
+elif [ $compile_only = 1 ]; then
+  make_args=(ROCKSDB_PLUGINS=sstfilter PORTABLE=1 DEBUG_LEVEL=0 DISABLE_WARNING_AS_ERROR=1
+             SKIP_DEPENDS=1)
+  objects=()
+  read -r -a sources <<< "$(sed -n 's/^sstfilter_SOURCES = //p' "$plugin/sstfilter.mk")"
+  for source_file in "${sources[@]}"; do objects+=("plugin/sstfilter/${source_file%.cc}.o"); done
+  [ ${#objects[@]} -gt 0 ] || { echo "build-into-rocksdb.sh: no sstfilter_SOURCES in sstfilter.mk" >&2; exit 1; }
+  log="$work/build.log"
+  make -C "$src" -j "$jobs" "${objects[@]}" "${make_args[@]}" > "$log" 2>&1
+  log="$work/plan.log"
+  make -C "$src" -n static_lib "${make_args[@]}" > "$log" 2>&1
+  # The archive's command, one word a line (its objects are ./plugin/sstfilter/...).
+  archived=$(grep -E '^[^ ]*ar +[a-z]+ +librocksdb\.a ' "$log" | tr -s ' ' '\n' || true)
+  for object in "${objects[@]}"; do
+    grep -qxF "./$object" <<< "$archived" || {
+      echo "build-into-rocksdb.sh: make would not archive $object into librocksdb.a ($log)" >&2
+      exit 1
+    }
+  done
+  # The sed that writes util/build_version.cc, its braces and quotes escaped for the shell.
+  if ! grep -qF '{\"sstfilter\"\, sstfilter_register}' "$log" ||
+     ! grep -qF 'int sstfilter_register(' "$log"; then
+    echo "build-into-rocksdb.sh: make's util/build_version.cc would not name sstfilter_register ($log)" >&2
+    exit 1
+  fi
+  log=""
+  echo "${#objects[@]} objects compiled by make, archived and registered in its plan; 1 passed, 0 failed"
+  exit 0
 else
   log="$work/build.log"
   # SKIP_DEPENDS=1: no header dependency files for the ~700 sources of RocksDB's tests and tools

@@ -13,8 +13,10 @@
 
 namespace db_bench_ext {
 
-// Polls `db` every `poll` until it has settled; nullptr then. Should the database not answer one
-// of the properties polled, the property's name, at once.
+// Polls `db` every `poll` until it has settled, every column family; nullptr then. Should the
+// database not answer one of the properties polled, the property's name, at once. Summed over
+// the column families: the pending ones are each column family's own, and a column family
+// other than the default may have a compaction to schedule while the default has none.
 inline const char* WaitUntilSettled(ROCKSDB_NAMESPACE::DB* db, std::chrono::microseconds poll) {
   static constexpr const char* kBusy[] = {
       "rocksdb.compaction-pending", "rocksdb.num-running-compactions",
@@ -23,7 +25,7 @@ inline const char* WaitUntilSettled(ROCKSDB_NAMESPACE::DB* db, std::chrono::micr
     uint64_t busy = 0;
     for (const char* property : kBusy) {
       uint64_t value = 0;
-      if (!db->GetIntProperty(property, &value)) return property;
+      if (!db->GetAggregatedIntProperty(property, &value)) return property;
       busy += value;
     }
     quiet_polls = busy == 0 ? quiet_polls + 1 : 0;

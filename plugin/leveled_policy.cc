@@ -192,7 +192,10 @@ class LeveledPolicy::Chooser : public FilterChooser {
   // writes stop after a flush would otherwise keep the overspend for good. The floor (the
   // steering's, TreeHistory::kSteerLowest of what the budget buys) keeps a flush's filter useful
   // to the lookups of its keys (level 0: every lookup probes it) until the next compaction
-  // rewrites the files that spend the most. `log` (may be null) is told of each filter so limited.
+  // rewrites the files that spend the most. The limit holds for each file, not in expectation: a
+  // filter that may spend more than it gets the best single filter within it, not a mix of two,
+  // since one file may draw the richer of a mix. `log` (may be null) is told of each filter so
+  // limited.
   void SpendAtMost(double bytes_left, double floor_bits_per_key, ROCKSDB_NAMESPACE::Logger* log) {
     bytes_left_ = std::max(bytes_left, 0.0);
     floor_bits_per_key_ = std::max(floor_bits_per_key, kMinBitsPerKey);
@@ -206,23 +209,25 @@ class LeveledPolicy::Chooser : public FilterChooser {
     Result<LevelFilter> chosen = LevelsFilter(num_keys, file_keys, finishing);
     if (std::isinf(bytes_left_) || !chosen.ok() || num_keys == 0) return chosen;
     const double keys = static_cast<double>(num_keys);
-    const double chosen_bits = chosen.value().ExpectedBitsPerKey();
-    // In sixteenths of a bit: the allocations are cached by budget.
+    // What these keys' filter may spend: of a mix, the richer of the two, whichever they draw.
+    const double chosen_bits = chosen.value().Largest().bits_per_key;
+    // In sixteenths of a bit: the same few budgets for the estimates and the filter.
     const double bits = std::max(std::floor(16 * 8 * bytes_left_ / keys) / 16, floor_bits_per_key_);
     if (bits < chosen_bits) {
-      chosen = OneOf(allocations_->Get(1, size_ratio_, bits, num_keys), 0);
+      chosen =
+          OneOf(UniformAllocation(1, size_ratio_, bits, FilterCostModel::kSstfilter, num_keys), 0);
       if (finishing && chosen.ok()) {
         char line[256];
         snprintf(line, sizeof(line),
                  "%s: memory_budget: a flushed filter of %llu keys gets %.4g bits/key instead of "
-                 "%.4g: the budget has %.0f bytes left",
+                 "up to %.4g: the budget has %.0f bytes left",
                  kLeveledPolicyName, static_cast<unsigned long long>(num_keys),
-                 chosen.value().ExpectedBitsPerKey(), chosen_bits, bytes_left_);
+                 chosen.value().base.bits_per_key, chosen_bits, bytes_left_);
         LogAt(log_, ROCKSDB_NAMESPACE::InfoLogLevel::INFO_LEVEL, line);
       }
     }
-    if (finishing && chosen.ok()) {  // the next partition gets what this one leaves
-      bytes_left_ = std::max(bytes_left_ - chosen.value().ExpectedBitsPerKey() * keys / 8, 0.0);
+    if (finishing && chosen.ok()) {  // the next partition gets what this one may leave
+      bytes_left_ = std::max(bytes_left_ - chosen.value().Largest().bits_per_key * keys / 8, 0.0);
     }
     return chosen;
   }

@@ -122,16 +122,19 @@ inline ROCKSDB_NAMESPACE::Options OptionsFor(const std::string& filter_uri,
 }
 
 // A builder of `table`'s policy for a file of `level` in a leveled tree of 7 levels, `logger`'s
-// `column_family`, as if the sstfilter.LeveledBudget listener had published `accounts` for it
-// (kept while `alive` lives, as a database's logger keeps them).
+// `column_family`, written for `reason`, as if the sstfilter.LeveledBudget listener had published
+// `accounts` for it (kept while `alive` lives, as a database's logger keeps them).
 inline std::unique_ptr<ROCKSDB_NAMESPACE::FilterBitsBuilder> BuilderWithAccounts(
     const ROCKSDB_NAMESPACE::BlockBasedTableOptions& table, const TreeAccounts& accounts,
     ROCKSDB_NAMESPACE::Logger* logger, const std::shared_ptr<const void>& alive,
-    const std::string& column_family, int level) {
+    const std::string& column_family, int level,
+    ROCKSDB_NAMESPACE::TableFileCreationReason reason =
+        ROCKSDB_NAMESPACE::TableFileCreationReason::kMisc) {
   Ledger::Global().Publish(LoggerTree(logger, column_family), alive, accounts);
   ROCKSDB_NAMESPACE::FilterBuildingContext context(table);
   context.num_levels = 7;
   context.level_at_creation = level;
+  context.reason = reason;
   context.info_log = logger;
   context.column_family_name = column_family;
   return std::unique_ptr<ROCKSDB_NAMESPACE::FilterBitsBuilder>(

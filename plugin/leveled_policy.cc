@@ -64,19 +64,38 @@ double CheapestLeaner(double richest, double floor, double step, double best_cos
 struct LeveledPolicy::Allocations {
   static constexpr size_t kMaxCached = 4096;  // then the cache starts over: memory stays bounded
 
+  // AllocateLevels, for filters of `keys` keys.
   Result<std::vector<LevelFilter>> Get(int num_levels, double size_ratio, double bits_per_key,
                                        uint64_t keys) {
+    return Cached(/*single=*/false, num_levels, size_ratio, bits_per_key, keys);
+  }
+  // The best single filter within bits_per_key (UniformAllocation, one level), never a mix: for a
+  // filter that must keep within its bits whichever keys it holds.
+  Result<LevelFilter> Single(double size_ratio, double bits_per_key, uint64_t keys) {
+    const Result<std::vector<LevelFilter>> a =
+        Cached(/*single=*/true, 1, size_ratio, bits_per_key, keys);
+    if (!a.ok()) return Err(a.error());
+    return a.value()[0];
+  }
+
+ private:
+  Result<std::vector<LevelFilter>> Cached(bool single, int num_levels, double size_ratio,
+                                          double bits_per_key, uint64_t keys) {
     // The options are part of the key: a policy reconfigured later must not reuse old choices.
-    const auto key = std::make_tuple(num_levels, keys, size_ratio, bits_per_key);
+    const auto key = std::make_tuple(single, num_levels, keys, size_ratio, bits_per_key);
     {
       std::lock_guard<std::mutex> lock(mu);
       const auto it = cache.find(key);
       if (it != cache.end()) return it->second;
     }
     Result<std::vector<LevelFilter>> a =
-        AllocateLevels(num_levels, size_ratio, bits_per_key, FilterCostModel::kSstfilter, keys);
+        single ? UniformAllocation(num_levels, size_ratio, bits_per_key,
+                                   FilterCostModel::kSstfilter, keys)
+               : AllocateLevels(num_levels, size_ratio, bits_per_key, FilterCostModel::kSstfilter,
+                                keys);
     if (a.ok() && keys > 0) {
-      const Result<std::vector<LevelFilter>> nominal = Get(num_levels, size_ratio, bits_per_key, 0);
+      const Result<std::vector<LevelFilter>> nominal =
+          Cached(single, num_levels, size_ratio, bits_per_key, 0);
       if (!nominal.ok()) return nominal;
       a = KeepSmallFilesFilters(a.value(), nominal.value());
     }
@@ -88,7 +107,7 @@ struct LeveledPolicy::Allocations {
   }
 
   std::mutex mu;
-  std::map<std::tuple<int, uint64_t, double, double>, std::vector<LevelFilter>> cache;
+  std::map<std::tuple<bool, int, uint64_t, double, double>, std::vector<LevelFilter>> cache;
 };
 
 LeveledPolicy::LeveledPolicy()
@@ -211,11 +230,10 @@ class LeveledPolicy::Chooser : public FilterChooser {
     const double keys = static_cast<double>(num_keys);
     // What these keys' filter may spend: of a mix, the richer of the two, whichever they draw.
     const double chosen_bits = chosen.value().Largest().bits_per_key;
-    // In sixteenths of a bit: the same few budgets for the estimates and the filter.
+    // In sixteenths of a bit: the allocations are cached by budget.
     const double bits = std::max(std::floor(16 * 8 * bytes_left_ / keys) / 16, floor_bits_per_key_);
     if (bits < chosen_bits) {
-      chosen =
-          OneOf(UniformAllocation(1, size_ratio_, bits, FilterCostModel::kSstfilter, num_keys), 0);
+      chosen = allocations_->Single(size_ratio_, bits, num_keys);
       if (finishing && chosen.ok()) {
         char line[256];
         snprintf(line, sizeof(line),

@@ -89,7 +89,9 @@ TEST(MemoryBudget, AFlushThatFindsTheBudgetSpentKeepsItsFloorWhateverItsKeys) {
   accounts.levels[6].keys = kTreeKeys;
   accounts.levels[6].filter_bytes = kBytes;
   accounts.levels[6].probes = 1;
-  const double floor = TreeHistory::kSteerLowest * BitsPerKeyWithin(kBytes, kTreeKeys, 10);
+  const double floor =
+      TreeHistory::kSteerLowest *
+      BitsPerKeyWithin(kBytes, kTreeKeys, LeveledPolicy::kBitsPerKeyUnderMemoryBudget);
   const Result<std::vector<LevelFilter>> at_floor =
       AllocateLevels(1, 10, floor, FilterCostModel::kSstfilter, kFlushKeys);
   ASSERT_TRUE(at_floor.ok()) << at_floor.error();

@@ -5,30 +5,38 @@
 # files, 64 MiB level base, dynamic level bytes, the sstfilter.LeveledBudget listener, settled
 # fill), once with full filters and once partitioned (4 KiB partitions, two-level index); then
 # each fill is read, without writing it again, under every block cache size (--caches, MiB) and
-# key distribution (--dists): readmixed (half present keys) and readmissing, direct reads,
-# --reads lookups each. Policies: no filter; RocksDB's bloomfilter:10 and ribbonfilter:14.5:-1,
-# each also with optimize_filters_for_hits (a fill of its own); sstfilter.Leveled at about the
-# memory of RocksDB's Ribbon (--equal) and at about 0.6x it (--lower). Every fill is done on
-# --builds fresh builds, since which filter blocks evict each other changes from build to build.
-# sstfilter.Leveled chooses its full filters for the block cache they are built with (it cuts
-# the filters whose blocks would overflow their shards), so with full filters its policies are
-# filled once per cache size, under that cache; every other fill is read under every cache.
+# key distribution (--dists): readmixed (half present keys) and readmissing, direct reads, each
+# for --duration seconds (0: --reads lookups) after a warm-up pass. Policies: no filter;
+# RocksDB's bloomfilter:10 and ribbonfilter:14.5:-1, each also with optimize_filters_for_hits (a
+# fill of its own); sstfilter.Leveled at about the memory of RocksDB's Ribbon (--equal) and at
+# about 0.6x it (--lower). Every fill is done on --builds fresh builds, each with keys of its
+# own (--seed), since which filter blocks evict each other changes from build to build, and
+# which absent keys are false positives with the keys. Each cell is read --repeats times, each
+# time by three processes (RocksDB's policies, sstfilter's, RocksDB's with
+# optimize_filters_for_hits) in turn, starting each time with the next (no filter: the first
+# time only). sstfilter.Leveled
+# chooses its full filters for the block cache they are built with (it cuts the filters whose
+# blocks would overflow their shards), so with full filters its policies are filled once per
+# cache size, under that cache; every other fill is read under every cache.
 #
-#   scripts/bench.sh --tight [--builds=2] [--num=3000000] [--reads=50000] [--caches=8,32,128]
-#       [--dists=uniform,zipfian] [--modes=full,partitioned] [--equal=sstfilter.Leveled:10.6]
+#   scripts/bench.sh --tight [--builds=2] [--num=3000000] [--duration=1] [--repeats=2]
+#       [--reads=50000] [--caches=8,32,128] [--dists=uniform,zipfian]
+#       [--modes=full,partitioned] [--equal=sstfilter.Leveled:10.6]
 #       [--lower=sstfilter.Leveled:6.4] [--db=DIR]
 #
-# Prints one line per build, mode, cache, distribution and policy (its bits/key over the SST
-# files, false positives and storage reads per absent lookup, readmissing and readmixed ops/sec),
-# then the medians over the builds, with the ratios of each sstfilter policy to RocksDB's best
-# configuration in the same cell (the most ops/sec; the fewest reads). Takes about 30 minutes on
-# 2 cores at the defaults (29 min 36 s here).
+# Prints one line per build and repeat (build.repeat), mode, cache, distribution and policy (its
+# bits/key over the SST files, false positives and storage reads per absent lookup, readmissing
+# and readmixed ops/sec), then the medians over those lines, with the ratios of each sstfilter
+# policy to RocksDB's best configuration in the same cell (the most ops/sec; the fewest reads).
+# Takes about 30 minutes on 2 cores at the defaults.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ext=${DB_BENCH_EXT:-}
 builds=2
 num=3000000
 reads=50000
+duration=1
+repeats=2
 caches="8,32,128"
 dists="uniform,zipfian"
 modes="full,partitioned"
@@ -41,6 +49,8 @@ for arg in "$@"; do
     --builds=*) builds=${arg#*=} ;;
     --num=*) num=${arg#*=} ;;
     --reads=*) reads=${arg#*=} ;;
+    --duration=*) duration=${arg#*=} ;;
+    --repeats=*) repeats=${arg#*=} ;;
     --caches=*) caches=${arg#*=} ;;
     --dists=*) dists=${arg#*=} ;;
     --modes=*) modes=${arg#*=} ;;
@@ -53,6 +63,8 @@ done
 [[ "$builds" =~ ^[1-9][0-9]*$ ]] || die "--builds must be a positive integer"
 [[ "$num" =~ ^[1-9][0-9]*$ ]] || die "--num must be a positive integer"
 [[ "$reads" =~ ^[1-9][0-9]*$ ]] || die "--reads must be a positive integer"
+[[ "$duration" =~ ^[0-9]+$ ]] || die "--duration must be whole seconds (0: --reads lookups)"
+[[ "$repeats" =~ ^[1-9][0-9]*$ ]] || die "--repeats must be a positive integer"
 IFS=, read -r -a cache_list <<< "$caches"
 IFS=, read -r -a dist_list <<< "$dists"
 IFS=, read -r -a mode_list <<< "$modes"
@@ -69,12 +81,14 @@ if [ -z "$ext" ]; then
 fi
 [ -x "$ext" ] || die "no $ext (build first, or set DB_BENCH_EXT)"
 
-rocksdb_policies="none,bloomfilter:10,ribbonfilter:14.5:-1"
+rocksdb_filters="bloomfilter:10,ribbonfilter:14.5:-1"
+rocksdb_policies="none,$rocksdb_filters"  # no filter: read in the first repeat only
 sstfilter_policies="$equal,$lower"
-hits_policies="bloomfilter:10,ribbonfilter:14.5:-1"  # with optimize_filters_for_hits
-common=(--num="$num" --reads="$reads" --rounds=1 --settled_fill --compression_type=none
-  --cache_index_and_filter_blocks --use_direct_reads --target_file_size_base=8388608
-  --max_bytes_for_level_base=67108864 --level_compaction_dynamic_level_bytes
+hits_policies="$rocksdb_filters"  # with optimize_filters_for_hits
+common=(--num="$num" --reads="$reads" --duration="$duration" --rounds=1 --settled_fill
+  --compression_type=none --cache_index_and_filter_blocks --use_direct_reads
+  --target_file_size_base=8388608 --max_bytes_for_level_base=67108864
+  --level_compaction_dynamic_level_bytes
   --listeners=sstfilter.LeveledBudget --read_hit_ratio=0.5 --plot=)
 rows=$(mktemp)
 trap 'rm -f "$rows"' EXIT
@@ -91,7 +105,7 @@ table_rows() {
 start=$SECONDS
 for ((b = 1; b <= builds; b++)); do
   for mode in "${mode_list[@]}"; do
-    flags=("${common[@]}")
+    flags=("${common[@]}" --seed=$((41 + b)))  # each build its own keys: independent draws
     [ "$mode" = partitioned ] && flags+=(--partition_filters)
     rm -rf "$db"
     echo "== build $b, $mode filters: filling ($((SECONDS - start)) s)" >&2
@@ -111,15 +125,27 @@ for ((b = 1; b <= builds; b++)); do
           --benchmarks=fillrandom --filter_uri="$sstfilter_policies" > /dev/null
       fi
       for dist in "${dist_list[@]}"; do
-        labels="$b	$mode	$cache	$dist"
         read_flags=("${flags[@]}" --use_existing_db --cache_size=$((cache << 20)) --key_dist="$dist"
-          --benchmarks=readmixed,readmissing)
-        "$ext" --db="$db/plain" "${read_flags[@]}" --filter_uri="$rocksdb_policies" |
-          table_rows "$labels" "" >> "$rows"
-        "$ext" --db="$sstfilter_db" "${read_flags[@]}" --filter_uri="$sstfilter_policies" |
-          table_rows "$labels" "" >> "$rows"
-        "$ext" --db="$db/hits" "${read_flags[@]}" --optimize_filters_for_hits \
-          --filter_uri="$hits_policies" | table_rows "$labels" "+hits" >> "$rows"
+          "--benchmarks=readmixed,readmissing")
+        # Each repeat reads the cell's three databases in turn, each in a process of its own,
+        # starting from a different one: the machine's speed drifts, and each process's cache
+        # places the blocks in its shards anew, so both spread over every policy instead of
+        # deciding one policy's figures.
+        for ((r = 0; r < repeats; r++)); do
+          labels="$b.$((r + 1))	$mode	$cache	$dist"
+          plain_policies=$rocksdb_filters
+          ((r > 0)) || plain_policies=$rocksdb_policies
+          for ((i = 0; i < 3; i++)); do
+            case $(((i + r) % 3)) in
+              0) "$ext" --db="$db/plain" "${read_flags[@]}" --filter_uri="$plain_policies" |
+                table_rows "$labels" "" >> "$rows" ;;
+              1) "$ext" --db="$sstfilter_db" "${read_flags[@]}" --filter_uri="$sstfilter_policies" |
+                table_rows "$labels" "" >> "$rows" ;;
+              2) "$ext" --db="$db/hits" "${read_flags[@]}" --optimize_filters_for_hits \
+                --filter_uri="$hits_policies" | table_rows "$labels" "+hits" >> "$rows" ;;
+            esac
+          done
+        done
       done
     done
   done
@@ -129,7 +155,7 @@ rm -rf "$db"
 echo "build	mode	cache_MiB	dist	policy	bits/key	FP/look	reads/look	readmissing	readmixed"
 cat "$rows"
 echo
-echo "Medians over $builds builds; ratios against RocksDB's best configuration in the cell"
+echo "Medians over $builds builds x $repeats repeats; ratios against RocksDB's best configuration in the cell"
 echo "(the most ops/sec, the fewest reads per absent lookup), sstfilter's policies only."
 # The median of a cell's builds, per column; then, per cell, the ratios.
 awk -F'\t' -v equal="$equal" -v lower="$lower" '

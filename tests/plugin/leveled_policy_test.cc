@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // sstfilter.Leveled's builders outside a database: each level's filter, appending flushes, the
-// levels compactions reach, probes and heat, mixed levels, tiny files; the Ledger.
+// levels compactions reach, probes and heat, mixed levels, tiny files, a file's smaller
+// partitions; the Ledger.
 #include <gtest/gtest.h>
 #include <rocksdb/cache.h>
 #include <rocksdb/convenience.h>
@@ -425,6 +426,40 @@ TEST(LeveledPolicy, TinyFilesKeepTheirLevelsFilter) {
       // The least of these filters (level 4's) is an 8-bit fuse filter: 0.39%.
       EXPECT_LT(false_positives, 100) << keys << " keys";
     }
+  }
+}
+
+// A partitioned filter's partitions are filters of their own, built by one builder; the file's
+// last holds what is left of its keys, often a few hundred. Priced at those few keys, the fixed
+// bytes of a filter would buy the level's budget a rate many times the level's (here the
+// allocation for 100-key sets on the last level). A partition smaller than the file's fullest
+// takes the fullest one's filter instead, so the lookups of the end of its key range (the newest
+// keys of an ordered tree) pay the level's rate.
+TEST(LeveledPolicy, AFilesSmallerPartitionsKeepItsFullestPartitionsRate) {
+  BlockBasedTableOptions options;
+  options.filter_policy = PolicyFrom("{id=sstfilter.Leveled;bits_per_key=10;num_levels=5}");
+  ASSERT_NE(options.filter_policy, nullptr);
+  const auto& leveled = dynamic_cast<const LeveledPolicy&>(*options.filter_policy);
+  constexpr int kLevel = 4, kFullKeys = 3300, kProbes = 20000;
+  // The worse of the level's two filters for full partitions.
+  const double full_rate = leveled.Allocation(5, kFullKeys).value()[kLevel].base.fp_rate;
+  ASSERT_GT(leveled.Allocation(5, 100).value()[kLevel].ExpectedFpRate(), 4 * full_rate)
+      << "priced at 100 keys, the last level's filters would not be leaner: the test shows nothing";
+  for (const int tail_keys : {100, 300, 1000}) {
+    SCOPED_TRACE(tail_keys);
+    std::unique_ptr<FilterBitsBuilder> builder = BuilderAtLevel(options, kLevel);
+    ASSERT_NE(builder, nullptr);
+    std::unique_ptr<const char[]> full_buf, tail_buf;
+    for (int i = 0; i < kFullKeys; ++i) builder->AddKey(Key(i));
+    builder->Finish(&full_buf);
+    for (int i = kFullKeys; i < kFullKeys + tail_keys; ++i) builder->AddKey(Key(i));
+    const Slice tail = builder->Finish(&tail_buf);
+    std::unique_ptr<FilterBitsReader> reader(options.filter_policy->GetFilterBitsReader(tail));
+    for (int i = kFullKeys; i < kFullKeys + tail_keys; ++i) ASSERT_TRUE(reader->MayMatch(Key(i)));
+    int false_positives = 0;
+    for (int i = 0; i < kProbes; ++i) false_positives += reader->MayMatch(Key(1'000'000 + i));
+    EXPECT_LE(false_positives,
+              kProbes * full_rate + testing::BinomialTolerance(kProbes, full_rate));
   }
 }
 

@@ -151,7 +151,8 @@ Result<std::vector<LevelFilter>> LeveledPolicy::Allocation(int num_levels,
   return allocations_->Get(num_levels, shape_.size_ratio, BudgetBitsPerKey(), keys_per_filter);
 }
 
-// One file's filters: its level's in the allocation priced at each filter's key count. A flush
+// One file's filters: its level's in the allocation priced at each filter's key count (a smaller
+// partition: at its file's fullest partition's, ForKeys). A flush
 // (level 0) of a leveled tree first asks whether it appends, once its first filter finishes (the
 // estimates before then guess from the keys so far), and records its keys for later flushes.
 // With the tree's accounts (the sstfilter.LeveledBudget listener), the allocation is over the
@@ -228,11 +229,12 @@ class LeveledPolicy::Chooser : public FilterChooser {
     // A partition smaller than the file's fullest so far (its last; on RocksDB 9.x by default,
     // also the one cut right after each full one) takes the filter chosen for the fullest, at
     // its own size. Priced at its own few keys, a filter's fixed bytes (the trailer, a table's
-    // least slots) would buy it a rate many times its level's (a level of bumped Ribbon filters
-    // at 0.2% in partitions of 3,300 keys gave its 100-key sets blocked Bloom filters at 9%),
-    // and the lookups of its key range pay that rate: the end of a file's range, which holds
-    // the newest keys of an ordered tree and of the tree's last file. The bytes it spends beyond
-    // its share are a filter's fixed costs over few keys.
+    // least slots) would buy it a rate many times its level's: on the last of 5 levels at 10
+    // bits/key, 100 keys after a partition of 3,300 got 7.6% false positives where the full
+    // partition's filter has 0.2% (the test AFilesSmallerPartitionsKeepItsFullestPartitionsRate).
+    // Such partitions hold the ends of files' key ranges: the newest keys of an ordered tree,
+    // and the end of the key space. Their extra bytes are a filter's fixed costs over few keys.
+    // Where a memory_budget limits the flush (below), the limit still decides, at their keys.
     const uint64_t priced_keys = std::max(num_keys, fullest_partition_keys_);
     Result<LevelFilter> chosen = LevelsFilter(priced_keys, file_keys, finishing);
     if (chosen.ok() && priced_keys != num_keys) chosen = AtKeys(chosen.value(), num_keys);
@@ -389,7 +391,7 @@ class LeveledPolicy::Chooser : public FilterChooser {
   }
 
   // `filter` (chosen for more keys) priced at num_keys: the same filters, their bits per key
-  // what they take for these keys.
+  // what they take for these keys; their rates, as in every allocation, the nominal ones.
   static Result<LevelFilter> AtKeys(LevelFilter filter, uint64_t num_keys) {
     if (num_keys == 0) return filter;
     for (FilterChoice* c : {&filter.base, &filter.upper}) {
@@ -646,8 +648,9 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
     LogNoFilter(context.info_log, Name(), checked.error());
     return nullptr;
   }
-  // Each filter takes its level's choice for its own key count: which kind is cheapest for a
-  // level's rate depends on how many keys the filter holds (core/level_allocation.h).
+  // Each filter takes its level's choice for its own key count (a smaller partition, for its
+  // file's fullest): which kind is cheapest for a level's rate depends on how many keys the
+  // filter holds (core/level_allocation.h).
   double bytes_left = std::numeric_limits<double>::infinity();
   const double bits_per_key = TreeBitsPerKey(context, tree, &bytes_left);
   auto chooser = std::make_unique<Chooser>(allocations_, shape_.size_ratio, bits_per_key,

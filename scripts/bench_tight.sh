@@ -9,15 +9,15 @@
 # for --duration seconds (0: --reads lookups) after a warm-up pass. Policies: no filter;
 # RocksDB's bloomfilter:10 and ribbonfilter:14.5:-1, each also with optimize_filters_for_hits (a
 # fill of its own); sstfilter.Leveled at about the memory of RocksDB's Ribbon (--equal) and at
-# about 0.6x it (--lower). Every fill is done on --builds fresh builds, each with keys of its
-# own (--seed), since which filter blocks evict each other changes from build to build, and
-# which absent keys are false positives with the keys. Each cell is read --repeats times, each
-# time by three processes (RocksDB's policies, sstfilter's, RocksDB's with
+# about 0.6x it (--lower). Every fill is done on --builds fresh builds, each with its own order
+# of puts and lookups (--seed), since which filter blocks evict each other changes from build to
+# build, and which absent keys are false positives with the files' keys. Each cell is read
+# --repeats times, each time by three processes (RocksDB's policies, sstfilter's, RocksDB's with
 # optimize_filters_for_hits) in turn, starting each time with the next (no filter: the first
-# time only). sstfilter.Leveled
-# chooses its full filters for the block cache they are built with (it cuts the filters whose
-# blocks would overflow their shards), so with full filters its policies are filled once per
-# cache size, under that cache; every other fill is read under every cache.
+# time only). sstfilter.Leveled chooses its full filters for the block cache they are built with
+# (it cuts the filters whose blocks would overflow their shards), so with full filters its
+# policies are filled once per cache size, under that cache; every other fill is read under
+# every cache.
 #
 #   scripts/bench.sh --tight [--builds=2] [--num=3000000] [--duration=1] [--repeats=2]
 #       [--reads=50000] [--caches=8,32,128] [--dists=uniform,zipfian]
@@ -28,7 +28,7 @@
 # bits/key over the SST files, false positives and storage reads per absent lookup, readmissing
 # and readmixed ops/sec), then the medians over those lines, with the ratios of each sstfilter
 # policy to RocksDB's best configuration in the same cell (the most ops/sec; the fewest reads).
-# Takes about 30 minutes on 2 cores at the defaults.
+# Takes about 35 minutes on 2 cores at the defaults.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ext=${DB_BENCH_EXT:-}
@@ -82,7 +82,9 @@ fi
 [ -x "$ext" ] || die "no $ext (build first, or set DB_BENCH_EXT)"
 
 rocksdb_filters="bloomfilter:10,ribbonfilter:14.5:-1"
-rocksdb_policies="none,$rocksdb_filters"  # no filter: read in the first repeat only
+# No filter: read in the first repeat only. Last, since db_bench_ext names each policy's database
+# by its place in --filter_uri: the others keep theirs without it.
+rocksdb_policies="$rocksdb_filters,none"
 sstfilter_policies="$equal,$lower"
 hits_policies="$rocksdb_filters"  # with optimize_filters_for_hits
 common=(--num="$num" --reads="$reads" --duration="$duration" --rounds=1 --settled_fill
@@ -155,7 +157,8 @@ rm -rf "$db"
 echo "build	mode	cache_MiB	dist	policy	bits/key	FP/look	reads/look	readmissing	readmixed"
 cat "$rows"
 echo
-echo "Medians over $builds builds x $repeats repeats; ratios against RocksDB's best configuration in the cell"
+echo "Medians over $builds builds x $repeats repeats (no filter: builds); ratios against RocksDB's"
+echo "best configuration in the cell"
 echo "(the most ops/sec, the fewest reads per absent lookup), sstfilter's policies only."
 # The median of a cell's builds, per column; then, per cell, the ratios.
 awk -F'\t' -v equal="$equal" -v lower="$lower" '

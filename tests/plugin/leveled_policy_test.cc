@@ -442,7 +442,9 @@ TEST(LeveledPolicy, AFilesSmallerPartitionsKeepItsFullestPartitionsRate) {
   const auto& leveled = dynamic_cast<const LeveledPolicy&>(*options.filter_policy);
   constexpr int kLevel = 4, kFullKeys = 3300, kProbes = 20000;
   // The worse of the level's two filters for full partitions.
-  const double full_rate = leveled.Allocation(5, kFullKeys).value()[kLevel].base.fp_rate;
+  const LevelFilter full = leveled.Allocation(5, kFullKeys).value()[kLevel];
+  ASSERT_TRUE(full.base.has_filter);
+  const double full_rate = full.base.fp_rate;
   ASSERT_GT(leveled.Allocation(5, 100).value()[kLevel].ExpectedFpRate(), 4 * full_rate)
       << "priced at 100 keys, the last level's filters would not be leaner: the test shows nothing";
   for (const int tail_keys : {100, 300, 1000}) {
@@ -454,6 +456,12 @@ TEST(LeveledPolicy, AFilesSmallerPartitionsKeepItsFullestPartitionsRate) {
     builder->Finish(&full_buf);
     for (int i = kFullKeys; i < kFullKeys + tail_keys; ++i) builder->AddKey(Key(i));
     const Slice tail = builder->Finish(&tail_buf);
+    // One of the full partitions' filters, at the tail's keys.
+    const uint64_t base_bytes = FilterBytes(full.base.spec, tail_keys).value();
+    EXPECT_TRUE(
+        tail.size() == base_bytes ||
+        (full.upper_fraction > 0 && tail.size() == FilterBytes(full.upper.spec, tail_keys).value()))
+        << tail.size() << " bytes, the base filter " << base_bytes;
     std::unique_ptr<FilterBitsReader> reader(options.filter_policy->GetFilterBitsReader(tail));
     for (int i = kFullKeys; i < kFullKeys + tail_keys; ++i) ASSERT_TRUE(reader->MayMatch(Key(i)));
     int false_positives = 0;

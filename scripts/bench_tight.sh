@@ -28,7 +28,7 @@
 # bits/key over the SST files, false positives and storage reads per absent lookup, readmissing
 # and readmixed ops/sec), then the medians over those lines, with the ratios of each sstfilter
 # policy to RocksDB's best configuration in the same cell (the most ops/sec; the fewest reads).
-# Takes about 35 minutes on 2 cores at the defaults.
+# Takes about 45 minutes on 2 cores at the defaults (43 min 19 s here; --repeats=1, about 30).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ext=${DB_BENCH_EXT:-}
@@ -130,9 +130,9 @@ for ((b = 1; b <= builds; b++)); do
         read_flags=("${flags[@]}" --use_existing_db --cache_size=$((cache << 20)) --key_dist="$dist"
           "--benchmarks=readmixed,readmissing")
         # Each repeat reads the cell's three databases in turn, each in a process of its own,
-        # starting from a different one: the machine's speed drifts, and each process's cache
-        # places the blocks in its shards anew, so both spread over every policy instead of
-        # deciding one policy's figures.
+        # starting from a different one: the machine's speed drifts from minute to minute, and
+        # taking turns spreads that over every policy. (Which blocks share a cache shard follows
+        # from the files' cache keys, so it changes between builds, not between repeats.)
         for ((r = 0; r < repeats; r++)); do
           labels="$b.$((r + 1))	$mode	$cache	$dist"
           plain_policies=$rocksdb_filters

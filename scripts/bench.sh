@@ -43,13 +43,17 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_dir=$("$root/scripts/setup.sh" | tail -n 1)
+# --tight and --budget run DB_BENCH_EXT if it is set (another build's db_bench_ext: another
+# RocksDB's), else this build's.
 if [ "${1:-}" = "--tight" ]; then
   shift
-  DB_BENCH_EXT="$build_dir/db_bench_ext/db_bench_ext" exec bash "$root/scripts/bench_tight.sh" "$@"
+  DB_BENCH_EXT="${DB_BENCH_EXT:-$build_dir/db_bench_ext/db_bench_ext}" \
+    exec bash "$root/scripts/bench_tight.sh" "$@"
 fi
 if [ "${1:-}" = "--budget" ]; then
   shift
-  DB_BENCH_EXT="$build_dir/db_bench_ext/db_bench_ext" exec bash "$root/scripts/bench_budget.sh" "$@"
+  DB_BENCH_EXT="${DB_BENCH_EXT:-$build_dir/db_bench_ext/db_bench_ext}" \
+    exec bash "$root/scripts/bench_budget.sh" "$@"
 fi
 if [ "${1:-}" = "--micro" ]; then
   shift

@@ -152,9 +152,9 @@ Result<std::vector<LevelFilter>> LeveledPolicy::Allocation(int num_levels,
 }
 
 // One file's filters: its level's in the allocation priced at each filter's key count (a smaller
-// partition: at its file's fullest partition's, ForKeys). A flush
-// (level 0) of a leveled tree first asks whether it appends, once its first filter finishes (the
-// estimates before then guess from the keys so far), and records its keys for later flushes.
+// partition: at its file's fullest partition's, ForKeys). A flush (level 0) of a leveled tree
+// first asks whether it appends, once its first filter finishes (the estimates before then guess
+// from the keys so far), and records its keys for later flushes.
 // With the tree's accounts (the sstfilter.LeveledBudget listener), the allocation is over the
 // levels' real shares, the file's own level counting its keys, for the steered budget.
 class LeveledPolicy::Chooser : public FilterChooser {

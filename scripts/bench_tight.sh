@@ -107,7 +107,7 @@ table_rows() {
 start=$SECONDS
 for ((b = 1; b <= builds; b++)); do
   for mode in "${mode_list[@]}"; do
-    flags=("${common[@]}" --seed=$((41 + b)))  # each build its own keys: independent draws
+    flags=("${common[@]}" --seed=$((41 + b)))  # each build its own order of puts and lookups
     [ "$mode" = partitioned ] && flags+=(--partition_filters)
     rm -rf "$db"
     echo "== build $b, $mode filters: filling ($((SECONDS - start)) s)" >&2
@@ -160,7 +160,7 @@ echo
 echo "Medians over $builds builds x $repeats repeats (no filter: builds); ratios against RocksDB's"
 echo "best configuration in the cell"
 echo "(the most ops/sec, the fewest reads per absent lookup), sstfilter's policies only."
-# The median of a cell's builds, per column; then, per cell, the ratios.
+# The median of a cell's rows (its builds and repeats), per column; then, per cell, the ratios.
 awk -F'\t' -v equal="$equal" -v lower="$lower" '
   function median(list,    n, v, i, j, t) {
     n = split(list, v, " ")

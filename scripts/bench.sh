@@ -79,7 +79,7 @@ if [ "${1:-}" = "--large" ]; then
     --cache_size=33554432 --cache_index_and_filter_blocks --use_direct_reads
     --target_file_size_base=8388608 --max_bytes_for_level_base=67108864
     --level_compaction_dynamic_level_bytes --listeners=sstfilter.LeveledBudget
-    --read_hit_ratio=0.5 --benchmarks=fillrandom,readmixed,readmissing
+    --read_hit_ratio=0.5 "--benchmarks=fillrandom,readmixed,readmissing"
   )
   echo "=== large: filters in the block cache, direct reads"
   "$build_dir/db_bench_ext/db_bench_ext" --db="${TMPDIR:-/tmp}/sstfilter_db_bench_ext" "${large[@]}" \

@@ -15,6 +15,7 @@
 //   ReadOptions of that shape.
 // - Cache's definition (GetCapacity, GetPrintableOptions): rocksdb/cache.h up to 8.0, then
 //   rocksdb/advanced_cache.h.
+// - BlockBasedTableOptions::decouple_partitioned_filters: from 9.6.
 #pragma once
 
 // Cache's definition: rocksdb/cache.h before 8.x moved it to rocksdb/advanced_cache.h.
@@ -25,6 +26,7 @@
 #include <rocksdb/db.h>
 #include <rocksdb/options.h>
 #include <rocksdb/statistics.h>
+#include <rocksdb/table.h>
 #include <rocksdb/table_properties.h>
 
 #include <functional>
@@ -138,6 +140,28 @@ void SetTableFilter(R* read_options, const TableFilter* filter) {
     read_options->table_filter = filter;
   } else {
     read_options->table_filter = *filter;
+  }
+}
+
+// Whether T (BlockBasedTableOptions, or a stand-in in tests) has decouple_partitioned_filters
+// (from 9.6: filter partitions cut by their own size, not at each index partition's cut). Told
+// apart by the member, as table_filter is.
+template <typename T, typename = void>
+inline constexpr bool kHasDecouplePartitionedFilters = false;
+template <typename T>
+inline constexpr bool kHasDecouplePartitionedFilters<
+    T, std::void_t<decltype(std::declval<T&>().decouple_partitioned_filters)>> = true;
+
+// Sets table->decouple_partitioned_filters to `on`. False, and *table unchanged, when `on` asks
+// for what this RocksDB does not have.
+template <typename T>
+bool SetDecouplePartitionedFilters(T* table, bool on) {
+  if constexpr (kHasDecouplePartitionedFilters<T>) {
+    table->decouple_partitioned_filters = on;
+    return true;
+  } else {
+    (void)table;
+    return !on;
   }
 }
 

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 
+#include "compat/rocksdb_api.h"
 #include "sstfilter/range_filter.h"
 
 namespace db_bench_ext {
@@ -92,6 +93,10 @@ ROCKSDB_NAMESPACE::Options DatabaseOptions(const Config& config, const PolicyUnd
     if (FLAGS_partition_filters) {
       table.index_type = ROCKSDB_NAMESPACE::BlockBasedTableOptions::kTwoLevelIndexSearch;
     }
+  }
+  if (applies("decouple_partitioned_filters")) {
+    // ValidateFlags refused the flag where this RocksDB does not have the option.
+    sstfilter::compat::SetDecouplePartitionedFilters(&table, FLAGS_decouple_partitioned_filters);
   }
   if (applies("metadata_block_size")) {
     table.metadata_block_size = static_cast<uint64_t>(FLAGS_metadata_block_size);

@@ -6,6 +6,7 @@
 #include <rocksdb/status.h>
 #include <rocksdb/table.h>
 #include <rocksdb/utilities/options_util.h>
+#include <rocksdb/version.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -16,6 +17,7 @@
 #include <memory>
 #include <vector>
 
+#include "compat/rocksdb_api.h"
 #include "sstfilter/sstfilter.h"
 
 DEFINE_string(benchmarks, "fillrandom,readrandom,readmissing,multireadrandom,multireadmissing",
@@ -72,6 +74,11 @@ DEFINE_bool(partition_filters, false,
             "Partitioned filters (and the two-level index they need): filter partitions of "
             "--metadata_block_size bytes, loaded into the block cache as lookups need them");
 DEFINE_int64(metadata_block_size, 4096, "Size of index and filter partitions in bytes");
+DEFINE_bool(decouple_partitioned_filters, false,
+            "With --partition_filters: RocksDB's decouple_partitioned_filters (from 9.6), which "
+            "cuts each filter partition at --metadata_block_size by its own size; off (RocksDB's "
+            "default), 9.x cuts one at each index partition's cut too, leaving a small one after "
+            "each full one. An error before 9.6");
 DEFINE_int32(format_version, -1,
              "The block-based table's format_version; -1: RocksDB's default (which RocksDB "
              "checks at open)");
@@ -321,6 +328,13 @@ void CheckDatabaseFlags(Config* c) {
   if (FLAGS_format_version < -1 || FLAGS_format_version > 1000) {
     Fail("--format_version must be -1 or a format RocksDB knows, got " +
          std::to_string(FLAGS_format_version));
+  }
+  if (FLAGS_decouple_partitioned_filters && !sstfilter::compat::kHasDecouplePartitionedFilters<
+                                                ROCKSDB_NAMESPACE::BlockBasedTableOptions>) {
+    Fail(
+        "--decouple_partitioned_filters needs RocksDB 9.6 or later; this db_bench_ext is built "
+        "against " +
+        ROCKSDB_NAMESPACE::GetRocksVersionAsString());
   }
   if (FLAGS_metadata_block_size < 64 || FLAGS_metadata_block_size > (int64_t{1} << 30)) {
     Fail("--metadata_block_size must be in [64, 2^30], got " +

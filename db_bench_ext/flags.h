@@ -39,6 +39,7 @@ DECLARE_bool(cache_index_and_filter_blocks);
 DECLARE_bool(pin_l0_filter_and_index_blocks_in_cache);
 DECLARE_bool(partition_filters);
 DECLARE_int64(metadata_block_size);
+DECLARE_bool(decouple_partitioned_filters);
 DECLARE_int32(format_version);
 DECLARE_double(reads_per_write);
 DECLARE_int64(write_buffer_size);

@@ -30,6 +30,7 @@ Json ConfigJson(const Config& c) {
       {"cache_index_and_filter_blocks", FLAGS_cache_index_and_filter_blocks},
       {"pin_l0_filter_and_index_blocks_in_cache", FLAGS_pin_l0_filter_and_index_blocks_in_cache},
       {"partition_filters", FLAGS_partition_filters},
+      {"decouple_partitioned_filters", FLAGS_decouple_partitioned_filters},
       {"format_version", FLAGS_format_version},
       {"use_direct_reads", FLAGS_use_direct_reads},
       {"compression_type", FLAGS_compression_type}};

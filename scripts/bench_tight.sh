@@ -22,7 +22,10 @@
 #   scripts/bench.sh --tight [--builds=2] [--num=3000000] [--duration=1] [--repeats=2]
 #       [--reads=50000] [--caches=8,32,128] [--dists=uniform,zipfian]
 #       [--modes=full,partitioned] [--equal=sstfilter.Leveled:10.6]
-#       [--lower=sstfilter.Leveled:6.4] [--db=DIR]
+#       [--lower=sstfilter.Leveled:6.4] [--decouple_partitioned_filters] [--db=DIR]
+#
+# --decouple_partitioned_filters: the partitioned fills with RocksDB's option of that name (9.6 and
+# later; DB_BENCH_EXT names a db_bench_ext built against such a RocksDB).
 #
 # Prints one line per build and repeat (build.repeat), mode, cache, distribution and policy (its
 # bits/key over the SST files, false positives and storage reads per absent lookup, readmissing
@@ -43,6 +46,7 @@ modes="full,partitioned"
 equal="sstfilter.Leveled:10.6"
 lower="sstfilter.Leveled:6.4"
 db=${TMPDIR:-/tmp}/sstfilter_bench_tight
+decouple=0
 die() { echo "bench.sh --tight: $*" >&2; exit 2; }
 for arg in "$@"; do
   case "$arg" in
@@ -57,6 +61,7 @@ for arg in "$@"; do
     --equal=*) equal=${arg#*=} ;;
     --lower=*) lower=${arg#*=} ;;
     --db=*) db=${arg#*=} ;;
+    --decouple_partitioned_filters) decouple=1 ;;
     *) die "unknown argument $arg (see the comment at the top of scripts/bench_tight.sh)" ;;
   esac
 done
@@ -109,6 +114,7 @@ for ((b = 1; b <= builds; b++)); do
   for mode in "${mode_list[@]}"; do
     flags=("${common[@]}" --seed=$((41 + b)))  # each build its own order of puts and lookups
     [ "$mode" = partitioned ] && flags+=(--partition_filters)
+    [ "$mode" = partitioned ] && [ "$decouple" = 1 ] && flags+=(--decouple_partitioned_filters)
     rm -rf "$db"
     echo "== build $b, $mode filters: filling ($((SECONDS - start)) s)" >&2
     "$ext" --db="$db/plain" "${flags[@]}" --benchmarks=fillrandom \

@@ -4,7 +4,8 @@
 # (tests/install/exported_symbols.txt for libsstfilter.so, core_exported_symbols.txt for
 # libsstfilter_core.so). A symbol of core/ or of a private class that leaks (a clash
 # waiting to happen with another copy of the same code in a program), or an API symbol that went
-# missing, fails the test and is named. After a deliberate API change, regenerate the list with
+# missing, fails the test and is named. After a deliberate API change, name the new function or
+# class in the library's exports.map (plugin/, core/), then regenerate the list with
 #   nm -D --defined-only --demangle LIBRARY | cut -d' ' -f3- | LC_ALL=C sort
 #
 #   exported_symbols_test.sh LIBRARY EXPECTED_LIST

@@ -21,6 +21,7 @@
 #include <tuple>
 #include <vector>
 
+#include "compat/rocksdb_api.h"
 #include "core/filter_spec.h"
 #include "core/kinds.h"
 #include "core/random.h"
@@ -774,6 +775,52 @@ TEST_F(DbBenchExtTest, DirectReadsRunOrFailCleanly) {
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.err.find("cannot open the database"), std::string::npos) << r.err;
   }
+}
+
+// compat::SetDecouplePartitionedFilters, on stand-ins with and without the member: it sets the
+// member where there is one, and refuses only a request for what is not there.
+struct TableOptionsWithDecouple {
+  bool decouple_partitioned_filters = false;
+};
+struct TableOptionsWithoutDecouple {};
+
+TEST(DecouplePartitionedFilters, SetWhereTheOptionExistsRefusedWhereNot) {
+  TableOptionsWithDecouple with;
+  EXPECT_TRUE(compat::SetDecouplePartitionedFilters(&with, true));
+  EXPECT_TRUE(with.decouple_partitioned_filters);
+  EXPECT_TRUE(compat::SetDecouplePartitionedFilters(&with, false));
+  EXPECT_FALSE(with.decouple_partitioned_filters);
+  TableOptionsWithoutDecouple without;
+  EXPECT_FALSE(compat::SetDecouplePartitionedFilters(&without, true));
+  EXPECT_TRUE(compat::SetDecouplePartitionedFilters(&without, false));
+  // RocksDB's own options have it from 9.6 on (its HISTORY.md).
+  EXPECT_EQ(compat::kHasDecouplePartitionedFilters<rocksdb::BlockBasedTableOptions>,
+            SSTFILTER_ROCKSDB_VERSION >= 906);
+}
+
+// --decouple_partitioned_filters reaches the database's table options where RocksDB has the
+// option (its OPTIONS file says so); before 9.6 it is one line on stderr and exit 1, before any
+// work.
+TEST_F(DbBenchExtTest, DecouplePartitionedFiltersReachesTheTableOptionsOrFails) {
+  const RunResult r = RunTool({"--num=5000", "--db=" + db_, "--benchmarks=fillrandom",
+                               "--filter_uri=bloomfilter:10", "--partition_filters",
+                               "--decouple_partitioned_filters"});
+  if (!compat::kHasDecouplePartitionedFilters<rocksdb::BlockBasedTableOptions>) {
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find("needs RocksDB 9.6"), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    return;
+  }
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string written;
+  for (const auto& e : fs::directory_iterator(db_ + "/policy0")) {
+    if (e.path().filename().string().rfind("OPTIONS-", 0) == 0) written = e.path();
+  }
+  ASSERT_FALSE(written.empty());
+  const std::string options = ReadFile(written);
+  EXPECT_NE(options.find("  decouple_partitioned_filters=true"), std::string::npos);
+  EXPECT_NE(options.find("  partition_filters=true"), std::string::npos);
 }
 
 // --options_file: a user's OPTIONS file applies to every policy's database, with the filter policy

@@ -329,12 +329,11 @@ void CheckDatabaseFlags(Config* c) {
     Fail("--format_version must be -1 or a format RocksDB knows, got " +
          std::to_string(FLAGS_format_version));
   }
-  if (FLAGS_decouple_partitioned_filters && !sstfilter::compat::kHasDecouplePartitionedFilters<
-                                                ROCKSDB_NAMESPACE::BlockBasedTableOptions>) {
-    Fail(
-        "--decouple_partitioned_filters needs RocksDB 9.6 or later; this db_bench_ext is built "
-        "against " +
-        ROCKSDB_NAMESPACE::GetRocksVersionAsString());
+  constexpr bool kRocksDbCanDecouple =
+      sstfilter::compat::kHasDecouplePartitionedFilters<ROCKSDB_NAMESPACE::BlockBasedTableOptions>;
+  if (FLAGS_decouple_partitioned_filters && !kRocksDbCanDecouple) {
+    Fail("--decouple_partitioned_filters needs RocksDB 9.6 or later, not " +
+         ROCKSDB_NAMESPACE::GetRocksVersionAsString());
   }
   if (FLAGS_metadata_block_size < 64 || FLAGS_metadata_block_size > (int64_t{1} << 30)) {
     Fail("--metadata_block_size must be in [64, 2^30], got " +

@@ -12,6 +12,7 @@
 #include <rocksdb/statistics.h>
 #include <rocksdb/table.h>
 #include <rocksdb/table_properties.h>
+#include <rocksdb/utilities/options_util.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -222,6 +223,16 @@ inline std::unique_ptr<ROCKSDB_NAMESPACE::DB> OpenDb(const ROCKSDB_NAMESPACE::Op
   std::unique_ptr<ROCKSDB_NAMESPACE::DB> db;
   *status = sstfilter::compat::OpenDb(options, dir, &db);
   return db;
+}
+
+// The path of the newest OPTIONS file RocksDB wrote in the database directory `dir`; empty (and
+// the test failed) if there is none.
+inline std::string NewestOptionsFile(const std::string& dir) {
+  std::string name;
+  const ROCKSDB_NAMESPACE::Status s =
+      ROCKSDB_NAMESPACE::GetLatestOptionsFileName(dir, ROCKSDB_NAMESPACE::Env::Default(), &name);
+  EXPECT_TRUE(s.ok()) << dir << ": " << s.ToString();
+  return s.ok() ? dir + "/" + name : std::string();
 }
 
 // The database in `dir`; null (and the test failed) if it does not open.

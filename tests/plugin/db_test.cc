@@ -98,13 +98,9 @@ TEST_P(DbPolicyTest, OptionsFileNamesThePolicyWithItsOptions) {
   Open(MakeOptions(GetParam()));
   Load(0, 1000);
   db_.reset();
-  std::string newest;
-  for (const auto& entry : fs::directory_iterator(dir_)) {
-    const std::string name = entry.path().filename().string();
-    if (name.rfind("OPTIONS-", 0) == 0 && name > newest) newest = name;
-  }
+  const std::string newest = testing::NewestOptionsFile(dir_);
   ASSERT_FALSE(newest.empty());
-  const std::string text = testing::ReadFile(dir_ + "/" + newest);
+  const std::string text = testing::ReadFile(newest);
   const std::string expected_id =
       std::string("filter_policy={id=") + PolicyFrom(GetParam())->Name() + ";";
   EXPECT_NE(text.find(expected_id), std::string::npos) << text;

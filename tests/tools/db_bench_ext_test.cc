@@ -813,10 +813,7 @@ TEST_F(DbBenchExtTest, DecouplePartitionedFiltersReachesTheTableOptionsOrFails) 
     return;
   }
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::string written;
-  for (const auto& e : fs::directory_iterator(db_ + "/policy0")) {
-    if (e.path().filename().string().rfind("OPTIONS-", 0) == 0) written = e.path();
-  }
+  const std::string written = testing::NewestOptionsFile(db_ + "/policy0");
   ASSERT_FALSE(written.empty());
   const std::string options = ReadFile(written);
   EXPECT_NE(options.find("  decouple_partitioned_filters=true"), std::string::npos);
@@ -835,10 +832,7 @@ TEST_F(DbBenchExtTest, OptionsFileAppliesWithTheFlagsGivenOverIt) {
                        "--filter_uri=bloomfilter:10"})
                   .exit_code,
               0);
-    std::string written;
-    for (const auto& e : fs::directory_iterator(db_ + "/policy0")) {
-      if (e.path().filename().string().rfind("OPTIONS-", 0) == 0) written = e.path();
-    }
+    const std::string written = testing::NewestOptionsFile(db_ + "/policy0");
     ASSERT_FALSE(written.empty());
     std::istringstream in(ReadFile(written));
     std::ofstream out(options_file);
@@ -911,10 +905,7 @@ TEST_F(DbBenchExtTest, OptionsFileAppliesWithTheFlagsGivenOverIt) {
     ROCKSDB_NAMESPACE::Status s;
     ASSERT_NE(testing::OpenDb(plain, plain_db, &s), nullptr) << s.ToString();
   }
-  std::string plain_options;
-  for (const auto& e : fs::directory_iterator(plain_db)) {
-    if (e.path().filename().string().rfind("OPTIONS-", 0) == 0) plain_options = e.path();
-  }
+  const std::string plain_options = testing::NewestOptionsFile(plain_db);
   bad = RunTool({"--num=1000", "--db=" + db_, "--options_file=" + plain_options});
   fs::remove_all(plain_db);
   EXPECT_EQ(bad.exit_code, 1);

@@ -267,7 +267,7 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
     accounts.changes = tree.changes;
     const LiveCounts counts = CountLiveFiles(s, tree, cf_name, live, learned, changed, &accounts);
     BlendCountedProbes(counts, changed, &tree, &accounts);
-    PeakLevel0(&tree, &accounts);
+    PeakLevel0(Level0InPlace(counts, tree, accounts), &tree, &accounts);
     if (publish_as != nullptr) {
       Ledger::Global().Publish(LoggerTree(publish_as.get(), cf_name), publish_as,
                                std::move(accounts));
@@ -284,6 +284,12 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
     std::vector<FileRange> ranges;
     std::vector<double> sampled;
     double keys_counted = 0, keys_all = 0;
+    // Level 0 as its files are, those that compactions are rewriting included (lookups probe them
+    // until the compaction installs its outputs); its probes are Level0InPlace's. Each range's
+    // level where its file is, and whether any file of level 0 is a compaction's input.
+    LevelAccount level0_in_place;
+    std::vector<int> levels_in_place;
+    bool level0_rewritten = false;
   };
 
   // Counts the column family's live files into accounts->levels (keys, filter bytes, pending
@@ -360,7 +366,22 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
           levels[level].unmeasured_keys += file_keys;
         }
       }
+      if (f.level == 0) {
+        LevelAccount& here = counts.level0_in_place;
+        here.keys += file_keys;
+        if (filter.measured) {
+          here.filter_bytes += filter.filter_bytes;
+          if (filter.filter_bytes > 0) {
+            ++here.filter_files;
+            here.filter_keys += file_keys;
+          }
+        } else {
+          here.unmeasured_keys += file_keys;
+        }
+        counts.level0_rewritten |= input != rewritten.end();
+      }
       counts.ranges.push_back({level, static_cast<double>(file_keys), smallest, largest});
+      counts.levels_in_place.push_back(f.level);
       still_live[path] = std::move(filter);
     }
     // Files reported created that are not live yet.
@@ -396,9 +417,31 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
     }
   }
 
-  // Level 0 at its fullest among the last kLevel0Window accounts, this one's included.
-  static void PeakLevel0(Tree* tree, TreeAccounts* accounts) {
-    tree->level0.push_back(accounts->levels.empty() ? LevelAccount{} : accounts->levels[0]);
+  // Level 0 as its files are, with the probes it receives: the account's level 0, unless a
+  // compaction is rewriting some of its files, whose keys the account counts where they are
+  // going. With tree.counted as BlendCountedProbes left it.
+  static LevelAccount Level0InPlace(const LiveCounts& counts, const Tree& tree,
+                                    const TreeAccounts& accounts) {
+    if (!counts.level0_rewritten) {
+      return accounts.levels.empty() ? LevelAccount{} : accounts.levels[0];
+    }
+    std::vector<FileRange> ranges = counts.ranges;
+    for (size_t i = 0; i < ranges.size(); ++i) ranges[i].level = counts.levels_in_place[i];
+    double weight = 0;
+    const std::vector<double> probes = BlendProbes(
+        ProbesPerLevel(ranges, std::max<size_t>(accounts.levels.size(), 1)), tree.counted,
+        counts.keys_all > 0 ? counts.keys_counted / counts.keys_all : 0, &weight);
+    LevelAccount level0 = counts.level0_in_place;
+    level0.probes = probes.empty() ? 0 : probes[0];
+    level0.counted_probes = tree.counted.empty() ? 0 : tree.counted[0];
+    return level0;
+  }
+
+  // Level 0 at its fullest among the last kLevel0Window accounts, this one's included, each
+  // counted as its files are (Level0InPlace): a flush's account and that of the compaction the
+  // flush triggers, which RocksDB may report in either order, then record the same level 0.
+  static void PeakLevel0(const LevelAccount& level0, Tree* tree, TreeAccounts* accounts) {
+    tree->level0.push_back(level0);
     if (tree->level0.size() > TreeAccounts::kLevel0Window) tree->level0.pop_front();
     for (const LevelAccount& a : tree->level0) {
       if (a.keys + a.pending_keys >=

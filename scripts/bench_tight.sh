@@ -13,16 +13,23 @@
 # of puts and lookups (--seed), since which filter blocks evict each other changes from build to
 # build, and which absent keys are false positives with the files' keys. Each cell is read
 # --repeats times, each time by three processes (RocksDB's policies, sstfilter's, RocksDB's with
-# optimize_filters_for_hits) in turn, starting each time with the next (no filter: the first
-# time only). sstfilter.Leveled chooses its full filters for the block cache they are built with
+# optimize_filters_for_hits) in turn, starting each time with the next; no filter and --lower,
+# whose reads per lookup are the figures that matter and hardly change between repeats, the first
+# time only. sstfilter.Leveled chooses its full filters for the block cache they are built with
 # (it cuts the filters whose blocks would overflow their shards), so with full filters its
 # policies are filled once per cache size, under that cache; every other fill is read under
 # every cache.
 #
+# A build's fills run first, --fill_jobs at a time (each settled fill waits for its compactions,
+# so it keeps about one core busy), then its reads, one process at a time. A settled fill's tree
+# does not depend on timing: alone or beside another fill, the same files, byte for byte, for
+# RocksDB's filters and sstfilter's (DbTest.LeveledBudgetListenerSeesLevel0AtItsFullest...).
+#
 #   scripts/bench.sh --tight [--builds=2] [--num=3000000] [--duration=1] [--repeats=2]
 #       [--reads=50000] [--caches=8,32,128] [--dists=uniform,zipfian]
 #       [--modes=full,partitioned] [--equal=sstfilter.Leveled:10.6]
-#       [--lower=sstfilter.Leveled:6.4] [--decouple_partitioned_filters] [--db=DIR]
+#       [--lower=sstfilter.Leveled:6.4] [--fill_jobs=2] [--decouple_partitioned_filters]
+#       [--db=DIR]
 #
 # --decouple_partitioned_filters: the partitioned fills with RocksDB's option of that name (9.6 and
 # later; DB_BENCH_EXT names a db_bench_ext built against such a RocksDB).
@@ -31,7 +38,7 @@
 # bits/key over the SST files, false positives and storage reads per absent lookup, readmissing
 # and readmixed ops/sec), then the medians over those lines, with the ratios of each sstfilter
 # policy to RocksDB's best configuration in the same cell (the most ops/sec; the fewest reads).
-# Takes about 45 minutes on 2 cores at the defaults (43 min 19 s here; --repeats=1, about 30).
+# Takes about 30 minutes on 2 cores at the defaults.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ext=${DB_BENCH_EXT:-}
@@ -47,6 +54,7 @@ equal="sstfilter.Leveled:10.6"
 lower="sstfilter.Leveled:6.4"
 db=${TMPDIR:-/tmp}/sstfilter_bench_tight
 decouple=0
+fill_jobs=2
 die() { echo "bench.sh --tight: $*" >&2; exit 2; }
 for arg in "$@"; do
   case "$arg" in
@@ -61,6 +69,7 @@ for arg in "$@"; do
     --equal=*) equal=${arg#*=} ;;
     --lower=*) lower=${arg#*=} ;;
     --db=*) db=${arg#*=} ;;
+    --fill_jobs=*) fill_jobs=${arg#*=} ;;
     --decouple_partitioned_filters) decouple=1 ;;
     *) die "unknown argument $arg (see the comment at the top of scripts/bench_tight.sh)" ;;
   esac
@@ -70,6 +79,7 @@ done
 [[ "$reads" =~ ^[1-9][0-9]*$ ]] || die "--reads must be a positive integer"
 [[ "$duration" =~ ^[0-9]+$ ]] || die "--duration must be whole seconds (0: --reads lookups)"
 [[ "$repeats" =~ ^[1-9][0-9]*$ ]] || die "--repeats must be a positive integer"
+[[ "$fill_jobs" =~ ^[1-9][0-9]*$ ]] || die "--fill_jobs must be a positive integer"
 IFS=, read -r -a cache_list <<< "$caches"
 IFS=, read -r -a dist_list <<< "$dists"
 IFS=, read -r -a mode_list <<< "$modes"
@@ -87,8 +97,8 @@ fi
 [ -x "$ext" ] || die "no $ext (build first, or set DB_BENCH_EXT)"
 
 rocksdb_filters="bloomfilter:10,ribbonfilter:14.5:-1"
-# No filter: read in the first repeat only. Last, since db_bench_ext names each policy's database
-# by its place in --filter_uri: the others keep theirs without it.
+# No filter and --lower: read in the first repeat only. Each last, since db_bench_ext names each
+# policy's database by its place in --filter_uri: the others keep theirs without it.
 rocksdb_policies="$rocksdb_filters,none"
 sstfilter_policies="$equal,$lower"
 hits_policies="$rocksdb_filters"  # with optimize_filters_for_hits
@@ -109,31 +119,69 @@ table_rows() {
     in_table && NF < 9 { in_table = 0 }'
 }
 
+# One fill: fill MODE KIND [CACHE_MiB], into $db/MODE/KIND (sstfilter's with full filters:
+# $db/full/sstfilter_CACHEMiB, filled under that cache). Its progress and errors go to its log,
+# printed should it fail.
+fill() {
+  local mode=$1 kind=$2 cache=${3:-} dir log
+  local args=("${flags[@]}")
+  [ "$mode" = partitioned ] && args+=(--partition_filters)
+  [ "$mode" = partitioned ] && [ "$decouple" = 1 ] && args+=(--decouple_partitioned_filters)
+  case $kind in
+    plain) args+=(--filter_uri="$rocksdb_policies") ;;
+    hits) args+=(--optimize_filters_for_hits --filter_uri="$hits_policies") ;;
+    sstfilter) args+=(--filter_uri="$sstfilter_policies")
+      [ -n "$cache" ] && args+=(--cache_size=$((cache << 20))) ;;
+  esac
+  dir="$db/$mode/$kind${cache:+_${cache}MiB}"
+  log="$db/logs/$mode-$kind${cache:+_${cache}MiB}.log"
+  "$ext" --db="$dir" "${args[@]}" --benchmarks=fillrandom > /dev/null 2> "$log" || {
+    tr '\r' '\n' < "$log" | grep -v '^\.\.\. finished' | grep . | tail -n 3 >&2
+    return 1
+  }
+}
+
 start=$SECONDS
 for ((b = 1; b <= builds; b++)); do
+  flags=("${common[@]}" --seed=$((41 + b)))  # each build its own order of puts and lookups
+  rm -rf "$db"
+  mkdir -p "$db/logs"
+  # The build's fills, longest first (RocksDB's plain fill holds three policies), dealt to
+  # --fill_jobs lanes that each run theirs in turn.
+  jobs_list=()
+  for mode in "${mode_list[@]}"; do jobs_list+=("$mode plain"); done
+  for mode in "${mode_list[@]}"; do jobs_list+=("$mode hits"); done
   for mode in "${mode_list[@]}"; do
-    flags=("${common[@]}" --seed=$((41 + b)))  # each build its own order of puts and lookups
-    [ "$mode" = partitioned ] && flags+=(--partition_filters)
-    [ "$mode" = partitioned ] && [ "$decouple" = 1 ] && flags+=(--decouple_partitioned_filters)
-    rm -rf "$db"
-    echo "== build $b, $mode filters: filling ($((SECONDS - start)) s)" >&2
-    "$ext" --db="$db/plain" "${flags[@]}" --benchmarks=fillrandom \
-      --filter_uri="$rocksdb_policies" > /dev/null
-    "$ext" --db="$db/hits" "${flags[@]}" --optimize_filters_for_hits --benchmarks=fillrandom \
-      --filter_uri="$hits_policies" > /dev/null
+    if [ "$mode" = full ]; then
+      for cache in "${cache_list[@]}"; do jobs_list+=("full sstfilter $cache"); done
+    else
+      jobs_list+=("partitioned sstfilter")
+    fi
+  done
+  echo "== build $b: ${#jobs_list[@]} fills, $fill_jobs at a time ($((SECONDS - start)) s)" >&2
+  lanes=()
+  for ((l = 0; l < fill_jobs; l++)); do
+    (
+      for ((j = l; j < ${#jobs_list[@]}; j += fill_jobs)); do
+        read -r -a job <<< "${jobs_list[j]}"
+        fill "${job[@]}"
+      done
+    ) &
+    lanes+=($!)
+  done
+  failed=0
+  for pid in "${lanes[@]}"; do wait "$pid" || failed=1; done
+  ((failed == 0)) || die "a fill of build $b failed (its last lines above)"
+  echo "== build $b: reading ($((SECONDS - start)) s)" >&2
+  for mode in "${mode_list[@]}"; do
+    read_base=("${flags[@]}" --use_existing_db)
+    [ "$mode" = partitioned ] && read_base+=(--partition_filters)
+    [ "$mode" = partitioned ] && [ "$decouple" = 1 ] && read_base+=(--decouple_partitioned_filters)
     for cache in "${cache_list[@]}"; do
-      # sstfilter's fill: under this cache with full filters; otherwise once, read under each.
-      if [ "$mode" = full ]; then
-        sstfilter_db="$db/sstfilter_${cache}MiB"
-        "$ext" --db="$sstfilter_db" "${flags[@]}" --cache_size=$((cache << 20)) \
-          --benchmarks=fillrandom --filter_uri="$sstfilter_policies" > /dev/null
-      else
-        sstfilter_db="$db/sstfilter"
-        [ -d "$sstfilter_db" ] || "$ext" --db="$sstfilter_db" "${flags[@]}" \
-          --benchmarks=fillrandom --filter_uri="$sstfilter_policies" > /dev/null
-      fi
+      sstfilter_db="$db/$mode/sstfilter"
+      [ "$mode" = full ] && sstfilter_db="$db/full/sstfilter_${cache}MiB"
       for dist in "${dist_list[@]}"; do
-        read_flags=("${flags[@]}" --use_existing_db --cache_size=$((cache << 20)) --key_dist="$dist"
+        read_flags=("${read_base[@]}" --cache_size=$((cache << 20)) --key_dist="$dist"
           "--benchmarks=readmixed,readmissing")
         # Each repeat reads the cell's three databases in turn, each in a process of its own,
         # starting from a different one: the machine's speed drifts from minute to minute, and
@@ -142,14 +190,15 @@ for ((b = 1; b <= builds; b++)); do
         for ((r = 0; r < repeats; r++)); do
           labels="$b.$((r + 1))	$mode	$cache	$dist"
           plain_policies=$rocksdb_filters
-          ((r > 0)) || plain_policies=$rocksdb_policies
+          sst_policies=$equal
+          ((r > 0)) || { plain_policies=$rocksdb_policies; sst_policies=$sstfilter_policies; }
           for ((i = 0; i < 3; i++)); do
             case $(((i + r) % 3)) in
-              0) "$ext" --db="$db/plain" "${read_flags[@]}" --filter_uri="$plain_policies" |
+              0) "$ext" --db="$db/$mode/plain" "${read_flags[@]}" --filter_uri="$plain_policies" |
                 table_rows "$labels" "" >> "$rows" ;;
-              1) "$ext" --db="$sstfilter_db" "${read_flags[@]}" --filter_uri="$sstfilter_policies" |
+              1) "$ext" --db="$sstfilter_db" "${read_flags[@]}" --filter_uri="$sst_policies" |
                 table_rows "$labels" "" >> "$rows" ;;
-              2) "$ext" --db="$db/hits" "${read_flags[@]}" --optimize_filters_for_hits \
+              2) "$ext" --db="$db/$mode/hits" "${read_flags[@]}" --optimize_filters_for_hits \
                 --filter_uri="$hits_policies" | table_rows "$labels" "+hits" >> "$rows" ;;
             esac
           done
@@ -163,8 +212,8 @@ rm -rf "$db"
 echo "build	mode	cache_MiB	dist	policy	bits/key	FP/look	reads/look	readmissing	readmixed"
 cat "$rows"
 echo
-echo "Medians over $builds builds x $repeats repeats (no filter: builds); ratios against RocksDB's"
-echo "best configuration in the cell"
+echo "Medians over $builds builds x $repeats repeats (no filter and $lower: builds); ratios against"
+echo "RocksDB's best configuration in the cell"
 echo "(the most ops/sec, the fewest reads per absent lookup), sstfilter's policies only."
 # The median of a cell's rows (its builds and repeats), per column; then, per cell, the ratios.
 awk -F'\t' -v equal="$equal" -v lower="$lower" '

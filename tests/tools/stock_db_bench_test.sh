@@ -15,7 +15,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-common=(--benchmarks=fillrandom,readrandom --num=100000 --reads=50000 --key_size=16
+common=("--benchmarks=fillrandom,readrandom" --num=100000 --reads=50000 --key_size=16
         --value_size=100 --statistics --seed=1)
 
 ticker() {  # $1: output file, $2: ticker name
@@ -146,18 +146,21 @@ cat "$work/bcb.out"
   { echo "FAIL: block_cache_bench.sh did not print a row per config" >&2; exit 1; }
 refuses "unknown config bogus" "${bcb[@]}" --configs=bogus
 # scripts/bench_tight.sh (scripts/bench.sh --tight), small: one build, one cache and
-# distribution, partitioned filters; a row per policy, the ratios on sstfilter's; a cache it cannot
-# read is one line and exit 2.
+# distribution, full and partitioned filters (their fills two at a time); a row per policy, the
+# ratios on sstfilter's; a cache it cannot read is one line and exit 2.
 tight=(env DB_BENCH_EXT="$build/db_bench_ext/db_bench_ext" bash "$src/scripts/bench_tight.sh"
        --db="$work/tight")
-"${tight[@]}" --builds=1 --num=20000 --reads=2000 --caches=1 --dists=zipfian --modes=partitioned \
-  > "$work/tight.out"
+"${tight[@]}" --builds=1 --num=20000 --reads=2000 --caches=1 --dists=zipfian \
+  --modes=full,partitioned > "$work/tight.out"
 cat "$work/tight.out"
-[ "$(grep -Ec '^partitioned +1 zipfian +[^ ]+ ' "$work/tight.out")" -eq 7 ] ||
-  { echo "FAIL: bench_tight.sh did not print a median row per policy" >&2; exit 1; }
-[ "$(grep -Ec '^partitioned +1 zipfian +sstfilter.Leveled:[0-9.]+ .*x +[0-9.]+x +[0-9.]+x$' "$work/tight.out")" -eq 2 ] ||
-  { echo "FAIL: bench_tight.sh did not print the ratios of sstfilter's policies" >&2; exit 1; }
+for mode in full partitioned; do
+  [ "$(grep -Ec "^$mode +1 zipfian +[^ ]+ " "$work/tight.out")" -eq 7 ] ||
+    { echo "FAIL: bench_tight.sh did not print a median row per policy ($mode)" >&2; exit 1; }
+  [ "$(grep -Ec "^$mode +1 zipfian +sstfilter.Leveled:[0-9.]+ .*x +[0-9.]+x +[0-9.]+x\$" "$work/tight.out")" -eq 2 ] ||
+    { echo "FAIL: bench_tight.sh did not print the ratios of sstfilter's policies ($mode)" >&2; exit 1; }
+done
 refuses "is not MiB" "${tight[@]}" --caches=8MiB
+refuses "fill_jobs must be" "${tight[@]}" --fill_jobs=0
 # scripts/bench_budget.sh (scripts/bench.sh --budget), small: a row per database, its filters
 # against the budget, and the rewrites counted; a bad budget is one line and exit 2.
 mb=(env DB_BENCH_EXT="$build/db_bench_ext/db_bench_ext" bash "$src/scripts/bench_budget.sh"

@@ -13,9 +13,10 @@
 # of puts and lookups (--seed), since which filter blocks evict each other changes from build to
 # build, and which absent keys are false positives with the files' keys. Each cell is read
 # --repeats times, each time by three processes (RocksDB's policies, sstfilter's, RocksDB's with
-# optimize_filters_for_hits) in turn, starting each time with the next; no filter and --lower,
-# whose reads per lookup are the figures that matter and hardly change between repeats, the first
-# time only. sstfilter.Leveled chooses its full filters for the block cache they are built with
+# optimize_filters_for_hits) in turn, starting each time with the next; no filter, --lower and
+# optimize_filters_for_hits the first time only (their reads per absent lookup, which hardly
+# change between repeats, decide their figures: with optimize_filters_for_hits a lookup that
+# reaches the last level reads a block there). sstfilter.Leveled chooses its full filters for the block cache they are built with
 # (it cuts the filters whose blocks would overflow their shards), so with full filters its
 # policies are filled once per cache size, under that cache; every other fill is read under
 # every cache.
@@ -97,8 +98,9 @@ fi
 [ -x "$ext" ] || die "no $ext (build first, or set DB_BENCH_EXT)"
 
 rocksdb_filters="bloomfilter:10,ribbonfilter:14.5:-1"
-# No filter and --lower: read in the first repeat only. Each last, since db_bench_ext names each
-# policy's database by its place in --filter_uri: the others keep theirs without it.
+# No filter, --lower and optimize_filters_for_hits: read in the first repeat only. No filter and
+# --lower each last, since db_bench_ext names each policy's database by its place in
+# --filter_uri: the others keep theirs without it.
 rocksdb_policies="$rocksdb_filters,none"
 sstfilter_policies="$equal,$lower"
 hits_policies="$rocksdb_filters"  # with optimize_filters_for_hits
@@ -183,9 +185,9 @@ for ((b = 1; b <= builds; b++)); do
       for dist in "${dist_list[@]}"; do
         read_flags=("${read_base[@]}" --cache_size=$((cache << 20)) --key_dist="$dist"
           "--benchmarks=readmixed,readmissing")
-        # Each repeat reads the cell's three databases in turn, each in a process of its own,
-        # starting from a different one: the machine's speed drifts from minute to minute, and
-        # taking turns spreads that over every policy. (Which blocks share a cache shard follows
+        # Each repeat reads the cell's databases in turn (the first repeat three, the next ones
+        # two), each in a process of its own, starting from a different one: the machine's speed
+        # drifts from minute to minute, and taking turns spreads that over every policy. (Which blocks share a cache shard follows
         # from the files' cache keys, so it changes between builds, not between repeats.)
         for ((r = 0; r < repeats; r++)); do
           labels="$b.$((r + 1))	$mode	$cache	$dist"
@@ -198,8 +200,10 @@ for ((b = 1; b <= builds; b++)); do
                 table_rows "$labels" "" >> "$rows" ;;
               1) "$ext" --db="$sstfilter_db" "${read_flags[@]}" --filter_uri="$sst_policies" |
                 table_rows "$labels" "" >> "$rows" ;;
-              2) "$ext" --db="$db/$mode/hits" "${read_flags[@]}" --optimize_filters_for_hits \
-                --filter_uri="$hits_policies" | table_rows "$labels" "+hits" >> "$rows" ;;
+              2) if ((r == 0)); then
+                  "$ext" --db="$db/$mode/hits" "${read_flags[@]}" --optimize_filters_for_hits \
+                    --filter_uri="$hits_policies" | table_rows "$labels" "+hits" >> "$rows"
+                fi ;;
             esac
           done
         done
@@ -212,8 +216,8 @@ rm -rf "$db"
 echo "build	mode	cache_MiB	dist	policy	bits/key	FP/look	reads/look	readmissing	readmixed"
 cat "$rows"
 echo
-echo "Medians over $builds builds x $repeats repeats (no filter and $lower: builds); ratios against"
-echo "RocksDB's best configuration in the cell"
+echo "Medians over $builds builds x $repeats repeats (no filter, $lower and +hits: builds); ratios"
+echo "against RocksDB's best configuration in the cell"
 echo "(the most ops/sec, the fewest reads per absent lookup), sstfilter's policies only."
 # The median of a cell's rows (its builds and repeats), per column; then, per cell, the ratios.
 awk -F'\t' -v equal="$equal" -v lower="$lower" '

@@ -34,8 +34,8 @@
 # `scripts/bench.sh --tight` is production's shape with a block cache far smaller than the data:
 # full and partitioned filters, caches of 8, 32 and 128 MiB, uniform and Zipfian lookups, RocksDB's
 # filters with and without optimize_filters_for_hits, sstfilter.Leveled at about the same memory and
-# at about 0.6x, each fill on 2 fresh builds, each cell read twice (scripts/bench_tight.sh says
-# more). About 45 minutes.
+# at about 0.6x, each fill on 2 fresh builds (a build's fills two at a time), each cell read twice
+# (scripts/bench_tight.sh says more). About 30 minutes.
 #
 # `scripts/bench.sh --budget` fills databases of 1M, 3M and 10M keys, random and ordered, under
 # sstfilter.Leveled's memory_budget, and prints their filters against the budget and the files the

@@ -265,9 +265,9 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
     tree.changes += changed ? 1 : 0;
     TreeAccounts accounts;
     accounts.changes = tree.changes;
-    const LiveCounts counts = CountLiveFiles(s, tree, cf_name, live, learned, changed, &accounts);
+    LiveCounts counts = CountLiveFiles(s, tree, cf_name, live, learned, changed, &accounts);
     BlendCountedProbes(counts, changed, &tree, &accounts);
-    PeakLevel0(Level0InPlace(counts, tree, accounts), &tree, &accounts);
+    PeakLevel0(Level0InPlace(std::move(counts), tree, accounts), &tree, &accounts);
     if (publish_as != nullptr) {
       Ledger::Global().Publish(LoggerTree(publish_as.get(), cf_name), publish_as,
                                std::move(accounts));
@@ -419,13 +419,13 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
 
   // Level 0 as its files are, with the probes it receives: the account's level 0, unless a
   // compaction is rewriting some of its files, whose keys the account counts where they are
-  // going. With tree.counted as BlendCountedProbes left it.
-  static LevelAccount Level0InPlace(const LiveCounts& counts, const Tree& tree,
+  // going. With tree.counted as BlendCountedProbes left it; takes the counts' ranges.
+  static LevelAccount Level0InPlace(LiveCounts&& counts, const Tree& tree,
                                     const TreeAccounts& accounts) {
     if (!counts.level0_rewritten) {
       return accounts.levels.empty() ? LevelAccount{} : accounts.levels[0];
     }
-    std::vector<FileRange> ranges = counts.ranges;
+    std::vector<FileRange> ranges = std::move(counts.ranges);
     for (size_t i = 0; i < ranges.size(); ++i) ranges[i].level = counts.levels_in_place[i];
     double weight = 0;
     const std::vector<double> probes = BlendProbes(

@@ -260,11 +260,14 @@ struct FileHeat {
 
 struct TreeAccounts {
   std::vector<LevelAccount> levels;  // by level
-  // Level 0 at its fullest lately (the largest of the last kLevel0Window accounts' level 0, the
-  // current one included). Level 0 fills between compactions; a file written for a level below
-  // it stays while level 0 fills again, so the allocation counts level 0 at its fullest: the tree
-  // then spends its budget when level 0 is full, and less when it is not (a flush every 64 MiB
-  // makes level 0 a third of a 4M-key tree).
+  // Level 0 at its fullest lately: the largest of the last kLevel0Window accounts' level 0, the
+  // current one included, each counted as its files are, a running compaction's inputs among
+  // its keys (unlike `levels[0]`, which counts them where they are going). Level 0 fills between
+  // compactions; a file written for a level below it stays while level 0 fills again, so the
+  // allocation counts level 0 at its fullest: the tree then spends its budget when level 0 is
+  // full, and less when it is not (a flush every 64 MiB makes level 0 a third of a 4M-key tree).
+  // Flushes that land while level 0's compaction runs add to its inputs, so under a burst of
+  // writes the peak can exceed the compaction trigger, as the filter blocks then live do.
   static constexpr size_t kLevel0Window = 32;
   LevelAccount level0_peak;
   // The flushes, compactions and ingestions completed since the listener first saw the tree (the

@@ -12,14 +12,14 @@
 # about 0.6x it (--lower). Every fill is done on --builds fresh builds, each with its own order
 # of puts and lookups (--seed), since which filter blocks evict each other changes from build to
 # build, and which absent keys are false positives with the files' keys. Each cell is read
-# --repeats times, each time by three processes (RocksDB's policies, sstfilter's, RocksDB's with
+# --repeats times, by a process per database (RocksDB's policies, sstfilter's, RocksDB's with
 # optimize_filters_for_hits) in turn, starting each time with the next; no filter, --lower and
 # optimize_filters_for_hits the first time only (their reads per absent lookup, which hardly
 # change between repeats, decide their figures: with optimize_filters_for_hits a lookup that
-# reaches the last level reads a block there). sstfilter.Leveled chooses its full filters for the block cache they are built with
-# (it cuts the filters whose blocks would overflow their shards), so with full filters its
-# policies are filled once per cache size, under that cache; every other fill is read under
-# every cache.
+# reaches the last level reads a block there). sstfilter.Leveled chooses its full filters for
+# the block cache they are built with (it cuts the filters whose blocks would overflow their
+# shards), so with full filters its policies are filled once per cache size, under that cache;
+# every other fill is read under every cache.
 #
 # A build's fills run first, --fill_jobs at a time (each settled fill waits for its compactions,
 # so it keeps about one core busy), then its reads, one process at a time. A settled fill's tree
@@ -110,7 +110,18 @@ common=(--num="$num" --reads="$reads" --duration="$duration" --rounds=1 --settle
   --level_compaction_dynamic_level_bytes
   --listeners=sstfilter.LeveledBudget --read_hit_ratio=0.5 --plot=)
 rows=$(mktemp)
-trap 'rm -f "$rows"' EXIT
+lanes=()  # the fills running in the background (below)
+# Should the script stop (an error, Ctrl-C), so do the fills it started: each lane's db_bench_ext,
+# which fails its lane, then the lane.
+stop_lanes() {
+  local pid
+  for pid in "${lanes[@]}"; do
+    pkill -P "$pid" 2> /dev/null || true
+    kill "$pid" 2> /dev/null || true
+  done
+}
+trap 'stop_lanes; rm -f "$rows"' EXIT
+trap 'exit 130' INT TERM
 
 # The rows of db_bench_ext's closing table: "policy bits/key FP% FP/look reads/look readmissing
 # multimissing readrandom readmixed ...", each printed with the cell's labels before it.
@@ -166,13 +177,14 @@ for ((b = 1; b <= builds; b++)); do
     (
       for ((j = l; j < ${#jobs_list[@]}; j += fill_jobs)); do
         read -r -a job <<< "${jobs_list[j]}"
-        fill "${job[@]}"
+        fill "${job[@]}" || exit 1
       done
     ) &
     lanes+=($!)
   done
   failed=0
   for pid in "${lanes[@]}"; do wait "$pid" || failed=1; done
+  lanes=()
   ((failed == 0)) || die "a fill of build $b failed (its last lines above)"
   echo "== build $b: reading ($((SECONDS - start)) s)" >&2
   for mode in "${mode_list[@]}"; do
@@ -187,8 +199,9 @@ for ((b = 1; b <= builds; b++)); do
           "--benchmarks=readmixed,readmissing")
         # Each repeat reads the cell's databases in turn (the first repeat three, the next ones
         # two), each in a process of its own, starting from a different one: the machine's speed
-        # drifts from minute to minute, and taking turns spreads that over every policy. (Which blocks share a cache shard follows
-        # from the files' cache keys, so it changes between builds, not between repeats.)
+        # drifts from minute to minute, and taking turns spreads that over every policy. (Which
+        # blocks share a cache shard follows from the files' cache keys, so it changes between
+        # builds, not between repeats.)
         for ((r = 0; r < repeats; r++)); do
           labels="$b.$((r + 1))	$mode	$cache	$dist"
           plain_policies=$rocksdb_filters

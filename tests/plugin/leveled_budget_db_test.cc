@@ -228,78 +228,84 @@ TEST_F(DbTest, LeveledBudgetListenerHoldsTheBudgetWhileLevel0Fills) {
 // the listeners between its two halves: kFlushFirst holds a compaction's OnCompactionBegin until
 // every flush begun has been reported completed past them; kCompactionFirst holds the
 // OnFlushCompleted of a flush that fills level 0 to its trigger until a compaction has begun
-// past them. Bounded: a wait that lasts 20 s gives up and says so (timed_out).
+// past them. Bounded: a wait that lasts 20 s gives up and says so (timed_out). The two halves
+// share its state, so that they may outlive it in a database closed later.
 class EventOrder {
  public:
   enum Order { kFlushFirst, kCompactionFirst };
   EventOrder(Order order, int level0_trigger)
-      : before_(std::make_shared<Before>(this)),
-        after_(std::make_shared<After>(this)),
-        order_(order),
-        level0_trigger_(level0_trigger) {}
+      : state_(std::make_shared<State>(order, level0_trigger)),
+        before_(std::make_shared<Before>(state_)),
+        after_(std::make_shared<After>(state_)) {}
   // The listeners to put before and after those whose events are ordered.
   std::shared_ptr<ROCKSDB_NAMESPACE::EventListener> before() const { return before_; }
   std::shared_ptr<ROCKSDB_NAMESPACE::EventListener> after() const { return after_; }
-  uint64_t compactions_begun() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return compactions_begun_;
+  uint64_t compactions_begun() const {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    return state_->compactions_begun;
   }
-  bool timed_out() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return timed_out_;
+  bool timed_out() const {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    return state_->timed_out;
   }
 
  private:
+  struct State {
+    State(Order o, int trigger) : order(o), level0_trigger(trigger) {}
+    template <typename Done>
+    void WaitFor(Done done) {
+      std::unique_lock<std::mutex> lock(mu);
+      if (!cv.wait_for(lock, std::chrono::seconds(20), done)) timed_out = true;
+    }
+    const Order order;
+    const int level0_trigger;
+    std::mutex mu;
+    std::condition_variable cv;
+    uint64_t flushes_begun = 0, flushes_reported = 0, compactions_begun = 0;
+    uint64_t compactions_at_flush = 0;  // compactions_begun as the last flush began
+    bool timed_out = false;
+  };
   struct Before : ROCKSDB_NAMESPACE::EventListener {
-    explicit Before(EventOrder* o) : o(o) {}
+    explicit Before(std::shared_ptr<State> s) : s(std::move(s)) {}
     void OnFlushBegin(DB*, const ROCKSDB_NAMESPACE::FlushJobInfo&) override {
-      std::lock_guard<std::mutex> lock(o->mu_);
-      ++o->flushes_begun_;
-      o->compactions_at_flush_ = o->compactions_begun_;
+      std::lock_guard<std::mutex> lock(s->mu);
+      ++s->flushes_begun;
+      s->compactions_at_flush = s->compactions_begun;
     }
     void OnFlushCompleted(DB* db, const ROCKSDB_NAMESPACE::FlushJobInfo&) override {
+      if (s->order != kCompactionFirst) return;
       ROCKSDB_NAMESPACE::ColumnFamilyMetaData meta;
       db->GetColumnFamilyMetaData(&meta);
-      const bool triggers = !meta.levels.empty() &&
-                            meta.levels[0].files.size() >= static_cast<size_t>(o->level0_trigger_);
-      if (o->order_ != kCompactionFirst || !triggers) return;
-      o->WaitFor([this] { return o->compactions_begun_ > o->compactions_at_flush_; });
+      if (meta.levels.empty() ||
+          meta.levels[0].files.size() < static_cast<size_t>(s->level0_trigger)) {
+        return;
+      }
+      s->WaitFor([this] { return s->compactions_begun > s->compactions_at_flush; });
     }
     void OnCompactionBegin(DB*, const ROCKSDB_NAMESPACE::CompactionJobInfo&) override {
-      if (o->order_ != kFlushFirst) return;
-      o->WaitFor([this] { return o->flushes_reported_ == o->flushes_begun_; });
+      if (s->order != kFlushFirst) return;
+      s->WaitFor([this] { return s->flushes_reported == s->flushes_begun; });
     }
-    EventOrder* o;
+    const std::shared_ptr<State> s;
   };
   struct After : ROCKSDB_NAMESPACE::EventListener {
-    explicit After(EventOrder* o) : o(o) {}
+    explicit After(std::shared_ptr<State> s) : s(std::move(s)) {}
     void OnFlushCompleted(DB*, const ROCKSDB_NAMESPACE::FlushJobInfo&) override {
-      std::lock_guard<std::mutex> lock(o->mu_);
-      ++o->flushes_reported_;
-      o->cv_.notify_all();
+      std::lock_guard<std::mutex> lock(s->mu);
+      ++s->flushes_reported;
+      s->cv.notify_all();
     }
     void OnCompactionBegin(DB*, const ROCKSDB_NAMESPACE::CompactionJobInfo&) override {
-      std::lock_guard<std::mutex> lock(o->mu_);
-      ++o->compactions_begun_;
-      o->cv_.notify_all();
+      std::lock_guard<std::mutex> lock(s->mu);
+      ++s->compactions_begun;
+      s->cv.notify_all();
     }
-    EventOrder* o;
+    const std::shared_ptr<State> s;
   };
-  template <typename Done>
-  void WaitFor(Done done) {
-    std::unique_lock<std::mutex> lock(mu_);
-    if (!cv_.wait_for(lock, std::chrono::seconds(20), done)) timed_out_ = true;
-  }
 
+  const std::shared_ptr<State> state_;
   const std::shared_ptr<Before> before_;
   const std::shared_ptr<After> after_;
-  const Order order_;
-  const int level0_trigger_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  uint64_t flushes_begun_ = 0, flushes_reported_ = 0, compactions_begun_ = 0;
-  uint64_t compactions_at_flush_ = 0;  // compactions_begun_ as the last flush began
-  bool timed_out_ = false;
 };
 
 // Level 0 at its fullest lately is the same whichever of the two events the listener hears first:
@@ -318,6 +324,8 @@ TEST_F(DbTest, LeveledBudgetListenerSeesLevel0AtItsFullestWhicheverEventComesFir
     Options options = MakeOptions("sstfilter.Leveled:10");
     options.write_buffer_size = 64 << 20;  // no flushes but Write's
     options.level0_file_num_compaction_trigger = kTrigger;
+    // Level 0 compacted by its file count only, not by its bytes against the level base.
+    options.max_bytes_for_level_base = 64 << 20;
     options.level_compaction_dynamic_level_bytes = true;
     options.listeners = {events.before(), NewLeveledBudgetListener(), events.after()};
     db_.reset();
@@ -325,9 +333,9 @@ TEST_F(DbTest, LeveledBudgetListenerSeesLevel0AtItsFullestWhicheverEventComesFir
     Open(options);
     // Each flush's keys span the key range, so that level 0's compaction is no trivial move.
     for (uint64_t flush = 0; flush < kTrigger; ++flush) {
-      std::vector<uint64_t> order = Indexes(0, kKeysPerFlush, /*shuffle_seed=*/flush);
-      for (uint64_t& i : order) i = i * kTrigger + flush;
-      Write(order);
+      std::vector<uint64_t> keys = Indexes(0, kKeysPerFlush, /*shuffle_seed=*/flush);
+      for (uint64_t& i : keys) i = i * kTrigger + flush;
+      Write(keys);
       testing::WaitForCompactions(db_.get());
     }
     TreeAccounts accounts;

@@ -355,29 +355,10 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
       if (input != rewritten.end()) {
         levels[level].pending_keys += file_keys;
       } else {
-        levels[level].keys += file_keys;
-        if (filter.measured) {
-          levels[level].filter_bytes += filter.filter_bytes;
-          if (filter.filter_bytes > 0) {
-            ++levels[level].filter_files;
-            levels[level].filter_keys += file_keys;
-          }
-        } else {
-          levels[level].unmeasured_keys += file_keys;
-        }
+        AddFile(filter, file_keys, &levels[level]);
       }
       if (f.level == 0) {
-        LevelAccount& here = counts.level0_in_place;
-        here.keys += file_keys;
-        if (filter.measured) {
-          here.filter_bytes += filter.filter_bytes;
-          if (filter.filter_bytes > 0) {
-            ++here.filter_files;
-            here.filter_keys += file_keys;
-          }
-        } else {
-          here.unmeasured_keys += file_keys;
-        }
+        AddFile(filter, file_keys, &counts.level0_in_place);
         counts.level0_rewritten |= input != rewritten.end();
       }
       counts.ranges.push_back({level, static_cast<double>(file_keys), smallest, largest});
@@ -394,6 +375,21 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
     known.swap(still_live);
     if (!heat->empty()) accounts->heat = std::move(heat);
     return counts;
+  }
+
+  // A live file into the account of the level it is counted on: its keys, and its filter's bytes
+  // if measured (unmeasured_keys if not).
+  static void AddFile(const FileFilter& filter, uint64_t file_keys, LevelAccount* level) {
+    level->keys += file_keys;
+    if (!filter.measured) {
+      level->unmeasured_keys += file_keys;
+      return;
+    }
+    level->filter_bytes += filter.filter_bytes;
+    if (filter.filter_bytes > 0) {
+      ++level->filter_files;
+      level->filter_keys += file_keys;
+    }
   }
 
   // Each level's probes: the key-range estimate blended with the readers' counts, which the tree

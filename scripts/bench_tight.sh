@@ -132,23 +132,33 @@ table_rows() {
     in_table && NF < 9 { in_table = 0 }'
 }
 
-# One fill: fill MODE KIND [CACHE_MiB], into $db/MODE/KIND (sstfilter's with full filters:
-# $db/full/sstfilter_CACHEMiB, filled under that cache). Its progress and errors go to its log,
-# printed should it fail.
+# The flags every fill and read of MODE takes, into mode_args.
+set_mode_args() {
+  mode_args=()
+  if [ "$1" = partitioned ]; then
+    mode_args+=(--partition_filters)
+    ((decouple == 0)) || mode_args+=(--decouple_partitioned_filters)
+  fi
+}
+
+# The database of MODE KIND [CACHE_MiB]: $db/MODE/KIND, with _CACHEMiB for sstfilter's full
+# filters, filled under that cache.
+db_of() { echo "$db/$1/$2${3:+_${3}MiB}"; }
+
+# One fill: fill MODE KIND [CACHE_MiB], into db_of's database. Its progress and errors go to its
+# log, printed should it fail.
 fill() {
-  local mode=$1 kind=$2 cache=${3:-} dir log
-  local args=("${flags[@]}")
-  [ "$mode" = partitioned ] && args+=(--partition_filters)
-  [ "$mode" = partitioned ] && [ "$decouple" = 1 ] && args+=(--decouple_partitioned_filters)
+  local mode=$1 kind=$2 cache=${3:-} log
+  set_mode_args "$mode"
+  local args=("${flags[@]}" "${mode_args[@]}")
   case $kind in
     plain) args+=(--filter_uri="$rocksdb_policies") ;;
     hits) args+=(--optimize_filters_for_hits --filter_uri="$hits_policies") ;;
     sstfilter) args+=(--filter_uri="$sstfilter_policies")
       [ -n "$cache" ] && args+=(--cache_size=$((cache << 20))) ;;
   esac
-  dir="$db/$mode/$kind${cache:+_${cache}MiB}"
   log="$db/logs/$mode-$kind${cache:+_${cache}MiB}.log"
-  "$ext" --db="$dir" "${args[@]}" --benchmarks=fillrandom > /dev/null 2> "$log" || {
+  "$ext" --db="$(db_of "$@")" "${args[@]}" --benchmarks=fillrandom > /dev/null 2> "$log" || {
     tr '\r' '\n' < "$log" | grep -v '^\.\.\. finished' | grep . | tail -n 3 >&2
     return 1
   }
@@ -188,12 +198,13 @@ for ((b = 1; b <= builds; b++)); do
   ((failed == 0)) || die "a fill of build $b failed (its last lines above)"
   echo "== build $b: reading ($((SECONDS - start)) s)" >&2
   for mode in "${mode_list[@]}"; do
-    read_base=("${flags[@]}" --use_existing_db)
-    [ "$mode" = partitioned ] && read_base+=(--partition_filters)
-    [ "$mode" = partitioned ] && [ "$decouple" = 1 ] && read_base+=(--decouple_partitioned_filters)
+    set_mode_args "$mode"
+    read_base=("${flags[@]}" "${mode_args[@]}" --use_existing_db)
+    plain_db=$(db_of "$mode" plain)
+    hits_db=$(db_of "$mode" hits)
     for cache in "${cache_list[@]}"; do
-      sstfilter_db="$db/$mode/sstfilter"
-      [ "$mode" = full ] && sstfilter_db="$db/full/sstfilter_${cache}MiB"
+      sstfilter_db=$(db_of "$mode" sstfilter)
+      [ "$mode" = full ] && sstfilter_db=$(db_of full sstfilter "$cache")
       for dist in "${dist_list[@]}"; do
         read_flags=("${read_base[@]}" --cache_size=$((cache << 20)) --key_dist="$dist"
           "--benchmarks=readmixed,readmissing")
@@ -209,12 +220,12 @@ for ((b = 1; b <= builds; b++)); do
           ((r > 0)) || { plain_policies=$rocksdb_policies; sst_policies=$sstfilter_policies; }
           for ((i = 0; i < 3; i++)); do
             case $(((i + r) % 3)) in
-              0) "$ext" --db="$db/$mode/plain" "${read_flags[@]}" --filter_uri="$plain_policies" |
+              0) "$ext" --db="$plain_db" "${read_flags[@]}" --filter_uri="$plain_policies" |
                 table_rows "$labels" "" >> "$rows" ;;
               1) "$ext" --db="$sstfilter_db" "${read_flags[@]}" --filter_uri="$sst_policies" |
                 table_rows "$labels" "" >> "$rows" ;;
               2) if ((r == 0)); then
-                  "$ext" --db="$db/$mode/hits" "${read_flags[@]}" --optimize_filters_for_hits \
+                  "$ext" --db="$hits_db" "${read_flags[@]}" --optimize_filters_for_hits \
                     --filter_uri="$hits_policies" | table_rows "$labels" "+hits" >> "$rows"
                 fi ;;
             esac

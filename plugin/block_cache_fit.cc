@@ -36,9 +36,39 @@ double LogFactorial(double k) {
   int sign = 0;
   return lgamma_r(k + 1, &sign);
 }
+// Che's characteristic time is sought within e^-kMaxLogTime to e^kMaxLogTime probes of the mean
+// block (rates of classes are within a few orders of magnitude of 1).
+constexpr double kMaxLogTime = 40;
+// With heat, the binomial terms within this many standard deviations of the mean count of other
+// blocks in a shard (beyond them, under 1e-15 of the sum, at least kHeatMinSpan counts), at most
+// kHeatTerms of them.
+constexpr double kHeatSigmas = 8.5, kHeatMinSpan = 24, kHeatTerms = 64;
+
+// Che's approximation for one shard of `shard` bytes: the block of `block_bytes` probed `rate`
+// times as often as the mean block, and `others` blocks of `mean` bytes in heat's classes. The
+// characteristic time T by bisection on its logarithm (the cached bytes grow with T, from 0 to
+// every block's, which is more than the shard's): the probability that a probe of the block
+// misses, exp(-rate x T).
+double CheMiss(double shard, double block_bytes, double rate, double others, double mean,
+               const std::vector<BlockHeatClass>& heat) {
+  if (!(rate > 0)) return 1;  // never probed: never cached (and weighs nothing)
+  auto cached_bytes = [&](double log_t) {
+    const double t = std::exp(log_t);
+    double bytes = -block_bytes * std::expm1(-rate * t);
+    for (const BlockHeatClass& c : heat) bytes -= others * c.share * mean * std::expm1(-c.rate * t);
+    return bytes;
+  };
+  double lo = -kMaxLogTime, hi = kMaxLogTime;
+  if (cached_bytes(hi) <= shard) return 0;  // only blocks never probed overflow the shard
+  for (int i = 0; i < 48; ++i) {
+    const double mid = (lo + hi) / 2;
+    (cached_bytes(mid) < shard ? lo : hi) = mid;
+  }
+  return std::exp(-rate * std::exp((lo + hi) / 2));
+}
 }  // namespace
 
-double ExpectedRereadsPerProbe(double block_bytes, const ShardLoad& load) {
+double ExpectedRereadsPerProbe(double block_bytes, const ShardLoad& load, double block_rate) {
   const double shard = static_cast<double>(load.shards.ShardBytes());
   if (shard <= 0 || !(block_bytes > 0) || !std::isfinite(block_bytes)) return 0;
   if (block_bytes >= shard) return 1;
@@ -50,23 +80,52 @@ double ExpectedRereadsPerProbe(double block_bytes, const ShardLoad& load) {
   if (!(mean > 0) || !std::isfinite(mean) || n < 1 || block_bytes + n * mean <= shard) {
     return 0;  // never overflows
   }
+  const bool alike = load.heat.empty();
+  if (!alike && !(block_rate > 0 && std::isfinite(block_rate))) return block_rate > 0 ? 0 : 1;
+  // The probability that a probe of the block misses in a shard that holds it and k others.
+  auto miss = [&](double k) {
+    return alike ? 1 - shard / (block_bytes + k * mean)
+                 : CheMiss(shard, block_bytes, block_rate, k, mean, load.heat);
+  };
   const double p = 1 / static_cast<double>(load.shards.shards);
-  if (p >= 1) return 1 - shard / (block_bytes + n * mean);  // one shard holds every block
-  // The first count of other blocks that overflows the shard, and the binomial terms from there
-  // (counts more than 40 standard deviations below the mean weigh nothing, under e^-800), in
-  // logarithms, until past the mean they no longer add to the sum.
+  if (p >= 1) return miss(n);  // one shard holds every block
   const double first = std::floor((shard - block_bytes) / mean) + 1;
-  const double below = std::floor(n * p - 40 * std::sqrt(n * p * (1 - p)));
   const double log_p = std::log(p), log_q = std::log1p(-p), log_n = LogFactorial(n);
+  auto pmf = [&](double k) {
+    return std::exp(log_n - LogFactorial(k) - LogFactorial(n - k) + k * log_p + (n - k) * log_q);
+  };
+  const double sigma = std::sqrt(n * p * (1 - p));
   double expected = 0;
-  for (double k = std::max(first, below); k <= n; ++k) {
-    const double log_pmf =
-        log_n - LogFactorial(k) - LogFactorial(n - k) + k * log_p + (n - k) * log_q;
-    const double term = std::exp(log_pmf) * (1 - shard / (block_bytes + k * mean));
-    expected += term;
-    if (k > n * p && term <= 1e-12 * expected) break;
+  if (alike) {
+    // The first count of other blocks that overflows the shard, and the binomial terms from there
+    // (counts more than 40 standard deviations below the mean weigh nothing, under e^-800), in
+    // logarithms, until past the mean they no longer add to the sum.
+    const double below = std::floor(n * p - 40 * sigma);
+    for (double k = std::max(first, below); k <= n; ++k) {
+      const double term = pmf(k) * miss(k);
+      expected += term;
+      if (k > n * p && term <= 1e-12 * expected) break;
+    }
+    return std::min(expected, 1.0);
   }
+  // With heat, each term solves for T: the counts within kHeatSigmas standard deviations of the
+  // mean (at least kHeatMinSpan), at most kHeatTerms of them, each standing for its stride.
+  const double span = std::max(kHeatSigmas * sigma, kHeatMinSpan);
+  const double from = std::max({first, std::floor(n * p - span), 0.0});
+  const double to = std::min(n, std::ceil(n * p + span));
+  const double stride = std::max(1.0, std::ceil((to - from + 1) / kHeatTerms));
+  for (double k = from; k <= to; k += stride) expected += stride * pmf(k) * miss(k);
   return std::min(expected, 1.0);
+}
+
+double TreeRereadsPerProbe(double block_bytes, const ShardLoad& load) {
+  if (load.heat.empty()) return ExpectedRereadsPerProbe(block_bytes, load);
+  double rereads = 0, probes = 0;
+  for (const BlockHeatClass& c : load.heat) {
+    rereads += c.share * c.rate * ExpectedRereadsPerProbe(block_bytes, load, c.rate);
+    probes += c.share * c.rate;
+  }
+  return probes > 0 ? rereads / probes : 0;
 }
 
 std::string FilterBlockWarning(size_t block_bytes, const CacheShards& shards) {

@@ -13,7 +13,9 @@
 // docs/benchmarks.md, "Filters in the block cache").
 //
 // sstfilter.Leveled prices that risk: a probe of a filter costs its false-positive rate plus its
-// block's expected re-reads (ExpectedRereadsPerProbe). A tree whose blocks crowd their shards
+// block's expected re-reads (ExpectedRereadsPerProbe; where the readers have counted which blocks
+// lookups probe, the hot ones stay cached: Zipfian lookups cost fewer re-reads than uniform ones
+// over the same blocks). A tree whose blocks crowd their shards
 // gets the budget at which that cost is least (LeveledPolicy::CacheBitsPerKey), and a file whose
 // rich block (Monkey's allocation gives the levels every lookup probes richer filters) would
 // cost more than its bits save gets a leaner filter (leveled_policy.cc, FitCache).
@@ -33,6 +35,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace sstfilter {
 
@@ -52,13 +55,24 @@ struct CacheShards {
   }
 };
 
+// How often lookups probe the tree's filter blocks, one class of them: `share` of the blocks are
+// probed `rate` times as often as the tree's mean block (over a tree's classes, the shares and
+// share x rate each sum to 1). Made from the readers' counts (tree_model.h, BlockHeatOf).
+struct BlockHeatClass {
+  double rate = 1;
+  double share = 1;
+};
+inline constexpr size_t kMaxHeatClasses = 8;
+
 // The hot filter blocks that share a cache holding them whole (CacheShards), for the cost of a
 // block's size: a block lands in a shard at random, beside about `other_blocks` / `shards` of the
-// tree's other filter blocks, each of about `mean_block_bytes`.
+// tree's other filter blocks, each of about `mean_block_bytes`, and probed as `heat` says (empty:
+// alike).
 struct ShardLoad {
   CacheShards shards;
   double other_blocks = 0;
   double mean_block_bytes = 0;
+  std::vector<BlockHeatClass> heat;
 };
 inline constexpr double kMaxOtherBlocks = 1e7;  // more are counted as this many
 
@@ -72,12 +86,28 @@ inline constexpr double kMaxOtherBlocks = 1e7;  // more are counted as this many
 //   shared cache, add load: RocksDB inserts filter and index blocks at high priority
 //   (cache_index_and_filter_blocks_with_high_priority), but the high-priority pool is a share of
 //   each shard (half, by default), and what overflows it competes with data blocks;
-// - it prices every block as probed alike. In a leveled tree a file of an upper level receives
-//   more probes than one of the last level, and LRU keeps the most probed blocks longer, so the
-//   re-reads of the upper levels' blocks, the ones sstfilter.Leveled cuts, are overpriced;
+// - without `heat`, it prices every block as probed alike. In a leveled tree a file of an upper
+//   level receives more probes than one of the last level, and LRU keeps the most probed blocks
+//   longer, so the re-reads of the upper levels' blocks, the ones sstfilter.Leveled cuts, are
+//   overpriced. (Left so: the margin covers the index and data blocks it does not count.);
 // - a re-read counts as one read, as a false positive's data block does, though it reads the
 //   whole filter block.
-double ExpectedRereadsPerProbe(double block_bytes, const ShardLoad& load);
+//
+// With `load.heat` (the readers' counts: which blocks of each level lookups probe), the block
+// probed `block_rate` times as often as the mean block, Che's approximation of an LRU list under
+// independent probes: a block stays cached while it is probed within the shard's characteristic
+// time T, the time at which the shard's blocks' expected cached bytes, sum of bytes x (1 -
+// exp(-rate x T)), are the shard's; a probe of the block misses with probability
+// exp(-block_rate x T). Its other blocks count at their classes' mean (a mean field over which of
+// the tree's blocks land in the shard). Where blocks are probed alike, exp(-T) is the miss ratio
+// above, 1 - shard / load; where a few blocks take most probes (Zipfian lookups), they stay cached
+// in a shard the others overflow, and their probes are seldom re-reads.
+double ExpectedRereadsPerProbe(double block_bytes, const ShardLoad& load, double block_rate = 1);
+
+// The mean re-reads per probe over the tree's filter blocks were each of `block_bytes`, with
+// the others of `load` the same size: each heat class's ExpectedRereadsPerProbe at its rate,
+// weighted by its share of the probes (share x rate). Without heat, ExpectedRereadsPerProbe.
+double TreeRereadsPerProbe(double block_bytes, const ShardLoad& load);
 
 // The shards of the cache that holds a table's filter blocks whole and may evict them: the block
 // cache with cache_index_and_filter_blocks, without partition_filters, and without

@@ -284,7 +284,7 @@ class LeveledPolicy::Chooser : public FilterChooser {
     const auto cached = by_keys_.find(num_keys);
     if (cached != by_keys_.end()) {
       return FitCache(finishing ? ForHeat(cached->second, num_keys, file_keys) : cached->second,
-                      num_keys, finishing);
+                      num_keys, finishing, BlockRate(num_keys, file_keys, finishing));
     }
     std::vector<double> shares, probes;
     tree_shape_.WithFile(level_, static_cast<double>(num_keys), &shares, &probes);
@@ -298,7 +298,8 @@ class LeveledPolicy::Chooser : public FilterChooser {
     }
     const Result<LevelFilter> chosen = OneOf(a, level_);
     if (by_keys_.size() < kMaxCached) by_keys_.emplace(num_keys, chosen);
-    return FitCache(finishing ? ForHeat(chosen, num_keys, file_keys) : chosen, num_keys, finishing);
+    return FitCache(finishing ? ForHeat(chosen, num_keys, file_keys) : chosen, num_keys, finishing,
+                    BlockRate(num_keys, file_keys, finishing));
   }
 
   // A file asks for at most one allocation per doubling of its keys in the estimates, and one
@@ -337,15 +338,18 @@ class LeveledPolicy::Chooser : public FilterChooser {
   // allocation, and raises the budget of later files, within its bounds. The candidates are at
   // least kCutStepBitsPerKey apart, at most kMaxLeanerSteps of them (a tiny file's fixed costs
   // make hundreds of bits per key): CheapestLeaner.
+  // With the readers' counts, a block probed more than its level's mean block stays cached
+  // longer (`block_rate`, BlockRate): a hot file keeps more of its filter.
   static constexpr double kCutStepBitsPerKey = 0.25;
-  Result<LevelFilter> FitCache(const Result<LevelFilter>& level, uint64_t num_keys,
-                               bool finishing) {
+  Result<LevelFilter> FitCache(const Result<LevelFilter>& level, uint64_t num_keys, bool finishing,
+                               double block_rate) {
     if (cache_.shards.shards == 0 || !level.ok() || num_keys == 0) return level;
     const auto fitted = fitted_.find(num_keys);
     if (!finishing && fitted != fitted_.end()) return fitted->second;
     const double keys = static_cast<double>(num_keys);
     auto rereads = [&](const FilterChoice& c) {
-      return c.has_filter ? ExpectedRereadsPerProbe(c.bits_per_key * keys / 8, cache_) : 0.0;
+      return c.has_filter ? ExpectedRereadsPerProbe(c.bits_per_key * keys / 8, cache_, block_rate)
+                          : 0.0;
     };
     // A mix of two filters (upper_fraction of the files get the upper one) re-reads each
     // filter's block in its share of the files.
@@ -377,17 +381,28 @@ class LeveledPolicy::Chooser : public FilterChooser {
     } else if (best.ExpectedBitsPerKey() < given_bits) {
       char line[512];
       snprintf(line, sizeof(line),
-               "%s: a filter of %.0f KiB (%.2f bits/key, rate %.2g) shares a block-cache shard of "
-               "%zu KiB with about %.1f other filter blocks of %.0f KiB: %.3g re-reads per probe "
-               "expected; %.2f bits/key instead (rate %.2g, %.3g re-reads)",
+               "%s: a filter of %.0f KiB (%.2f bits/key, rate %.2g, probed %.2gx the mean block) "
+               "shares a block-cache shard of %zu KiB with about %.1f other filter blocks of %.0f "
+               "KiB: %.3g re-reads per probe expected; %.2f bits/key instead (rate %.2g, %.3g "
+               "re-reads)",
                kLeveledPolicyName, given_bits * keys / 8 / 1024, given_bits, given.ExpectedFpRate(),
-               cache_.shards.ShardBytes() >> 10,
+               block_rate, cache_.shards.ShardBytes() >> 10,
                cache_.other_blocks / static_cast<double>(cache_.shards.shards),
                cache_.mean_block_bytes / 1024, expected_rereads(given), best.ExpectedBitsPerKey(),
                best.ExpectedFpRate(), expected_rereads(best));
       LogAt(log_, ROCKSDB_NAMESPACE::InfoLogLevel::INFO_LEVEL, line);
     }
     return best;
+  }
+
+  // The rate at which lookups will probe the file's block against the mean block's (BlockRateOf),
+  // where the readers' counts say blocks are not probed alike: the file's range when it is
+  // finished; 1 for the estimates, and on level 0 (whose files take their level's filter).
+  double BlockRate(uint64_t num_keys, const KeyRange& file_keys, bool finishing) const {
+    if (!finishing || heat_ == nullptr || cache_.heat.empty() || level_ < 1 || file_keys.empty()) {
+      return 1;
+    }
+    return BlockRateOf(*heat_, level_, file_keys, static_cast<double>(num_keys), heat_weight_);
   }
 
   // `filter` (chosen for more keys) priced at num_keys: the same filters, their bits per key
@@ -523,7 +538,8 @@ double LeveledPolicy::CacheBitsPerKey(const ShardLoad& load, double keys_per_blo
     if (!one.ok() || !one.value()[0].base.has_filter) return false;
     const double block_bytes = one.value()[0].ExpectedBitsPerKey() * keys_per_block / 8;
     *rate = one.value()[0].ExpectedFpRate();
-    *rereads = ExpectedRereadsPerProbe(block_bytes, {load.shards, load.other_blocks, block_bytes});
+    *rereads =
+        TreeRereadsPerProbe(block_bytes, {load.shards, load.other_blocks, block_bytes, load.heat});
     return true;
   };
   double given_rate = 0, given_rereads = 0;
@@ -545,11 +561,11 @@ double LeveledPolicy::CacheBitsPerKey(const ShardLoad& load, double keys_per_blo
     char line[512];
     snprintf(line, sizeof(line),
              "%s: %.0f filter blocks of about %.0f keys in a block cache of %zu shards of %zu "
-             "KiB: at %.2f bits/key a probe costs %.3g false positives and %.3g re-reads; the tree "
-             "gets %.2f bits/key (%.3g and %.3g)",
+             "KiB, probed %s: at %.2f bits/key a probe costs %.3g false positives and %.3g "
+             "re-reads; the tree gets %.2f bits/key (%.3g and %.3g)",
              Name(), load.other_blocks, keys_per_block, load.shards.shards,
-             load.shards.ShardBytes() >> 10, bits_per_key, given_rate, given_rereads, best,
-             best_rate, best_rereads);
+             load.shards.ShardBytes() >> 10, load.heat.empty() ? "alike" : "as the readers counted",
+             bits_per_key, given_rate, given_rereads, best, best_rate, best_rereads);
     LogAt(log, ROCKSDB_NAMESPACE::InfoLogLevel::INFO_LEVEL, line);
   }
   return best;
@@ -595,6 +611,8 @@ Result<bool> LeveledPolicy::SteerByAccounts(const ROCKSDB_NAMESPACE::FilterBuild
                           static_cast<double>(all.pending_keys) / keys_per_block;
       load.mean_block_bytes =
           static_cast<double>(all.filter_bytes) / static_cast<double>(all.filter_files);
+      if (accounts.heat != nullptr)
+        load.heat = BlockHeatOf(*accounts.heat, accounts.counted_weight);
       bits_per_key = CacheBitsPerKey(load, keys_per_block, bits_per_key, context.info_log);
     }
   }

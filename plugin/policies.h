@@ -180,9 +180,10 @@ class LeveledPolicy : public SstFilterPolicy {
                           const TreeId& tree) const;
   // The budget of a tree whose filter blocks share the shards of a cache that holds them whole
   // (`load`: the tree's blocks, of about keys_per_block keys each), at most bits_per_key: the one
-  // of least cost per probe with every block at it, the best filter's rate plus its block's
-  // re-reads (ExpectedRereadsPerProbe), down to kMinCacheBudgetShare of bits_per_key in 32 equal
-  // steps (leveled_policy.cc, CheapestLeaner). A cache
+  // of least cost per probe with every block at it, the best filter's rate plus the blocks'
+  // re-reads (TreeRereadsPerProbe: with the readers' counts in `load.heat`, the blocks lookups
+  // probe most stay cached), down to kMinCacheBudgetShare of bits_per_key in 32 equal steps
+  // (leveled_policy.cc, CheapestLeaner). A cache
   // too small for the filters at the budget re-reads them, whoever built them: fewer bits per key
   // on every block, which makes each shard's load smaller, save more reads than their rates cost
   // (where one block's cut alone, FitCache, leaves its shard as loaded). Logs when it cuts.

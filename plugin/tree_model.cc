@@ -39,6 +39,76 @@ double HeatOf(const std::vector<FileHeat>& files, int level, const KeyRange& key
   return factor(range_probes, range_keys) / std::exp(log_mean / level_keys);
 }
 
+namespace {
+// Each level's sampled probes and counted files (of any keys), by level.
+struct LevelSamples {
+  double probes = 0, files = 0;
+  double MeanFile() const { return files > 0 ? probes / files : 0; }
+};
+std::vector<LevelSamples> SamplesByLevel(const std::vector<FileHeat>& files) {
+  std::vector<LevelSamples> levels;
+  for (const FileHeat& f : files) {
+    if (f.level < 0 || f.keys <= 0) continue;
+    if (levels.size() <= static_cast<size_t>(f.level)) levels.resize(f.level + 1);
+    levels[f.level].probes += std::max(f.sampled_probes, 0.0);
+    levels[f.level].files += 1;
+  }
+  return levels;
+}
+// A block of `samples` sampled probes against its level's mean file's, blended by weight.
+double RateAgainst(double samples, const LevelSamples& level, double weight) {
+  if (!(level.probes > 0)) return 1;
+  const double against =
+      (std::max(samples, 0.0) + kPriorSamples) / (level.MeanFile() + kPriorSamples);
+  return 1 + std::min(std::max(weight, 0.0), 1.0) * (against - 1);
+}
+}  // namespace
+
+std::vector<BlockHeatClass> BlockHeatOf(const std::vector<FileHeat>& files, double weight) {
+  if (!(weight > 0)) return {};
+  const std::vector<LevelSamples> levels = SamplesByLevel(files);
+  std::vector<double> rates;
+  for (const FileHeat& f : files) {
+    if (f.level < 0 || f.keys <= 0) continue;
+    rates.push_back(RateAgainst(f.sampled_probes, levels[f.level], weight));
+  }
+  if (rates.empty()) return {};
+  const auto [lowest, highest] = std::minmax_element(rates.begin(), rates.end());
+  if (!(*lowest > 0) || *highest <= kAlikeHeat * *lowest) return {};
+  const double log_low = std::log(*lowest), width = std::log(*highest) - log_low;
+  double rate_sums[kMaxHeatClasses] = {}, counts[kMaxHeatClasses] = {};
+  for (const double r : rates) {
+    const size_t c =
+        std::min(static_cast<size_t>((std::log(r) - log_low) / width * kMaxHeatClasses),
+                 kMaxHeatClasses - 1);
+    rate_sums[c] += r;
+    counts[c] += 1;
+  }
+  std::vector<BlockHeatClass> heat;
+  double mean = 0;
+  for (size_t c = 0; c < kMaxHeatClasses; ++c) {
+    if (counts[c] == 0) continue;
+    heat.push_back({rate_sums[c] / counts[c], counts[c] / static_cast<double>(rates.size())});
+    mean += heat.back().rate * heat.back().share;
+  }
+  for (BlockHeatClass& c : heat) c.rate /= mean;  // the mean block's rate is 1
+  return heat;
+}
+
+double BlockRateOf(const std::vector<FileHeat>& files, int level, const KeyRange& keys,
+                   double num_keys, double weight) {
+  const std::vector<LevelSamples> levels = SamplesByLevel(files);
+  if (level < 0 || static_cast<size_t>(level) >= levels.size() || !(num_keys > 0)) return 1;
+  double range_probes = 0, range_keys = 0;
+  for (const FileHeat& f : files) {
+    if (f.level != level || f.keys <= 0 || !keys.Meets(f.smallest, f.largest)) continue;
+    range_probes += std::max(f.sampled_probes, 0.0);
+    range_keys += f.keys;
+  }
+  if (range_keys <= 0) return 1;
+  return RateAgainst(range_probes / range_keys * num_keys, levels[level], weight);
+}
+
 std::string Describe(const char* policy, const TreeAccounts& accounts, int level, double excess,
                      double budget) {
   char part[192];

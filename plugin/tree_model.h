@@ -10,6 +10,7 @@
 
 #include "core/level_allocation.h"
 #include "core/result.h"
+#include "plugin/block_cache_fit.h"
 #include "plugin/tree_history.h"
 
 namespace sstfilter {
@@ -99,6 +100,23 @@ struct TreeShape {
 // (Monkey's argument, per file), which is a hot file's rate over its level's divided by its heat.
 inline constexpr double kMinHeat = 0.25, kMaxHeat = 64;
 double HeatOf(const std::vector<FileHeat>& files, int level, const KeyRange& keys);
+
+// How often lookups probe the tree's filter blocks, for the re-reads of those a block cache holds
+// whole (block_cache_fit.h: BlockHeatClass, ExpectedRereadsPerProbe), from the readers' counts.
+// A counted file's block is probed at its level's mean block's rate times its sampled probes over
+// the level's mean file's, each with kPriorSamples added (a level of few samples is mostly
+// noise, and stays near alike), blended with 1 by the counts' `weight`. Each level is its own
+// mean: how much more an upper level's blocks are probed than the last level's is left out, as
+// without counts. Classes by the logarithm of the rate, at most kMaxHeatClasses; none (alike)
+// where no level has counts, or where the rates are within kAlikeHeat of each other.
+inline constexpr double kPriorSamples = 16, kAlikeHeat = 1.1;
+std::vector<BlockHeatClass> BlockHeatOf(const std::vector<FileHeat>& files, double weight);
+
+// The rate at which a file of `num_keys` keys in the key range `keys`, written to `level`, would be
+// probed, as BlockHeatOf rates its level's files: the probes per key of the counted files its
+// range meets, times num_keys, against the level's mean file's. 1 where the level has no counts.
+double BlockRateOf(const std::vector<FileHeat>& files, int level, const KeyRange& keys,
+                   double num_keys, double weight);
 
 // One line for the database's LOG (INFO level) when a file of a tree with accounts is begun: what
 // the allocation sees. For users asking why a file got its filter, and for the tests.

@@ -291,6 +291,57 @@ TEST(LeveledPolicy, HeatOfAKeyRangeIsItsFilesProbesPerKeyOverTheLevels) {
   EXPECT_NEAR(heat_of(0, 4'999), kMaxHeat / held, 1e-9);
 }
 
+// The rates at which lookups probe the tree's filter blocks, from the readers' counts (BlockHeatOf,
+// BlockRateOf): ten files of level 4, one of 10,000 sampled probes and nine of 100 (the level's
+// mean file: 1,090), and two of level 5 with none. With kPriorSamples (16) added to each side,
+// the hot block is probed (10,016 / 1,106) = 9.06 times as often as its level's mean block and a
+// cold one 0.105 times; level 5's, with no counts, alike. Three classes, whose shares sum to 1 and
+// whose mean rate is 1. Blended by half: the hot block at 1 + (9.06 - 1) / 2. A new file of 5,000
+// keys within the hot file's range, at its probes per key: (5,000 + 16) / 1,106. Where the counts
+// say nothing (no weight; files probed alike; a level with a single sample), no classes.
+TEST(LeveledPolicy, BlockHeatIsEachFilesProbesAgainstItsLevelsMeanFile) {
+  auto name = [](int i) { return testing::NumberedKey(i, /*digits=*/8); };
+  std::vector<FileHeat> files;
+  for (int f = 0; f < 10; ++f) {
+    files.push_back(
+        {4, 10'000, f == 0 ? 10'000.0 : 100.0, name(f * 10'000), name(f * 10'000 + 9'999)});
+  }
+  files.push_back({5, 50'000, 0, name(0), name(49'999)});
+  files.push_back({5, 50'000, 0, name(50'000), name(99'999)});
+  const double hot = 10'016.0 / 1'106, cold = 116.0 / 1'106;
+  const std::vector<BlockHeatClass> heat = BlockHeatOf(files, 1);
+  ASSERT_EQ(heat.size(), 3u);
+  double shares = 0, mean = 0;
+  for (const BlockHeatClass& c : heat) {
+    shares += c.share;
+    mean += c.share * c.rate;
+  }
+  EXPECT_NEAR(shares, 1, 1e-12);
+  EXPECT_NEAR(mean, 1, 1e-12);
+  EXPECT_NEAR(heat[0].rate, cold, 1e-9);
+  EXPECT_NEAR(heat[0].share, 9.0 / 12, 1e-12);
+  EXPECT_NEAR(heat[1].rate, 1, 1e-9);
+  EXPECT_NEAR(heat[2].rate, hot, 1e-9);
+  EXPECT_NEAR(BlockHeatOf(files, 0.5).back().rate, 1 + (hot - 1) / 2, 1e-9);
+
+  KeyRange in_hot, nowhere;
+  in_hot.Add(name(0));
+  in_hot.Add(name(4'999));
+  nowhere.Add(name(500'000));
+  EXPECT_NEAR(BlockRateOf(files, 4, in_hot, 5'000, 1), 5'016.0 / 1'106, 1e-9);
+  EXPECT_EQ(BlockRateOf(files, 4, nowhere, 5'000, 1), 1) << "meets no file";
+  EXPECT_EQ(BlockRateOf(files, 3, in_hot, 5'000, 1), 1) << "a level with no counted files";
+  EXPECT_EQ(BlockRateOf(files, 5, in_hot, 5'000, 1), 1) << "a level with no probes counted";
+
+  EXPECT_TRUE(BlockHeatOf(files, 0).empty());
+  std::vector<FileHeat> alike = files, one_sample = files;
+  for (FileHeat& f : alike) f.sampled_probes = 100;
+  EXPECT_TRUE(BlockHeatOf(alike, 1).empty());
+  for (FileHeat& f : one_sample) f.sampled_probes = 0;
+  one_sample[0].sampled_probes = 1;
+  EXPECT_TRUE(BlockHeatOf(one_sample, 1).empty()) << "(1 + 16) / (0.1 + 16) against 16 / 16.1";
+}
+
 // With the readers' counts per file, a file of the hot range gets more bits than its level's
 // filter without counts: about log2(25.6) = 4.7 halvings of the rate, at 0.9 of the counts'
 // weight (one file's draw on a level that mixes two filters moves it by a bit either way).

@@ -37,34 +37,54 @@ double LogFactorial(double k) {
   return lgamma_r(k + 1, &sign);
 }
 // Che's characteristic time is sought within e^-kMaxLogTime to e^kMaxLogTime probes of the mean
-// block (rates of classes are within a few orders of magnitude of 1).
-constexpr double kMaxLogTime = 40;
+// block (rates of classes are within a few orders of magnitude of 1), to kLogTimeTolerance.
+constexpr double kMaxLogTime = 40, kLogTimeTolerance = 1e-10;
+constexpr int kMaxCheSteps = 64;
 // With heat, the binomial terms within this many standard deviations of the mean count of other
-// blocks in a shard (beyond them, under 1e-15 of the sum, at least kHeatMinSpan counts), at most
-// kHeatTerms of them.
+// blocks in a shard, at least kHeatMinSpan counts (the terms beyond add under about 1e-11
+// re-reads per probe), at most kHeatTerms of them.
 constexpr double kHeatSigmas = 8.5, kHeatMinSpan = 24, kHeatTerms = 64;
 
 // Che's approximation for one shard of `shard` bytes: the block of `block_bytes` probed `rate`
 // times as often as the mean block, and `others` blocks of `mean` bytes in heat's classes. The
-// characteristic time T by bisection on its logarithm (the cached bytes grow with T, from 0 to
-// every block's, which is more than the shard's): the probability that a probe of the block
-// misses, exp(-rate x T).
+// characteristic time T solves cached_bytes(T) = shard, where the cached bytes grow with T from 0
+// to every block's (more than the shard's): Newton's method on u = log T, whose steps stay within
+// the bracket that the signs so far give (a bisection where a step would leave it), from the
+// answer for blocks probed alike. The probability that a probe of the block misses, exp(-rate x
+// T).
 double CheMiss(double shard, double block_bytes, double rate, double others, double mean,
                const std::vector<BlockHeatClass>& heat) {
   if (!(rate > 0)) return 1;  // never probed: never cached (and weighs nothing)
-  auto cached_bytes = [&](double log_t) {
-    const double t = std::exp(log_t);
+  // The cached bytes beyond the shard at u = log T, and their derivative in u.
+  auto excess = [&](double u, double* slope) {
+    const double t = std::exp(u);
     double bytes = -block_bytes * std::expm1(-rate * t);
-    for (const BlockHeatClass& c : heat) bytes -= others * c.share * mean * std::expm1(-c.rate * t);
-    return bytes;
+    *slope = block_bytes * rate * t * std::exp(-rate * t);
+    for (const BlockHeatClass& c : heat) {
+      const double class_bytes = others * c.share * mean;
+      bytes -= class_bytes * std::expm1(-c.rate * t);
+      *slope += class_bytes * c.rate * t * std::exp(-c.rate * t);
+    }
+    return bytes - shard;
   };
-  double lo = -kMaxLogTime, hi = kMaxLogTime;
-  if (cached_bytes(hi) <= shard) return 0;  // only blocks never probed overflow the shard
-  for (int i = 0; i < 48; ++i) {
-    const double mid = (lo + hi) / 2;
-    (cached_bytes(mid) < shard ? lo : hi) = mid;
+  double lo = -kMaxLogTime, hi = kMaxLogTime, slope = 0;
+  if (excess(hi, &slope) <= 0) return 0;  // only blocks never probed overflow the shard
+  // Blocks probed alike: exp(-T) = 1 - shard / (their bytes).
+  double u = std::log(-std::log1p(-shard / (block_bytes + others * mean)));
+  if (!(u > lo && u < hi)) u = 0;
+  for (int i = 0; i < kMaxCheSteps && hi - lo > kLogTimeTolerance; ++i) {
+    const double f = excess(u, &slope);
+    if (f == 0) break;
+    (f < 0 ? lo : hi) = u;
+    const double next = slope > 0 ? u - f / slope : (lo + hi) / 2;
+    const double step = next > lo && next < hi ? next : (lo + hi) / 2;
+    if (std::abs(step - u) < kLogTimeTolerance) {
+      u = step;
+      break;
+    }
+    u = step;
   }
-  return std::exp(-rate * std::exp((lo + hi) / 2));
+  return std::exp(-rate * std::exp(u));
 }
 }  // namespace
 

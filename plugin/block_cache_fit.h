@@ -62,7 +62,6 @@ struct BlockHeatClass {
   double rate = 1;
   double share = 1;
 };
-inline constexpr size_t kMaxHeatClasses = 8;
 
 // The hot filter blocks that share a cache holding them whole (CacheShards), for the cost of a
 // block's size: a block lands in a shard at random, beside about `other_blocks` / `shards` of the

@@ -379,14 +379,17 @@ class LeveledPolicy::Chooser : public FilterChooser {
     if (!finishing) {
       if (fitted_.size() < kMaxCached) fitted_.emplace(num_keys, best);
     } else if (best.ExpectedBitsPerKey() < given_bits) {
+      char probed[64] = "alike";
+      if (!cache_.heat.empty()) {
+        snprintf(probed, sizeof(probed), "%.2gx as often as the mean block", block_rate);
+      }
       char line[512];
       snprintf(line, sizeof(line),
-               "%s: a filter of %.0f KiB (%.2f bits/key, rate %.2g, probed %.2gx the mean block) "
-               "shares a block-cache shard of %zu KiB with about %.1f other filter blocks of %.0f "
-               "KiB: %.3g re-reads per probe expected; %.2f bits/key instead (rate %.2g, %.3g "
-               "re-reads)",
+               "%s: a filter of %.0f KiB (%.2f bits/key, rate %.2g, probed %s) shares a "
+               "block-cache shard of %zu KiB with about %.1f other filter blocks of %.0f KiB: %.3g "
+               "re-reads per probe expected; %.2f bits/key instead (rate %.2g, %.3g re-reads)",
                kLeveledPolicyName, given_bits * keys / 8 / 1024, given_bits, given.ExpectedFpRate(),
-               block_rate, cache_.shards.ShardBytes() >> 10,
+               probed, cache_.shards.ShardBytes() >> 10,
                cache_.other_blocks / static_cast<double>(cache_.shards.shards),
                cache_.mean_block_bytes / 1024, expected_rereads(given), best.ExpectedBitsPerKey(),
                best.ExpectedFpRate(), expected_rereads(best));

@@ -15,17 +15,57 @@ std::vector<LevelFilter> KeepSmallFilesFilters(std::vector<LevelFilter> priced,
   return priced;
 }
 
-double HeatOf(const std::vector<FileHeat>& files, int level, const KeyRange& keys) {
-  double level_probes = 0, level_keys = 0, range_probes = 0, range_keys = 0;
+namespace {
+// Whether a file's counts take part: a level, keys, and finite samples.
+bool Counted(const FileHeat& f) {
+  return f.level >= 0 && f.keys > 0 && std::isfinite(f.sampled_probes);
+}
+// Each level's sampled probes and counted files, by level.
+struct LevelSamples {
+  double sampled_probes = 0, files = 0;
+  double MeanFileSamples() const { return files > 0 ? sampled_probes / files : 0; }
+};
+std::vector<LevelSamples> SamplesByLevel(const std::vector<FileHeat>& files) {
+  std::vector<LevelSamples> levels;
   for (const FileHeat& f : files) {
-    if (f.level != level || f.keys <= 0) continue;
-    level_probes += f.sampled_probes;
-    level_keys += f.keys;
+    if (!Counted(f)) continue;
+    if (levels.size() <= static_cast<size_t>(f.level)) levels.resize(f.level + 1);
+    levels[f.level].sampled_probes += std::max(f.sampled_probes, 0.0);
+    levels[f.level].files += 1;
+  }
+  return levels;
+}
+// A block of `samples` sampled probes against its level's mean file's, blended by weight.
+double RateAgainst(double samples, const LevelSamples& level, double weight) {
+  if (!(level.sampled_probes > 0)) return 1;
+  const double against = (std::max(samples, 0.0) + kBlockHeatPriorSamples) /
+                         (level.MeanFileSamples() + kBlockHeatPriorSamples);
+  return 1 + std::min(std::max(weight, 0.0), 1.0) * (against - 1);
+}
+// The sampled probes and keys of `level`'s counted files (`level_total`) and of those that `keys`
+// meets (`range`).
+struct RangeSamples {
+  double sampled_probes = 0, keys = 0;
+};
+void SamplesOfLevel(const std::vector<FileHeat>& files, int level, const KeyRange& keys,
+                    RangeSamples* level_total, RangeSamples* range) {
+  for (const FileHeat& f : files) {
+    if (f.level != level || !Counted(f)) continue;
+    level_total->sampled_probes += f.sampled_probes;
+    level_total->keys += f.keys;
     if (keys.Meets(f.smallest, f.largest)) {
-      range_probes += f.sampled_probes;
-      range_keys += f.keys;
+      range->sampled_probes += f.sampled_probes;
+      range->keys += f.keys;
     }
   }
+}
+}  // namespace
+
+double HeatOf(const std::vector<FileHeat>& files, int level, const KeyRange& keys) {
+  RangeSamples level_total, range;
+  SamplesOfLevel(files, level, keys, &level_total, &range);
+  const double level_probes = level_total.sampled_probes, level_keys = level_total.keys;
+  const double range_probes = range.sampled_probes, range_keys = range.keys;
   if (level_probes <= 0 || range_keys <= 0) return 1;
   const double per_key = level_probes / level_keys;
   auto factor = [&](double probes, double k) {
@@ -33,48 +73,23 @@ double HeatOf(const std::vector<FileHeat>& files, int level, const KeyRange& key
   };
   double log_mean = 0;
   for (const FileHeat& f : files) {
-    if (f.level == level && f.keys > 0)
+    if (f.level == level && Counted(f)) {
       log_mean += f.keys * std::log(factor(f.sampled_probes, f.keys));
+    }
   }
   return factor(range_probes, range_keys) / std::exp(log_mean / level_keys);
 }
-
-namespace {
-// Each level's sampled probes and counted files (of any keys), by level.
-struct LevelSamples {
-  double probes = 0, files = 0;
-  double MeanFile() const { return files > 0 ? probes / files : 0; }
-};
-std::vector<LevelSamples> SamplesByLevel(const std::vector<FileHeat>& files) {
-  std::vector<LevelSamples> levels;
-  for (const FileHeat& f : files) {
-    if (f.level < 0 || f.keys <= 0) continue;
-    if (levels.size() <= static_cast<size_t>(f.level)) levels.resize(f.level + 1);
-    levels[f.level].probes += std::max(f.sampled_probes, 0.0);
-    levels[f.level].files += 1;
-  }
-  return levels;
-}
-// A block of `samples` sampled probes against its level's mean file's, blended by weight.
-double RateAgainst(double samples, const LevelSamples& level, double weight) {
-  if (!(level.probes > 0)) return 1;
-  const double against =
-      (std::max(samples, 0.0) + kPriorSamples) / (level.MeanFile() + kPriorSamples);
-  return 1 + std::min(std::max(weight, 0.0), 1.0) * (against - 1);
-}
-}  // namespace
 
 std::vector<BlockHeatClass> BlockHeatOf(const std::vector<FileHeat>& files, double weight) {
   if (!(weight > 0)) return {};
   const std::vector<LevelSamples> levels = SamplesByLevel(files);
   std::vector<double> rates;
   for (const FileHeat& f : files) {
-    if (f.level < 0 || f.keys <= 0) continue;
-    rates.push_back(RateAgainst(f.sampled_probes, levels[f.level], weight));
+    if (Counted(f)) rates.push_back(RateAgainst(f.sampled_probes, levels[f.level], weight));
   }
   if (rates.empty()) return {};
   const auto [lowest, highest] = std::minmax_element(rates.begin(), rates.end());
-  if (!(*lowest > 0) || *highest <= kAlikeHeat * *lowest) return {};
+  if (!(*lowest > 0) || !std::isfinite(*highest) || *highest <= kAlikeHeat * *lowest) return {};
   const double log_low = std::log(*lowest), width = std::log(*highest) - log_low;
   double rate_sums[kMaxHeatClasses] = {}, counts[kMaxHeatClasses] = {};
   for (const double r : rates) {
@@ -99,14 +114,10 @@ double BlockRateOf(const std::vector<FileHeat>& files, int level, const KeyRange
                    double num_keys, double weight) {
   const std::vector<LevelSamples> levels = SamplesByLevel(files);
   if (level < 0 || static_cast<size_t>(level) >= levels.size() || !(num_keys > 0)) return 1;
-  double range_probes = 0, range_keys = 0;
-  for (const FileHeat& f : files) {
-    if (f.level != level || f.keys <= 0 || !keys.Meets(f.smallest, f.largest)) continue;
-    range_probes += std::max(f.sampled_probes, 0.0);
-    range_keys += f.keys;
-  }
-  if (range_keys <= 0) return 1;
-  return RateAgainst(range_probes / range_keys * num_keys, levels[level], weight);
+  RangeSamples level_total, range;
+  SamplesOfLevel(files, level, keys, &level_total, &range);
+  if (range.keys <= 0) return 1;
+  return RateAgainst(range.sampled_probes / range.keys * num_keys, levels[level], weight);
 }
 
 std::string Describe(const char* policy, const TreeAccounts& accounts, int level, double excess,

@@ -104,12 +104,17 @@ double HeatOf(const std::vector<FileHeat>& files, int level, const KeyRange& key
 // How often lookups probe the tree's filter blocks, for the re-reads of those a block cache holds
 // whole (block_cache_fit.h: BlockHeatClass, ExpectedRereadsPerProbe), from the readers' counts.
 // A counted file's block is probed at its level's mean block's rate times its sampled probes over
-// the level's mean file's, each with kPriorSamples added (a level of few samples is mostly
-// noise, and stays near alike), blended with 1 by the counts' `weight`. Each level is its own
-// mean: how much more an upper level's blocks are probed than the last level's is left out, as
-// without counts. Classes by the logarithm of the rate, at most kMaxHeatClasses; none (alike)
+// the level's mean file's, each with kBlockHeatPriorSamples added (a level of few samples is
+// mostly noise, and stays near alike), blended with 1 by the counts' `weight`. Each level is its
+// own mean: how much more an upper level's blocks are probed than the last level's is left out,
+// as without counts. Classes by the logarithm of the rate, at most kMaxHeatClasses; none (alike)
 // where no level has counts, or where the rates are within kAlikeHeat of each other.
-inline constexpr double kPriorSamples = 16, kAlikeHeat = 1.1;
+// Limits: a file's samples are a decayed sum since it was written (a file written lately has had
+// fewer lookups than an old one, and looks colder), and a file of a wider key range receives more
+// of its level's lookups (it looks hotter, though its block is larger too): under uniform lookups,
+// rates that differ by more than kAlikeHeat make classes.
+inline constexpr double kBlockHeatPriorSamples = 16, kAlikeHeat = 1.1;
+inline constexpr size_t kMaxHeatClasses = 8;
 std::vector<BlockHeatClass> BlockHeatOf(const std::vector<FileHeat>& files, double weight);
 
 // The rate at which a file of `num_keys` keys in the key range `keys`, written to `level`, would be

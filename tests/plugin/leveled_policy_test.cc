@@ -258,18 +258,28 @@ TEST(LeveledPolicy, AllocatesForTheProbesEachLevelReceives) {
   EXPECT_GT(bits_at("random", 0, random), 15);
 }
 
+// Keys of the heat tests: 8 digits, so that bytewise order is numeric order.
+std::string HeatKey(int i) { return testing::NumberedKey(i, /*digits=*/8); }
+
+// Ten files of level 4, of 10,000 keys each ([f x 10,000, f x 10,000 + 9,999]): the first with
+// 10,000 sampled probes, the others with 100.
+std::vector<FileHeat> LevelFourOneHot() {
+  std::vector<FileHeat> files;
+  for (int f = 0; f < 10; ++f) {
+    files.push_back(
+        {4, 10'000, f == 0 ? 10'000.0 : 100.0, HeatKey(f * 10'000), HeatKey(f * 10'000 + 9'999)});
+  }
+  return files;
+}
+
 // The lookup heat of a key range (HeatOf): ten files of level 4, one of which takes 100 times
 // the probes per key of the others. The hot file's probes per key are 1 / 0.109 of the level's,
 // 9.17; each cold one's 0.0917, held at a quarter; their key-weighted geometric mean is
 // 9.17^0.1 x 0.25^0.9 = 0.358, so the hot range is 25.6 times as hot as the level's mean and a
 // cold one 0.70 times. A range that meets the hot file and a cold one counts both.
 TEST(LeveledPolicy, HeatOfAKeyRangeIsItsFilesProbesPerKeyOverTheLevels) {
-  auto name = [](int i) { return testing::NumberedKey(i, /*digits=*/8); };
-  std::vector<FileHeat> files;
-  for (int f = 0; f < 10; ++f) {
-    files.push_back(
-        {4, 10'000, f == 0 ? 10'000.0 : 100.0, name(f * 10'000), name(f * 10'000 + 9'999)});
-  }
+  const auto& name = HeatKey;
+  std::vector<FileHeat> files = LevelFourOneHot();
   files.push_back({5, 50'000, 1e6, name(0), name(99'999)});  // another level: no part in level 4's
   auto heat_of = [&](int first, int last, int level = 4) {
     KeyRange range;
@@ -293,19 +303,15 @@ TEST(LeveledPolicy, HeatOfAKeyRangeIsItsFilesProbesPerKeyOverTheLevels) {
 
 // The rates at which lookups probe the tree's filter blocks, from the readers' counts (BlockHeatOf,
 // BlockRateOf): ten files of level 4, one of 10,000 sampled probes and nine of 100 (the level's
-// mean file: 1,090), and two of level 5 with none. With kPriorSamples (16) added to each side,
-// the hot block is probed (10,016 / 1,106) = 9.06 times as often as its level's mean block and a
-// cold one 0.105 times; level 5's, with no counts, alike. Three classes, whose shares sum to 1 and
-// whose mean rate is 1. Blended by half: the hot block at 1 + (9.06 - 1) / 2. A new file of 5,000
-// keys within the hot file's range, at its probes per key: (5,000 + 16) / 1,106. Where the counts
-// say nothing (no weight; files probed alike; a level with a single sample), no classes.
+// mean file: 1,090), and two of level 5 with none. With kBlockHeatPriorSamples (16) added to each
+// side, the hot block is probed (10,016 / 1,106) = 9.06 times as often as its level's mean block
+// and a cold one 0.105 times; level 5's, with no counts, alike. Three classes, whose shares sum to
+// 1 and whose mean rate is 1. Blended by half: the hot block at 1 + (9.06 - 1) / 2. A new file of
+// 5,000 keys within the hot file's range, at its probes per key: (5,000 + 16) / 1,106. Where the
+// counts say nothing (no weight; files probed alike; a level with a single sample), no classes.
 TEST(LeveledPolicy, BlockHeatIsEachFilesProbesAgainstItsLevelsMeanFile) {
-  auto name = [](int i) { return testing::NumberedKey(i, /*digits=*/8); };
-  std::vector<FileHeat> files;
-  for (int f = 0; f < 10; ++f) {
-    files.push_back(
-        {4, 10'000, f == 0 ? 10'000.0 : 100.0, name(f * 10'000), name(f * 10'000 + 9'999)});
-  }
+  const auto& name = HeatKey;
+  std::vector<FileHeat> files = LevelFourOneHot();
   files.push_back({5, 50'000, 0, name(0), name(49'999)});
   files.push_back({5, 50'000, 0, name(50'000), name(99'999)});
   const double hot = 10'016.0 / 1'106, cold = 116.0 / 1'106;

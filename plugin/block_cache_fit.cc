@@ -75,6 +75,10 @@ double CheMiss(double shard, double block_bytes, double rate, double others, dou
   for (int i = 0; i < kMaxCheSteps && hi - lo > kLogTimeTolerance; ++i) {
     const double f = excess(u, &slope);
     if (f == 0) break;
+    if (slope > 0 && std::abs(f / slope) < kLogTimeTolerance) {  // converged: the step is tiny
+      u -= f / slope;
+      break;
+    }
     (f < 0 ? lo : hi) = u;
     const double next = slope > 0 ? u - f / slope : (lo + hi) / 2;
     const double step = next > lo && next < hi ? next : (lo + hi) / 2;

@@ -16,9 +16,9 @@ std::vector<LevelFilter> KeepSmallFilesFilters(std::vector<LevelFilter> priced,
 }
 
 namespace {
-// Whether a file's counts take part: a level, keys, and finite samples.
+// Whether a file's counts take part: a level, keys, and finite samples, none negative.
 bool Counted(const FileHeat& f) {
-  return f.level >= 0 && f.keys > 0 && std::isfinite(f.sampled_probes);
+  return f.level >= 0 && f.keys > 0 && std::isfinite(f.sampled_probes) && f.sampled_probes >= 0;
 }
 // Each level's sampled probes and counted files, by level.
 struct LevelSamples {
@@ -30,7 +30,7 @@ std::vector<LevelSamples> SamplesByLevel(const std::vector<FileHeat>& files) {
   for (const FileHeat& f : files) {
     if (!Counted(f)) continue;
     if (levels.size() <= static_cast<size_t>(f.level)) levels.resize(f.level + 1);
-    levels[f.level].sampled_probes += std::max(f.sampled_probes, 0.0);
+    levels[f.level].sampled_probes += f.sampled_probes;
     levels[f.level].files += 1;
   }
   return levels;
@@ -42,10 +42,10 @@ double RateAgainst(double samples, const LevelSamples& level, double weight) {
                          (level.MeanFileSamples() + kBlockHeatPriorSamples);
   return 1 + std::min(std::max(weight, 0.0), 1.0) * (against - 1);
 }
-// The sampled probes and keys of `level`'s counted files (`level_total`) and of those that `keys`
-// meets (`range`).
+// The sampled probes, keys and files of `level`'s counted files (`level_total`) and of those that
+// `keys` meets (`range`).
 struct RangeSamples {
-  double sampled_probes = 0, keys = 0;
+  double sampled_probes = 0, keys = 0, files = 0;
 };
 void SamplesOfLevel(const std::vector<FileHeat>& files, int level, const KeyRange& keys,
                     RangeSamples* level_total, RangeSamples* range) {
@@ -53,9 +53,11 @@ void SamplesOfLevel(const std::vector<FileHeat>& files, int level, const KeyRang
     if (f.level != level || !Counted(f)) continue;
     level_total->sampled_probes += f.sampled_probes;
     level_total->keys += f.keys;
+    level_total->files += 1;
     if (keys.Meets(f.smallest, f.largest)) {
       range->sampled_probes += f.sampled_probes;
       range->keys += f.keys;
+      range->files += 1;
     }
   }
 }
@@ -112,12 +114,12 @@ std::vector<BlockHeatClass> BlockHeatOf(const std::vector<FileHeat>& files, doub
 
 double BlockRateOf(const std::vector<FileHeat>& files, int level, const KeyRange& keys,
                    double num_keys, double weight) {
-  const std::vector<LevelSamples> levels = SamplesByLevel(files);
-  if (level < 0 || static_cast<size_t>(level) >= levels.size() || !(num_keys > 0)) return 1;
+  if (level < 0 || !(num_keys > 0)) return 1;
   RangeSamples level_total, range;
   SamplesOfLevel(files, level, keys, &level_total, &range);
   if (range.keys <= 0) return 1;
-  return RateAgainst(range.sampled_probes / range.keys * num_keys, levels[level], weight);
+  return RateAgainst(range.sampled_probes / range.keys * num_keys,
+                     LevelSamples{level_total.sampled_probes, level_total.files}, weight);
 }
 
 std::string Describe(const char* policy, const TreeAccounts& accounts, int level, double excess,

@@ -10,6 +10,7 @@
 #include <rocksdb/utilities/object_registry.h>
 #include <rocksdb/version.h>
 
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -339,6 +340,17 @@ TEST(LeveledPolicy, BlockHeatIsEachFilesProbesAgainstItsLevelsMeanFile) {
   EXPECT_EQ(BlockRateOf(files, 3, in_hot, 5'000, 1), 1) << "a level with no counted files";
   EXPECT_EQ(BlockRateOf(files, 5, in_hot, 5'000, 1), 1) << "a level with no probes counted";
 
+  // Files whose samples are not finite, or negative, take no part.
+  std::vector<FileHeat> with_bad = files;
+  for (const double bad : {std::nan(""), HUGE_VAL, -5.0}) {
+    with_bad.push_back({4, 10'000, bad, name(900'000), name(909'999)});
+  }
+  const std::vector<BlockHeatClass> without_bad = BlockHeatOf(with_bad, 1);
+  ASSERT_EQ(without_bad.size(), heat.size());
+  for (size_t c = 0; c < heat.size(); ++c) {
+    EXPECT_EQ(without_bad[c].rate, heat[c].rate);
+    EXPECT_EQ(without_bad[c].share, heat[c].share);
+  }
   EXPECT_TRUE(BlockHeatOf(files, 0).empty());
   std::vector<FileHeat> alike = files, one_sample = files;
   for (FileHeat& f : alike) f.sampled_probes = 100;
@@ -356,7 +368,7 @@ TEST(LeveledPolicy, GivesHotKeyRangesMoreBits) {
   options.filter_policy = PolicyFrom("sstfilter.Leveled:10");
   testing::SilentLogger logger;
   const auto alive = std::make_shared<int>();
-  auto name = [](int i) { return testing::NumberedKey(i, /*digits=*/8); };
+  const auto& name = HeatKey;
   // Bits per key of a file of level 4 holding keys [first, first + 5000).
   auto bits_at = [&](const std::string& column_family, int first, bool with_heat) {
     TreeAccounts accounts;
@@ -368,12 +380,7 @@ TEST(LeveledPolicy, GivesHotKeyRangesMoreBits) {
       accounts.levels[i].probes = level_keys[i] > 0 ? 1 : 0;
     }
     if (with_heat) {
-      auto heat = std::make_shared<std::vector<FileHeat>>();
-      for (int f = 0; f < 10; ++f) {
-        heat->push_back(
-            {4, 10'000, f == 0 ? 10'000.0 : 100.0, name(f * 10'000), name(f * 10'000 + 9'999)});
-      }
-      accounts.heat = heat;
+      accounts.heat = std::make_shared<std::vector<FileHeat>>(LevelFourOneHot());
       accounts.counted_weight = 0.9;
     }
     const std::unique_ptr<FilterBitsBuilder> builder =

@@ -283,8 +283,7 @@ class LeveledPolicy::Chooser : public FilterChooser {
     }
     const auto cached = by_keys_.find(num_keys);
     if (cached != by_keys_.end()) {
-      return FitCache(finishing ? ForHeat(cached->second, num_keys, file_keys) : cached->second,
-                      num_keys, finishing, BlockRate(num_keys, file_keys, finishing));
+      return ForFile(cached->second, num_keys, file_keys, finishing);
     }
     std::vector<double> shares, probes;
     tree_shape_.WithFile(level_, static_cast<double>(num_keys), &shares, &probes);
@@ -298,7 +297,14 @@ class LeveledPolicy::Chooser : public FilterChooser {
     }
     const Result<LevelFilter> chosen = OneOf(a, level_);
     if (by_keys_.size() < kMaxCached) by_keys_.emplace(num_keys, chosen);
-    return FitCache(finishing ? ForHeat(chosen, num_keys, file_keys) : chosen, num_keys, finishing,
+    return ForFile(chosen, num_keys, file_keys, finishing);
+  }
+
+  // The level's filter for this file: for its key range's heat once it is finished (ForHeat), and
+  // for the cache its block will live in (FitCache, at the block's rate).
+  Result<LevelFilter> ForFile(const Result<LevelFilter>& level, uint64_t num_keys,
+                              const KeyRange& file_keys, bool finishing) {
+    return FitCache(finishing ? ForHeat(level, num_keys, file_keys) : level, num_keys, finishing,
                     BlockRate(num_keys, file_keys, finishing));
   }
 

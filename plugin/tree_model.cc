@@ -20,51 +20,46 @@ namespace {
 bool Counted(const FileHeat& f) {
   return f.level >= 0 && f.keys > 0 && std::isfinite(f.sampled_probes) && f.sampled_probes >= 0;
 }
-// Each level's sampled probes and counted files, by level.
-struct LevelSamples {
-  double sampled_probes = 0, files = 0;
+// The sampled probes, keys and counted files of a set of files (a level; a key range's).
+struct Samples {
+  double sampled_probes = 0, keys = 0, files = 0;
+  void Add(const FileHeat& f) {
+    sampled_probes += f.sampled_probes;
+    keys += f.keys;
+    files += 1;
+  }
   double MeanFileSamples() const { return files > 0 ? sampled_probes / files : 0; }
 };
-std::vector<LevelSamples> SamplesByLevel(const std::vector<FileHeat>& files) {
-  std::vector<LevelSamples> levels;
+// Each level's, by level.
+std::vector<Samples> SamplesByLevel(const std::vector<FileHeat>& files) {
+  std::vector<Samples> levels;
   for (const FileHeat& f : files) {
     if (!Counted(f)) continue;
     if (levels.size() <= static_cast<size_t>(f.level)) levels.resize(f.level + 1);
-    levels[f.level].sampled_probes += f.sampled_probes;
-    levels[f.level].files += 1;
+    levels[f.level].Add(f);
   }
   return levels;
 }
+// `level`'s (`level_total`), and of its files that `keys` meets (`range`).
+void SamplesOfLevel(const std::vector<FileHeat>& files, int level, const KeyRange& keys,
+                    Samples* level_total, Samples* range) {
+  for (const FileHeat& f : files) {
+    if (f.level != level || !Counted(f)) continue;
+    level_total->Add(f);
+    if (keys.Meets(f.smallest, f.largest)) range->Add(f);
+  }
+}
 // A block of `samples` sampled probes against its level's mean file's, blended by weight.
-double RateAgainst(double samples, const LevelSamples& level, double weight) {
+double RateAgainst(double samples, const Samples& level, double weight) {
   if (!(level.sampled_probes > 0)) return 1;
   const double against = (std::max(samples, 0.0) + kBlockHeatPriorSamples) /
                          (level.MeanFileSamples() + kBlockHeatPriorSamples);
   return 1 + std::min(std::max(weight, 0.0), 1.0) * (against - 1);
 }
-// The sampled probes, keys and files of `level`'s counted files (`level_total`) and of those that
-// `keys` meets (`range`).
-struct RangeSamples {
-  double sampled_probes = 0, keys = 0, files = 0;
-};
-void SamplesOfLevel(const std::vector<FileHeat>& files, int level, const KeyRange& keys,
-                    RangeSamples* level_total, RangeSamples* range) {
-  for (const FileHeat& f : files) {
-    if (f.level != level || !Counted(f)) continue;
-    level_total->sampled_probes += f.sampled_probes;
-    level_total->keys += f.keys;
-    level_total->files += 1;
-    if (keys.Meets(f.smallest, f.largest)) {
-      range->sampled_probes += f.sampled_probes;
-      range->keys += f.keys;
-      range->files += 1;
-    }
-  }
-}
 }  // namespace
 
 double HeatOf(const std::vector<FileHeat>& files, int level, const KeyRange& keys) {
-  RangeSamples level_total, range;
+  Samples level_total, range;
   SamplesOfLevel(files, level, keys, &level_total, &range);
   const double level_probes = level_total.sampled_probes, level_keys = level_total.keys;
   const double range_probes = range.sampled_probes, range_keys = range.keys;
@@ -84,7 +79,7 @@ double HeatOf(const std::vector<FileHeat>& files, int level, const KeyRange& key
 
 std::vector<BlockHeatClass> BlockHeatOf(const std::vector<FileHeat>& files, double weight) {
   if (!(weight > 0)) return {};
-  const std::vector<LevelSamples> levels = SamplesByLevel(files);
+  const std::vector<Samples> levels = SamplesByLevel(files);
   std::vector<double> rates;
   for (const FileHeat& f : files) {
     if (Counted(f)) rates.push_back(RateAgainst(f.sampled_probes, levels[f.level], weight));
@@ -115,11 +110,10 @@ std::vector<BlockHeatClass> BlockHeatOf(const std::vector<FileHeat>& files, doub
 double BlockRateOf(const std::vector<FileHeat>& files, int level, const KeyRange& keys,
                    double num_keys, double weight) {
   if (level < 0 || !(num_keys > 0)) return 1;
-  RangeSamples level_total, range;
+  Samples level_total, range;
   SamplesOfLevel(files, level, keys, &level_total, &range);
   if (range.keys <= 0) return 1;
-  return RateAgainst(range.sampled_probes / range.keys * num_keys,
-                     LevelSamples{level_total.sampled_probes, level_total.files}, weight);
+  return RateAgainst(range.sampled_probes / range.keys * num_keys, level_total, weight);
 }
 
 std::string Describe(const char* policy, const TreeAccounts& accounts, int level, double excess,

@@ -38,8 +38,10 @@ double LogFactorial(double k) {
 }
 // Che's characteristic time is sought within e^-kMaxLogTime to e^kMaxLogTime probes of the mean
 // block (rates of classes are within a few orders of magnitude of 1), to kLogTimeTolerance.
+// A step is at most half the step before last (below), so kMaxCheSteps covers the 40 halvings
+// from 2 kMaxLogTime down to the tolerance, two steps each.
 constexpr double kMaxLogTime = 40, kLogTimeTolerance = 1e-10;
-constexpr int kMaxCheSteps = 64;
+constexpr int kMaxCheSteps = 96;
 // With heat, the binomial terms within this many standard deviations of the mean count of other
 // blocks in a shard, at least kHeatMinSpan counts (the terms beyond add under about 1e-11
 // re-reads per probe), at most kHeatTerms of them.
@@ -48,10 +50,11 @@ constexpr double kHeatSigmas = 8.5, kHeatMinSpan = 24, kHeatTerms = 64;
 // Che's approximation for one shard of `shard` bytes: the block of `block_bytes` probed `rate`
 // times as often as the mean block, and `others` blocks of `mean` bytes in heat's classes. The
 // characteristic time T solves cached_bytes(T) = shard, where the cached bytes grow with T from 0
-// to every block's (more than the shard's): Newton's method on u = log T, whose steps stay within
-// the bracket that the signs so far give (a bisection where a step would leave it), from the
-// answer for blocks probed alike. The probability that a probe of the block misses, exp(-rate x
-// T).
+// to every block's (more than the shard's): Newton's method on u = log T from the answer for
+// blocks probed alike, safeguarded (Numerical Recipes' rtsafe): a bisection of the bracket that
+// the signs so far give wherever Newton's step would leave it or would not be under half the step
+// before last, so that the steps cannot bounce between the bracket's ends. The probability that a
+// probe of the block misses, exp(-rate x T).
 double CheMiss(double shard, double block_bytes, double rate, double others, double mean,
                const std::vector<BlockHeatClass>& heat) {
   if (!(rate > 0)) return 1;  // never probed: never cached (and weighs nothing)
@@ -72,22 +75,26 @@ double CheMiss(double shard, double block_bytes, double rate, double others, dou
   // Blocks probed alike: exp(-T) = 1 - shard / (their bytes).
   double u = std::log(-std::log1p(-shard / (block_bytes + others * mean)));
   if (!(u > lo && u < hi)) u = 0;
-  for (int i = 0; i < kMaxCheSteps && hi - lo > kLogTimeTolerance; ++i) {
+  double step = hi - lo, step_before = hi - lo;
+  bool converged = false;
+  for (int i = 0; i < kMaxCheSteps && !converged; ++i) {
     const double f = excess(u, &slope);
-    if (f == 0) break;
-    if (slope > 0 && std::abs(f / slope) < kLogTimeTolerance) {  // converged: the step is tiny
-      u -= f / slope;
+    if (f == 0) {
+      converged = true;
       break;
     }
     (f < 0 ? lo : hi) = u;
-    const double next = slope > 0 ? u - f / slope : (lo + hi) / 2;
-    const double step = next > lo && next < hi ? next : (lo + hi) / 2;
-    if (std::abs(step - u) < kLogTimeTolerance) {
-      u = step;
-      break;
-    }
-    u = step;
+    const double newton = slope > 0 ? u - f / slope : lo;  // no slope: out of the bracket
+    const double next = newton > lo && newton < hi && std::abs(newton - u) < step_before / 2
+                            ? newton
+                            : (lo + hi) / 2;
+    step_before = step;
+    step = std::abs(next - u);
+    u = next;
+    converged = step < kLogTimeTolerance || hi - lo < kLogTimeTolerance;
   }
+  // Out of steps, which the steps' halving leaves none of: the bracket's middle, a guard.
+  if (!converged) u = (lo + hi) / 2;
   return std::exp(-rate * std::exp(u));
 }
 }  // namespace
@@ -161,7 +168,7 @@ std::string FilterBlockWarning(size_t block_bytes, const CacheShards& shards) {
            "in %zu shards): blocks that share a shard can evict each other and be read again from "
            "storage. Pin them (metadata_cache_options={unpartitioned_pinning=kAll}), "
            "set partition_filters=true (with index_type=kTwoLevelIndexSearch), or give the cache "
-           "shards of at least %zu KiB (README: Filters in the block cache)",
+           "shards of at least %zu KiB (docs/filters.md: Filters in the block cache)",
            block_bytes >> 10, kShardFraction, shard >> 10, shards.capacity_bytes >> 20,
            shards.shards, (block_bytes * kShardFraction + 1023) >> 10);
   return text;

@@ -104,10 +104,11 @@ TreeHistory::LevelSpan TreeHistory::RecordCompaction(const TreeId& tree, int lev
 }
 
 double TreeHistory::Steer(const TreeId& tree, uint64_t accounts_changes, double excess,
-                          double budget) {
+                          double budget, double lowest_budget) {
   std::lock_guard<std::mutex> lock(mu_);
   Tree& t = TreeLocked(tree);
-  const double lowest = (kSteerLowest - 1) * budget, highest = (kSteerHighest - 1) * budget;
+  const double highest = (kSteerHighest - 1) * budget;
+  const double lowest = std::min(std::max(kSteerLowest * budget, lowest_budget) - budget, highest);
   auto output = [&] { return t.correction - kSteerProportion * excess; };
   if (accounts_changes != t.steered_changes) {
     t.steered_changes = accounts_changes;

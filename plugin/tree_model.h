@@ -120,6 +120,8 @@ std::vector<BlockHeatClass> BlockHeatOf(const std::vector<FileHeat>& files, doub
 // The rate at which a file of `num_keys` keys in the key range `keys`, written to `level`, would be
 // probed, as BlockHeatOf rates its level's files: the probes per key of the counted files its
 // range meets, times num_keys, against the level's mean file's. 1 where the level has no counts.
+// So a file of more keys than its level's mean file is rated higher at the same heat: it spans as
+// wide a key range as its inputs held those keys in, and lookups of absent keys go by key range.
 double BlockRateOf(const std::vector<FileHeat>& files, int level, const KeyRange& keys,
                    double num_keys, double weight);
 

@@ -304,15 +304,42 @@ TEST(BlockCacheFit, RereadsOfBlocksProbedUnlikeFollowAnLruSimulation) {
   EXPECT_EQ(ExpectedRereadsPerProbe(block, hot, 0.0 / 0.0), 1);
 }
 
+// Che's characteristic time where Newton's method alone bounces between the ends of its bracket
+// (rates spread 8,000-fold, a block of nearly the shard), against a plain bisection of the same
+// equation: cached bytes(T) = the shard, the miss exp(-rate T).
+TEST(BlockCacheFit, ChesTimeConvergesWhereNewtonsStepsBounce) {
+  const std::vector<BlockHeatClass> heat = {{0.1881, 0.02715},  {0.01510, 0.2061},
+                                            {3.790, 0.2457},    {1.356, 0.04387},
+                                            {0.000472, 0.1721}, {0.003001, 0.3050}};
+  const double shard = 1369058, others = 159, mean = 10000, rate = 0.040252;
+  for (const double block : {1296256.0, 1296706.0, 1298706.0, 600000.0}) {
+    auto cached = [&](double u) {
+      const double t = std::exp(u);
+      double bytes = -block * std::expm1(-rate * t);
+      for (const BlockHeatClass& c : heat) {
+        bytes -= others * c.share * mean * std::expm1(-c.rate * t);
+      }
+      return bytes;
+    };
+    double lo = -40, hi = 40;
+    for (int i = 0; i < 200; ++i) (cached((lo + hi) / 2) < shard ? lo : hi) = (lo + hi) / 2;
+    const double expected = std::exp(-rate * std::exp((lo + hi) / 2));
+    const ShardLoad load{CacheShards{static_cast<size_t>(shard), 1}, others, mean, heat};
+    EXPECT_NEAR(ExpectedRereadsPerProbe(block, load, rate), expected, 1e-6) << block;
+  }
+}
+
 // A filter of `num_keys` keys written to level 4 by sstfilter.Leveled:10 with the listener's
 // accounts of a random tree of 1M keys (every lookup probes every level; 200 filter blocks of
 // 5,000 keys at 10 bits/key), its filters whole in a block cache of 8 shards of `cache_bytes` / 8
 // (none: held by the table readers), partitioned or not; the readers' counts `heat`, of that
 // weight, if any. Whatever it chose, the filter holds its keys and rejects most others. Its bits
-// per key; the LOG's lines about the cache in `log_lines`.
+// per key; the LOG's lines about the cache in `log_lines`, its line about the file (the steered
+// budget) in `*file_line`, if given.
 double LevelFourBitsPerKey(const std::string& column_family, size_t cache_bytes, bool partitioned,
                            std::vector<std::string>* log_lines, size_t num_keys,
-                           const std::vector<FileHeat>& heat = {}, double counted_weight = 0) {
+                           const std::vector<FileHeat>& heat = {}, double counted_weight = 0,
+                           std::string* file_line = nullptr) {
   static const std::vector<uint64_t> kLevelKeys = {0, 0, 0, 0, 10'000, 90'000, 900'000};
   static const auto alive = std::make_shared<int>();
   BlockBasedTableOptions table;
@@ -347,6 +374,9 @@ double LevelFourBitsPerKey(const std::string& column_family, size_t cache_bytes,
         line.find("cannot build") != std::string::npos) {
       log_lines->push_back(line);
     }
+    if (file_line != nullptr && line.find("a file for level 4") != std::string::npos) {
+      *file_line = line;
+    }
   }
   EXPECT_TRUE(
       FilterReader::Open(reinterpret_cast<const uint8_t*>(filter.data()), filter.size()).valid());
@@ -380,8 +410,12 @@ TEST(BlockCacheFit, LeveledSpendsLessWhereItsFilterBlocksWouldOverflowTheirShard
   EXPECT_LT(tight, outside - 3);
   EXPECT_TRUE(ample_lines.empty() && partitioned_lines.empty());
   // The tree's budget: 200 blocks of 10 bits/key in 8 shards of 160 KiB are re-read 0.055 times
-  // per probe, 43 times their rate; at 7.5 bits/key, 0.0017 times, for a rate of 0.0069.
-  ASSERT_EQ(tight_lines.size(), 1u);
+  // per probe, 43 times their rate; at 7.5 bits/key, 0.0017 times, for a rate of 0.0069. The
+  // tree's line comes first; the level-4 file's own cut may follow (FitCache: its block, at
+  // Monkey's share of the cut budget, is larger than the tree's others).
+  for (const std::string& line : tight_lines) printf("[ figures  ] %s\n", line.c_str());
+  ASSERT_GE(tight_lines.size(), 1u);
+  ASSERT_LE(tight_lines.size(), 2u);
   EXPECT_NE(tight_lines[0].find("200 filter blocks of about 5000 keys in a block cache of 8 shards "
                                 "of 160 KiB"),
             std::string::npos)
@@ -396,6 +430,38 @@ TEST(BlockCacheFit, LeveledSpendsLessWhereItsFilterBlocksWouldOverflowTheirShard
   for (const std::string& line : tiny_lines) {
     EXPECT_EQ(line.find("cannot build"), std::string::npos) << line;
   }
+}
+
+// The tree's files were written at 10 bits/key, before its cache cut the budget to 7.5: the tree
+// spends 2.5 bits/key beyond the cut's allocation until compactions rewrite them. The steering
+// does not take that from the file being written (level 4's, 1% of the keys): it gets the cut's
+// allocation, where steered below the cut it got half the budget, its false positives 6x.
+TEST(BlockCacheFit, UnderACutTheFilesBeingWrittenGetTheCutsAllocation) {
+  std::vector<std::string> cut_lines, ample_lines;
+  std::string cut_file, ample_file;
+  const double cut =
+      LevelFourBitsPerKey("steered cut", 1280 << 10, false, &cut_lines, 5000, {}, 0, &cut_file);
+  const double ample =
+      LevelFourBitsPerKey("steered ample", 64 << 20, false, &ample_lines, 5000, {}, 0, &ample_file);
+  ASSERT_GE(cut_lines.size(), 1u);
+  ASSERT_NE(cut_lines[0].find("the tree gets 7.50 bits/key"), std::string::npos) << cut_lines[0];
+  // The LOG: an excess of about 2.5 bits/key (the files at 10 against the cut's 7.5), and the
+  // budget the cut's, not less.
+  EXPECT_NE(cut_file.find("excess below level 0 +2."), std::string::npos) << cut_file;
+  EXPECT_NE(cut_file.find("budget steered to 7.50;"), std::string::npos) << cut_file;
+  EXPECT_NE(ample_file.find("budget steered to 10.00;"), std::string::npos) << ample_file;
+  // Level 4 is probed as often as the others for a hundredth of the keys: Monkey gives it far more
+  // than the tree's budget, in the cut tree too (its level's filter, in the line of the file's own
+  // cut, FitCache, which its block larger than the tree's others then makes).
+  double level_bits = 0;
+  for (const std::string& line : cut_lines) {
+    const size_t at = line.find("a filter of ");
+    if (at != std::string::npos) {
+      sscanf(line.c_str() + at, "a filter of %*d KiB (%lf bits/key", &level_bits);
+    }
+  }
+  EXPECT_GT(level_bits, 7.5 + 3);
+  EXPECT_LT(cut, ample);
 }
 
 // One file's cut (FitCache). In 8 shards of 256 KiB the tree's 200 blocks of 6 KiB fit at its
@@ -430,8 +496,8 @@ TEST(BlockCacheFit, LeveledGivesALeanerFilterToAFileWhoseRichBlockWouldOverflowI
 // files (the accounts of LevelFourBitsPerKey: 2, 18 and 180 files on levels 4 to 6), one in 20
 // holds most of the level's sampled probes (1,900 against 5), none in the key range of the files
 // written at level 4 ("key0" to "key99999"), unless `holder` (0 or 1) names the file of level 4
-// that holds it: the hot one (0) or the cold one (1).
-std::vector<FileHeat> SkewedHeat(int holder = -1) {
+// that holds it: the hot one (0) or the cold one (1), with `holder_keys` keys.
+std::vector<FileHeat> SkewedHeat(int holder = -1, double holder_keys = 5000) {
   std::vector<FileHeat> heat;
   for (const auto& [level, files] : {std::pair<int, int>{4, 2}, {5, 18}, {6, 180}}) {
     for (int i = 0; i < files; ++i) {
@@ -443,6 +509,7 @@ std::vector<FileHeat> SkewedHeat(int holder = -1) {
   if (holder >= 0) {
     heat[holder].smallest = "key0";
     heat[holder].largest = "key99999";
+    heat[holder].keys = holder_keys;
   }
   return heat;
 }
@@ -468,8 +535,10 @@ TEST(BlockCacheFit, LeveledCutsLessWhereLookupsGoToAFewBlocks) {
   for (const std::string& line : skewed_lines) printf("[ figures  ] %s\n", line.c_str());
   EXPECT_GT(skewed, alike + 2);
   EXPECT_EQ(evenly, alike);
-  ASSERT_EQ(alike_lines.size(), 1u);
-  EXPECT_NE(alike_lines[0].find("probed alike"), std::string::npos) << alike_lines[0];
+  ASSERT_GE(alike_lines.size(), 1u);  // the tree's cut; the file's own may follow
+  for (const std::string& line : alike_lines) {
+    EXPECT_NE(line.find("probed alike"), std::string::npos) << line;
+  }
   bool priced_as_counted = false;
   for (const std::string& line : skewed_lines) {
     priced_as_counted |= line.find("the tree gets") != std::string::npos &&
@@ -479,31 +548,35 @@ TEST(BlockCacheFit, LeveledCutsLessWhereLookupsGoToAFewBlocks) {
 }
 
 // One file's cut with the readers' counts: the file of 100,000 keys at level 4 whose rich block
-// overflows its shard (LeveledGivesALeanerFilter...) keeps its rich filter when its key range is
-// the one its level's lookups go to: probed many times as often as the others, its block stays
-// cached. (Its heat also makes its filter richer than its level's: ForHeat.) The same file in the
-// range of the level's cold file is cut.
-TEST(BlockCacheFit, LeveledKeepsTheRichFilterOfAFileLookupsProbeMost) {
+// overflows its shard (LeveledGivesALeanerFilter...) keeps more of its rich filter when its key
+// range is the one its level's lookups go to than when it is its level's cold one. Its rate is
+// against its level's mean file (BlockRateOf), and this level has two, the hot one and the cold
+// one, each of as many keys as the new file: the hot range's file is probed 1.9x as often as the
+// mean block, the cold one's 0.12x (the prior samples keep few counts near alike), so the hot
+// file's block is cut less, not kept whole. (The
+// hot range's heat also makes its filter richer than its level's: ForHeat.)
+TEST(BlockCacheFit, LeveledKeepsMoreOfTheFilterOfAFileLookupsProbeMore) {
   std::vector<std::string> cold_lines, hot_lines, outside_lines;
-  const double cold =
-      LevelFourBitsPerKey("one cold", 2048 << 10, false, &cold_lines, 100'000, SkewedHeat(1), 0.9);
-  const double hot =
-      LevelFourBitsPerKey("one hot", 2048 << 10, false, &hot_lines, 100'000, SkewedHeat(0), 0.9);
-  const double outside =
-      LevelFourBitsPerKey("one hot outside", 0, false, &outside_lines, 100'000, SkewedHeat(0), 0.9);
+  const double cold = LevelFourBitsPerKey("one cold", 2048 << 10, false, &cold_lines, 100'000,
+                                          SkewedHeat(1, 100'000), 0.9);
+  const double hot = LevelFourBitsPerKey("one hot", 2048 << 10, false, &hot_lines, 100'000,
+                                         SkewedHeat(0, 100'000), 0.9);
+  const double outside = LevelFourBitsPerKey("one hot outside", 0, false, &outside_lines, 100'000,
+                                             SkewedHeat(0, 100'000), 0.9);
   printf(
       "[ figures  ] 100,000 keys at level 4 in 8 shards of 256 KiB: cold %.2f bits/key, hot "
       "%.2f (%.2f outside the cache)\n",
       cold, hot, outside);
   for (const std::string& line : cold_lines) printf("[ figures  ] %s\n", line.c_str());
-  EXPECT_EQ(hot, outside);
-  for (const std::string& line : hot_lines) ADD_FAILURE() << line;
-  EXPECT_LT(cold, hot - 2);
-  bool cut = false;
-  for (const std::string& line : cold_lines) {
-    cut |= line.find("re-reads per probe expected") != std::string::npos;
-  }
-  EXPECT_TRUE(cut);
+  for (const std::string& line : hot_lines) printf("[ figures  ] %s\n", line.c_str());
+  EXPECT_TRUE(outside_lines.empty());
+  EXPECT_LT(cold, hot - 0.5);
+  EXPECT_LT(hot, outside - 0.5);
+  ASSERT_EQ(hot_lines.size(), 1u);
+  ASSERT_EQ(cold_lines.size(), 1u);
+  EXPECT_NE(hot_lines[0].find("probed 1.9x as often as the mean block"), std::string::npos)
+      << hot_lines[0];
+  EXPECT_NE(cold_lines[0].find("re-reads per probe expected"), std::string::npos) << cold_lines[0];
 }
 }  // namespace
 }  // namespace sstfilter

@@ -351,6 +351,13 @@ TEST(LeveledPolicy, BlockHeatIsEachFilesProbesAgainstItsLevelsMeanFile) {
     EXPECT_EQ(without_bad[c].rate, heat[c].rate);
     EXPECT_EQ(without_bad[c].share, heat[c].share);
   }
+  KeyRange in_bad;
+  in_bad.Add(name(900'000));
+  in_bad.Add(name(909'999));
+  EXPECT_EQ(BlockRateOf(with_bad, 4, in_hot, 5'000, 1), BlockRateOf(files, 4, in_hot, 5'000, 1));
+  EXPECT_EQ(BlockRateOf(with_bad, 4, in_bad, 10'000, 1), 1) << "meets no counted file";
+  EXPECT_EQ(HeatOf(with_bad, 4, in_hot), HeatOf(files, 4, in_hot));
+  EXPECT_EQ(HeatOf(with_bad, 4, in_bad), HeatOf(files, 4, in_bad));
   EXPECT_TRUE(BlockHeatOf(files, 0).empty());
   std::vector<FileHeat> alike = files, one_sample = files;
   for (FileHeat& f : alike) f.sampled_probes = 100;

@@ -644,7 +644,7 @@ Result<bool> LeveledPolicy::SteerByAccounts(const ROCKSDB_NAMESPACE::FilterBuild
   // least: paying for those files' bytes with the files being written now, at fewer bits per key
   // than the cut, costs more false positives than the bytes save in re-reads. Steered below the
   // cut, the upper level a compaction was writing got 6.1 bits/key against the last level's 8.4,
-  // and the tree 2.2x the false positives its allocation gives the same memory (docs/filters.md).
+  // and the tree 2.4x the false positives its allocation gives the same memory (docs/filters.md).
   const double budget =
       RewritingForBudget()
           ? bits_per_key

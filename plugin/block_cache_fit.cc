@@ -38,8 +38,9 @@ double LogFactorial(double k) {
 }
 // Che's characteristic time is sought within e^-kMaxLogTime to e^kMaxLogTime probes of the mean
 // block (rates of classes are within a few orders of magnitude of 1), to kLogTimeTolerance.
-// A step is at most half the step before last (below), so kMaxCheSteps covers the 40 halvings
-// from 2 kMaxLogTime down to the tolerance, two steps each.
+// A Newton step is taken only where it is under half the step before last, a bisection halves
+// the bracket: kMaxCheSteps is twice the 40 halvings from 2 kMaxLogTime down to the tolerance,
+// and more.
 constexpr double kMaxLogTime = 40, kLogTimeTolerance = 1e-10;
 constexpr int kMaxCheSteps = 96;
 // With heat, the binomial terms within this many standard deviations of the mean count of other
@@ -79,7 +80,10 @@ double CheMiss(double shard, double block_bytes, double rate, double others, dou
   bool converged = false;
   for (int i = 0; i < kMaxCheSteps && !converged; ++i) {
     const double f = excess(u, &slope);
-    if (f == 0) {
+    // Converged: no excess, or a Newton step below the tolerance (which may be below the spacing
+    // of doubles at u, where a step would not move u and the bracket's test would refuse it).
+    if (f == 0 || (slope > 0 && std::abs(f / slope) < kLogTimeTolerance)) {
+      if (f != 0) u -= f / slope;
       converged = true;
       break;
     }
@@ -93,7 +97,7 @@ double CheMiss(double shard, double block_bytes, double rate, double others, dou
     u = next;
     converged = step < kLogTimeTolerance || hi - lo < kLogTimeTolerance;
   }
-  // Out of steps, which the steps' halving leaves none of: the bracket's middle, a guard.
+  // Out of steps (a guard: the halvings above leave none wanting): the bracket's middle.
   if (!converged) u = (lo + hi) / 2;
   return std::exp(-rate * std::exp(u));
 }

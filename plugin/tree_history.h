@@ -180,13 +180,14 @@ class TreeHistory {
   // the few upper-level files of each compaction 5.75 bits/key in a random tree, for a last level
   // 0.4 bits/key over its share, and 1.5x the false positives. The integral takes the tree to its
   // budget where some files are never rewritten (an ingested file, the moved files of an ordered
-  // tree), which the proportional part alone leaves it off by as much as they weigh. `lowest`
-  // (bits per key) raises the lower bound, as a cut for the cache does (LeveledPolicy::
-  // SteerByAccounts); the integral does not wind up against it either. May throw std::bad_alloc.
+  // tree), which the proportional part alone leaves it off by as much as they weigh.
+  // `lowest_budget` (bits per key) raises the lower bound, as a cut for the cache does
+  // (LeveledPolicy::SteerByAccounts); the integral does not wind up against it either. May throw
+  // std::bad_alloc.
   static constexpr double kSteerGain = 0.1, kSteerProportion = 1;
   static constexpr double kSteerLowest = 0.5, kSteerHighest = 1.25;
   double Steer(const TreeId& tree, uint64_t accounts_changes, double excess_bits_per_key,
-               double budget, double lowest = 0);
+               double budget, double lowest_budget = 0);
   // The budget Steer last returned for the tree (`budget` before any): what the files being
   // written now are getting.
   double Steered(const TreeId& tree, double budget) const;

@@ -178,6 +178,24 @@ TEST(LeveledPolicy, FlushesThatAppendGetTheBudgetsFilter) {
 // Without num_levels, the model is the levels the tree really has (plugin/tree_history.h):
 // level 0, then from the shallowest to the deepest level that compaction outputs have gone to,
 // level 0 as large as the shallowest. Before any compaction, the column family's num_levels.
+// The steering under a raised lower bound (a cut: LeveledPolicy::SteerByAccounts): an excess of
+// 3 bits/key for 20 changes of the accounts leaves the budget at the bound, and, the excess gone,
+// at the budget: the integral did not wind up against the bound. Without it the same excess
+// steers below the budget and the integral keeps part of it after the excess is gone.
+TEST(LeveledPolicy, SteeringStopsAtItsLowestBudgetWithoutWindingUp) {
+  const TreeId tree{"db:steering", "session", "default"};
+  TreeHistory bounded, free;
+  for (uint64_t change = 1; change <= 20; ++change) {
+    EXPECT_EQ(bounded.Steer(tree, change, 3, 8, 8), 8) << change;
+    EXPECT_LT(free.Steer(tree, change, 3, 8), 5.1) << change;
+  }
+  EXPECT_EQ(bounded.Steer(tree, 21, 0, 8, 8), 8);
+  EXPECT_EQ(bounded.Steer(tree, 22, 0, 8), 8);
+  EXPECT_LT(free.Steer(tree, 21, 0, 8), 7.5) << "the integral wound down while the excess lasted";
+  // A bound above the highest the steering gives (1.25 times the budget) is held to it.
+  EXPECT_EQ(bounded.Steer(tree, 23, 0, 8, 100), 8 * TreeHistory::kSteerHighest);
+}
+
 TEST(LeveledPolicy, ModelsTheLevelsCompactionsReach) {
   BlockBasedTableOptions options;
   options.filter_policy = PolicyFrom("sstfilter.Leveled:10");

@@ -436,7 +436,7 @@ TEST(BlockCacheFit, LeveledSpendsLessWhereItsFilterBlocksWouldOverflowTheirShard
 // The tree's files were written at 10 bits/key, before its cache cut the budget to 7.5: the tree
 // spends 2.5 bits/key beyond the cut's allocation until compactions rewrite them. The steering
 // does not take that from the file being written (level 4's, 1% of the keys): it gets the cut's
-// allocation, where steered below the cut it got half the budget, its false positives 6x.
+// allocation, where the steering below the cut gave it the allocation at 5 bits/key.
 TEST(BlockCacheFit, UnderACutTheFilesBeingWrittenGetTheCutsAllocation) {
   std::vector<std::string> cut_lines, ample_lines;
   std::string cut_file, ample_file;
@@ -554,8 +554,8 @@ TEST(BlockCacheFit, LeveledCutsLessWhereLookupsGoToAFewBlocks) {
 // against its level's mean file (BlockRateOf), and this level has two, the hot one and the cold
 // one, each of as many keys as the new file: the hot range's file is probed 1.9x as often as the
 // mean block, the cold one's 0.12x (the prior samples keep few counts near alike), so the hot
-// file's block is cut less, not kept whole. (The
-// hot range's heat also makes its filter richer than its level's: ForHeat.)
+// file's block is cut less, not kept whole. (The hot range's heat also makes its filter richer
+// than its level's: ForHeat.)
 TEST(BlockCacheFit, LeveledKeepsMoreOfTheFilterOfAFileLookupsProbeMore) {
   std::vector<std::string> cold_lines, hot_lines, outside_lines;
   const double cold = LevelFourBitsPerKey("one cold", 2048 << 10, false, &cold_lines, 100'000,

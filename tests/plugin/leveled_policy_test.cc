@@ -175,9 +175,6 @@ TEST(LeveledPolicy, FlushesThatAppendGetTheBudgetsFilter) {
       (std::vector<bool>{false, false}));
 }
 
-// Without num_levels, the model is the levels the tree really has (plugin/tree_history.h):
-// level 0, then from the shallowest to the deepest level that compaction outputs have gone to,
-// level 0 as large as the shallowest. Before any compaction, the column family's num_levels.
 // The steering under a raised lower bound (a cut: LeveledPolicy::SteerByAccounts): an excess of
 // 3 bits/key for 20 changes of the accounts leaves the budget at the bound, and, the excess gone,
 // at the budget: the integral did not wind up against the bound. Without it the same excess
@@ -196,6 +193,9 @@ TEST(LeveledPolicy, SteeringStopsAtItsLowestBudgetWithoutWindingUp) {
   EXPECT_EQ(bounded.Steer(tree, 23, 0, 8, 100), 8 * TreeHistory::kSteerHighest);
 }
 
+// Without num_levels, the model is the levels the tree really has (plugin/tree_history.h):
+// level 0, then from the shallowest to the deepest level that compaction outputs have gone to,
+// level 0 as large as the shallowest. Before any compaction, the column family's num_levels.
 TEST(LeveledPolicy, ModelsTheLevelsCompactionsReach) {
   BlockBasedTableOptions options;
   options.filter_policy = PolicyFrom("sstfilter.Leveled:10");

@@ -2,64 +2,130 @@
 #include "plugin/level_probes.h"
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 namespace sstfilter {
+namespace {
 
-std::vector<double> BlendProbes(const std::vector<double>& estimated,
-                                const std::vector<double>& counted, double counted_key_fraction,
-                                double* weight) {
-  double n = 0, total = 0;
-  for (const double c : counted) n += c;
-  for (const double e : estimated) total += e;
-  *weight = counted_key_fraction >= kMinCountedKeys && n > 0 ? n / (n + kPriorSamples) : 0;
-  std::vector<double> probes = estimated;
-  if (*weight == 0) return probes;
-  for (size_t i = 0; i < probes.size(); ++i) {
-    const double c = i < counted.size() ? counted[i] : 0;
-    probes[i] = (1 - *weight) * estimated[i] + *weight * total * c / n;
-  }
-  return probes;
+bool Meets(const FileRange& g, const std::string& lo, const std::string& hi) {
+  return !(g.largest < lo || hi < g.smallest);
 }
 
-std::vector<double> ProbesPerLevel(const std::vector<FileRange>& files, size_t num_levels) {
-  std::vector<double> probes(num_levels, 0);
-  double total = 0;
-  for (const FileRange& f : files) total += f.keys;
-  if (total <= 0) return probes;
-  auto meets = [](const FileRange& a, const std::string& lo, const std::string& hi) {
-    return !(a.largest < lo || hi < a.smallest);
-  };
+// Per file, per level: the filters of the level that a lookup of a key in the file's range
+// probes, as ProbesPerLevel counts them (level 0: the level's files its range meets; a level
+// below: 1 if it meets the level's merged ranges).
+std::vector<std::vector<double>> FiltersMet(const std::vector<FileRange>& files,
+                                            size_t num_levels) {
+  std::vector<std::vector<double>> met(files.size(), std::vector<double>(num_levels, 0));
   for (size_t level = 0; level < num_levels; ++level) {
-    // The level's ranges, merged and sorted (level 0's files are counted one by one).
+    // The level's ranges, sorted and merged (level 0's files are counted one by one).
     std::vector<std::pair<std::string, std::string>> ranges;
     for (const FileRange& f : files) {
       if (static_cast<size_t>(f.level) == level) ranges.emplace_back(f.smallest, f.largest);
     }
     if (ranges.empty()) continue;
     if (level == 0) {
-      for (const auto& [lo, hi] : ranges) {
-        for (const FileRange& g : files) probes[0] += meets(g, lo, hi) ? g.keys : 0;
+      for (size_t g = 0; g < files.size(); ++g) {
+        for (const auto& [lo, hi] : ranges) met[g][0] += Meets(files[g], lo, hi) ? 1 : 0;
       }
-    } else {
-      std::sort(ranges.begin(), ranges.end());
-      std::vector<std::pair<std::string, std::string>> merged;
-      for (auto& r : ranges) {
-        if (!merged.empty() && !(merged.back().second < r.first)) {
-          if (merged.back().second < r.second) merged.back().second = std::move(r.second);
-        } else {
-          merged.push_back(std::move(r));
-        }
-      }
-      for (const FileRange& g : files) {
-        // The first merged range that does not end before g begins.
-        const auto it = std::lower_bound(merged.begin(), merged.end(), g.smallest,
-                                         [](const std::pair<std::string, std::string>& r,
-                                            const std::string& key) { return r.second < key; });
-        if (it != merged.end() && meets(g, it->first, it->second)) probes[level] += g.keys;
+      continue;
+    }
+    std::sort(ranges.begin(), ranges.end());
+    std::vector<std::pair<std::string, std::string>> merged;
+    for (auto& r : ranges) {
+      if (!merged.empty() && !(merged.back().second < r.first)) {
+        if (merged.back().second < r.second) merged.back().second = std::move(r.second);
+      } else {
+        merged.push_back(std::move(r));
       }
     }
-    probes[level] /= total;
+    for (size_t g = 0; g < files.size(); ++g) {
+      // The first merged range that does not end before g begins.
+      const auto it = std::lower_bound(merged.begin(), merged.end(), files[g].smallest,
+                                       [](const std::pair<std::string, std::string>& r,
+                                          const std::string& key) { return r.second < key; });
+      met[g][level] = it != merged.end() && Meets(files[g], it->first, it->second) ? 1 : 0;
+    }
+  }
+  return met;
+}
+
+// Each level's probes per lookup for lookups spread over the files' ranges as `lookups` says
+// (per file), given what each file's range meets.
+std::vector<double> Spread(const std::vector<std::vector<double>>& met,
+                           const std::vector<double>& lookups, size_t num_levels) {
+  std::vector<double> probes(num_levels, 0);
+  double total = 0;
+  for (size_t g = 0; g < met.size(); ++g) {
+    total += lookups[g];
+    for (size_t level = 0; level < num_levels; ++level) probes[level] += lookups[g] * met[g][level];
+  }
+  if (!(total > 0)) return std::vector<double>(num_levels, 0);
+  for (double& p : probes) p /= total;
+  return probes;
+}
+
+bool Counted(const FileRange& f) {
+  return f.counted && std::isfinite(f.sampled_probes) && f.sampled_probes >= 0;
+}
+
+// CountedProbesPerLevel, given what each file's range meets.
+std::vector<double> CountedSpread(const std::vector<FileRange>& files,
+                                  const std::vector<std::vector<double>>& met, size_t num_levels,
+                                  double* samples) {
+  *samples = 0;
+  std::vector<double> lookups(files.size(), 0);
+  double counted_lookups = 0, counted_keys = 0;
+  for (size_t g = 0; g < files.size(); ++g) {
+    if (!Counted(files[g])) continue;
+    double filters = 0;
+    for (const double m : met[g]) filters += m;
+    lookups[g] = files[g].sampled_probes / std::max(filters, 1.0);
+    counted_lookups += lookups[g];
+    counted_keys += files[g].keys;
+    *samples += files[g].sampled_probes;
+  }
+  if (!(counted_lookups > 0) || !(counted_keys > 0)) {
+    *samples = 0;
+    return std::vector<double>(num_levels, 0);
+  }
+  for (size_t g = 0; g < files.size(); ++g) {
+    if (!Counted(files[g])) lookups[g] = files[g].keys * counted_lookups / counted_keys;
+  }
+  return Spread(met, lookups, num_levels);
+}
+
+}  // namespace
+
+std::vector<double> ProbesPerLevel(const std::vector<FileRange>& files, size_t num_levels) {
+  std::vector<double> keys;
+  for (const FileRange& f : files) keys.push_back(f.keys);
+  return Spread(FiltersMet(files, num_levels), keys, num_levels);
+}
+
+std::vector<double> CountedProbesPerLevel(const std::vector<FileRange>& files, size_t num_levels,
+                                          double* samples) {
+  return CountedSpread(files, FiltersMet(files, num_levels), num_levels, samples);
+}
+
+std::vector<double> BlendProbes(const std::vector<FileRange>& files, size_t num_levels,
+                                double* weight) {
+  double keys = 0, counted_keys = 0, samples = 0;
+  std::vector<double> file_keys;
+  for (const FileRange& f : files) {
+    keys += f.keys;
+    counted_keys += Counted(f) ? f.keys : 0;
+    file_keys.push_back(f.keys);
+  }
+  const std::vector<std::vector<double>> met = FiltersMet(files, num_levels);
+  std::vector<double> probes = Spread(met, file_keys, num_levels);
+  const std::vector<double> counted = CountedSpread(files, met, num_levels, &samples);
+  *weight = keys > 0 && counted_keys / keys >= kMinCountedKeys && samples > 0
+                ? samples / (samples + kPriorSamples)
+                : 0;
+  for (size_t i = 0; i < probes.size(); ++i) {
+    probes[i] = (1 - *weight) * probes[i] + *weight * counted[i];
   }
   return probes;
 }

@@ -14,21 +14,15 @@ namespace sstfilter {
 // while files holding more than 1 - kMinCountedKeys of the tree's keys are not counted.
 inline constexpr double kCountDecay = 0.75, kPriorSamples = 256, kMinCountedKeys = 0.9;
 
-// The probes the readers counted, blended with the key-range estimate (ProbesPerLevel) into
-// the probes each level receives. Counted probes are the readers' sampled counts per level,
-// scaled to the estimate's total probes per lookup; they weigh n / (n + kPriorSamples) for n
-// counted samples (about 256 x 32 probes weigh a half), and nothing while files holding more than
-// a tenth of the tree's keys are not counted (after a restart: files written before it, until
-// compaction rewrites them). *weight: the counts' weight, in [0, 1).
-std::vector<double> BlendProbes(const std::vector<double>& estimated,
-                                const std::vector<double>& counted, double counted_key_fraction,
-                                double* weight);
-
-// A live file of the tree: its level, keys, and bytewise key range.
+// A live file of the tree: its level, keys, bytewise key range, and the probes sstfilter's readers
+// counted on its filter (sampled, decayed by kCountDecay; `counted` false: its filter's probes are
+// not counted, as for a file written before the database opened).
 struct FileRange {
   int level = 0;
   double keys = 0;
   std::string smallest, largest;
+  bool counted = false;
+  double sampled_probes = 0;
 };
 
 // The filter probes each level receives per lookup of a key drawn like the tree's keys: a lookup
@@ -40,5 +34,28 @@ struct FileRange {
 // comparator that is not (little-endian integers) makes them overlap, which counts every level
 // probed, Monkey's assumption. O(files x log(files)) per level.
 std::vector<double> ProbesPerLevel(const std::vector<FileRange>& files, size_t num_levels);
+
+// The same with lookups drawn like those the readers counted: the lookups in a counted file's
+// range are its sampled probes over the filters a lookup there probes (the levels its range
+// meets, as ProbesPerLevel counts them), since each such lookup was counted once on each; an
+// uncounted file's range receives its keys at the counted files' lookups per key. So the
+// lookups' key ranges come from the counts, and the levels they probe from the tree's ranges
+// as they are now. Each level's counted share would price the files written next by the ranges
+// of the files they replace: where one compaction left an upper level with a gap in which the
+// lookups fall (its last file of a few keys, the file below moved down unchanged), the level was
+// counted as a quarter as probed as the last level, and the next compaction's files for it, which
+// span the gap and are probed about as often, got fewer bits per key than the last level's
+// (docs/filters.md). *samples: the counted files' sampled probes. All zeros where no file's
+// counts are finite and non-negative.
+std::vector<double> CountedProbesPerLevel(const std::vector<FileRange>& files, size_t num_levels,
+                                          double* samples);
+
+// The probes each level receives per lookup: the key-range estimate (ProbesPerLevel) blended
+// with the counted one (CountedProbesPerLevel), which weighs n / (n + kPriorSamples) for n
+// counted samples (about 256 x 32 probes weigh a half), and nothing while files holding more than
+// a tenth of the tree's keys are not counted (after a restart: files written before it, until
+// compaction rewrites them). *weight: the counts' weight, in [0, 1).
+std::vector<double> BlendProbes(const std::vector<FileRange>& files, size_t num_levels,
+                                double* weight);
 
 }  // namespace sstfilter

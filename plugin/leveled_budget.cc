@@ -88,7 +88,7 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
     std::map<int, Compaction> running;  // by job id
     std::deque<LevelAccount> level0;    // its last kLevel0Window accounts, newest last
     uint64_t changes = 0;               // TreeAccounts::changes
-    std::vector<double> counted;        // per level, sampled probes, decayed (BlendProbes)
+    std::vector<double> counted;        // per level, sampled probes, decayed (counted_probes)
   };
   // One open of a database (DB::GetDbSessionId): what the listener knows of it. A database
   // reopened is a new session, and its records start over: its job ids start again at 1, and
@@ -278,12 +278,11 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
   }
 
   // What CountLiveFiles learns beyond the levels' keys and filter bytes: the files' key ranges
-  // at the levels their keys are going to, the probes the readers counted per level since the
-  // last account, and how many of the keys are in files whose probes are counted.
+  // at the levels their keys are going to, with their counted probes, and the probes the readers
+  // counted per level since the last account.
   struct LiveCounts {
     std::vector<FileRange> ranges;
     std::vector<double> sampled;
-    double keys_counted = 0, keys_all = 0;
     // Level 0 as its files are, those that compactions are rewriting included (lookups probe them
     // until the compaction installs its outputs); its probes are Level0InPlace's. Each range's
     // level where its file is, and whether any file of level 0 is a compaction's input.
@@ -335,7 +334,6 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
       const bool ordered = !(f.largestkey < f.smallestkey);
       const std::string& smallest = ordered ? f.smallestkey : f.largestkey;
       const std::string& largest = ordered ? f.largestkey : f.smallestkey;
-      counts.keys_all += static_cast<double>(file_keys);
       if (!filter.cells.empty()) {
         // Probes land on the level the file is on, whatever a compaction is making of it.
         const uint64_t now = filter.SampledNow();
@@ -346,7 +344,6 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
         counts.sampled[f.level] += delta;
         filter.sampled = now;
         filter.heat = filter.heat * (changed ? kCountDecay : 1) + delta;
-        counts.keys_counted += static_cast<double>(file_keys);
         heat->push_back({f.level, static_cast<double>(file_keys), filter.heat, smallest, largest});
       }
       const auto input = rewritten.find(f.file_number);
@@ -361,7 +358,8 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
         AddFile(filter, file_keys, &counts.level0_in_place);
         counts.level0_rewritten |= input != rewritten.end();
       }
-      counts.ranges.push_back({level, static_cast<double>(file_keys), smallest, largest});
+      counts.ranges.push_back({level, static_cast<double>(file_keys), smallest, largest,
+                               !filter.cells.empty(), filter.heat});
       counts.levels_in_place.push_back(f.level);
       still_live[path] = std::move(filter);
     }
@@ -392,8 +390,8 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
     }
   }
 
-  // Each level's probes: the key-range estimate blended with the readers' counts, which the tree
-  // keeps decayed (BlendProbes).
+  // Each level's probes: the key-range estimate blended with the readers' counts (BlendProbes);
+  // each level's counted probes, which the tree keeps decayed, for the accounts.
   static void BlendCountedProbes(const LiveCounts& counts, bool changed, Tree* tree,
                                  TreeAccounts* accounts) {
     std::vector<LevelAccount>& levels = accounts->levels;
@@ -404,9 +402,8 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
                    (i < counts.sampled.size() ? counts.sampled[i] : 0);
     }
     if (levels.size() < counted.size()) levels.resize(counted.size());
-    const std::vector<double> probes = BlendProbes(
-        ProbesPerLevel(counts.ranges, levels.size()), counted,
-        counts.keys_all > 0 ? counts.keys_counted / counts.keys_all : 0, &accounts->counted_weight);
+    const std::vector<double> probes =
+        BlendProbes(counts.ranges, levels.size(), &accounts->counted_weight);
     for (size_t i = 0; i < levels.size(); ++i) {
       levels[i].probes = probes[i];
       levels[i].counted_probes = counted[i];
@@ -424,9 +421,8 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
     std::vector<FileRange> ranges = std::move(counts.ranges);
     for (size_t i = 0; i < ranges.size(); ++i) ranges[i].level = counts.levels_in_place[i];
     double weight = 0;
-    const std::vector<double> probes = BlendProbes(
-        ProbesPerLevel(ranges, std::max<size_t>(accounts.levels.size(), 1)), tree.counted,
-        counts.keys_all > 0 ? counts.keys_counted / counts.keys_all : 0, &weight);
+    const std::vector<double> probes =
+        BlendProbes(ranges, std::max<size_t>(accounts.levels.size(), 1), &weight);
     LevelAccount level0 = counts.level0_in_place;
     level0.probes = probes.empty() ? 0 : probes[0];
     level0.counted_probes = tree.counted.empty() ? 0 : tree.counted[0];

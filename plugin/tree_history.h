@@ -228,13 +228,13 @@ class TreeHistory {
 // memtables) the first compaction's outputs got 7.7 bits/key, the steering answered with 12.5,
 // and the tree ended at 11.6 bits/key for a budget of 10.
 //
-// `probes` blends that estimate with the probes sstfilter's readers count (plugin/
-// probe_counts.h), which the listener sums per level: `counted_probes`, samples of 1 probe in
-// kProbeSampleRate, decayed as the tree changes. The counts weigh `TreeAccounts::counted_weight`
-// (0 until readers have counted, and while files not counted hold more than a tenth of the keys;
-// level_probes.h's BlendProbes says how). They are what the estimate cannot know: lookups of
-// keys that are present stop at the level that holds them, so deeper levels receive fewer probes;
-// lookups may go to some key ranges more than others.
+// `probes` blends that estimate with one from the probes sstfilter's readers count (plugin/
+// probe_counts.h), samples of 1 probe in kProbeSampleRate, decayed as the tree changes: they say
+// which key ranges lookups go to (some more than others: Zipfian lookups, the newest keys of a
+// time series), which the estimate cannot know; the files' ranges now say which levels a lookup
+// there probes. The counts weigh `TreeAccounts::counted_weight` (0 until readers have counted,
+// and while files not counted hold more than a tenth of the keys; level_probes.h's BlendProbes
+// says how). `counted_probes` is what the readers counted on the level's files.
 struct LevelAccount {
   uint64_t keys = 0;          // in live files no compaction is rewriting
   uint64_t filter_bytes = 0;  // their filters

@@ -70,28 +70,45 @@ bool Counted(const FileRange& f) {
   return f.counted && std::isfinite(f.sampled_probes) && f.sampled_probes >= 0;
 }
 
-// CountedProbesPerLevel, given what each file's range meets.
+// CountedProbesPerLevel, given what each file's range meets where its keys are going.
 std::vector<double> CountedSpread(const std::vector<FileRange>& files,
                                   const std::vector<std::vector<double>>& met, size_t num_levels,
                                   double* samples) {
   *samples = 0;
+  // What each range meets where the files are now, where the readers counted its lookups.
+  bool moving = false;
+  for (const FileRange& f : files) moving |= f.level != f.level_now;
+  std::vector<std::vector<double>> met_now;
+  if (moving) {
+    std::vector<FileRange> now = files;
+    size_t levels_now = num_levels;
+    for (FileRange& f : now) {
+      f.level = f.level_now;
+      levels_now = std::max(levels_now, static_cast<size_t>(std::max(f.level_now, 0)) + 1);
+    }
+    met_now = FiltersMet(now, levels_now);
+  }
   std::vector<double> lookups(files.size(), 0);
+  std::vector<bool> exposed(files.size(), false);
   double counted_lookups = 0, counted_keys = 0;
   for (size_t g = 0; g < files.size(); ++g) {
-    if (!Counted(files[g])) continue;
+    const FileRange& f = files[g];
+    if (!Counted(f)) continue;
+    *samples += f.sampled_probes;
+    if (!(f.exposure > 0) || !std::isfinite(f.exposure)) continue;
     double filters = 0;
-    for (const double m : met[g]) filters += m;
-    lookups[g] = files[g].sampled_probes / std::max(filters, 1.0);
+    for (const double m : moving ? met_now[g] : met[g]) filters += m;
+    exposed[g] = true;
+    lookups[g] = f.sampled_probes / f.exposure / std::max(filters, 1.0);
     counted_lookups += lookups[g];
-    counted_keys += files[g].keys;
-    *samples += files[g].sampled_probes;
+    counted_keys += f.keys;
   }
   if (!(counted_lookups > 0) || !(counted_keys > 0)) {
     *samples = 0;
     return std::vector<double>(num_levels, 0);
   }
   for (size_t g = 0; g < files.size(); ++g) {
-    if (!Counted(files[g])) lookups[g] = files[g].keys * counted_lookups / counted_keys;
+    if (!exposed[g]) lookups[g] = files[g].keys * counted_lookups / counted_keys;
   }
   return Spread(met, lookups, num_levels);
 }

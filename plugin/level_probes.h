@@ -14,15 +14,18 @@ namespace sstfilter {
 // while files holding more than 1 - kMinCountedKeys of the tree's keys are not counted.
 inline constexpr double kCountDecay = 0.75, kPriorSamples = 256, kMinCountedKeys = 0.9;
 
-// A live file of the tree: its level, keys, bytewise key range, and the probes sstfilter's readers
-// counted on its filter (sampled, decayed by kCountDecay; `counted` false: its filter's probes are
-// not counted, as for a file written before the database opened).
+// A live file of the tree: the level its keys are going to (`level_now` unless a running
+// compaction is rewriting it), its keys and bytewise key range, and the probes sstfilter's readers
+// counted on its filter (`counted` false: they are not counted, as for a file written before the
+// database opened): `sampled_probes`, and `exposure`, the probes sampled on all the tree's counted
+// files while it was live, both decayed by kCountDecay per flush or compaction, so that their
+// ratio is the file's share of the probes whatever its age.
 struct FileRange {
-  int level = 0;
+  int level = 0, level_now = 0;
   double keys = 0;
   std::string smallest, largest;
   bool counted = false;
-  double sampled_probes = 0;
+  double sampled_probes = 0, exposure = 0;
 };
 
 // The filter probes each level receives per lookup of a key drawn like the tree's keys: a lookup
@@ -35,18 +38,21 @@ struct FileRange {
 // probed, Monkey's assumption. O(files x log(files)) per level.
 std::vector<double> ProbesPerLevel(const std::vector<FileRange>& files, size_t num_levels);
 
-// The same with lookups drawn like those the readers counted: the lookups in a counted file's
-// range are its sampled probes over the filters a lookup there probes (the levels its range
-// meets, as ProbesPerLevel counts them), since each such lookup was counted once on each; an
-// uncounted file's range receives its keys at the counted files' lookups per key. So the
-// lookups' key ranges come from the counts, and the levels they probe from the tree's ranges
-// as they are now. Each level's counted share would price the files written next by the ranges
-// of the files they replace: where one compaction left an upper level with a gap in which the
-// lookups fall (its last file of a few keys, the file below moved down unchanged), the level was
-// counted as a quarter as probed as the last level, and the next compaction's files for it, which
-// span the gap and are probed about as often, got fewer bits per key than the last level's
-// (docs/filters.md). *samples: the counted files' sampled probes. All zeros where no file's
-// counts are finite and non-negative.
+// The same with lookups drawn like those the readers counted. A lookup is counted once on each
+// filter it probes, so a counted file's share of the probes (sampled_probes / exposure) weighs
+// 1 / (the filters a lookup in its range probed: the levels its range meets, as ProbesPerLevel
+// counts them, with the files where they are now); the lookups so found in each file's range
+// then probe the levels it meets in the tree its keys are going to. A file not counted, or not
+// exposed yet (written since the last account), receives its keys at the counted files' lookups
+// per key; so does a file whose counts are not finite or are negative. So the counts say which
+// key ranges lookups go to, and the ranges now which levels a lookup there probes. Each level's
+// counts summed would price the files a compaction writes by the ranges of the files they
+// replace: where one compaction left an upper level with a gap in which the lookups fall (its
+// last file of a few keys, the file below moved down unchanged), the level was counted as a
+// quarter as probed as the last level, and the next compaction's files for it, which span the
+// gap and are probed about as often, got fewer bits per key than the last level's
+// (docs/filters.md). *samples: the counted files' sampled probes. All zeros where no file is
+// counted and exposed, with its counts finite and non-negative.
 std::vector<double> CountedProbesPerLevel(const std::vector<FileRange>& files, size_t num_levels,
                                           double* samples);
 

@@ -42,6 +42,7 @@ struct FileFilter {
   std::vector<std::shared_ptr<ProbeCell>> cells;
   uint64_t sampled = 0;  // the cells' sampled probes at the last account
   double heat = 0;       // sampled probes, decayed like the levels' (FileHeat)
+  double exposure = 0;   // the tree's sampled probes while it was live, decayed alike (FileRange)
   // A file reported created is not live until its flush or compaction installs it, which may be
   // after other jobs' accounts: it is kept until an account sees it live, or, should its job
   // fail, for kMaxAccountsUnseen accounts.
@@ -284,10 +285,9 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
     std::vector<FileRange> ranges;
     std::vector<double> sampled;
     // Level 0 as its files are, those that compactions are rewriting included (lookups probe them
-    // until the compaction installs its outputs); its probes are Level0InPlace's. Each range's
-    // level where its file is, and whether any file of level 0 is a compaction's input.
+    // until the compaction installs its outputs); its probes are Level0InPlace's. Whether any
+    // file of level 0 is a compaction's input.
     LevelAccount level0_in_place;
-    std::vector<int> levels_in_place;
     bool level0_rewritten = false;
   };
 
@@ -307,6 +307,7 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
     std::map<std::string, FileFilter>& known = s.files;
     std::map<std::string, FileFilter> still_live;
     auto heat = std::make_shared<std::vector<FileHeat>>();
+    std::vector<std::pair<FileFilter*, size_t>> counted;  // and their ranges, to expose
     for (const auto& f : live) {
       const std::string path = PathOf(f);
       auto it = known.find(path);
@@ -358,10 +359,18 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
         AddFile(filter, file_keys, &counts.level0_in_place);
         counts.level0_rewritten |= input != rewritten.end();
       }
-      counts.ranges.push_back({level, static_cast<double>(file_keys), smallest, largest,
+      counts.ranges.push_back({level, f.level, static_cast<double>(file_keys), smallest, largest,
                                !filter.cells.empty(), filter.heat});
-      counts.levels_in_place.push_back(f.level);
-      still_live[path] = std::move(filter);
+      FileFilter& kept = still_live[path] = std::move(filter);
+      if (!kept.cells.empty()) counted.emplace_back(&kept, counts.ranges.size() - 1);
+    }
+    // Each counted file's exposure: the probes sampled on the tree's counted files since the last
+    // account, for those live now (a file written since is taken to have been live throughout).
+    double sampled = 0;
+    for (const double n : counts.sampled) sampled += n;
+    for (const auto& [file, range] : counted) {
+      file->exposure = file->exposure * (changed ? kCountDecay : 1) + sampled;
+      counts.ranges[range].exposure = file->exposure;
     }
     // Files reported created that are not live yet.
     for (auto& [path, filter] : known) {
@@ -419,7 +428,7 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
       return accounts.levels.empty() ? LevelAccount{} : accounts.levels[0];
     }
     std::vector<FileRange> ranges = std::move(counts.ranges);
-    for (size_t i = 0; i < ranges.size(); ++i) ranges[i].level = counts.levels_in_place[i];
+    for (FileRange& r : ranges) r.level = r.level_now;
     double weight = 0;
     const std::vector<double> probes =
         BlendProbes(ranges, std::max<size_t>(accounts.levels.size(), 1), &weight);

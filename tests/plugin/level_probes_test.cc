@@ -21,13 +21,17 @@ std::string K(int k) {
 }
 
 FileRange File(int level, double keys, int lo, int hi) {
-  return {level, keys, K(lo), K(hi)};
+  return {level, level, keys, K(lo), K(hi)};
 }
 
-FileRange Counted(int level, double keys, int lo, int hi, double sampled_probes) {
+// A file the readers counted, exposed to `exposure` of the tree's sampled probes (alike for files
+// that were all live as long: then their counts alone set their shares).
+FileRange Counted(int level, double keys, int lo, int hi, double sampled_probes,
+                  double exposure = 10'000) {
   FileRange f = File(level, keys, lo, hi);
   f.counted = true;
   f.sampled_probes = sampled_probes;
+  f.exposure = exposure;
   return f;
 }
 
@@ -41,10 +45,10 @@ void ExpectProbes(const std::vector<double>& probes, const std::vector<double>& 
 // level 0's files. Ordered keys: levels hold disjoint ranges, and a lookup drawn like the keys
 // probes each level by its share of them.
 TEST(LevelProbes, KeyRangesGiveOneProbePerLevelForRandomKeysAndTheKeySharesForOrdered) {
-  const std::vector<FileRange> random = {
-      File(0, 100, 0, 999),   File(0, 100, 1, 998),   File(5, 400, 0, 499),
-      File(5, 400, 500, 999), File(6, 2000, 0, 249),  File(6, 2000, 250, 499),
-      File(6, 2000, 500, 749), File(6, 2000, 750, 999)};
+  const std::vector<FileRange> random = {File(0, 100, 0, 999),    File(0, 100, 1, 998),
+                                         File(5, 400, 0, 499),    File(5, 400, 500, 999),
+                                         File(6, 2000, 0, 249),   File(6, 2000, 250, 499),
+                                         File(6, 2000, 500, 749), File(6, 2000, 750, 999)};
   ExpectProbes(ProbesPerLevel(random, 7), {2, 0, 0, 0, 0, 1, 1});
 
   const std::vector<FileRange> ordered = {File(0, 100, 900, 999), File(5, 300, 600, 899),
@@ -53,24 +57,23 @@ TEST(LevelProbes, KeyRangesGiveOneProbePerLevelForRandomKeysAndTheKeySharesForOr
   ExpectProbes(ProbesPerLevel({}, 3), {0, 0, 0});
 }
 
-// Counts spread alike over a tree of random keys give what the key ranges give: each lookup is
-// counted once on every level, and probes every level.
-TEST(LevelProbes, CountsSpreadLikeTheKeysGiveTheKeyRangeEstimate) {
-  std::vector<FileRange> random = {Counted(0, 100, 0, 999, 64), Counted(5, 400, 0, 499, 32),
-                                   Counted(5, 400, 500, 999, 32)};
-  for (int i = 0; i < 4; ++i) random.push_back(Counted(6, 2000, 250 * i, 250 * i + 249, 16));
+// In a tree of random keys every level spans the key space, and a lookup anywhere probes each
+// level once, and each of level 0's files: however skewed the counts, so are the probes.
+TEST(LevelProbes, WhereEveryLevelSpansTheKeysTheCountsMoveNoLevel) {
+  std::vector<FileRange> random = {Counted(0, 100, 0, 999, 64), Counted(0, 100, 3, 997, 64),
+                                   Counted(5, 400, 0, 499, 32), Counted(5, 400, 500, 999, 32)};
+  for (int i = 0; i < 4; ++i) random.push_back(Counted(6, 2000, 250 * i, 250 * i + 249, 1 + i * i));
   double samples = 0;
-  ExpectProbes(CountedProbesPerLevel(random, 7, &samples), ProbesPerLevel(random, 7));
-  EXPECT_EQ(samples, 192);
+  ExpectProbes(CountedProbesPerLevel(random, 7, &samples), {2, 0, 0, 0, 0, 1, 1});
+  EXPECT_EQ(samples, 64 + 64 + 32 + 32 + 1 + 2 + 5 + 10);
 }
 
-// Each lookup is counted on every filter it probes: a range that two levels cover holds half the
-// lookups its counts say. Here lookups spread evenly over the key space; level 5 covers its lower
-// half and level 6 all of it, so a lookup probes level 5 half the time. Counted without that, the
-// lower half would have weighed twice the upper (level 5: 2/3).
+// A lookup is counted once on each filter it probes, so each count weighs one over the filters a
+// lookup in its range probes. Here lookups spread evenly over the key space; level 5 covers its
+// lower half and level 6 all of it, so a lookup probes level 5 half the time. Weighed alike, the
+// counts of the lower half would have come twice (level 5: 2/3).
 TEST(LevelProbes, ALookupCountedOnSeveralLevelsIsOneLookup) {
-  const std::vector<FileRange> files = {Counted(5, 100, 0, 499, 500),
-                                        Counted(6, 500, 0, 499, 500),
+  const std::vector<FileRange> files = {Counted(5, 100, 0, 499, 500), Counted(6, 500, 0, 499, 500),
                                         Counted(6, 500, 500, 999, 500)};
   double samples = 0;
   ExpectProbes(CountedProbesPerLevel(files, 7, &samples), {0, 0, 0, 0, 0, 0.5, 1});
@@ -100,8 +103,39 @@ TEST(LevelProbes, CountsSayWhereLookupsGoAndTheRangesNowWhichLevelsTheyProbe) {
   // 90 lookups in [0, 899] (each counted on both levels), 900 in [900, 999] (level 6 only).
   EXPECT_NEAR(with_gap[5], 90.0 / 990, 1e-12);
   EXPECT_NEAR(with_gap[6], 1, 1e-12);
-  // The key-range estimate, which takes lookups to go like the keys, gives level 5 0.9.
+  // The key-range estimate, which takes lookups to go like the keys, gives level 5 13/14.
   EXPECT_NEAR(ProbesPerLevel(gap, 7)[5], 1300.0 / 1400, 1e-12);
+}
+
+// A running compaction's inputs are counted where their keys are going, but their lookups were
+// counted where they are: two level-0 files of the upper tenth of the key space, being compacted
+// into level 5, each counted the 100 lookups there, as did level 6's file of that range (each
+// lookup probed three filters); the lower range's 100 lookups probed level 6's other file only.
+// Level 5 will receive half the lookups. Divided as the files are going to be (two filters, one
+// level each), the upper range would have weighed 150 against 100 (level 5: 0.6).
+TEST(LevelProbes, ACompactionsInputsLookupsAreCountedWhereTheInputsAre) {
+  std::vector<FileRange> files = {Counted(6, 900, 0, 899, 100), Counted(6, 100, 900, 999, 100),
+                                  Counted(5, 50, 900, 999, 100), Counted(5, 50, 900, 999, 100)};
+  files[2].level_now = files[3].level_now = 0;
+  double samples = 0;
+  ExpectProbes(CountedProbesPerLevel(files, 7, &samples), {0, 0, 0, 0, 0, 0.5, 1});
+  EXPECT_EQ(samples, 400);
+}
+
+// A file's share of the probes is its count over its exposure, so that a file written lately,
+// which has had fewer lookups, is not taken as cold: level 6's file, live for 1,000 sampled probes
+// of the tree, counted 400 of them; level 5's, live for the last 100, counted 60 of those. Taken
+// as they are, the counts would give level 5 60/460. A file not exposed yet (written since the
+// last account) receives its keys at the exposed files' lookups per key.
+TEST(LevelProbes, AFilesShareOfTheProbesIsItsCountOverItsExposure) {
+  std::vector<FileRange> files = {Counted(5, 500, 500, 999, 60, 100),
+                                  Counted(6, 1000, 0, 499, 400, 1000)};
+  double samples = 0;
+  ExpectProbes(CountedProbesPerLevel(files, 7, &samples), {0, 0, 0, 0, 0, 0.6, 0.4});
+  EXPECT_EQ(samples, 460);
+  files[0].sampled_probes = files[0].exposure = 0;
+  ExpectProbes(CountedProbesPerLevel(files, 7, &samples), {0, 0, 0, 0, 0, 1.0 / 3, 2.0 / 3});
+  EXPECT_EQ(samples, 400);
 }
 
 // A file whose probes are not counted (written before the database opened) receives its keys at

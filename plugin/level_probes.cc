@@ -93,9 +93,8 @@ std::vector<double> CountedSpread(const std::vector<FileRange>& files,
   double counted_lookups = 0, counted_keys = 0;
   for (size_t g = 0; g < files.size(); ++g) {
     const FileRange& f = files[g];
-    if (!Counted(f)) continue;
+    if (!Counted(f) || !(f.exposure > 0) || !std::isfinite(f.exposure)) continue;
     *samples += f.sampled_probes;
-    if (!(f.exposure > 0) || !std::isfinite(f.exposure)) continue;
     double filters = 0;
     for (const double m : moving ? met_now[g] : met[g]) filters += m;
     exposed[g] = true;

@@ -18,8 +18,9 @@ inline constexpr double kCountDecay = 0.75, kPriorSamples = 256, kMinCountedKeys
 // compaction is rewriting it), its keys and bytewise key range, and the probes sstfilter's readers
 // counted on its filter (`counted` false: they are not counted, as for a file written before the
 // database opened): `sampled_probes`, and `exposure`, the probes sampled on all the tree's counted
-// files while it was live, both decayed by kCountDecay per flush or compaction, so that their
-// ratio is the file's share of the probes whatever its age.
+// files over the same intervals, both decayed by kCountDecay per flush or compaction, so that their
+// ratio is the file's share of the probes whatever its age. The listener counts both from a
+// file's second account on (its first comes within an interval it was live for only part of).
 struct FileRange {
   int level = 0, level_now = 0;
   double keys = 0;
@@ -43,15 +44,15 @@ std::vector<double> ProbesPerLevel(const std::vector<FileRange>& files, size_t n
 // 1 / (the filters a lookup in its range probed: the levels its range meets, as ProbesPerLevel
 // counts them, with the files where they are now); the lookups so found in each file's range
 // then probe the levels it meets in the tree its keys are going to. A file not counted, or not
-// exposed yet (written since the last account), receives its keys at the counted files' lookups
-// per key; so does a file whose counts are not finite or are negative. So the counts say which
-// key ranges lookups go to, and the ranges now which levels a lookup there probes. Each level's
-// counts summed would price the files a compaction writes by the ranges of the files they
-// replace: where one compaction left an upper level with a gap in which the lookups fall (its
-// last file of a few keys, the file below moved down unchanged), the level was counted as a
+// exposed yet (no exposure: in the listener, until its second account), receives its keys at the
+// exposed files' lookups per key; so does a file whose counts are not finite or are negative. So
+// the counts say which key ranges lookups go to, and the ranges now which levels a lookup there
+// probes. Each level's counts summed would price the files a compaction writes by the ranges of the
+// files they replace: where one compaction left an upper level with a gap in which the lookups fall
+// (its last file of a few keys, the file below moved down unchanged), the level was counted as a
 // quarter as probed as the last level, and the next compaction's files for it, which span the
 // gap and are probed about as often, got fewer bits per key than the last level's
-// (docs/filters.md). *samples: the counted files' sampled probes. All zeros where no file is
+// (docs/filters.md). *samples: the exposed files' sampled probes. All zeros where no file is
 // counted and exposed, with its counts finite and non-negative.
 std::vector<double> CountedProbesPerLevel(const std::vector<FileRange>& files, size_t num_levels,
                                           double* samples);

@@ -42,7 +42,10 @@ struct FileFilter {
   std::vector<std::shared_ptr<ProbeCell>> cells;
   uint64_t sampled = 0;  // the cells' sampled probes at the last account
   double heat = 0;       // sampled probes, decayed like the levels' (FileHeat)
-  double exposure = 0;   // the tree's sampled probes while it was live, decayed alike (FileRange)
+  // From its second live account on (its first counts the part of an interval since it was
+  // written): its sampled probes, and those of the tree's counted files, decayed alike
+  // (FileRange::sampled_probes and exposure).
+  double exposed_probes = 0, exposure = 0;
   // A file reported created is not live until its flush or compaction installs it, which may be
   // after other jobs' accounts: it is kept until an account sees it live, or, should its job
   // fail, for kMaxAccountsUnseen accounts.
@@ -324,6 +327,7 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
           filter.measured = false;  // kept as such: not asked for again
         }
       }
+      const bool first_account = !filter.seen_live;
       filter.seen_live = true;
       if (f.column_family_name != cf_name || f.level < 0) {
         still_live[path] = std::move(filter);
@@ -345,6 +349,9 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
         counts.sampled[f.level] += delta;
         filter.sampled = now;
         filter.heat = filter.heat * (changed ? kCountDecay : 1) + delta;
+        if (!first_account) {
+          filter.exposed_probes = filter.exposed_probes * (changed ? kCountDecay : 1) + delta;
+        }
         heat->push_back({f.level, static_cast<double>(file_keys), filter.heat, smallest, largest});
       }
       const auto input = rewritten.find(f.file_number);
@@ -360,12 +367,14 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
         counts.level0_rewritten |= input != rewritten.end();
       }
       counts.ranges.push_back({level, f.level, static_cast<double>(file_keys), smallest, largest,
-                               !filter.cells.empty(), filter.heat});
+                               !filter.cells.empty(), filter.exposed_probes});
       FileFilter& kept = still_live[path] = std::move(filter);
-      if (!kept.cells.empty()) counted.emplace_back(&kept, counts.ranges.size() - 1);
+      if (!kept.cells.empty() && !first_account) {
+        counted.emplace_back(&kept, counts.ranges.size() - 1);
+      }
     }
     // Each counted file's exposure: the probes sampled on the tree's counted files since the last
-    // account, for those live now (a file written since is taken to have been live throughout).
+    // account, for those live at both.
     double sampled = 0;
     for (const double n : counts.sampled) sampled += n;
     for (const auto& [file, range] : counted) {

@@ -125,8 +125,8 @@ TEST(LevelProbes, ACompactionsInputsLookupsAreCountedWhereTheInputsAre) {
 // A file's share of the probes is its count over its exposure, so that a file written lately,
 // which has had fewer lookups, is not taken as cold: level 6's file, live for 1,000 sampled probes
 // of the tree, counted 400 of them; level 5's, live for the last 100, counted 60 of those. Taken
-// as they are, the counts would give level 5 60/460. A file not exposed yet (written since the
-// last account) receives its keys at the exposed files' lookups per key.
+// as they are, the counts would give level 5 60/460. A file not exposed yet (in the listener,
+// until its second account) receives its keys at the exposed files' lookups per key.
 TEST(LevelProbes, AFilesShareOfTheProbesIsItsCountOverItsExposure) {
   std::vector<FileRange> files = {Counted(5, 500, 500, 999, 60, 100),
                                   Counted(6, 1000, 0, 499, 400, 1000)};

@@ -72,9 +72,7 @@ bool Counted(const FileRange& f) {
 
 // CountedProbesPerLevel, given what each file's range meets where its keys are going.
 std::vector<double> CountedSpread(const std::vector<FileRange>& files,
-                                  const std::vector<std::vector<double>>& met, size_t num_levels,
-                                  double* samples) {
-  *samples = 0;
+                                  const std::vector<std::vector<double>>& met, size_t num_levels) {
   // What each range meets where the files are now, where the readers counted its lookups.
   bool moving = false;
   for (const FileRange& f : files) moving |= f.level != f.level_now;
@@ -94,7 +92,6 @@ std::vector<double> CountedSpread(const std::vector<FileRange>& files,
   for (size_t g = 0; g < files.size(); ++g) {
     const FileRange& f = files[g];
     if (!Counted(f) || !(f.exposure > 0) || !std::isfinite(f.exposure)) continue;
-    *samples += f.sampled_probes;
     double filters = 0;
     for (const double m : moving ? met_now[g] : met[g]) filters += m;
     exposed[g] = true;
@@ -102,10 +99,7 @@ std::vector<double> CountedSpread(const std::vector<FileRange>& files,
     counted_lookups += lookups[g];
     counted_keys += f.keys;
   }
-  if (!(counted_lookups > 0) || !(counted_keys > 0)) {
-    *samples = 0;
-    return std::vector<double>(num_levels, 0);
-  }
+  if (!(counted_lookups > 0) || !(counted_keys > 0)) return {};
   for (size_t g = 0; g < files.size(); ++g) {
     if (!exposed[g]) lookups[g] = files[g].keys * counted_lookups / counted_keys;
   }
@@ -120,14 +114,13 @@ std::vector<double> ProbesPerLevel(const std::vector<FileRange>& files, size_t n
   return Spread(FiltersMet(files, num_levels), keys, num_levels);
 }
 
-std::vector<double> CountedProbesPerLevel(const std::vector<FileRange>& files, size_t num_levels,
-                                          double* samples) {
-  return CountedSpread(files, FiltersMet(files, num_levels), num_levels, samples);
+std::vector<double> CountedProbesPerLevel(const std::vector<FileRange>& files, size_t num_levels) {
+  return CountedSpread(files, FiltersMet(files, num_levels), num_levels);
 }
 
 std::vector<double> BlendProbes(const std::vector<FileRange>& files, size_t num_levels,
-                                double* weight) {
-  double keys = 0, counted_keys = 0, samples = 0;
+                                double samples, double* weight) {
+  double keys = 0, counted_keys = 0;
   std::vector<double> file_keys;
   for (const FileRange& f : files) {
     keys += f.keys;
@@ -136,10 +129,11 @@ std::vector<double> BlendProbes(const std::vector<FileRange>& files, size_t num_
   }
   const std::vector<std::vector<double>> met = FiltersMet(files, num_levels);
   std::vector<double> probes = Spread(met, file_keys, num_levels);
-  const std::vector<double> counted = CountedSpread(files, met, num_levels, &samples);
-  *weight = keys > 0 && counted_keys / keys >= kMinCountedKeys && samples > 0
+  const std::vector<double> counted = CountedSpread(files, met, num_levels);
+  *weight = keys > 0 && counted_keys / keys >= kMinCountedKeys && samples > 0 && !counted.empty()
                 ? samples / (samples + kPriorSamples)
                 : 0;
+  if (*weight == 0) return probes;
   for (size_t i = 0; i < probes.size(); ++i) {
     probes[i] = (1 - *weight) * probes[i] + *weight * counted[i];
   }

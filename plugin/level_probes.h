@@ -52,17 +52,20 @@ std::vector<double> ProbesPerLevel(const std::vector<FileRange>& files, size_t n
 // (its last file of a few keys, the file below moved down unchanged), the level was counted as a
 // quarter as probed as the last level, and the next compaction's files for it, which span the
 // gap and are probed about as often, got fewer bits per key than the last level's
-// (docs/filters.md). *samples: the exposed files' sampled probes. All zeros where no file is
-// counted and exposed, with its counts finite and non-negative.
-std::vector<double> CountedProbesPerLevel(const std::vector<FileRange>& files, size_t num_levels,
-                                          double* samples);
+// (docs/filters.md). Empty where no file is counted and exposed, with counts finite and
+// non-negative and some lookups.
+std::vector<double> CountedProbesPerLevel(const std::vector<FileRange>& files, size_t num_levels);
 
 // The probes each level receives per lookup: the key-range estimate (ProbesPerLevel) blended
-// with the counted one (CountedProbesPerLevel), which weighs n / (n + kPriorSamples) for n
-// counted samples (about 256 x 32 probes weigh a half), and nothing while files holding more than
-// a tenth of the tree's keys are not counted (after a restart: files written before it, until
-// compaction rewrites them). *weight: the counts' weight, in [0, 1).
+// with the counted one (CountedProbesPerLevel), which weighs n / (n + kPriorSamples) for the
+// `samples` n the readers have counted on the tree, decayed like the files' (about 256 x 32
+// probes weigh a half), and nothing while files holding more than a tenth of the tree's keys are
+// not counted (after a restart: files written before it, until compaction rewrites them) or no
+// file is exposed. The weight counts the samples of files since replaced: in a tree of small
+// files many are compacted before their second account, and the weight of their live successors'
+// samples alone fell by half, which weakened the hot ranges' bits too (HeatOf). *weight: the
+// counts' weight, in [0, 1).
 std::vector<double> BlendProbes(const std::vector<FileRange>& files, size_t num_levels,
-                                double* weight);
+                                double samples, double* weight);
 
 }  // namespace sstfilter

@@ -421,11 +421,18 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
     }
     if (levels.size() < counted.size()) levels.resize(counted.size());
     const std::vector<double> probes =
-        BlendProbes(counts.ranges, levels.size(), &accounts->counted_weight);
+        BlendProbes(counts.ranges, levels.size(), TreeSamples(*tree), &accounts->counted_weight);
     for (size_t i = 0; i < levels.size(); ++i) {
       levels[i].probes = probes[i];
       levels[i].counted_probes = counted[i];
     }
+  }
+
+  // The probes the readers have counted on the tree, decayed (the counts' weight: BlendProbes).
+  static double TreeSamples(const Tree& tree) {
+    double samples = 0;
+    for (const double n : tree.counted) samples += n;
+    return samples;
   }
 
   // Level 0 as its files are, with the probes it receives: the account's level 0, unless a
@@ -439,8 +446,8 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
     std::vector<FileRange> ranges = std::move(counts.ranges);
     for (FileRange& r : ranges) r.level = r.level_now;
     double weight = 0;
-    const std::vector<double> probes =
-        BlendProbes(ranges, std::max<size_t>(accounts.levels.size(), 1), &weight);
+    const std::vector<double> probes = BlendProbes(
+        ranges, std::max<size_t>(accounts.levels.size(), 1), TreeSamples(tree), &weight);
     LevelAccount level0 = counts.level0_in_place;
     level0.probes = probes.empty() ? 0 : probes[0];
     level0.counted_probes = tree.counted.empty() ? 0 : tree.counted[0];

@@ -63,9 +63,7 @@ TEST(LevelProbes, WhereEveryLevelSpansTheKeysTheCountsMoveNoLevel) {
   std::vector<FileRange> random = {Counted(0, 100, 0, 999, 64), Counted(0, 100, 3, 997, 64),
                                    Counted(5, 400, 0, 499, 32), Counted(5, 400, 500, 999, 32)};
   for (int i = 0; i < 4; ++i) random.push_back(Counted(6, 2000, 250 * i, 250 * i + 249, 1 + i * i));
-  double samples = 0;
-  ExpectProbes(CountedProbesPerLevel(random, 7, &samples), {2, 0, 0, 0, 0, 1, 1});
-  EXPECT_EQ(samples, 64 + 64 + 32 + 32 + 1 + 2 + 5 + 10);
+  ExpectProbes(CountedProbesPerLevel(random, 7), {2, 0, 0, 0, 0, 1, 1});
 }
 
 // A lookup is counted once on each filter it probes, so each count weighs one over the filters a
@@ -75,9 +73,7 @@ TEST(LevelProbes, WhereEveryLevelSpansTheKeysTheCountsMoveNoLevel) {
 TEST(LevelProbes, ALookupCountedOnSeveralLevelsIsOneLookup) {
   const std::vector<FileRange> files = {Counted(5, 100, 0, 499, 500), Counted(6, 500, 0, 499, 500),
                                         Counted(6, 500, 500, 999, 500)};
-  double samples = 0;
-  ExpectProbes(CountedProbesPerLevel(files, 7, &samples), {0, 0, 0, 0, 0, 0.5, 1});
-  EXPECT_EQ(samples, 1500);
+  ExpectProbes(CountedProbesPerLevel(files, 7), {0, 0, 0, 0, 0, 0.5, 1});
 }
 
 // The case the counts per level got wrong: lookups go to the end of the key space (Zipfian's hot
@@ -92,14 +88,13 @@ TEST(LevelProbes, CountsSayWhereLookupsGoAndTheRangesNowWhichLevelsTheyProbe) {
   // Level 5's old file and level 0's, counted where their keys are going (level 5).
   rewritten.push_back(Counted(5, 400, 0, 899, 90));
   rewritten.push_back(Counted(5, 50, 0, 999, 990));
-  double samples = 0;
-  const std::vector<double> probes = CountedProbesPerLevel(rewritten, 7, &samples);
+  const std::vector<double> probes = CountedProbesPerLevel(rewritten, 7);
   EXPECT_NEAR(probes[5], 1, 1e-12);
   EXPECT_NEAR(probes[6], 1, 1e-12);
 
   std::vector<FileRange> gap = below;
   gap.push_back(Counted(5, 400, 0, 899, 90));
-  const std::vector<double> with_gap = CountedProbesPerLevel(gap, 7, &samples);
+  const std::vector<double> with_gap = CountedProbesPerLevel(gap, 7);
   // 90 lookups in [0, 899] (each counted on both levels), 900 in [900, 999] (level 6 only).
   EXPECT_NEAR(with_gap[5], 90.0 / 990, 1e-12);
   EXPECT_NEAR(with_gap[6], 1, 1e-12);
@@ -117,9 +112,7 @@ TEST(LevelProbes, ACompactionsInputsLookupsAreCountedWhereTheInputsAre) {
   std::vector<FileRange> files = {Counted(6, 900, 0, 899, 100), Counted(6, 100, 900, 999, 100),
                                   Counted(5, 50, 900, 999, 100), Counted(5, 50, 900, 999, 100)};
   files[2].level_now = files[3].level_now = 0;
-  double samples = 0;
-  ExpectProbes(CountedProbesPerLevel(files, 7, &samples), {0, 0, 0, 0, 0, 0.5, 1});
-  EXPECT_EQ(samples, 400);
+  ExpectProbes(CountedProbesPerLevel(files, 7), {0, 0, 0, 0, 0, 0.5, 1});
 }
 
 // A file's share of the probes is its count over its exposure, so that a file written lately,
@@ -130,57 +123,56 @@ TEST(LevelProbes, ACompactionsInputsLookupsAreCountedWhereTheInputsAre) {
 TEST(LevelProbes, AFilesShareOfTheProbesIsItsCountOverItsExposure) {
   std::vector<FileRange> files = {Counted(5, 500, 500, 999, 60, 100),
                                   Counted(6, 1000, 0, 499, 400, 1000)};
-  double samples = 0;
-  ExpectProbes(CountedProbesPerLevel(files, 7, &samples), {0, 0, 0, 0, 0, 0.6, 0.4});
-  EXPECT_EQ(samples, 460);
+  ExpectProbes(CountedProbesPerLevel(files, 7), {0, 0, 0, 0, 0, 0.6, 0.4});
   files[0].sampled_probes = files[0].exposure = 0;
-  ExpectProbes(CountedProbesPerLevel(files, 7, &samples), {0, 0, 0, 0, 0, 1.0 / 3, 2.0 / 3});
-  EXPECT_EQ(samples, 400);
+  ExpectProbes(CountedProbesPerLevel(files, 7), {0, 0, 0, 0, 0, 1.0 / 3, 2.0 / 3});
+  files[1].exposure = 0;
+  EXPECT_TRUE(CountedProbesPerLevel(files, 7).empty()) << "no file exposed";
 }
 
 // A file whose probes are not counted (written before the database opened) receives its keys at
 // the counted files' lookups per key; so do files whose counts are not finite or are negative.
-// No counts at all: zeros, and no samples.
+// No lookups counted: no estimate.
 TEST(LevelProbes, UncountedFilesReceiveTheCountedLookupsPerKey) {
   // Ordered: 1,000 lookups on level 6's 1,000 keys; level 5's 500 keys uncounted get 500.
   std::vector<FileRange> files = {File(5, 500, 500, 999), Counted(6, 1000, 0, 499, 1000)};
-  double samples = 0;
-  ExpectProbes(CountedProbesPerLevel(files, 7, &samples), {0, 0, 0, 0, 0, 1.0 / 3, 2.0 / 3});
-  EXPECT_EQ(samples, 1000);
+  ExpectProbes(CountedProbesPerLevel(files, 7), {0, 0, 0, 0, 0, 1.0 / 3, 2.0 / 3});
   for (const double bad : {std::nan(""), HUGE_VAL, -5.0}) {
     std::vector<FileRange> with_bad = files;
     with_bad[0].counted = true;
     with_bad[0].sampled_probes = bad;
-    ExpectProbes(CountedProbesPerLevel(with_bad, 7, &samples), {0, 0, 0, 0, 0, 1.0 / 3, 2.0 / 3});
-    EXPECT_EQ(samples, 1000) << bad;
+    ExpectProbes(CountedProbesPerLevel(with_bad, 7), {0, 0, 0, 0, 0, 1.0 / 3, 2.0 / 3});
   }
   for (const std::vector<FileRange>& none :
        {std::vector<FileRange>{File(5, 500, 500, 999), File(6, 1000, 0, 499)},
         std::vector<FileRange>{Counted(5, 500, 500, 999, 0), Counted(6, 1000, 0, 499, 0)}}) {
-    ExpectProbes(CountedProbesPerLevel(none, 7, &samples), {0, 0, 0, 0, 0, 0, 0});
-    EXPECT_EQ(samples, 0);
+    EXPECT_TRUE(CountedProbesPerLevel(none, 7).empty());
   }
 }
 
-// The counted estimate weighs n / (n + kPriorSamples) for n samples, and nothing while files that
-// are not counted hold more than 1 - kMinCountedKeys of the keys.
+// The counted estimate weighs n / (n + kPriorSamples) for the n samples the tree has counted
+// (those of files since replaced included), and nothing while files that are not counted hold
+// more than 1 - kMinCountedKeys of the keys, or while no file is exposed.
 TEST(LevelProbes, TheCountsWeighByTheirSamplesOnceTheyCoverTheTree) {
   // Ordered: the key estimate gives level 5 1/3, the counts (all lookups on level 5) 1.
   std::vector<FileRange> files = {Counted(5, 500, 500, 999, 768), Counted(6, 1000, 0, 499, 0)};
   double weight = 0;
-  const std::vector<double> probes = BlendProbes(files, 7, &weight);
+  const std::vector<double> probes = BlendProbes(files, 7, 768, &weight);
   EXPECT_NEAR(weight, 768.0 / (768 + kPriorSamples), 1e-12);
   EXPECT_NEAR(probes[5], (1 - weight) / 3 + weight, 1e-12);
   EXPECT_NEAR(probes[6], (1 - weight) * 2 / 3, 1e-12);
 
   // A file of a tenth of the keys and one more not counted: the key estimate alone.
   files.push_back(File(4, 167, 400, 600));
-  ExpectProbes(BlendProbes(files, 7, &weight), ProbesPerLevel(files, 7));
+  ExpectProbes(BlendProbes(files, 7, 768, &weight), ProbesPerLevel(files, 7));
   EXPECT_EQ(weight, 0);
   files.back().keys = 166;  // under a tenth of 1,666: counted again
-  BlendProbes(files, 7, &weight);
-  EXPECT_GT(weight, 0.7);
-  EXPECT_TRUE(BlendProbes({}, 3, &weight) == std::vector<double>(3, 0));
+  BlendProbes(files, 7, 2304, &weight);
+  EXPECT_NEAR(weight, 0.9, 1e-12) << "the tree's samples, not the live files'";
+  for (FileRange& f : files) f.exposure = 0;
+  ExpectProbes(BlendProbes(files, 7, 2304, &weight), ProbesPerLevel(files, 7));
+  EXPECT_EQ(weight, 0) << "no file exposed";
+  EXPECT_TRUE(BlendProbes({}, 3, 100, &weight) == std::vector<double>(3, 0));
   EXPECT_EQ(weight, 0);
 }
 

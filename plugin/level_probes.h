@@ -10,8 +10,9 @@
 namespace sstfilter {
 
 // Counted probes decay by kCountDecay per completed flush or compaction, so that they follow a
-// workload that changes; they weigh n / (n + kPriorSamples) for n counted samples, and nothing
-// while files holding more than 1 - kMinCountedKeys of the tree's keys are not counted.
+// workload that changes; they weigh n / (n + kPriorSamples) for the n samples counted on the
+// tree, decayed, and nothing while files holding more than 1 - kMinCountedKeys of the tree's keys
+// are not counted (BlendProbes).
 inline constexpr double kCountDecay = 0.75, kPriorSamples = 256, kMinCountedKeys = 0.9;
 
 // A live file of the tree: the level its keys are going to (`level_now` unless a running
@@ -61,10 +62,10 @@ std::vector<double> CountedProbesPerLevel(const std::vector<FileRange>& files, s
 // `samples` n the readers have counted on the tree, decayed like the files' (about 256 x 32
 // probes weigh a half), and nothing while files holding more than a tenth of the tree's keys are
 // not counted (after a restart: files written before it, until compaction rewrites them) or no
-// file is exposed. The weight counts the samples of files since replaced: in a tree of small
-// files many are compacted before their second account, and the weight of their live successors'
-// samples alone fell by half, which weakened the hot ranges' bits too (HeatOf). *weight: the
-// counts' weight, in [0, 1).
+// exposed file has counted a probe. The weight counts the samples of files since replaced: in a
+// tree of small files many are compacted before their second account, and the exposed files'
+// samples alone would give about half the weight, which also weakens the hot ranges' bits
+// (HeatOf, which takes the same weight). *weight: the counts' weight, in [0, 1).
 std::vector<double> BlendProbes(const std::vector<FileRange>& files, size_t num_levels,
                                 double samples, double* weight);
 

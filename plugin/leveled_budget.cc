@@ -92,7 +92,7 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
     std::map<int, Compaction> running;  // by job id
     std::deque<LevelAccount> level0;    // its last kLevel0Window accounts, newest last
     uint64_t changes = 0;               // TreeAccounts::changes
-    std::vector<double> counted;        // per level, sampled probes, decayed (counted_probes)
+    std::vector<double> counted;        // per level, sampled probes, decayed (TreeSamples)
   };
   // One open of a database (DB::GetDbSessionId): what the listener knows of it. A database
   // reopened is a new session, and its records start over: its job ids start again at 1, and

@@ -233,8 +233,9 @@ class TreeHistory {
 // which key ranges lookups go to (some more than others: Zipfian lookups, the newest keys of a
 // time series), which the estimate cannot know; the files' ranges now say which levels a lookup
 // there probes. The counts weigh `TreeAccounts::counted_weight` (0 until readers have counted,
-// and while files not counted hold more than a tenth of the keys; level_probes.h's BlendProbes
-// says how). `counted_probes` is what the readers counted on the level's files.
+// before any file's second account, and while files not counted hold more than a tenth of the
+// keys; level_probes.h's BlendProbes says how). `counted_probes` is what the readers counted on
+// the level's files.
 struct LevelAccount {
   uint64_t keys = 0;          // in live files no compaction is rewriting
   uint64_t filter_bytes = 0;  // their filters

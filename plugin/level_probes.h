@@ -22,6 +22,7 @@ inline constexpr double kCountDecay = 0.75, kPriorSamples = 256, kMinCountedKeys
 // files over the same intervals, both decayed by kCountDecay per flush or compaction, so that their
 // ratio is the file's share of the probes whatever its age. The listener counts both from a
 // file's second account on (its first comes within an interval it was live for only part of).
+// The same files give the lookup heat of key ranges (tree_model.h, HeatOf), each at `level_now`.
 struct FileRange {
   int level = 0, level_now = 0;
   double keys = 0;

@@ -41,7 +41,6 @@ struct FileFilter {
   bool measured = true;
   std::vector<std::shared_ptr<ProbeCell>> cells;
   uint64_t sampled = 0;  // the cells' sampled probes at the last account
-  double heat = 0;       // sampled probes, decayed like the levels' (FileHeat)
   // From its second live account on (its first counts the part of an interval since it was
   // written): its sampled probes, and those of the tree's counted files, decayed alike
   // (FileRange::sampled_probes and exposure).
@@ -309,7 +308,6 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
     }
     std::map<std::string, FileFilter>& known = s.files;
     std::map<std::string, FileFilter> still_live;
-    auto heat = std::make_shared<std::vector<FileHeat>>();
     std::vector<std::pair<FileFilter*, size_t>> counted;  // and their ranges, to expose
     for (const auto& f : live) {
       const std::string path = PathOf(f);
@@ -348,11 +346,9 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
         const double delta = static_cast<double>(now >= filter.sampled ? now - filter.sampled : 0);
         counts.sampled[f.level] += delta;
         filter.sampled = now;
-        filter.heat = filter.heat * (changed ? kCountDecay : 1) + delta;
         if (!first_account) {
           filter.exposed_probes = filter.exposed_probes * (changed ? kCountDecay : 1) + delta;
         }
-        heat->push_back({f.level, static_cast<double>(file_keys), filter.heat, smallest, largest});
       }
       const auto input = rewritten.find(f.file_number);
       const int level = std::max(0, input == rewritten.end() ? f.level : input->second);
@@ -389,7 +385,9 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
       }
     }
     known.swap(still_live);
-    if (!heat->empty()) accounts->heat = std::move(heat);
+    if (!counted.empty()) {
+      accounts->heat = std::make_shared<const std::vector<FileRange>>(counts.ranges);
+    }
     return counts;
   }
 

@@ -192,7 +192,7 @@ class LeveledPolicy::Chooser : public FilterChooser {
   }
 
   // The lookup heat of the tree's files (HeatOf), and the weight of the counts it comes from.
-  void UseHeat(std::shared_ptr<const std::vector<FileHeat>> heat, double weight) {
+  void UseHeat(std::shared_ptr<const std::vector<FileRange>> heat, double weight) {
     heat_ = std::move(heat);
     heat_weight_ = weight;
   }
@@ -455,7 +455,7 @@ class LeveledPolicy::Chooser : public FilterChooser {
   TreeShape tree_shape_;                 // no levels: no accounts, the modelled tree
   int level_ = 0;
   std::map<uint64_t, Result<LevelFilter>> by_keys_;
-  std::shared_ptr<const std::vector<FileHeat>> heat_;  // null: no counts
+  std::shared_ptr<const std::vector<FileRange>> heat_;  // null: no counts
   double heat_weight_ = 0;
   bool one_filter_ = false;
   ShardLoad cache_;  // no shards: filters not held whole by an evicting cache, or no accounts

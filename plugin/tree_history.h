@@ -48,6 +48,8 @@
 #include <utility>
 #include <vector>
 
+#include "plugin/level_probes.h"
+
 namespace sstfilter {
 
 // map[key], in a map of at most max_keys keys: one that holds max_keys others starts over first.
@@ -251,16 +253,6 @@ struct LevelAccount {
   double counted_probes = 0;  // sampled by the readers, decayed
 };
 
-// A live file whose probes the readers count: its level, keys, key range (bytewise), and its
-// sampled probes, decayed like LevelAccount::counted_probes. The lookup heat of a key range is
-// its files' probes per key (sstfilter.Leveled gives hot ranges more bits: tree_model.h, HeatOf).
-struct FileHeat {
-  int level = 0;
-  double keys = 0;
-  double sampled_probes = 0;
-  std::string smallest, largest;
-};
-
 struct TreeAccounts {
   std::vector<LevelAccount> levels;  // by level
   // Level 0 at its fullest lately: the largest of the last kLevel0Window accounts' level 0, the
@@ -279,8 +271,9 @@ struct TreeAccounts {
   uint64_t changes = 0;
   // The weight of the readers' counts in the levels' probes, in [0, 1) (0: the estimate alone).
   double counted_weight = 0;
-  // The files whose probes are counted (null: none), shared: accounts are copied per new file.
-  std::shared_ptr<const std::vector<FileHeat>> heat;
+  // The live files, where some have probes counted and exposed (null: none; FileRange), for the
+  // lookup heat of key ranges (tree_model.h, HeatOf); shared: accounts are copied per new file.
+  std::shared_ptr<const std::vector<FileRange>> heat;
 };
 
 // The accounts of every tree that the sstfilter.LeveledBudget listener watches (plugin/

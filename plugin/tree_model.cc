@@ -16,73 +16,82 @@ std::vector<LevelFilter> KeepSmallFilesFilters(std::vector<LevelFilter> priced,
 }
 
 namespace {
-// Whether a file's counts take part: a level, keys, and finite samples, none negative.
-bool Counted(const FileHeat& f) {
-  return f.level >= 0 && f.keys > 0 && std::isfinite(f.sampled_probes) && f.sampled_probes >= 0;
+// Whether a file's counts take part: counted, a level, keys, finite samples, none negative, and
+// a finite exposure above 0 (exposed).
+bool Counted(const FileRange& f) {
+  return f.counted && f.level_now >= 0 && f.keys > 0 && std::isfinite(f.sampled_probes) &&
+         f.sampled_probes >= 0 && std::isfinite(f.exposure) && f.exposure > 0;
 }
-// The sampled probes, keys and counted files of a set of files (a level; a key range's).
+// A file's share of the lookups (FileRange): comparable between files of any age.
+double Share(const FileRange& f) { return f.sampled_probes / f.exposure; }
+// The counts of a set of files (a level; a key range's): their shares, exposures, keys and
+// number.
 struct Samples {
-  double sampled_probes = 0, keys = 0, files = 0;
-  void Add(const FileHeat& f) {
-    sampled_probes += f.sampled_probes;
+  double shares = 0, exposure = 0, keys = 0, files = 0;
+  void Add(const FileRange& f) {
+    shares += Share(f);
+    exposure += f.exposure;
     keys += f.keys;
     files += 1;
   }
-  double MeanFileSamples() const { return files > 0 ? sampled_probes / files : 0; }
+  // The mean file's share and exposure.
+  double MeanShare() const { return files > 0 ? shares / files : 0; }
+  double MeanExposure() const { return files > 0 ? exposure / files : 0; }
 };
 // Each level's, by level.
-std::vector<Samples> SamplesByLevel(const std::vector<FileHeat>& files) {
+std::vector<Samples> SamplesByLevel(const std::vector<FileRange>& files) {
   std::vector<Samples> levels;
-  for (const FileHeat& f : files) {
+  for (const FileRange& f : files) {
     if (!Counted(f)) continue;
-    if (levels.size() <= static_cast<size_t>(f.level)) levels.resize(f.level + 1);
-    levels[f.level].Add(f);
+    if (levels.size() <= static_cast<size_t>(f.level_now)) levels.resize(f.level_now + 1);
+    levels[f.level_now].Add(f);
   }
   return levels;
 }
 // `level`'s (`level_total`), and of its files that `keys` meets (`range`).
-void SamplesOfLevel(const std::vector<FileHeat>& files, int level, const KeyRange& keys,
+void SamplesOfLevel(const std::vector<FileRange>& files, int level, const KeyRange& keys,
                     Samples* level_total, Samples* range) {
-  for (const FileHeat& f : files) {
-    if (f.level != level || !Counted(f)) continue;
+  for (const FileRange& f : files) {
+    if (f.level_now != level || !Counted(f)) continue;
     level_total->Add(f);
     if (keys.Meets(f.smallest, f.largest)) range->Add(f);
   }
 }
-// A block of `samples` sampled probes against its level's mean file's, blended by weight.
-double RateAgainst(double samples, const Samples& level, double weight) {
-  if (!(level.sampled_probes > 0)) return 1;
+// A block of `samples` sampled probes over `exposure` against its level's mean file, blended by
+// weight: (samples + prior) / (the level's mean share x exposure + prior), the prior
+// kBlockHeatPriorSamples on each side; where the level's files are equally exposed, the samples
+// against the level's mean file's, each with the prior.
+double RateAgainst(double samples, double exposure, const Samples& level, double weight) {
+  if (!(level.shares > 0)) return 1;
   const double against = (std::max(samples, 0.0) + kBlockHeatPriorSamples) /
-                         (level.MeanFileSamples() + kBlockHeatPriorSamples);
+                         (level.MeanShare() * exposure + kBlockHeatPriorSamples);
   return 1 + std::min(std::max(weight, 0.0), 1.0) * (against - 1);
 }
 }  // namespace
 
-double HeatOf(const std::vector<FileHeat>& files, int level, const KeyRange& keys) {
+double HeatOf(const std::vector<FileRange>& files, int level, const KeyRange& keys) {
   Samples level_total, range;
   SamplesOfLevel(files, level, keys, &level_total, &range);
-  const double level_probes = level_total.sampled_probes, level_keys = level_total.keys;
-  const double range_probes = range.sampled_probes, range_keys = range.keys;
-  if (level_probes <= 0 || range_keys <= 0) return 1;
-  const double per_key = level_probes / level_keys;
-  auto factor = [&](double probes, double k) {
-    return std::min(std::max(probes / k / per_key, kMinHeat), kMaxHeat);
+  if (!(level_total.shares > 0) || range.keys <= 0) return 1;
+  const double per_key = level_total.shares / level_total.keys;
+  auto factor = [&](double shares, double k) {
+    return std::min(std::max(shares / k / per_key, kMinHeat), kMaxHeat);
   };
   double log_mean = 0;
-  for (const FileHeat& f : files) {
-    if (f.level == level && Counted(f)) {
-      log_mean += f.keys * std::log(factor(f.sampled_probes, f.keys));
-    }
+  for (const FileRange& f : files) {
+    if (f.level_now == level && Counted(f)) log_mean += f.keys * std::log(factor(Share(f), f.keys));
   }
-  return factor(range_probes, range_keys) / std::exp(log_mean / level_keys);
+  return factor(range.shares, range.keys) / std::exp(log_mean / level_total.keys);
 }
 
-std::vector<BlockHeatClass> BlockHeatOf(const std::vector<FileHeat>& files, double weight) {
+std::vector<BlockHeatClass> BlockHeatOf(const std::vector<FileRange>& files, double weight) {
   if (!(weight > 0)) return {};
   const std::vector<Samples> levels = SamplesByLevel(files);
   std::vector<double> rates;
-  for (const FileHeat& f : files) {
-    if (Counted(f)) rates.push_back(RateAgainst(f.sampled_probes, levels[f.level], weight));
+  for (const FileRange& f : files) {
+    if (Counted(f)) {
+      rates.push_back(RateAgainst(f.sampled_probes, f.exposure, levels[f.level_now], weight));
+    }
   }
   if (rates.empty()) return {};
   const auto [lowest, highest] = std::minmax_element(rates.begin(), rates.end());
@@ -107,13 +116,17 @@ std::vector<BlockHeatClass> BlockHeatOf(const std::vector<FileHeat>& files, doub
   return heat;
 }
 
-double BlockRateOf(const std::vector<FileHeat>& files, int level, const KeyRange& keys,
+double BlockRateOf(const std::vector<FileRange>& files, int level, const KeyRange& keys,
                    double num_keys, double weight) {
   if (level < 0 || !(num_keys > 0)) return 1;
   Samples level_total, range;
   SamplesOfLevel(files, level, keys, &level_total, &range);
   if (range.keys <= 0) return 1;
-  return RateAgainst(range.sampled_probes / range.keys * num_keys, level_total, weight);
+  // The samples the file would have over the level's mean file's exposure, at its range's shares
+  // per key.
+  const double exposure = level_total.MeanExposure();
+  return RateAgainst(range.shares / range.keys * num_keys * exposure, exposure, level_total,
+                     weight);
 }
 
 std::string Describe(const char* policy, const TreeAccounts& accounts, int level, double excess,

@@ -86,10 +86,11 @@ struct TreeShape {
 };
 
 // Lookup heat: how much hotter than its level the key range of a file written to `level` is. The
-// probes per key of the level's counted files that the range meets, over those of the level's
-// counted files, each such factor within [kMinHeat, kMaxHeat]; divided by the level's
-// key-weighted geometric mean of its files' factors, so that a level whose files are written
-// again with their own heat keeps its bits on average. 1 where the level's probes are not known.
+// shares of the lookups per key (FileRange: sampled probes over exposure) of the counted and
+// exposed files now on the level (level_now) that the range meets, over those of all of them, each
+// such factor within [kMinHeat, kMaxHeat]; divided by the level's key-weighted geometric mean of
+// its files' factors, so that a level whose files are written again with their own heat keeps its
+// bits on average. 1 where the level's probes are not known.
 // Files are the unit: a range that meets a hot file is as hot as it, though it may share only
 // part of its keys (ElasticBF and Mnemosyne work per file, too).
 //
@@ -99,30 +100,33 @@ struct TreeShape {
 // positives, sum over files of probes x rate, is least at rates proportional to keys / probes
 // (Monkey's argument, per file), which is a hot file's rate over its level's divided by its heat.
 inline constexpr double kMinHeat = 0.25, kMaxHeat = 64;
-double HeatOf(const std::vector<FileHeat>& files, int level, const KeyRange& keys);
+double HeatOf(const std::vector<FileRange>& files, int level, const KeyRange& keys);
 
 // How often lookups probe the tree's filter blocks, for the re-reads of those a block cache holds
 // whole (block_cache_fit.h: BlockHeatClass, ExpectedRereadsPerProbe), from the readers' counts.
 // A counted file's block is probed at its level's mean block's rate times its sampled probes over
-// the level's mean file's, each with kBlockHeatPriorSamples added (a level of few samples is
-// mostly noise, and stays near alike), blended with 1 by the counts' `weight`. Each level is its
+// those of a file of the level as exposed (the level's mean share times the file's exposure),
+// each with kBlockHeatPriorSamples added (a level of few samples is mostly
+// noise, and stays near alike), blended with 1 by the counts' `weight`. Each level is its
 // own mean: how much more an upper level's blocks are probed than the last level's is left out,
 // as without counts. Classes by the logarithm of the rate, at most kMaxHeatClasses; none (alike)
 // where no level has counts, or where the rates are within kAlikeHeat of each other.
-// Limits: a file's samples are a decayed sum since it was written (a file written lately has had
-// fewer lookups than an old one, and looks colder), and a file of a wider key range receives more
-// of its level's lookups (it looks hotter, though its block is larger too): under uniform lookups,
-// rates that differ by more than kAlikeHeat make classes.
+// Shares, not samples, compare files: a file written lately has had fewer lookups than an old one
+// and would look colder. Limits: a file of a wider key range receives more of its level's lookups
+// (it looks hotter, though its block is larger too), and a file exposed lately has few samples
+// (its prior weighs more): under uniform lookups, rates that differ by more than kAlikeHeat make
+// classes.
 inline constexpr double kBlockHeatPriorSamples = 16, kAlikeHeat = 1.1;
 inline constexpr size_t kMaxHeatClasses = 8;
-std::vector<BlockHeatClass> BlockHeatOf(const std::vector<FileHeat>& files, double weight);
+std::vector<BlockHeatClass> BlockHeatOf(const std::vector<FileRange>& files, double weight);
 
 // The rate at which a file of `num_keys` keys in the key range `keys`, written to `level`, would be
-// probed, as BlockHeatOf rates its level's files: the probes per key of the counted files its
-// range meets, times num_keys, against the level's mean file's. 1 where the level has no counts.
+// probed, as BlockHeatOf rates its level's files: the shares per key of the counted files its
+// range meets, times num_keys, over the level's mean file's exposure, against the level's mean
+// file's. 1 where the level has no counts.
 // So a file of more keys than its level's mean file is rated higher at the same heat: it spans as
 // wide a key range as its inputs held those keys in, and lookups of absent keys go by key range.
-double BlockRateOf(const std::vector<FileHeat>& files, int level, const KeyRange& keys,
+double BlockRateOf(const std::vector<FileRange>& files, int level, const KeyRange& keys,
                    double num_keys, double weight);
 
 // One line for the database's LOG (INFO level) when a file of a tree with accounts is begun: what

@@ -338,7 +338,7 @@ TEST(BlockCacheFit, ChesTimeConvergesWhereNewtonsStepsBounce) {
 // budget) in `*file_line`, if given.
 double LevelFourBitsPerKey(const std::string& column_family, size_t cache_bytes, bool partitioned,
                            std::vector<std::string>* log_lines, size_t num_keys,
-                           const std::vector<FileHeat>& heat = {}, double counted_weight = 0,
+                           const std::vector<FileRange>& heat = {}, double counted_weight = 0,
                            std::string* file_line = nullptr) {
   static const std::vector<uint64_t> kLevelKeys = {0, 0, 0, 0, 10'000, 90'000, 900'000};
   static const auto alive = std::make_shared<int>();
@@ -360,7 +360,7 @@ double LevelFourBitsPerKey(const std::string& column_family, size_t cache_bytes,
     accounts.levels[i].probes = kLevelKeys[i] > 0 ? 1 : 0;
   }
   if (!heat.empty()) {
-    accounts.heat = std::make_shared<const std::vector<FileHeat>>(heat);
+    accounts.heat = std::make_shared<const std::vector<FileRange>>(heat);
     accounts.counted_weight = counted_weight;
   }
   const std::unique_ptr<FilterBitsBuilder> builder =
@@ -495,16 +495,23 @@ TEST(BlockCacheFit, LeveledGivesALeanerFilterToAFileWhoseRichBlockWouldOverflowI
 
 // The readers' counts of a tree whose lookups go to a few key ranges (Zipfian): of each level's
 // files (the accounts of LevelFourBitsPerKey: 2, 18 and 180 files on levels 4 to 6), one in 20
-// holds most of the level's sampled probes (1,900 against 5), none in the key range of the files
-// written at level 4 ("key0" to "key99999"), unless `holder` (0 or 1) names the file of level 4
-// that holds it: the hot one (0) or the cold one (1), with `holder_keys` keys.
-std::vector<FileHeat> SkewedHeat(int holder = -1, double holder_keys = 5000) {
-  std::vector<FileHeat> heat;
+// holds most of the level's sampled probes (1,900 against 5, all equally exposed), none in the key
+// range of the files written at level 4 ("key0" to "key99999"), unless `holder` (0 or 1) names the
+// file of level 4 that holds it: the hot one (0) or the cold one (1), with `holder_keys` keys.
+std::vector<FileRange> SkewedHeat(int holder = -1, double holder_keys = 5000) {
+  std::vector<FileRange> heat;
   for (const auto& [level, files] : {std::pair<int, int>{4, 2}, {5, 18}, {6, 180}}) {
     for (int i = 0; i < files; ++i) {
       const std::string name = "file" + std::to_string(level) + "_" + std::to_string(1000 + i);
       const bool hot = i % 20 == 0;
-      heat.push_back({level, 5000, hot ? 1900.0 : 5.0, name + "a", name + "z"});
+      FileRange& f = heat.emplace_back();
+      f.level = f.level_now = level;
+      f.keys = 5000;
+      f.smallest = name + "a";
+      f.largest = name + "z";
+      f.counted = true;
+      f.sampled_probes = hot ? 1900.0 : 5.0;
+      f.exposure = 1;
     }
   }
   if (holder >= 0) {
@@ -525,8 +532,8 @@ TEST(BlockCacheFit, LeveledCutsLessWhereLookupsGoToAFewBlocks) {
   const double alike = LevelFourBitsPerKey("cut alike", 1280 << 10, false, &alike_lines, 5000);
   const double skewed =
       LevelFourBitsPerKey("cut skewed", 1280 << 10, false, &skewed_lines, 5000, SkewedHeat(), 0.9);
-  std::vector<FileHeat> even = SkewedHeat();
-  for (FileHeat& f : even) f.sampled_probes = 100;
+  std::vector<FileRange> even = SkewedHeat();
+  for (FileRange& f : even) f.sampled_probes = 100;
   const double evenly =
       LevelFourBitsPerKey("cut evenly", 1280 << 10, false, &even_lines, 5000, even, 0.9);
   printf(

@@ -277,16 +277,26 @@ TEST(LeveledPolicy, AllocatesForTheProbesEachLevelReceives) {
   EXPECT_GT(bits_at("random", 0, random), 15);
 }
 
+// A file the readers counted, `sampled_probes` over `exposure` (FileRange), where it is now.
+FileRange CountedFile(int level, double keys, double sampled_probes, double exposure,
+                      std::string smallest, std::string largest) {
+  FileRange f{level, level, keys, std::move(smallest), std::move(largest)};
+  f.counted = true;
+  f.sampled_probes = sampled_probes;
+  f.exposure = exposure;
+  return f;
+}
+
 // Keys of the heat tests: 8 digits, so that bytewise order is numeric order.
 std::string HeatKey(int i) { return testing::NumberedKey(i, /*digits=*/8); }
 
 // Ten files of level 4, of 10,000 keys each ([f x 10,000, f x 10,000 + 9,999]): the first with
-// 10,000 sampled probes, the others with 100.
-std::vector<FileHeat> LevelFourOneHot() {
-  std::vector<FileHeat> files;
+// 10,000 sampled probes, the others with 100, all equally exposed.
+std::vector<FileRange> LevelFourOneHot() {
+  std::vector<FileRange> files;
   for (int f = 0; f < 10; ++f) {
-    files.push_back(
-        {4, 10'000, f == 0 ? 10'000.0 : 100.0, HeatKey(f * 10'000), HeatKey(f * 10'000 + 9'999)});
+    files.push_back(CountedFile(4, 10'000, f == 0 ? 10'000.0 : 100.0, 1, HeatKey(f * 10'000),
+                                HeatKey(f * 10'000 + 9'999)));
   }
   return files;
 }
@@ -298,8 +308,9 @@ std::vector<FileHeat> LevelFourOneHot() {
 // cold one 0.70 times. A range that meets the hot file and a cold one counts both.
 TEST(LeveledPolicy, HeatOfAKeyRangeIsItsFilesProbesPerKeyOverTheLevels) {
   const auto& name = HeatKey;
-  std::vector<FileHeat> files = LevelFourOneHot();
-  files.push_back({5, 50'000, 1e6, name(0), name(99'999)});  // another level: no part in level 4's
+  std::vector<FileRange> files = LevelFourOneHot();
+  files.push_back(CountedFile(5, 50'000, 1e6, 1, name(0),
+                              name(99'999)));  // another level: no part in level 4's
   auto heat_of = [&](int first, int last, int level = 4) {
     KeyRange range;
     range.Add(name(first));
@@ -330,9 +341,9 @@ TEST(LeveledPolicy, HeatOfAKeyRangeIsItsFilesProbesPerKeyOverTheLevels) {
 // counts say nothing (no weight; files probed alike; a level with a single sample), no classes.
 TEST(LeveledPolicy, BlockHeatIsEachFilesProbesAgainstItsLevelsMeanFile) {
   const auto& name = HeatKey;
-  std::vector<FileHeat> files = LevelFourOneHot();
-  files.push_back({5, 50'000, 0, name(0), name(49'999)});
-  files.push_back({5, 50'000, 0, name(50'000), name(99'999)});
+  std::vector<FileRange> files = LevelFourOneHot();
+  files.push_back(CountedFile(5, 50'000, 0, 1, name(0), name(49'999)));
+  files.push_back(CountedFile(5, 50'000, 0, 1, name(50'000), name(99'999)));
   const double hot = 10'016.0 / 1'106, cold = 116.0 / 1'106;
   const std::vector<BlockHeatClass> heat = BlockHeatOf(files, 1);
   ASSERT_EQ(heat.size(), 3u);
@@ -359,9 +370,9 @@ TEST(LeveledPolicy, BlockHeatIsEachFilesProbesAgainstItsLevelsMeanFile) {
   EXPECT_EQ(BlockRateOf(files, 5, in_hot, 5'000, 1), 1) << "a level with no probes counted";
 
   // Files whose samples are not finite, or negative, take no part.
-  std::vector<FileHeat> with_bad = files;
+  std::vector<FileRange> with_bad = files;
   for (const double bad : {std::nan(""), HUGE_VAL, -5.0}) {
-    with_bad.push_back({4, 10'000, bad, name(900'000), name(909'999)});
+    with_bad.push_back(CountedFile(4, 10'000, bad, 1, name(900'000), name(909'999)));
   }
   const std::vector<BlockHeatClass> without_bad = BlockHeatOf(with_bad, 1);
   ASSERT_EQ(without_bad.size(), heat.size());
@@ -377,12 +388,72 @@ TEST(LeveledPolicy, BlockHeatIsEachFilesProbesAgainstItsLevelsMeanFile) {
   EXPECT_EQ(HeatOf(with_bad, 4, in_hot), HeatOf(files, 4, in_hot));
   EXPECT_EQ(HeatOf(with_bad, 4, in_bad), HeatOf(files, 4, in_bad));
   EXPECT_TRUE(BlockHeatOf(files, 0).empty());
-  std::vector<FileHeat> alike = files, one_sample = files;
-  for (FileHeat& f : alike) f.sampled_probes = 100;
+  std::vector<FileRange> alike = files, one_sample = files;
+  for (FileRange& f : alike) f.sampled_probes = 100;
   EXPECT_TRUE(BlockHeatOf(alike, 1).empty());
-  for (FileHeat& f : one_sample) f.sampled_probes = 0;
+  for (FileRange& f : one_sample) f.sampled_probes = 0;
   one_sample[0].sampled_probes = 1;
   EXPECT_TRUE(BlockHeatOf(one_sample, 1).empty()) << "(1 + 16) / (0.1 + 16) against 16 / 16.1";
+}
+
+// Files compare by their shares of the lookups (sampled probes over exposure), not by their
+// samples: level 4's ten files, each written at a different time (file f exposed to 1,000 x (f +
+// 1) of the tree's sampled probes) and each sampling a tenth of them, are probed alike: no file's
+// range is hotter or colder, and no block classes. By their samples alone (as if equally exposed),
+// the oldest file would look 10 times as hot as the youngest, 1.82 against 0.18 times the level's
+// probes per key (held at kMinHeat). A file not exposed yet (exposure 0),
+// or whose exposure is not finite, or not counted, takes no part: a range that meets only it is not
+// known (1). A
+// new file within the first file's range, of its keys, is rated as a file of the level exposed as
+// the level's mean file would be (its share, 0.1, times the mean exposure, 5,500): 1. The hot file
+// of LevelFourOneHot, exposed twice as long as the others with twice the samples, keeps its rates.
+TEST(LeveledPolicy, HeatComparesFilesByTheirSharesOfTheLookups) {
+  const auto& name = HeatKey;
+  std::vector<FileRange> files = LevelFourOneHot();
+  for (int f = 0; f < 10; ++f) {
+    files[f].exposure = 1'000.0 * (f + 1);
+    files[f].sampled_probes = files[f].exposure / 10;
+  }
+  auto range = [&](int first, int last) {
+    KeyRange keys;
+    keys.Add(name(first));
+    keys.Add(name(last));
+    return keys;
+  };
+  EXPECT_NEAR(HeatOf(files, 4, range(0, 9'999)), 1, 1e-12) << "the youngest";
+  EXPECT_NEAR(HeatOf(files, 4, range(90'000, 99'999)), 1, 1e-12) << "the oldest";
+  EXPECT_TRUE(BlockHeatOf(files, 1).empty());
+  EXPECT_NEAR(BlockRateOf(files, 4, range(0, 9'999), 10'000, 1), 1, 1e-12);
+  std::vector<FileRange> as_samples = files;
+  for (FileRange& f : as_samples) f.exposure = 1;
+  EXPECT_NEAR(HeatOf(as_samples, 4, range(90'000, 99'999)) / HeatOf(as_samples, 4, range(0, 9'999)),
+              10'000 / 5'500.0 / kMinHeat, 1e-9);
+
+  for (const double unexposed : {0.0, std::nan(""), HUGE_VAL, -1.0}) {
+    std::vector<FileRange> with_unexposed = files;
+    with_unexposed.push_back(CountedFile(4, 10'000, 1e6, unexposed, name(200'000), name(209'999)));
+    EXPECT_EQ(HeatOf(with_unexposed, 4, range(200'000, 209'999)), 1) << unexposed;
+    EXPECT_EQ(HeatOf(with_unexposed, 4, range(0, 9'999)), HeatOf(files, 4, range(0, 9'999)));
+    EXPECT_TRUE(BlockHeatOf(with_unexposed, 1).empty()) << unexposed;
+  }
+  std::vector<FileRange> with_uncounted = files;
+  with_uncounted.push_back(CountedFile(4, 10'000, 1e6, 1'000, name(200'000), name(209'999)));
+  with_uncounted.back().counted = false;
+  EXPECT_EQ(HeatOf(with_uncounted, 4, range(200'000, 209'999)), 1) << "not counted";
+  EXPECT_TRUE(BlockHeatOf(with_uncounted, 1).empty()) << "not counted";
+  // A file counts where it is now (level_now), not where a running compaction is writing its keys.
+  std::vector<FileRange> being_rewritten = files;
+  being_rewritten.push_back(CountedFile(3, 10'000, 1e6, 1'000, name(200'000), name(209'999)));
+  being_rewritten.back().level = 4;
+  EXPECT_EQ(HeatOf(being_rewritten, 4, range(200'000, 209'999)), 1) << "on level 3";
+  EXPECT_TRUE(BlockHeatOf(being_rewritten, 1).empty()) << "one file of level 3: its own mean";
+
+  std::vector<FileRange> hot = LevelFourOneHot(), hot_older = hot;
+  hot_older[0].exposure = 2;
+  hot_older[0].sampled_probes *= 2;
+  EXPECT_NEAR(HeatOf(hot_older, 4, range(0, 4'999)), HeatOf(hot, 4, range(0, 4'999)), 1e-9);
+  EXPECT_NEAR(BlockRateOf(hot_older, 4, range(0, 4'999), 5'000, 1),
+              BlockRateOf(hot, 4, range(0, 4'999), 5'000, 1), 0.01);
 }
 
 // With the readers' counts per file, a file of the hot range gets more bits than its level's
@@ -405,7 +476,7 @@ TEST(LeveledPolicy, GivesHotKeyRangesMoreBits) {
       accounts.levels[i].probes = level_keys[i] > 0 ? 1 : 0;
     }
     if (with_heat) {
-      accounts.heat = std::make_shared<std::vector<FileHeat>>(LevelFourOneHot());
+      accounts.heat = std::make_shared<std::vector<FileRange>>(LevelFourOneHot());
       accounts.counted_weight = 0.9;
     }
     const std::unique_ptr<FilterBitsBuilder> builder =

@@ -455,7 +455,7 @@ class LeveledPolicy::Chooser : public FilterChooser {
   TreeShape tree_shape_;                 // no levels: no accounts, the modelled tree
   int level_ = 0;
   std::map<uint64_t, Result<LevelFilter>> by_keys_;
-  std::shared_ptr<const std::vector<FileRange>> heat_;  // null: no counts
+  std::shared_ptr<const std::vector<FileRange>> heat_;  // null: no file exposed, or no weight
   double heat_weight_ = 0;
   bool one_filter_ = false;
   ShardLoad cache_;  // no shards: filters not held whole by an evicting cache, or no accounts

@@ -271,8 +271,9 @@ struct TreeAccounts {
   uint64_t changes = 0;
   // The weight of the readers' counts in the levels' probes, in [0, 1) (0: the estimate alone).
   double counted_weight = 0;
-  // The live files, where some have probes counted and exposed (null: none; FileRange), for the
-  // lookup heat of key ranges (tree_model.h, HeatOf); shared: accounts are copied per new file.
+  // The live files (FileRange), for the lookup heat of key ranges (tree_model.h, HeatOf); null
+  // until some file whose probes are counted has had its second account (it is then exposed).
+  // Shared: accounts are copied per new file.
   std::shared_ptr<const std::vector<FileRange>> heat;
 };
 

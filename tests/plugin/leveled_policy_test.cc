@@ -399,14 +399,16 @@ TEST(LeveledPolicy, BlockHeatIsEachFilesProbesAgainstItsLevelsMeanFile) {
 // Files compare by their shares of the lookups (sampled probes over exposure), not by their
 // samples: level 4's ten files, each written at a different time (file f exposed to 1,000 x (f +
 // 1) of the tree's sampled probes) and each sampling a tenth of them, are probed alike: no file's
-// range is hotter or colder, and no block classes. By their samples alone (as if equally exposed),
-// the oldest file would look 10 times as hot as the youngest, 1.82 against 0.18 times the level's
-// probes per key (held at kMinHeat). A file not exposed yet (exposure 0),
-// or whose exposure is not finite, or not counted, takes no part: a range that meets only it is not
-// known (1). A
-// new file within the first file's range, of its keys, is rated as a file of the level exposed as
-// the level's mean file would be (its share, 0.1, times the mean exposure, 5,500): 1. The hot file
-// of LevelFourOneHot, exposed twice as long as the others with twice the samples, keeps its rates.
+// range is hotter or colder, and no block classes; a new file within the first file's range, of its
+// keys, is rated as a file of the level as exposed as its mean file (its share, 0.1, times the mean
+// exposure, 5,500): 1. By their samples alone (as if equally exposed), the oldest file would look
+// 10 times as hot as the youngest: 1.82 against 0.18 times the level's probes per key, held at
+// kMinHeat. Beside
+// LevelFourOneHot's files, which make classes, a file that takes no part changes nothing, and a
+// range that meets only it is not known (1): one not exposed yet (exposure 0), or whose exposure is
+// not finite or negative, or not counted, or now on another level (a running compaction writing its
+// keys to level 4 from level 3). The hot file, exposed twice as long as the others with twice the
+// samples, keeps its heat, and its block's rate about (its prior weighs less).
 TEST(LeveledPolicy, HeatComparesFilesByTheirSharesOfTheLookups) {
   const auto& name = HeatKey;
   std::vector<FileRange> files = LevelFourOneHot();
@@ -429,31 +431,44 @@ TEST(LeveledPolicy, HeatComparesFilesByTheirSharesOfTheLookups) {
   EXPECT_NEAR(HeatOf(as_samples, 4, range(90'000, 99'999)) / HeatOf(as_samples, 4, range(0, 9'999)),
               10'000 / 5'500.0 / kMinHeat, 1e-9);
 
-  for (const double unexposed : {0.0, std::nan(""), HUGE_VAL, -1.0}) {
-    std::vector<FileRange> with_unexposed = files;
-    with_unexposed.push_back(CountedFile(4, 10'000, 1e6, unexposed, name(200'000), name(209'999)));
-    EXPECT_EQ(HeatOf(with_unexposed, 4, range(200'000, 209'999)), 1) << unexposed;
-    EXPECT_EQ(HeatOf(with_unexposed, 4, range(0, 9'999)), HeatOf(files, 4, range(0, 9'999)));
-    EXPECT_TRUE(BlockHeatOf(with_unexposed, 1).empty()) << unexposed;
+  const std::vector<FileRange> hot = LevelFourOneHot();
+  const std::vector<BlockHeatClass> classes = BlockHeatOf(hot, 1);
+  ASSERT_EQ(classes.size(), 2u);
+  std::vector<std::vector<FileRange>> taking_no_part;
+  for (const double exposure : {0.0, std::nan(""), HUGE_VAL, -1.0}) {
+    taking_no_part.push_back(hot);
+    taking_no_part.back().push_back(
+        CountedFile(4, 10'000, 1e6, exposure, name(200'000), name(209'999)));
   }
-  std::vector<FileRange> with_uncounted = files;
-  with_uncounted.push_back(CountedFile(4, 10'000, 1e6, 1'000, name(200'000), name(209'999)));
-  with_uncounted.back().counted = false;
-  EXPECT_EQ(HeatOf(with_uncounted, 4, range(200'000, 209'999)), 1) << "not counted";
-  EXPECT_TRUE(BlockHeatOf(with_uncounted, 1).empty()) << "not counted";
-  // A file counts where it is now (level_now), not where a running compaction is writing its keys.
-  std::vector<FileRange> being_rewritten = files;
-  being_rewritten.push_back(CountedFile(3, 10'000, 1e6, 1'000, name(200'000), name(209'999)));
-  being_rewritten.back().level = 4;
-  EXPECT_EQ(HeatOf(being_rewritten, 4, range(200'000, 209'999)), 1) << "on level 3";
-  EXPECT_TRUE(BlockHeatOf(being_rewritten, 1).empty()) << "one file of level 3: its own mean";
+  taking_no_part.push_back(hot);
+  taking_no_part.back().push_back(CountedFile(4, 10'000, 1e6, 1, name(200'000), name(209'999)));
+  taking_no_part.back().back().counted = false;
+  taking_no_part.push_back(hot);
+  taking_no_part.back().push_back(CountedFile(3, 10'000, 1e6, 1, name(200'000), name(209'999)));
+  taking_no_part.back().back().level = 4;
+  for (size_t c = 0; c < taking_no_part.size(); ++c) {
+    const std::vector<FileRange>& with = taking_no_part[c];
+    EXPECT_EQ(HeatOf(with, 4, range(200'000, 209'999)), 1) << c;
+    EXPECT_EQ(HeatOf(with, 4, range(0, 4'999)), HeatOf(hot, 4, range(0, 4'999))) << c;
+    EXPECT_EQ(BlockRateOf(with, 4, range(0, 4'999), 5'000, 1),
+              BlockRateOf(hot, 4, range(0, 4'999), 5'000, 1))
+        << c;
+    if (c == taking_no_part.size() - 1) continue;  // level 3's file is its level's mean: a class
+    const std::vector<BlockHeatClass> with_classes = BlockHeatOf(with, 1);
+    ASSERT_EQ(with_classes.size(), classes.size()) << c;
+    for (size_t k = 0; k < classes.size(); ++k) {
+      EXPECT_EQ(with_classes[k].rate, classes[k].rate) << c;
+      EXPECT_EQ(with_classes[k].share, classes[k].share) << c;
+    }
+  }
 
-  std::vector<FileRange> hot = LevelFourOneHot(), hot_older = hot;
+  std::vector<FileRange> hot_older = hot;
   hot_older[0].exposure = 2;
   hot_older[0].sampled_probes *= 2;
   EXPECT_NEAR(HeatOf(hot_older, 4, range(0, 4'999)), HeatOf(hot, 4, range(0, 4'999)), 1e-9);
-  EXPECT_NEAR(BlockRateOf(hot_older, 4, range(0, 4'999), 5'000, 1),
-              BlockRateOf(hot, 4, range(0, 4'999), 5'000, 1), 0.01);
+  EXPECT_NEAR(BlockRateOf(hot_older, 4, range(0, 4'999), 5'000, 1) /
+                  BlockRateOf(hot, 4, range(0, 4'999), 5'000, 1),
+              1, 0.01);
 }
 
 // With the readers' counts per file, a file of the hot range gets more bits than its level's

@@ -94,7 +94,7 @@ struct TreeShape {
 // Files are the unit: a range that meets a hot file is as hot as it, though it may share only
 // part of its keys (ElasticBF and Mnemosyne work per file, too). No prior is added to the counts
 // (BlockHeatOf's is): in a tree of small files each file has few samples, and a prior of
-// kBlockHeatPriorSamples on each side took most of the skew's gain (docs/filters.md).
+// kBlockHeatPriorSamples on each side lost the skew's gain (docs/filters.md).
 //
 // Why a skewed workload needs it: with Zipfian lookups, a few key ranges take most probes, and
 // the files that hold them are a small share of each level's keys. Bits moved from the cold

@@ -403,12 +403,13 @@ TEST(LeveledPolicy, BlockHeatIsEachFilesProbesAgainstItsLevelsMeanFile) {
 // keys, is rated as a file of the level as exposed as its mean file (its share, 0.1, times the mean
 // exposure, 5,500): 1. By their samples alone (as if equally exposed), the oldest file would look
 // 10 times as hot as the youngest: 1.82 against 0.18 times the level's probes per key, held at
-// kMinHeat. Beside
-// LevelFourOneHot's files, which make classes, a file that takes no part changes nothing, and a
-// range that meets only it is not known (1): one not exposed yet (exposure 0), or whose exposure is
-// not finite or negative, or not counted, or now on another level (a running compaction writing its
-// keys to level 4 from level 3). The hot file, exposed twice as long as the others with twice the
-// samples, keeps its heat, and its block's rate about (its prior weighs less).
+// kMinHeat. Beside LevelFourOneHot's files, which make classes, a file that takes no part in level
+// 4's heat changes nothing, and a range that meets only it is not known (1): one not exposed yet
+// (exposure 0), or whose exposure is not finite or negative, or not counted, or now on another
+// level (a running compaction writing its keys to level 4 from level 3). The hot file, exposed
+// twice as long as the others with twice the samples, keeps its heat, and a new file of 5,000 keys
+// in its range is rated as before within 1% (its prior weighs a little less): over the level's
+// mean exposure, 1.1, (5,000 x 1.1 + 16) / (1,090 x 1.1 + 16).
 TEST(LeveledPolicy, HeatComparesFilesByTheirSharesOfTheLookups) {
   const auto& name = HeatKey;
   std::vector<FileRange> files = LevelFourOneHot();
@@ -466,6 +467,8 @@ TEST(LeveledPolicy, HeatComparesFilesByTheirSharesOfTheLookups) {
   hot_older[0].exposure = 2;
   hot_older[0].sampled_probes *= 2;
   EXPECT_NEAR(HeatOf(hot_older, 4, range(0, 4'999)), HeatOf(hot, 4, range(0, 4'999)), 1e-9);
+  EXPECT_NEAR(BlockRateOf(hot_older, 4, range(0, 4'999), 5'000, 1),
+              (5'000 * 1.1 + 16) / (1'090 * 1.1 + 16), 1e-9);
   EXPECT_NEAR(BlockRateOf(hot_older, 4, range(0, 4'999), 5'000, 1) /
                   BlockRateOf(hot, 4, range(0, 4'999), 5'000, 1),
               1, 0.01);

@@ -69,6 +69,13 @@ std::vector<double> Spread(const std::vector<std::vector<double>>& met,
 bool Counted(const FileRange& f) {
   return f.counted && std::isfinite(f.sampled_probes) && f.sampled_probes >= 0;
 }
+}  // namespace
+
+bool Exposed(const FileRange& f) {
+  return Counted(f) && std::isfinite(f.exposure) && f.exposure > 0;
+}
+
+namespace {
 
 // CountedProbesPerLevel, given what each file's range meets where its keys are going.
 std::vector<double> CountedSpread(const std::vector<FileRange>& files,
@@ -91,7 +98,7 @@ std::vector<double> CountedSpread(const std::vector<FileRange>& files,
   double counted_lookups = 0, counted_keys = 0;
   for (size_t g = 0; g < files.size(); ++g) {
     const FileRange& f = files[g];
-    if (!Counted(f) || !(f.exposure > 0) || !std::isfinite(f.exposure)) continue;
+    if (!Exposed(f)) continue;
     double filters = 0;
     for (const double m : moving ? met_now[g] : met[g]) filters += m;
     exposed[g] = true;

@@ -31,6 +31,10 @@ struct FileRange {
   double sampled_probes = 0, exposure = 0;
 };
 
+// Whether a file's share of the probes (sampled_probes / exposure) can be read: counted, its
+// samples finite and not negative, its exposure finite and above 0.
+bool Exposed(const FileRange& f);
+
 // The filter probes each level receives per lookup of a key drawn like the tree's keys: a lookup
 // consults a level's filter when its key falls in the range of one of the level's files (level 0:
 // of each of its files). A key of file G is taken to fall in level L's ranges when G's range

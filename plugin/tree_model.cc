@@ -16,12 +16,8 @@ std::vector<LevelFilter> KeepSmallFilesFilters(std::vector<LevelFilter> priced,
 }
 
 namespace {
-// Whether a file's counts take part: counted, a level, keys, finite samples, none negative, and
-// a finite exposure above 0 (exposed).
-bool Counted(const FileRange& f) {
-  return f.counted && f.level_now >= 0 && f.keys > 0 && std::isfinite(f.sampled_probes) &&
-         f.sampled_probes >= 0 && std::isfinite(f.exposure) && f.exposure > 0;
-}
+// Whether a file's counts take part: exposed (level_probes.h), on a level, with keys.
+bool Counted(const FileRange& f) { return Exposed(f) && f.level_now >= 0 && f.keys > 0; }
 // A file's share of the lookups (FileRange): comparable between files of any age.
 double Share(const FileRange& f) { return f.sampled_probes / f.exposure; }
 // The counts of a set of files (a level; a key range's): their shares, exposures, keys and

@@ -108,16 +108,15 @@ double HeatOf(const std::vector<FileRange>& files, int level, const KeyRange& ke
 // whole (block_cache_fit.h: BlockHeatClass, ExpectedRereadsPerProbe), from the readers' counts.
 // A counted file's block is probed at its level's mean block's rate times its sampled probes over
 // those of a file of the level as exposed (the level's mean share times the file's exposure),
-// each with kBlockHeatPriorSamples added (a level of few samples is mostly
-// noise, and stays near alike), blended with 1 by the counts' `weight`. Each level is its
-// own mean: how much more an upper level's blocks are probed than the last level's is left out,
-// as without counts. Classes by the logarithm of the rate, at most kMaxHeatClasses; none (alike)
-// where no level has counts, or where the rates are within kAlikeHeat of each other.
-// Shares, not samples, compare files: a file written lately has had fewer lookups than an old one
-// and would look colder. Limits: a file of a wider key range receives more of its level's lookups
-// (it looks hotter, though its block is larger too), and a file exposed lately has few samples
-// (its prior weighs more): under uniform lookups, rates that differ by more than kAlikeHeat make
-// classes.
+// each with kBlockHeatPriorSamples added (a level of few samples is mostly noise, and stays near
+// alike), blended with 1 by the counts' `weight`. Each level is its own mean: how much more an
+// upper level's blocks are probed than the last level's is left out, as without counts. Classes by
+// the logarithm of the rate, at most kMaxHeatClasses; none (alike) where no level has counts, or
+// where the rates are within kAlikeHeat of each other. Shares, not samples, compare files: a file
+// written lately has had fewer lookups than an old one and would look colder. Limits: a file of a
+// wider key range receives more of its level's lookups (it looks hotter, though its block is larger
+// too), and a file exposed lately has few samples (its prior weighs more): under uniform lookups,
+// rates that differ by more than kAlikeHeat make classes.
 inline constexpr double kBlockHeatPriorSamples = 16, kAlikeHeat = 1.1;
 inline constexpr size_t kMaxHeatClasses = 8;
 std::vector<BlockHeatClass> BlockHeatOf(const std::vector<FileRange>& files, double weight);

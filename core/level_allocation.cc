@@ -118,7 +118,7 @@ Result<bool> CheckArgs(int num_levels, double size_ratio, double bits_per_key) {
   }
   if (!(size_ratio > 1 && size_ratio <= kMaxSizeRatio)) {
     return Err("size_ratio must be in (1, " + FormatNumber(kMaxSizeRatio) + "], got " +
-               std::to_string(size_ratio));
+               FormatNumber(size_ratio));
   }
   const Result<double> budget_ok = StandardBloomFpRateForBitsPerKey(bits_per_key);
   if (!budget_ok.ok()) return Err(budget_ok.error());

@@ -130,9 +130,11 @@ Result<FilterSpec> LeveledPolicy::Spec() const {
         "memory_budget (bytes for all its trees), not fp_rate: the rate of each level follows "
         "from the budget");
   }
-  if (!shape_.memory_budget.Given()) {
-    const Result<bool> budget = CheckBudget(budget_);
-    if (!budget.ok()) return Err(budget.error());
+  if (!shape_.memory_budget.Given() && std::isnan(budget_.bits_per_key)) {
+    return Err("needs bits_per_key (bits averaged over all keys of the tree, in [" +
+               FormatNumber(kMinBitsPerKey) + ", " + FormatNumber(kMaxBitsPerKey) +
+               "]) or memory_budget (bytes for all its trees, or a share of the block cache), for "
+               "example sstfilter.Leveled:10 or {id=sstfilter.Leveled;memory_budget=1G}");
   }
   if (shape_.num_levels < 0 || shape_.num_levels > kMaxLevels) {
     return Err("num_levels must be in [0, " + std::to_string(kMaxLevels) +

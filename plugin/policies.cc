@@ -25,7 +25,23 @@ SstFilterPolicy::SstFilterPolicy() { RegisterOptions("budget", &budget_, &Budget
 const char* SstFilterPolicy::CompatibilityName() const { return kCompatibilityName; }
 
 Status SstFilterPolicy::SetBitsPerKey(const std::string& text) {
-  return ParseNumber(Name(), "bits_per_key", text, &budget_.bits_per_key);
+  const Status s = ParseNumber(Name(), "bits_per_key", text, &budget_.bits_per_key);
+  if (!s.ok() && refused_.ok()) refused_ = s;
+  return s;
+}
+
+Status SstFilterPolicy::ConfigureOptions(
+    const ConfigOptions& options, const std::unordered_map<std::string, std::string>& opts_map,
+    std::unordered_map<std::string, std::string>* unused) {
+  // Where configuring fails, RocksDB configures the policy again as it was before, within this
+  // call (Configurable::ConfigureOptions, unless ignore_unknown_options): that call's errors are
+  // not the user's.
+  ++configure_depth_;
+  const Status s = FilterPolicy::ConfigureOptions(options, opts_map, unused);
+  --configure_depth_;
+  if (!refused_.ok()) return refused_;
+  if (!s.ok() && options.input_strings_escaped && configure_depth_ == 0) refused_ = s;
+  return s;
 }
 
 Result<bool> SstFilterPolicy::CheckBudget(const BudgetOptions& budget) const {
@@ -46,6 +62,7 @@ Result<bool> SstFilterPolicy::CheckBudget(const BudgetOptions& budget) const {
 }
 
 Status SstFilterPolicy::PrepareOptions(const ConfigOptions& options) {
+  if (!refused_.ok()) return refused_;
   try {
     const Result<FilterSpec> spec = Spec();
     if (!spec.ok()) return Status::InvalidArgument(std::string(Name()) + ": " + spec.error());
@@ -55,6 +72,19 @@ Status SstFilterPolicy::PrepareOptions(const ConfigOptions& options) {
     return Status::MemoryLimit("sstfilter: out of memory preparing the filter policy");
   }
   return FilterPolicy::PrepareOptions(options);
+}
+
+Status SstFilterPolicy::ValidateOptions(
+    const ROCKSDB_NAMESPACE::DBOptions& db_options,
+    const ROCKSDB_NAMESPACE::ColumnFamilyOptions& cf_options) const {
+  if (!refused_.ok()) return refused_;
+  try {
+    const Result<FilterSpec> spec = Spec();
+    if (!spec.ok()) return Status::InvalidArgument(std::string(Name()) + ": " + spec.error());
+  } catch (const std::exception&) {
+    return Status::MemoryLimit("sstfilter: out of memory validating the filter policy");
+  }
+  return FilterPolicy::ValidateOptions(db_options, cf_options);
 }
 
 template <typename Kind>

@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -47,17 +48,29 @@ class SstFilterPolicy : public ROCKSDB_NAMESPACE::FilterPolicy {
   // the option and its allowed range for anything wrong.
   ROCKSDB_NAMESPACE::Status PrepareOptions(
       const ROCKSDB_NAMESPACE::ConfigOptions& options) override;
+  // The same checks when a database opens (or its options change), and the error the options were
+  // refused with, if any (ConfigureOptions): a database does not open with a policy other than the
+  // one its options name.
+  ROCKSDB_NAMESPACE::Status ValidateOptions(
+      const ROCKSDB_NAMESPACE::DBOptions& db_options,
+      const ROCKSDB_NAMESPACE::ColumnFamilyOptions& cf_options) const override;
 
   // The filter the current options describe.
   virtual Result<FilterSpec> Spec() const = 0;
 
   // The "<name>:<bits_per_key>" form's number, parsed as the bits_per_key option is (the whole
   // text, a finite number; InvalidArgument naming the policy otherwise) and validated by
-  // PrepareOptions like the option.
+  // PrepareOptions like the option. A number that does not parse refuses the options (refused_).
   ROCKSDB_NAMESPACE::Status SetBitsPerKey(const std::string& text);
 
  protected:
   SstFilterPolicy();
+  // RocksDB's configuration, keeping the first error where the options come from an OPTIONS file
+  // (input_strings_escaped) in refused_, and returning refused_ from then on.
+  ROCKSDB_NAMESPACE::Status ConfigureOptions(
+      const ROCKSDB_NAMESPACE::ConfigOptions& options,
+      const std::unordered_map<std::string, std::string>& opts_map,
+      std::unordered_map<std::string, std::string>* unused) override;
   // "exactly one of bits_per_key or fp_rate", with the policy's name in the message.
   Result<bool> CheckBudget(const BudgetOptions& budget) const;
   // The filter of a kind for the budget (bits_per_key or fp_rate, whichever was given).
@@ -75,6 +88,14 @@ class SstFilterPolicy : public ROCKSDB_NAMESPACE::FilterPolicy {
  private:
   bool prepared_ = false;
   FilterSpec prepared_spec_;  // valid when prepared_
+  // Why the options were refused (OK: they were not). Loading an OPTIONS file, RocksDB drops a
+  // filter_policy's errors (BlockBasedTableFactory::ParseOption, where input_strings_escaped, in
+  // 7.8 to 9.11 at least) and keeps the policy as far as it was configured, or as it was before
+  // (a misspelt layout opened with the default one); a factory's error (a bad "<name>:<number>")
+  // left no filter at all. The refusal stays with the policy, which PrepareOptions and
+  // ValidateOptions return, so that the database does not open.
+  ROCKSDB_NAMESPACE::Status refused_;
+  int configure_depth_ = 0;  // ConfigureOptions calls running
 };
 
 // sstfilter.Bloom: layout=blocked (the default) is the BlockedBloom kind, layout=standard the

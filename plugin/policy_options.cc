@@ -4,10 +4,9 @@
 
 #include <rocksdb/env.h>
 
+#include <charconv>
 #include <cmath>
 #include <cstddef>
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 
 #include "plugin/bits_adapters.h"
@@ -24,14 +23,21 @@ using ROCKSDB_NAMESPACE::Status;
 
 Status ParseNumber(const std::string& who, const std::string& name, const std::string& value,
                    double* out) {
-  char* end = nullptr;
-  const double v = std::strtod(value.c_str(), &end);
-  if (end == value.c_str() || *end != '\0' || !std::isfinite(v)) {
+  double v = 0;
+  const char* const last = value.data() + value.size();
+  const auto [end, ec] = std::from_chars(value.data(), last, v);
+  if (ec != std::errc() || end != last || !std::isfinite(v)) {
     return Status::InvalidArgument(who + ": " + name + " must be a finite number, got '" + value +
                                    "'");
   }
   *out = v;
   return Status::OK();
+}
+
+std::string FormatOptionNumber(double value) {
+  char buf[32];  // the shortest text of a double is at most 24 characters
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), value);
+  return ec == std::errc() ? std::string(buf, end) : std::string();
 }
 
 namespace {
@@ -54,9 +60,7 @@ Status SerializeOptionalDouble(const ConfigOptions&, const std::string&, const v
   if (std::isnan(v)) {
     value->clear();
   } else {
-    char buf[32];
-    snprintf(buf, sizeof(buf), "%.17g", v);  // round-trips exactly
-    *value = buf;
+    *value = FormatOptionNumber(v);
   }
   return Status::OK();
 }

@@ -15,10 +15,14 @@ namespace sstfilter {
 
 // The one parser of the plugin's floating-point options (the policies' bits_per_key, fp_rate and
 // size_ratio, the number of "<name>:<number>", sstfilter.RangeFilter's bits_per_key; num_levels,
-// an int, is RocksDB's to parse): the whole text must be a finite number. `who` and `name` (the
-// policy or collector, the option) make the message.
+// an int, is RocksDB's to parse): the whole text must be a finite number, in the C locale's form
+// whatever the process's locale (std::from_chars: no sign '+', no spaces, no hexadecimal). `who`
+// and `name` (the policy or collector, the option) make the message.
 ROCKSDB_NAMESPACE::Status ParseNumber(const std::string& who, const std::string& name,
                                       const std::string& value, double* out);
+// How those options are written (OPTIONS files, GetOptionString): the shortest text that
+// ParseNumber reads back as the same double, whatever the process's locale (std::to_chars).
+std::string FormatOptionNumber(double value);
 
 using OptionTypeMap = std::unordered_map<std::string, ROCKSDB_NAMESPACE::OptionTypeInfo>;
 // BudgetOptions (bits_per_key, fp_rate: absent is NaN, and not written to OPTIONS files).

@@ -149,9 +149,7 @@ const std::unordered_map<std::string, OptionTypeInfo>& RangeFilterTypeInfo() {
              return ParseBitsPerKey(value, static_cast<double*>(addr));
            },
            [](const ConfigOptions&, const std::string&, const void* addr, std::string* value) {
-             char buf[32];
-             snprintf(buf, sizeof(buf), "%.17g", *static_cast<const double*>(addr));
-             *value = buf;
+             *value = FormatOptionNumber(*static_cast<const double*>(addr));
              return Status::OK();
            },
            [](const ConfigOptions&, const std::string& name, const void* a, const void* b,
@@ -207,8 +205,8 @@ TablePropertiesCollector* RangeFilterCollectorFactory::CreateTablePropertiesColl
 }
 
 std::string RangeFilterCollectorFactory::ToString() const {
-  return "{id=" + std::string(kRangeFilterName) + ";bits_per_key=" + std::to_string(bits_per_key_) +
-         "}";
+  return "{id=" + std::string(kRangeFilterName) +
+         ";bits_per_key=" + FormatOptionNumber(bits_per_key_) + "}";
 }
 
 Status NewRangeFilterCollectorFactory(

@@ -7,6 +7,7 @@
 
 #include "core/range/elias_fano.h"
 #include "core/range/range_filter.h"
+#include "core/sizing.h"
 
 namespace sstfilter {
 namespace {
@@ -25,7 +26,7 @@ Result<double> CheckRangeBitsPerKey(double bits_per_key) {
     return Err("range filter bits_per_key must be between " +
                std::to_string(static_cast<int>(kMinRangeBitsPerKey)) + " and " +
                std::to_string(static_cast<int>(kMaxRangeBitsPerKey)) + ", got " +
-               std::to_string(bits_per_key));
+               FormatNumber(bits_per_key));
   }
   return bits_per_key;
 }

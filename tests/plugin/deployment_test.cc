@@ -3,13 +3,15 @@
 // process: databases that share one Logger, policy and listener; databases closed and reopened
 // with the same objects, with a compaction abandoned at close; a database on a file system other
 // than the local one (RocksDB's in-memory one), whose files only RocksDB can read; a column family
-// of more levels than the allocation models.
+// of more levels than the allocation models; an OPTIONS file that names a policy with a bad value.
 #include <gtest/gtest.h>
+#include <rocksdb/convenience.h>
 #include <rocksdb/db.h>
 #include <rocksdb/env.h>
 #include <rocksdb/file_system.h>
 #include <rocksdb/listener.h>
 #include <rocksdb/options.h>
+#include <rocksdb/table.h>
 #include <rocksdb/table_properties.h>
 
 #include <atomic>
@@ -260,6 +262,66 @@ TEST(Deployment, MoreLevelsThanTheModelStillGetFilters) {
   ASSERT_EQ(props.size(), 1u);
   EXPECT_EQ(props.begin()->second->filter_policy_name, kLeveledPolicyName);
   EXPECT_GT(props.begin()->second->filter_size, 0u);
+}
+
+// An OPTIONS file that names an sstfilter policy with a value the policy refuses, loaded as
+// RocksDB loads it (LoadLatestOptions, ldb --try_load_options: ConfigOptions' defaults, strings
+// escaped). RocksDB drops the error while it parses the table options
+// (BlockBasedTableFactory::ParseOption) and keeps the policy as far as it was configured, or none
+// (a bad "<name>:<number>"): the database would open with another filter than the one named, or
+// with none. It must not open, and say why. The same with good values opens.
+TEST(Deployment, AnOptionsFileNamingABadPolicyValueDoesNotOpen) {
+  const ROCKSDB_NAMESPACE::ConfigOptions loading;
+  ASSERT_TRUE(loading.input_strings_escaped);
+  const struct {
+    const char *bad, *good, *message;
+  } cases[] = {
+      {"{id=sstfilter.Bloom;bits_per_key=10;layout=Standard}",
+       "{id=sstfilter.Bloom;bits_per_key=10;layout=standard}",
+       "sstfilter.Bloom: layout must be blocked or standard, got 'Standard'"},
+      {"{id=sstfilter.Leveled;bits_per_key=10;memory_budget=5Q}",
+       "{id=sstfilter.Leveled;bits_per_key=10;memory_budget=5M}", "memory_budget must be"},
+      {"{id=sstfilter.Leveled;bits_per_key=10;num_levels=abc}",
+       "{id=sstfilter.Leveled;bits_per_key=10;num_levels=5}", "num_levels"},
+      {"sstfilter.Bloom:abc", "sstfilter.Bloom:10",
+       "sstfilter.Bloom: bits_per_key must be a finite number, got 'abc'"},
+      {"{id=sstfilter.Fuse;bits_per_key=abc}", "{id=sstfilter.Fuse;bits_per_key=10}",
+       "bits_per_key must be a finite number, got 'abc'"},
+      {"{id=sstfilter.Cuckoo;bits_per_key=10;colour=blue}", "{id=sstfilter.Cuckoo;bits_per_key=10}",
+       "colour"},
+      {"sstfilter.Ribbon:200", "sstfilter.Ribbon:8", "bits_per_key must be in [0.01, 100]"},
+      {"sstfilter.Leveled", "sstfilter.Leveled:10", "memory_budget"},
+  };
+  for (const auto& c : cases) {
+    for (const char* policy : {c.bad, c.good}) {
+      ROCKSDB_NAMESPACE::BlockBasedTableOptions table;
+      const Status parsed = ROCKSDB_NAMESPACE::GetBlockBasedTableOptionsFromString(
+          loading, ROCKSDB_NAMESPACE::BlockBasedTableOptions(),
+          std::string("filter_policy=") + policy, &table);
+      if (policy == c.good) {
+        ASSERT_TRUE(parsed.ok()) << policy << ": " << parsed.ToString();
+      }
+      if (!parsed.ok()) {  // a RocksDB that reports the error is as good
+        EXPECT_NE(parsed.ToString().find(c.message), std::string::npos) << parsed.ToString();
+        continue;
+      }
+      Options options;
+      options.create_if_missing = true;
+      options.table_factory.reset(ROCKSDB_NAMESPACE::NewBlockBasedTableFactory(table));
+      TempDir dir("bad_policy_value");
+      Status open;
+      const std::unique_ptr<DB> db = testing::OpenDb(options, dir.path(), &open);
+      if (policy == c.good) {
+        EXPECT_NE(db, nullptr) << policy << ": " << open.ToString();
+        continue;
+      }
+      EXPECT_EQ(db, nullptr) << policy << " opened with "
+                             << (table.filter_policy ? table.filter_policy->Name() : "no filter");
+      EXPECT_TRUE(open.IsInvalidArgument()) << policy << ": " << open.ToString();
+      EXPECT_NE(open.ToString().find(c.message), std::string::npos)
+          << policy << ": " << open.ToString();
+    }
+  }
 }
 
 }  // namespace

@@ -157,7 +157,7 @@ TEST(Policy, BadStringsAreClearErrors) {
       {"sstfilter.Blom:10", {"sstfilter.Blom"}},
       {"sstfilter.Bloom:ten", {"sstfilter.Bloom: bits_per_key must be a finite number", "'ten'"}},
       {"{id=sstfilter.Leveled;fp_rate=0.01}", {"sstfilter.Leveled", "not fp_rate"}},
-      {"sstfilter.Leveled", {"needs bits_per_key"}},
+      {"sstfilter.Leveled", {"needs bits_per_key", "memory_budget"}},
       {"{id=sstfilter.Leveled;bits_per_key=10;size_ratio=1}", {"size_ratio must be in (1, 1000]"}},
       {"{id=sstfilter.Leveled;bits_per_key=10;num_levels=-2}", {"num_levels must be in [0, 64]"}},
   };
@@ -184,7 +184,7 @@ TEST(Policy, BadStringsAreClearErrors) {
 // factory runs, with a bare "Could not load FilterPolicy".
 TEST(Policy, TheNumberAfterTheNameIsParsedAsTheOptionIs) {
   for (const std::string& name : PolicyNames()) {
-    for (const std::string number : {"nan", "-inf", "", "10x", "0x", " "}) {
+    for (const std::string number : {"nan", "-inf", "", "10x", "0x", " ", " 10", "+10", "0x10"}) {
       std::shared_ptr<const FilterPolicy> policy;
       const Status s = NewFilterPolicy(name + ":" + number, &policy);
       EXPECT_TRUE(s.IsInvalidArgument()) << name << ":" << number << ": " << s.ToString();
@@ -203,6 +203,23 @@ TEST(Policy, TheNumberAfterTheNameIsParsedAsTheOptionIs) {
     }
     std::shared_ptr<const FilterPolicy> policy;
     EXPECT_TRUE(NewFilterPolicy(name + ":1e1", &policy).ok()) << name;  // 10, as RocksDB reads it
+  }
+}
+
+// The policies' numbers are written as the shortest text that reads back as the same double, in
+// the C locale's form whatever the process's (std::to_chars; printf's "%.17g" wrote 10.6 as
+// 10.599999999999999, and "%g" follows LC_NUMERIC).
+TEST(Policy, OptionNumbersAreWrittenShortest) {
+  const ConfigOptions config;
+  for (const auto& [uri, text] : std::vector<std::pair<std::string, std::string>>{
+           {"sstfilter.Leveled:10.6", "bits_per_key=10.6;"},
+           {"{id=sstfilter.Bloom;fp_rate=0.001}", "fp_rate=0.001;"},
+           {"{id=sstfilter.Leveled;bits_per_key=8;size_ratio=4.1}", "size_ratio=4.1;"}}) {
+    const auto policy = PolicyFrom(uri);
+    ASSERT_NE(policy, nullptr) << uri;
+    std::string options;
+    ASSERT_TRUE(policy->GetOptionString(config, &options).ok()) << uri;
+    EXPECT_NE(options.find(text), std::string::npos) << uri << " -> " << options;
   }
 }
 

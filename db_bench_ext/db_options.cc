@@ -35,7 +35,9 @@ ROCKSDB_NAMESPACE::Options DatabaseOptions(const Config& config, const PolicyUnd
   } else {
     options.IncreaseParallelism(2);
   }
-  options.create_if_missing = true;
+  // --use_existing_db reads what an earlier run wrote: a database missing is an error, not an
+  // empty one made on the spot.
+  options.create_if_missing = !FLAGS_use_existing_db;
   options.error_if_exists = false;
   options.statistics = ROCKSDB_NAMESPACE::CreateDBStatistics();
   if (applies("write_buffer_size")) {

@@ -15,6 +15,9 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <set>
+#include <string>
+#include <system_error>
 #include <vector>
 
 #include "compat/rocksdb_api.h"
@@ -153,15 +156,15 @@ namespace {
 
 using ROCKSDB_NAMESPACE::Status;
 
-// Splits on commas outside braces: "{id=a;x=1},b" -> "{id=a;x=1}", "b".
-std::vector<std::string> SplitList(const std::string& list) {
+// Splits on commas (or `separator`) outside braces: "{id=a;x=1},b" -> "{id=a;x=1}", "b".
+std::vector<std::string> SplitList(const std::string& list, char separator = ',') {
   std::vector<std::string> out;
   std::string cur;
   int depth = 0;
   for (char c : list) {
     if (c == '{') ++depth;
     if (c == '}') --depth;
-    if (c == ',' && depth == 0) {
+    if (c == separator && depth == 0) {
       if (!cur.empty()) out.push_back(cur);
       cur.clear();
     } else {
@@ -339,16 +342,21 @@ void CheckDatabaseFlags(Config* c) {
     Fail("--metadata_block_size must be in [64, 2^30], got " +
          std::to_string(FLAGS_metadata_block_size));
   }
-  if (!FLAGS_listeners.empty()) {
+  // One name at a time: RocksDB's "listeners" option skips a name it does not know, so a list
+  // of several loses a misspelt one without a word.
+  for (const std::string& name : SplitList(FLAGS_listeners, ':')) {
     ROCKSDB_NAMESPACE::DBOptions db_options;
-    const Status s = ROCKSDB_NAMESPACE::GetDBOptionsFromString(
-        sstfilter::StrictConfigOptions(), ROCKSDB_NAMESPACE::DBOptions(),
-        "listeners=" + FLAGS_listeners, &db_options);
-    if (!s.ok() || db_options.listeners.empty()) {
-      Fail("bad --listeners '" + FLAGS_listeners +
+    const Status s = ROCKSDB_NAMESPACE::GetDBOptionsFromString(sstfilter::StrictConfigOptions(),
+                                                               ROCKSDB_NAMESPACE::DBOptions(),
+                                                               "listeners=" + name, &db_options);
+    if (!s.ok() || db_options.listeners.size() != 1) {
+      Fail("bad --listeners entry '" + name +
            "': " + (s.ok() ? "names no listener RocksDB knows" : s.ToString()));
     }
-    c->listeners = db_options.listeners;
+    c->listeners.push_back(db_options.listeners.front());
+  }
+  if (!FLAGS_listeners.empty() && c->listeners.empty()) {
+    Fail("bad --listeners '" + FLAGS_listeners + "': names no listener");
   }
   if (!FLAGS_options_file.empty()) LoadOptionsFile(c);
 }
@@ -415,6 +423,26 @@ void CheckPlotHasData(const Config& c) {
   }
 }
 
+// --use_existing_db: every database the run reads is there already (RocksDB, which would
+// otherwise make an empty one, is told not to: DatabaseOptions).
+void CheckExistingDatabases(const Config& c) {
+  if (!FLAGS_use_existing_db) return;
+  const bool reads = std::any_of(c.benchmarks.begin(), c.benchmarks.end(), [](const Benchmark* b) {
+    return b->kind == BenchmarkKind::kRead || b->kind == BenchmarkKind::kSeek;
+  });
+  if (!reads) return;
+  for (size_t i = 0; i < c.policies.size(); ++i) {
+    const std::string path = DatabasePath(i);
+    std::error_code ec;
+    const bool has_current = std::filesystem::exists(path + "/CURRENT", ec);
+    if (ec) Fail("--use_existing_db: cannot read '" + path + "': " + ec.message());
+    if (!has_current) {
+      Fail("--use_existing_db: no database at '" + path + "' (for " + c.policies[i].Label() +
+           "); run without it to fill one");
+    }
+  }
+}
+
 void CheckDbDirectoryIsWritable() {
   std::error_code ec;
   std::filesystem::create_directories(FLAGS_db, ec);
@@ -426,7 +454,22 @@ void CheckDbDirectoryIsWritable() {
   std::filesystem::remove(probe, ec);
 }
 
+// --json: a file that can be written, found out before the run rather than after it. Opened for
+// appending, which leaves a file already there as it is; one the check made is removed again (a
+// symbolic link counts as there: the link is kept).
+void CheckJsonPath() {
+  if (FLAGS_json.empty()) return;
+  std::error_code ec;
+  const bool existed = std::filesystem::exists(std::filesystem::symlink_status(FLAGS_json, ec));
+  if (!std::ofstream(FLAGS_json, std::ios::app).good()) {
+    Fail("cannot write --json file '" + FLAGS_json + "'");
+  }
+  if (!existed) std::filesystem::remove(FLAGS_json, ec);
+}
+
 }  // namespace
+
+std::string DatabasePath(size_t index) { return FLAGS_db + "/policy" + std::to_string(index); }
 
 Config ValidateFlags() {
   CheckPlotPath();
@@ -436,8 +479,42 @@ Config ValidateFlags() {
   CheckDatabaseFlags(&c);
   c.policies = PoliciesFromFlags();
   CheckPlotHasData(c);
+  const bool sizing_only =
+      std::all_of(c.benchmarks.begin(), c.benchmarks.end(),
+                  [](const Benchmark* b) { return b->kind == BenchmarkKind::kSizing; });
+  if (sizing_only && !FLAGS_json.empty()) {
+    Fail(
+        "--json has nothing to write: the sizing calculator only prints its figures (--json= for "
+        "none)");
+  }
+  CheckExistingDatabases(c);
   CheckDbDirectoryIsWritable();
+  // After --db is made: a --json file may be under it.
+  CheckJsonPath();
   return c;
+}
+
+void ValidateAdvisorFlags() {
+  // The flags the advisor uses (in PoliciesFromFlags and RunAdvisor; not --range_filter, whose
+  // collectors it does not model). It ignores every other flag of this file (the database's own
+  // OPTIONS file gives its options, and it runs no benchmark), so one given is refused rather
+  // than silently dropped.
+  const std::set<std::string> used = {"benchmarks", "db",   "filter_uri",  "bloom_bits",
+                                      "reads",      "seed", "absent_keys", "absent_keys_hex",
+                                      "json"};
+  // This file's flags: those gflags records under the same file name as --db.
+  const std::string this_file = gflags::GetCommandLineFlagInfoOrDie("db").filename;
+  std::vector<gflags::CommandLineFlagInfo> flags;
+  gflags::GetAllFlags(&flags);
+  for (const gflags::CommandLineFlagInfo& f : flags) {
+    if (f.filename == this_file && !f.is_default && used.count(f.name) == 0) {
+      Fail("--" + f.name + " does not apply to --benchmarks=advise");
+    }
+  }
+  if (FLAGS_absent_keys_hex && FLAGS_absent_keys.empty()) {
+    Fail("--absent_keys_hex needs --absent_keys=FILE");
+  }
+  CheckJsonPath();
 }
 
 }  // namespace db_bench_ext

@@ -99,10 +99,18 @@ struct Config {
 [[noreturn]] void Fail(const std::string& message);
 
 // Checks every flag (failing at the first bad one), loads the policies and the partitioner, and
-// makes sure the --db directory can be written.
+// makes sure the --db directory and the --json file can be written (and, with --use_existing_db,
+// that the databases to read are there).
 Config ValidateFlags();
+
+// --benchmarks=advise's checks: refuses every flag the advisor does not use, and makes sure the
+// --json file can be written.
+void ValidateAdvisorFlags();
 
 // The policies of --filter_uri, loaded (Fail()s naming a policy that cannot be).
 std::vector<PolicyUnderTest> PoliciesFromFlags();
+
+// The directory of the database of Config::policies[index], under --db.
+std::string DatabasePath(size_t index);
 
 }  // namespace db_bench_ext

@@ -40,6 +40,7 @@ int Main(int argc, char** argv) {
     return 0;
   }
   if (FLAGS_benchmarks == "advise") {
+    ValidateAdvisorFlags();
     RunAdvisor();
     return 0;
   }
@@ -50,7 +51,7 @@ int Main(int argc, char** argv) {
   const Config config = ValidateFlags();
   PrintConfig(config);
   const std::vector<PolicyResult> results = RunBenchmarks(config);
-  if (results.empty()) return 0;  // the sizing calculator alone: no policy ran
+  if (results.empty()) return 0;  // the sizing calculator alone (without --json): no policy ran
   PrintTable(results);
   if (!FLAGS_json.empty()) WriteJson(config, results);
   if (!FLAGS_plot.empty()) WritePlot(results);

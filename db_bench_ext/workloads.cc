@@ -70,7 +70,7 @@ void SetLatencyQuantiles(const LatencyHistogram& latencies, BenchResult* r) {
 }  // namespace
 
 DbRunner::DbRunner(const Config& config, const PolicyUnderTest& p, size_t index)
-    : config_(config), policy_(p), path_(FLAGS_db + "/policy" + std::to_string(index)) {}
+    : config_(config), policy_(p), path_(DatabasePath(index)) {}
 
 Status DbRunner::Open(bool fresh) {
   db_.reset();  // close first: one process, one open instance per directory

@@ -102,6 +102,8 @@ TEST_F(DbBenchExtTest, BadFlagsFailBeforeAnyWorkWithOneLine) {
       {"--filter_uri={id=sstfilter.Leveled;fp_rate=0.01}", "not fp_rate"},
       {"--sst_partitioner_factory=nosuch.Partitioner", "nosuch.Partitioner"},
       {"--listeners=nosuch.Listener", "--listeners"},
+      // A name RocksDB does not know, beside one it does (RocksDB's option skips the first).
+      {"--listeners=sstfilter.LeveledBudget:nosuch.Listener", "'nosuch.Listener'"},
       {"--key_dist=pareto", "--key_dist"},
       {"--key_dist=zipf:1.5", "zipf:THETA"},
       {"--key_dist=zipf:", "zipf:THETA"},
@@ -130,6 +132,34 @@ TEST_F(DbBenchExtTest, BadFlagsFailBeforeAnyWorkWithOneLine) {
     EXPECT_NE(r.err.find(c.mentions), std::string::npos) << c.flag << ": " << r.err;
     EXPECT_TRUE(r.out.empty()) << c.flag << " printed before failing: " << r.out;
     EXPECT_FALSE(fs::exists(db_ + "/policy0")) << c.flag << " started work";
+  }
+}
+
+// Flags each fine alone that ask for what the run cannot deliver: a database to reuse that is not
+// there (RocksDB would make an empty one, and every lookup would miss), a JSON report of the sizing
+// calculator (which prints its figures only), a --json file that cannot be written (found out
+// only after the whole run). One line, before any work, and no file left behind.
+TEST_F(DbBenchExtTest, RunsThatCannotDeliverFailBeforeAnyWorkWithOneLine) {
+  const std::string json = db_ + ".json";
+  const struct {
+    std::vector<std::string> args;
+    std::string mentions;
+  } cases[] = {
+      {{"--use_existing_db", "--benchmarks=readrandom"}, "no database at '" + db_ + "/policy0'"},
+      {{"--benchmarks=sizing", "--json=" + json}, "--json"},
+      {{"--benchmarks=fillrandom", "--json=" + db_ + "/no/such/dir.json"}, "--json"},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> args = {"--num=1000", "--reads=1000", "--db=" + db_};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    const RunResult r = RunTool(args);
+    EXPECT_NE(r.exit_code, 0) << c.mentions;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << c.mentions << ": " << r.err;
+    EXPECT_EQ(r.err.rfind("db_bench_ext: ", 0), 0u) << r.err;
+    EXPECT_NE(r.err.find(c.mentions), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty()) << c.mentions << " printed before failing: " << r.out;
+    EXPECT_FALSE(fs::exists(db_ + "/policy0")) << c.mentions << " started work";
+    EXPECT_FALSE(fs::exists(json)) << c.mentions;
   }
 }
 
@@ -624,6 +654,16 @@ TEST_F(DbBenchExtTest, AdvisorRejectsBadInputWithOneLine) {
        "not hexadecimal"},
       {{"--benchmarks=advise", "--db=" + path, "--filter_uri=nosuch.Filter"}, "nosuch.Filter"},
       {{"--benchmarks=fillrandom,advise", "--db=" + path}, "runs alone"},
+      // Flags the advisor does not use are refused, not ignored; --json is checked before the
+      // work, not after it.
+      {{"--benchmarks=advise", "--db=" + path, "--plot=" + db_ + ".png"}, "--plot"},
+      {{"--benchmarks=advise", "--db=" + path, "--options_file=/nonexistent/OPTIONS-000001"},
+       "--options_file"},
+      {{"--benchmarks=advise", "--db=" + path, "--range_filter=sstfilter.RangeFilter"},
+       "--range_filter"},
+      {{"--benchmarks=advise", "--db=" + path, "--absent_keys_hex"}, "needs --absent_keys"},
+      {{"--benchmarks=advise", "--db=" + path, "--reads=1000", "--json=" + db_ + "/no/such.json"},
+       "--json"},
   };
   const auto before = Snapshot(path);
   for (const auto& c : cases) {
@@ -631,6 +671,7 @@ TEST_F(DbBenchExtTest, AdvisorRejectsBadInputWithOneLine) {
     EXPECT_NE(r.exit_code, 0) << c.mentions;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << c.mentions << ": " << r.err;
     EXPECT_NE(r.err.find(c.mentions), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty()) << c.mentions << " printed before failing: " << r.out;
   }
   EXPECT_TRUE(before == Snapshot(path));
   fs::remove(present);

@@ -47,6 +47,20 @@ LD_PRELOAD="$lib" ldb --db="$work/with" --try_load_options scan --max_keys=3 > "
   2> "$work/ldb.err"
 [ "$(wc -l < "$work/ldb.out")" -eq 3 ] || { echo "FAIL: ldb could not scan" >&2; exit 1; }
 
+# An OPTIONS file naming the policy with a value it refuses: RocksDB drops the error while it loads
+# the file, and ldb opened the database with the policy as far as it was configured (here the
+# default layout) and exited 0. It must fail, saying why.
+cp -r "$work/with" "$work/bad_value"
+options_file=$(ls "$work"/bad_value/OPTIONS-* | sort | tail -n 1)
+sed -i 's|^\( *filter_policy=\).*|\1{id=sstfilter.Bloom;bits_per_key=10;layout=Standard}|' \
+  "$options_file"
+if LD_PRELOAD="$lib" ldb --db="$work/bad_value" --try_load_options get k > /dev/null \
+  2> "$work/bad_value.err"; then
+  echo "FAIL: ldb opened a database whose OPTIONS file names layout=Standard" >&2; exit 1
+fi
+grep -q "layout must be blocked or standard, got 'Standard'" "$work/bad_value.err" ||
+  { echo "FAIL: no clear error for a bad policy value" >&2; cat "$work/bad_value.err" >&2; exit 1; }
+
 # sstfilter.Leveled with sstfilter.NoTrivialMove, which db_bench has no flag for: the script puts
 # it in the OPTIONS file. Sequential keys never overlap, so without it RocksDB moves files down
 # unchanged (the control: "Moved" in the LOG); with it, every file is rewritten.

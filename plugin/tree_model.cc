@@ -65,19 +65,44 @@ double RateAgainst(double samples, double exposure, const Samples& level, double
 }
 }  // namespace
 
+namespace {
+// The samples a counted file would have at its level's shares per key (`per_key`), as exposed as
+// it is: the Poisson mean its samples scatter about where it is no hotter than its level.
+double UnheatedSamples(const FileRange& f, double per_key) { return per_key * f.keys * f.exposure; }
+}  // namespace
+
+double HeatPriorSamples(const std::vector<FileRange>& files, int level, double per_key) {
+  double pearson = 0, expected = 0, expected_squares = 0, n = 0;
+  for (const FileRange& f : files) {
+    if (f.level_now != level || !Counted(f)) continue;
+    const double e = UnheatedSamples(f, per_key);
+    if (!(e > 0)) continue;
+    pearson += (f.sampled_probes - e) * (f.sampled_probes - e) / e;
+    expected += e;
+    expected_squares += e * e;
+    n += 1;
+  }
+  const double spread = expected - expected_squares / expected;
+  const double heat_variance = n >= 2 && spread > 0 ? (pearson - (n - 1)) / spread : 0;
+  return heat_variance > 0 ? 1 / heat_variance : HUGE_VAL;
+}
+
 double HeatOf(const std::vector<FileRange>& files, int level, const KeyRange& keys) {
   Samples level_total, range;
   SamplesOfLevel(files, level, keys, &level_total, &range);
   if (!(level_total.shares > 0) || range.keys <= 0) return 1;
   const double per_key = level_total.shares / level_total.keys;
-  auto factor = [&](double shares, double k) {
-    return std::min(std::max(shares / k / per_key, kMinHeat), kMaxHeat);
-  };
-  double log_mean = 0;
+  const double prior = HeatPriorSamples(files, level, per_key);
+  auto clamped = [](double heat) { return std::min(std::max(heat, kMinHeat), kMaxHeat); };
+  double log_mean = 0, range_heat = 0;
   for (const FileRange& f : files) {
-    if (f.level_now == level && Counted(f)) log_mean += f.keys * std::log(factor(Share(f), f.keys));
+    if (f.level_now != level || !Counted(f)) continue;
+    const double heat =
+        std::isinf(prior) ? 1 : (f.sampled_probes + prior) / (UnheatedSamples(f, per_key) + prior);
+    log_mean += f.keys * std::log(clamped(heat));
+    if (keys.Meets(f.smallest, f.largest)) range_heat += f.keys * heat;
   }
-  return factor(range.shares, range.keys) / std::exp(log_mean / level_total.keys);
+  return clamped(range_heat / range.keys) / std::exp(log_mean / level_total.keys);
 }
 
 std::vector<BlockHeatClass> BlockHeatOf(const std::vector<FileRange>& files, double weight) {

@@ -92,9 +92,13 @@ struct TreeShape {
 // its files' factors, so that a level whose files are written again with their own heat keeps its
 // bits on average. 1 where the level's probes are not known.
 // Files are the unit: a range that meets a hot file is as hot as it, though it may share only
-// part of its keys (ElasticBF and Mnemosyne work per file, too). No prior is added to the counts
-// (BlockHeatOf's is): in a tree of small files each file has few samples, and a prior of
-// kBlockHeatPriorSamples on each side lost the skew's gain (docs/filters.md).
+// part of its keys (ElasticBF and Mnemosyne work per file, too).
+// Each file's factor is its samples against those it would have at the level's shares per key,
+// shrunk toward 1 by the level's prior (HeatPriorSamples): (samples + prior) / (expected +
+// prior). A fixed prior (kBlockHeatPriorSamples on each side) lost the skew's gain in a tree of
+// small files, each of few samples (docs/filters.md); none made heat of counting noise where
+// lookups are uniform. The prior follows from how far the level's files' samples scatter beyond
+// that noise.
 //
 // Why a skewed workload needs it: with Zipfian lookups, a few key ranges take most probes, and
 // the files that hold them are a small share of each level's keys. Bits moved from the cold
@@ -103,6 +107,19 @@ struct TreeShape {
 // (Monkey's argument, per file), which is a hot file's rate over its level's divided by its heat.
 inline constexpr double kMinHeat = 0.25, kMaxHeat = 64;
 double HeatOf(const std::vector<FileRange>& files, int level, const KeyRange& keys);
+
+// The prior, in samples, with which HeatOf shrinks the heat of `level`'s counted files toward 1,
+// at the level's shares per key `per_key`: empirical Bayes. A file's heat is taken as drawn from a
+// gamma distribution of mean 1 and variance v, and its samples as Poisson about v's draw times the
+// samples it would have at per_key; then (samples + 1/v) / (expected + 1/v) is its heat's
+// posterior mean. v is DerSimonian and Laird's moment estimate: Pearson's statistic of the
+// samples against their expectations, less the files' number less 1 (its mean where every file is
+// as hot as its level), over the sum of the expectations less the sum of their squares over
+// their sum; the prior is 1 / v, infinite where v is not above 0 (the samples scatter no more than
+// counting does: every heat 1) or the level has fewer than two such files. Decayed counts scatter
+// less than Poisson ones of the same mean, so v is if anything underestimated: the prior errs
+// strong.
+double HeatPriorSamples(const std::vector<FileRange>& files, int level, double per_key);
 
 // How often lookups probe the tree's filter blocks, for the re-reads of those a block cache holds
 // whole (block_cache_fit.h: BlockHeatClass, ExpectedRereadsPerProbe), from the readers' counts.

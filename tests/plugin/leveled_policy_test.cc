@@ -302,10 +302,13 @@ std::vector<FileRange> LevelFourOneHot() {
 }
 
 // The lookup heat of a key range (HeatOf): ten files of level 4, one of which takes 100 times
-// the probes per key of the others. The hot file's probes per key are 1 / 0.109 of the level's,
-// 9.17; each cold one's 0.0917, held at a quarter; their key-weighted geometric mean is
-// 9.17^0.1 x 0.25^0.9 = 0.358, so the hot range is 25.6 times as hot as the level's mean and a
-// cold one 0.70 times. A range that meets the hot file and a cold one counts both.
+// the probes per key of the others. At the level's probes per key each file would have sampled
+// 1,090; the hot file's 10,000 and the cold ones' 100 scatter far beyond counting noise (Pearson's
+// statistic 80,927 against 9), so the prior is small (HeatPriorSamples: 9,810 / 80,918 = 0.121)
+// and the hot file's heat is (10,000 + 0.121) / (1,090 + 0.121) = 9.17, each cold one's 0.0918,
+// held at a quarter; their key-weighted geometric mean is 9.17^0.1 x 0.25^0.9 = 0.358, so the hot
+// range is 25.6 times as hot as the level's mean and a cold one 0.70 times. A range that meets
+// the hot file and a cold one counts both.
 TEST(LeveledPolicy, HeatOfAKeyRangeIsItsFilesProbesPerKeyOverTheLevels) {
   const auto& name = HeatKey;
   std::vector<FileRange> files = LevelFourOneHot();
@@ -317,10 +320,17 @@ TEST(LeveledPolicy, HeatOfAKeyRangeIsItsFilesProbesPerKeyOverTheLevels) {
     range.Add(name(last));
     return HeatOf(files, level, range);
   };
-  const double mean = std::pow(10'000 / 10'900.0 * 10, 0.1) * std::pow(0.25, 0.9);
-  EXPECT_NEAR(heat_of(0, 4'999), (10'000 / 10'900.0 * 10) / mean, 1e-9);
-  EXPECT_NEAR(heat_of(50'000, 54'999), 0.25 / mean, 1e-9);
-  EXPECT_NEAR(heat_of(5'000, 14'999), (10'100 / 20'000.0) / (10'900 / 100'000.0) / mean, 1e-9);
+  const double expected = 1'090;
+  const double pearson =
+      (std::pow(10'000 - expected, 2) + 9 * std::pow(100 - expected, 2)) / expected;
+  const double prior = (10 * expected - expected) / (pearson - 9);
+  EXPECT_NEAR(HeatPriorSamples(files, 4, 10'900 / 100'000.0), prior, 1e-12);
+  const double hot = (10'000 + prior) / (expected + prior),
+               cold = (100 + prior) / (expected + prior);
+  const double mean = std::pow(hot, 0.1) * std::pow(kMinHeat, 0.9);
+  EXPECT_NEAR(heat_of(0, 4'999), hot / mean, 1e-9);
+  EXPECT_NEAR(heat_of(50'000, 54'999), kMinHeat / mean, 1e-9);
+  EXPECT_NEAR(heat_of(5'000, 14'999), (hot + cold) / 2 / mean, 1e-9);
   EXPECT_EQ(heat_of(200'000, 300'000), 1) << "meets no file";
   EXPECT_EQ(heat_of(0, 4'999, 3), 1) << "a level with no counted files";
   // A small file far hotter than its level (a file can be at most its level's keys over its own
@@ -402,14 +412,15 @@ TEST(LeveledPolicy, BlockHeatIsEachFilesProbesAgainstItsLevelsMeanFile) {
 // range is hotter or colder, and no block classes; a new file within the first file's range, of its
 // keys, is rated as a file of the level as exposed as its mean file (its share, 0.1, times the mean
 // exposure, 5,500): 1. By their samples alone (as if equally exposed), the oldest file would look
-// 10 times as hot as the youngest: 1.82 against 0.18 times the level's probes per key, held at
-// kMinHeat. Beside LevelFourOneHot's files, which make classes, a file that takes no part in level
-// 4's heat changes nothing, and a range that meets only it is not known (1): one not exposed yet
-// (exposure 0), or whose exposure is not finite or negative, or not counted, or now on another
-// level (a running compaction writing its keys to level 4 from level 3). The hot file, exposed
-// twice as long as the others with twice the samples, keeps its heat, and a new file of 5,000 keys
-// in its range is rated as before within 1% (its prior weighs a little less): over the level's
-// mean exposure, 1.1, (5,000 x 1.1 + 16) / (1,090 x 1.1 + 16).
+// 10 times as hot as the youngest: 1.81 against 0.19 times the level's probes per key (1.82 and
+// 0.18 shrunk by the prior their scatter gives, 3.32), the youngest held at kMinHeat. Beside
+// LevelFourOneHot's files, which make classes, a file that takes no part in level 4's heat changes
+// nothing, and a range that meets only it is not known (1): one not exposed yet (exposure 0), or
+// whose exposure is not finite or negative, or not counted, or now on another level (a running
+// compaction writing its keys to level 4 from level 3). The hot file, exposed twice as long as the
+// others with twice the samples, keeps its heat (within 1e-4: HeatOf's prior and BlockRateOf's
+// weigh a little less), and a new file of 5,000 keys in its range is rated as before within 1%:
+// over the level's mean exposure, 1.1, (5,000 x 1.1 + 16) / (1,090 x 1.1 + 16).
 TEST(LeveledPolicy, HeatComparesFilesByTheirSharesOfTheLookups) {
   const auto& name = HeatKey;
   std::vector<FileRange> files = LevelFourOneHot();
@@ -429,8 +440,9 @@ TEST(LeveledPolicy, HeatComparesFilesByTheirSharesOfTheLookups) {
   EXPECT_NEAR(BlockRateOf(files, 4, range(0, 9'999), 10'000, 1), 1, 1e-12);
   std::vector<FileRange> as_samples = files;
   for (FileRange& f : as_samples) f.exposure = 1;
+  const double prior = (5'500 - 550) / (825'000 / 550.0 - 9);  // samples 100 to 1,000 about 550
   EXPECT_NEAR(HeatOf(as_samples, 4, range(90'000, 99'999)) / HeatOf(as_samples, 4, range(0, 9'999)),
-              10'000 / 5'500.0 / kMinHeat, 1e-9);
+              (1'000 + prior) / (550 + prior) / kMinHeat, 1e-9);
 
   const std::vector<FileRange> hot = LevelFourOneHot();
   const std::vector<BlockHeatClass> classes = BlockHeatOf(hot, 1);
@@ -466,12 +478,52 @@ TEST(LeveledPolicy, HeatComparesFilesByTheirSharesOfTheLookups) {
   std::vector<FileRange> hot_older = hot;
   hot_older[0].exposure = 2;
   hot_older[0].sampled_probes *= 2;
-  EXPECT_NEAR(HeatOf(hot_older, 4, range(0, 4'999)), HeatOf(hot, 4, range(0, 4'999)), 1e-9);
+  EXPECT_NEAR(HeatOf(hot_older, 4, range(0, 4'999)) / HeatOf(hot, 4, range(0, 4'999)), 1, 1e-4);
   EXPECT_NEAR(BlockRateOf(hot_older, 4, range(0, 4'999), 5'000, 1),
               (5'000 * 1.1 + 16) / (1'090 * 1.1 + 16), 1e-9);
   EXPECT_NEAR(BlockRateOf(hot_older, 4, range(0, 4'999), 5'000, 1) /
                   BlockRateOf(hot, 4, range(0, 4'999), 5'000, 1),
               1, 0.01);
+}
+
+// Samples that scatter no more than counting makes them (Pearson's statistic at most the files'
+// number less 1) are no heat: level 4's ten files, each of which would sample 100 at the level's
+// probes per key, sampled 97 or 103 (a statistic of 0.9): the prior is infinite and every range's
+// heat 1, where the samples alone would make the 103s' ranges 1.03 times as hot as their level.
+// Where the scatter is wider (1 and 199: 980.1), the prior is (1,000 - 100) / (980.1 - 9) = 0.927
+// and shrinks the heats toward 1: (199 + prior) / (100 + prior) over the level's geometric mean,
+// the 1s' heats held at kMinHeat; less than the samples alone give. A level of one counted file is
+// its own mean.
+TEST(LeveledPolicy, HeatOfCountingNoiseIsNone) {
+  const auto& name = HeatKey;
+  auto level_four = [&](double low, double high) {
+    std::vector<FileRange> files;
+    for (int f = 0; f < 10; ++f) {
+      files.push_back(CountedFile(4, 10'000, f % 2 == 0 ? low : high, 1, name(f * 10'000),
+                                  name(f * 10'000 + 9'999)));
+    }
+    return files;
+  };
+  auto range = [&](int f) {
+    KeyRange keys;
+    keys.Add(name(f * 10'000));
+    keys.Add(name(f * 10'000 + 9'999));
+    return keys;
+  };
+  const std::vector<FileRange> noise = level_four(97, 103);
+  EXPECT_TRUE(std::isinf(HeatPriorSamples(noise, 4, 1'000 / 100'000.0)));
+  for (int f = 0; f < 10; ++f) EXPECT_EQ(HeatOf(noise, 4, range(f)), 1) << f;
+
+  const std::vector<FileRange> wide = level_four(1, 199);
+  const double prior = 900 / (10 * 99.0 * 99 / 100 - 9);
+  EXPECT_NEAR(HeatPriorSamples(wide, 4, 1'000 / 100'000.0), prior, 1e-12);
+  const double high = (199 + prior) / (100 + prior);
+  EXPECT_NEAR(HeatOf(wide, 4, range(1)), high / std::sqrt(high * kMinHeat), 1e-9);
+  EXPECT_LT(HeatOf(wide, 4, range(1)), 1.99 / std::sqrt(1.99 * kMinHeat));
+
+  const std::vector<FileRange> one(wide.begin(), wide.begin() + 1);
+  EXPECT_TRUE(std::isinf(HeatPriorSamples(one, 4, 1 / 10'000.0)));
+  EXPECT_EQ(HeatOf(one, 4, range(0)), 1);
 }
 
 // With the readers' counts per file, a file of the hot range gets more bits than its level's

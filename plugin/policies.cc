@@ -40,7 +40,15 @@ Status SstFilterPolicy::ConfigureOptions(
   const Status s = FilterPolicy::ConfigureOptions(options, opts_map, unused);
   --configure_depth_;
   if (!refused_.ok()) return refused_;
-  if (!s.ok() && options.input_strings_escaped && configure_depth_ == 0) refused_ = s;
+  if (!s.ok() && options.input_strings_escaped && configure_depth_ == 0) {
+    // InvalidArgument, naming the policy: ldb --try_load_options takes a NotFound (an unknown
+    // option's) from loading the OPTIONS file for "no OPTIONS file" and opens with defaults.
+    refused_ =
+        s.IsInvalidArgument()
+            ? s
+            : Status::InvalidArgument(std::string(Name()) + ": " +
+                                      (s.getState() != nullptr ? s.getState() : s.ToString()));
+  }
   return s;
 }
 

@@ -93,7 +93,8 @@ class SstFilterPolicy : public ROCKSDB_NAMESPACE::FilterPolicy {
   // 7.8 to 9.11 at least) and keeps the policy as far as it was configured, or as it was before
   // (a misspelt layout opened with the default one); a factory's error (a bad "<name>:<number>")
   // left no filter at all. The refusal stays with the policy, which PrepareOptions and
-  // ValidateOptions return, so that the database does not open.
+  // ValidateOptions return, so that the database does not open; an object once refused stays
+  // refused (configuring it again does not clear it): make a new one.
   ROCKSDB_NAMESPACE::Status refused_;
   int configure_depth_ = 0;  // ConfigureOptions calls running
 };

@@ -72,10 +72,21 @@ double UnheatedSamples(const FileRange& f, double per_key) { return per_key * f.
 }  // namespace
 
 double HeatPriorSamples(const std::vector<FileRange>& files, int level, double per_key) {
+  // The expectations scaled to the samples' sum: per_key is the files' mean share per key, which
+  // differs from the samples' own rate where the files differ in exposure, and Pearson's statistic
+  // would count that difference as heat.
+  double samples = 0, unscaled = 0;
+  for (const FileRange& f : files) {
+    if (f.level_now != level || !Counted(f)) continue;
+    samples += f.sampled_probes;
+    unscaled += UnheatedSamples(f, per_key);
+  }
+  if (!(samples > 0) || !(unscaled > 0)) return HUGE_VAL;
+  const double scale = samples / unscaled;
   double pearson = 0, expected = 0, expected_squares = 0, n = 0;
   for (const FileRange& f : files) {
     if (f.level_now != level || !Counted(f)) continue;
-    const double e = UnheatedSamples(f, per_key);
+    const double e = scale * UnheatedSamples(f, per_key);
     if (!(e > 0)) continue;
     pearson += (f.sampled_probes - e) * (f.sampled_probes - e) / e;
     expected += e;

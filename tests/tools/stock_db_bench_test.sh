@@ -50,16 +50,24 @@ LD_PRELOAD="$lib" ldb --db="$work/with" --try_load_options scan --max_keys=3 > "
 # An OPTIONS file naming the policy with a value it refuses: RocksDB drops the error while it loads
 # the file, and ldb opened the database with the policy as far as it was configured (here the
 # default layout) and exited 0. It must fail, saying why.
-cp -r "$work/with" "$work/bad_value"
-options_file=$(ls "$work"/bad_value/OPTIONS-* | sort | tail -n 1)
-sed -i 's|^\( *filter_policy=\).*|\1{id=sstfilter.Bloom;bits_per_key=10;layout=Standard}|' \
-  "$options_file"
-if LD_PRELOAD="$lib" ldb --db="$work/bad_value" --try_load_options get k > /dev/null \
-  2> "$work/bad_value.err"; then
-  echo "FAIL: ldb opened a database whose OPTIONS file names layout=Standard" >&2; exit 1
-fi
-grep -q "layout must be blocked or standard, got 'Standard'" "$work/bad_value.err" ||
-  { echo "FAIL: no clear error for a bad policy value" >&2; cat "$work/bad_value.err" >&2; exit 1; }
+# A misspelt option is refused too (ldb took RocksDB's NotFound for "no OPTIONS file" and opened
+# the database with default options).
+bad_value() {  # $1: the filter_policy value, $2: what the error must say
+  rm -rf "$work/bad_value"
+  cp -r "$work/with" "$work/bad_value"
+  local options_file
+  options_file=$(ls "$work"/bad_value/OPTIONS-* | sort | tail -n 1)
+  sed -i "s|^\( *filter_policy=\).*|\1$1|" "$options_file"
+  if LD_PRELOAD="$lib" ldb --db="$work/bad_value" --try_load_options get k > /dev/null \
+    2> "$work/bad_value.err"; then
+    echo "FAIL: ldb opened a database whose OPTIONS file names $1" >&2; exit 1
+  fi
+  grep -q "$2" "$work/bad_value.err" ||
+    { echo "FAIL: no clear error for $1" >&2; cat "$work/bad_value.err" >&2; exit 1; }
+}
+bad_value '{id=sstfilter.Bloom;bits_per_key=10;layout=Standard}' \
+  "layout must be blocked or standard, got 'Standard'"
+bad_value '{id=sstfilter.Bloom;bits_per_key=10;colour=blue}' 'sstfilter.Bloom: .*colour'
 
 # sstfilter.Leveled with sstfilter.NoTrivialMove, which db_bench has no flag for: the script puts
 # it in the OPTIONS file. Sequential keys never overlap, so without it RocksDB moves files down

@@ -43,8 +43,7 @@ int AddPolicyFactory(ObjectLibrary& library) {
         // which RocksDB then reports as it configures the policy. An error here would leave no
         // filter where RocksDB loads an OPTIONS file: it drops a factory's errors there.
         const size_t colon = uri.find(':');
-        if (colon != std::string::npos)
-          policy->SetBitsPerKey(uri.substr(colon + 1)).PermitUncheckedError();
+        if (colon != std::string::npos) policy->SetBitsPerKey(uri.substr(colon + 1));
         guard->reset(policy.release());
         return guard->get();
       });

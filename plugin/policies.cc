@@ -24,10 +24,9 @@ SstFilterPolicy::SstFilterPolicy() { RegisterOptions("budget", &budget_, &Budget
 
 const char* SstFilterPolicy::CompatibilityName() const { return kCompatibilityName; }
 
-Status SstFilterPolicy::SetBitsPerKey(const std::string& text) {
+void SstFilterPolicy::SetBitsPerKey(const std::string& text) {
   const Status s = ParseNumber(Name(), "bits_per_key", text, &budget_.bits_per_key);
   if (!s.ok() && refused_.ok()) refused_ = s;
-  return s;
 }
 
 Status SstFilterPolicy::ConfigureOptions(
@@ -69,29 +68,31 @@ Result<bool> SstFilterPolicy::CheckBudget(const BudgetOptions& budget) const {
   return true;
 }
 
-Status SstFilterPolicy::PrepareOptions(const ConfigOptions& options) {
+Status SstFilterPolicy::CheckOptions(FilterSpec* spec) const {
   if (!refused_.ok()) return refused_;
   try {
-    const Result<FilterSpec> spec = Spec();
-    if (!spec.ok()) return Status::InvalidArgument(std::string(Name()) + ": " + spec.error());
-    prepared_spec_ = spec.value();
-    prepared_ = true;
+    const Result<FilterSpec> checked = Spec();
+    if (!checked.ok()) return Status::InvalidArgument(std::string(Name()) + ": " + checked.error());
+    *spec = checked.value();
   } catch (const std::exception&) {
-    return Status::MemoryLimit("sstfilter: out of memory preparing the filter policy");
+    return Status::MemoryLimit("sstfilter: out of memory checking the filter policy's options");
   }
+  return Status::OK();
+}
+
+Status SstFilterPolicy::PrepareOptions(const ConfigOptions& options) {
+  const Status checked = CheckOptions(&prepared_spec_);
+  if (!checked.ok()) return checked;
+  prepared_ = true;
   return FilterPolicy::PrepareOptions(options);
 }
 
 Status SstFilterPolicy::ValidateOptions(
     const ROCKSDB_NAMESPACE::DBOptions& db_options,
     const ROCKSDB_NAMESPACE::ColumnFamilyOptions& cf_options) const {
-  if (!refused_.ok()) return refused_;
-  try {
-    const Result<FilterSpec> spec = Spec();
-    if (!spec.ok()) return Status::InvalidArgument(std::string(Name()) + ": " + spec.error());
-  } catch (const std::exception&) {
-    return Status::MemoryLimit("sstfilter: out of memory validating the filter policy");
-  }
+  FilterSpec spec;
+  const Status checked = CheckOptions(&spec);
+  if (!checked.ok()) return checked;
   return FilterPolicy::ValidateOptions(db_options, cf_options);
 }
 

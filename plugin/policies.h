@@ -59,9 +59,9 @@ class SstFilterPolicy : public ROCKSDB_NAMESPACE::FilterPolicy {
   virtual Result<FilterSpec> Spec() const = 0;
 
   // The "<name>:<bits_per_key>" form's number, parsed as the bits_per_key option is (the whole
-  // text, a finite number; InvalidArgument naming the policy otherwise) and validated by
-  // PrepareOptions like the option. A number that does not parse refuses the options (refused_).
-  ROCKSDB_NAMESPACE::Status SetBitsPerKey(const std::string& text);
+  // text, a finite number) and validated by PrepareOptions like the option. A number that does
+  // not parse refuses the options (refused_: InvalidArgument naming the policy).
+  void SetBitsPerKey(const std::string& text);
 
  protected:
   SstFilterPolicy();
@@ -86,6 +86,10 @@ class SstFilterPolicy : public ROCKSDB_NAMESPACE::FilterPolicy {
       std::make_shared<OversizedFilterBlocks>();
 
  private:
+  // What PrepareOptions and ValidateOptions check: refused_, else the filter the options describe
+  // into *spec (InvalidArgument naming the policy where they describe none).
+  ROCKSDB_NAMESPACE::Status CheckOptions(FilterSpec* spec) const;
+
   bool prepared_ = false;
   FilterSpec prepared_spec_;  // valid when prepared_
   // Why the options were refused (OK: they were not). Loading an OPTIONS file, RocksDB drops a

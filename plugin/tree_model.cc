@@ -63,30 +63,27 @@ double RateAgainst(double samples, double exposure, const Samples& level, double
                          (level.MeanShare() * exposure + kBlockHeatPriorSamples);
   return 1 + std::min(std::max(weight, 0.0), 1.0) * (against - 1);
 }
-}  // namespace
-
-namespace {
-// The samples a counted file would have at its level's shares per key (`per_key`), as exposed as
-// it is: the Poisson mean its samples scatter about where it is no hotter than its level.
+// The samples a counted file would have at its level's mean share per key (`per_key`), as exposed
+// as it is: what HeatOf sets its samples against.
 double UnheatedSamples(const FileRange& f, double per_key) { return per_key * f.keys * f.exposure; }
 }  // namespace
 
-double HeatPriorSamples(const std::vector<FileRange>& files, int level, double per_key) {
-  // The expectations scaled to the samples' sum: per_key is the files' mean share per key, which
-  // differs from the samples' own rate where the files differ in exposure, and Pearson's statistic
-  // would count that difference as heat.
-  double samples = 0, unscaled = 0;
+double HeatPriorSamples(const std::vector<FileRange>& files, int level) {
+  // Each file's expectation is the level's samples in proportion to its keys times its exposure:
+  // the samples' own rate, not the files' mean share per key (HeatOf's per_key), which differs
+  // from it where the files differ in exposure; Pearson's statistic would count that as heat.
+  double samples = 0, weights = 0;
   for (const FileRange& f : files) {
     if (f.level_now != level || !Counted(f)) continue;
     samples += f.sampled_probes;
-    unscaled += UnheatedSamples(f, per_key);
+    weights += f.keys * f.exposure;
   }
-  if (!(samples > 0) || !(unscaled > 0)) return HUGE_VAL;
-  const double scale = samples / unscaled;
+  if (!(samples > 0) || !(weights > 0)) return HUGE_VAL;
+  const double per_weight = samples / weights;
   double pearson = 0, expected = 0, expected_squares = 0, n = 0;
   for (const FileRange& f : files) {
     if (f.level_now != level || !Counted(f)) continue;
-    const double e = scale * UnheatedSamples(f, per_key);
+    const double e = per_weight * f.keys * f.exposure;
     if (!(e > 0)) continue;
     pearson += (f.sampled_probes - e) * (f.sampled_probes - e) / e;
     expected += e;
@@ -103,7 +100,7 @@ double HeatOf(const std::vector<FileRange>& files, int level, const KeyRange& ke
   SamplesOfLevel(files, level, keys, &level_total, &range);
   if (!(level_total.shares > 0) || range.keys <= 0) return 1;
   const double per_key = level_total.shares / level_total.keys;
-  const double prior = HeatPriorSamples(files, level, per_key);
+  const double prior = HeatPriorSamples(files, level);
   auto clamped = [](double heat) { return std::min(std::max(heat, kMinHeat), kMaxHeat); };
   double log_mean = 0, range_heat = 0;
   for (const FileRange& f : files) {

@@ -108,19 +108,19 @@ struct TreeShape {
 inline constexpr double kMinHeat = 0.25, kMaxHeat = 64;
 double HeatOf(const std::vector<FileRange>& files, int level, const KeyRange& keys);
 
-// The prior, in samples, with which HeatOf shrinks the heat of `level`'s counted files toward 1,
-// at the level's shares per key `per_key`: empirical Bayes. A file's heat is taken as drawn from a
-// gamma distribution of mean 1 and variance v, and its samples as Poisson about v's draw times the
-// samples it would have at per_key; then (samples + 1/v) / (expected + 1/v) is its heat's
-// posterior mean. v is DerSimonian and Laird's moment estimate: Pearson's statistic of the
-// samples against their expectations (scaled to the samples' sum), less the files' number less 1
-// (its mean where every file is as hot as its level), over the sum of the expectations less the
+// The prior, in samples, with which HeatOf shrinks the heat of `level`'s counted files toward 1:
+// empirical Bayes. A file's heat is taken as drawn from a gamma distribution of mean 1 and
+// variance v, and its samples as Poisson about v's draw times the samples it would have were it as
+// hot as its level; then (samples + 1/v) / (expected + 1/v) is its heat's posterior mean. v is
+// DerSimonian and Laird's moment estimate: Pearson's statistic of the samples against their
+// expectations (the level's samples in proportion to keys x exposure), less the files' number less
+// 1 (its mean where every file is as hot as its level), over the sum of the expectations less the
 // sum of their squares over their sum; the prior is 1 / v, infinite where v is not above 0 (the
 // samples scatter no more than counting does: every heat 1), where the level has fewer than two
 // such files or no samples, or where the expectations' squares overflow. Decayed counts scatter
 // less than Poisson ones of the same mean, so v is if anything underestimated: the prior errs
 // strong.
-double HeatPriorSamples(const std::vector<FileRange>& files, int level, double per_key);
+double HeatPriorSamples(const std::vector<FileRange>& files, int level);
 
 // How often lookups probe the tree's filter blocks, for the re-reads of those a block cache holds
 // whole (block_cache_fit.h: BlockHeatClass, ExpectedRereadsPerProbe), from the readers' counts.

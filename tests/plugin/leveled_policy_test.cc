@@ -324,7 +324,7 @@ TEST(LeveledPolicy, HeatOfAKeyRangeIsItsFilesProbesPerKeyOverTheLevels) {
   const double pearson =
       (std::pow(10'000 - expected, 2) + 9 * std::pow(100 - expected, 2)) / expected;
   const double prior = (10 * expected - expected) / (pearson - 9);
-  EXPECT_NEAR(HeatPriorSamples(files, 4, 10'900 / 100'000.0), prior, 1e-12);
+  EXPECT_NEAR(HeatPriorSamples(files, 4), prior, 1e-12);
   const double hot = (10'000 + prior) / (expected + prior),
                cold = (100 + prior) / (expected + prior);
   const double mean = std::pow(hot, 0.1) * std::pow(kMinHeat, 0.9);
@@ -511,18 +511,18 @@ TEST(LeveledPolicy, HeatOfCountingNoiseIsNone) {
     return keys;
   };
   const std::vector<FileRange> noise = level_four(97, 103);
-  EXPECT_TRUE(std::isinf(HeatPriorSamples(noise, 4, 1'000 / 100'000.0)));
+  EXPECT_TRUE(std::isinf(HeatPriorSamples(noise, 4)));
   for (int f = 0; f < 10; ++f) EXPECT_EQ(HeatOf(noise, 4, range(f)), 1) << f;
 
   const std::vector<FileRange> wide = level_four(1, 199);
   const double prior = 900 / (10 * 99.0 * 99 / 100 - 9);
-  EXPECT_NEAR(HeatPriorSamples(wide, 4, 1'000 / 100'000.0), prior, 1e-12);
+  EXPECT_NEAR(HeatPriorSamples(wide, 4), prior, 1e-12);
   const double high = (199 + prior) / (100 + prior);
   EXPECT_NEAR(HeatOf(wide, 4, range(1)), high / std::sqrt(high * kMinHeat), 1e-9);
   EXPECT_LT(HeatOf(wide, 4, range(1)), 1.99 / std::sqrt(1.99 * kMinHeat));
 
   const std::vector<FileRange> one(wide.begin(), wide.begin() + 1);
-  EXPECT_TRUE(std::isinf(HeatPriorSamples(one, 4, 1 / 10'000.0)));
+  EXPECT_TRUE(std::isinf(HeatPriorSamples(one, 4)));
   EXPECT_EQ(HeatOf(one, 4, range(0)), 1);
 }
 

@@ -163,6 +163,10 @@ bool FromHex(const std::string& line, std::string* key) {
 // --absent_keys=FILE: a key per line, as its bytes (--absent_keys_hex: in hexadecimal); each must
 // be absent from the database.
 std::vector<std::string> ReadAbsentKeys(DB* db, const std::string& path) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) {
+    Fail("--absent_keys=" + path + " is a directory, not a file of keys");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) Fail("--absent_keys=" + path + ": cannot open it");
   std::vector<std::string> keys;
@@ -494,7 +498,8 @@ void WriteAdviceJson(const Database& d, const std::vector<Advice>& advice, uint6
 void RunAdvisor() {
   const std::vector<PolicyUnderTest> policies = PoliciesFromFlags();
   if (FLAGS_reads <= 0 && FLAGS_absent_keys.empty()) {
-    Fail("--reads must be > 0: the advisor makes that many absent keys");
+    Fail("--reads must be > 0 for advise, got " + std::to_string(FLAGS_reads) +
+         ": the advisor makes that many absent keys (-1, --num, is for the read benchmarks)");
   }
   Database d;
   Open(FLAGS_db, &d);

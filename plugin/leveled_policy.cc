@@ -2,6 +2,8 @@
 // sstfilter.Leveled (plugin/policies.h, LeveledPolicy): the allocation cache, one file's choice of
 // filters (Chooser), and the builder for a new file.
 #include <rocksdb/env.h>
+#include <rocksdb/listener.h>
+#include <rocksdb/table.h>
 
 #include <algorithm>
 #include <cmath>
@@ -22,6 +24,7 @@
 #include "plugin/policies.h"
 #include "plugin/policy_options.h"
 #include "plugin/tree_model.h"
+#include "sstfilter/leveled_budget.h"
 #include "sstfilter/sstfilter.h"
 
 namespace sstfilter {
@@ -146,6 +149,36 @@ Result<FilterSpec> LeveledPolicy::Spec() const {
   const FilterChoice& only = uniform.value()[0].base;
   if (!only.has_filter) return Err("bits_per_key is too small for any filter");
   return only.spec;
+}
+
+ROCKSDB_NAMESPACE::Status LeveledPolicy::ValidateOptions(
+    const ROCKSDB_NAMESPACE::DBOptions& db_options,
+    const ROCKSDB_NAMESPACE::ColumnFamilyOptions& cf_options) const {
+  const ROCKSDB_NAMESPACE::Status checked =
+      SstFilterPolicy::ValidateOptions(db_options, cf_options);
+  if (!checked.ok() || !shape_.memory_budget.Given()) return checked;
+  const std::string budget = "memory_budget=" + shape_.memory_budget.ToString();
+  const bool listening =
+      std::any_of(db_options.listeners.begin(), db_options.listeners.end(),
+                  [](const std::shared_ptr<ROCKSDB_NAMESPACE::EventListener>& l) {
+                    return l != nullptr && std::string(l->Name()) == kLeveledBudgetName;
+                  });
+  if (!listening) {
+    return ROCKSDB_NAMESPACE::Status::InvalidArgument(
+        std::string(Name()) + ": " + budget + " needs the " + kLeveledBudgetName +
+        " listener (listeners=" + kLeveledBudgetName +
+        "), which counts the keys; the database's listeners have none");
+  }
+  const auto* table =
+      cf_options.table_factory == nullptr
+          ? nullptr
+          : cf_options.table_factory->GetOptions<ROCKSDB_NAMESPACE::BlockBasedTableOptions>();
+  if (table != nullptr) {
+    const Result<uint64_t> bytes = shape_.memory_budget.BytesFor(*table);
+    if (!bytes.ok())
+      return ROCKSDB_NAMESPACE::Status::InvalidArgument(std::string(Name()) + ": " + bytes.error());
+  }
+  return checked;
 }
 
 Result<std::vector<LevelFilter>> LeveledPolicy::Allocation(int num_levels,

@@ -167,6 +167,15 @@ class LeveledPolicy : public SstFilterPolicy {
   // The best single filter within the budget (what the options describe, for OPTIONS files and
   // messages); validates the options.
   Result<FilterSpec> Spec() const override;
+  // SstFilterPolicy's checks, and, under a memory_budget, what keeping it takes: the
+  // sstfilter.LeveledBudget listener among the database's listeners (it counts the keys; RocksDB
+  // drops a listener name it cannot load without an error), and a block cache where the budget is
+  // a share of one. RocksDB calls this as a database opens for writing (not read-only), so a
+  // database never writes files under a budget nobody keeps; a table written without a database
+  // (SstFileWriter) gets bits_per_key, and the LOG says why (TreeBitsPerKey).
+  ROCKSDB_NAMESPACE::Status ValidateOptions(
+      const ROCKSDB_NAMESPACE::DBOptions& db_options,
+      const ROCKSDB_NAMESPACE::ColumnFamilyOptions& cf_options) const override;
   // The filter of each level of a tree of num_levels levels, priced for filters of
   // keys_per_filter keys (0: nominal costs). Computed once per level count and key count.
   Result<std::vector<LevelFilter>> Allocation(int num_levels, uint64_t keys_per_filter = 0) const;

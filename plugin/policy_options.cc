@@ -65,6 +65,13 @@ Status SerializeOptionalDouble(const ConfigOptions&, const std::string&, const v
   return Status::OK();
 }
 
+// A double option that must be given (size_ratio): "" is refused as any other non-number is, not
+// read as absent.
+Status ParseRequiredDouble(const ConfigOptions&, const std::string& name, const std::string& value,
+                           void* addr) {
+  return ParseNumber("sstfilter", name, value, static_cast<double*>(addr));
+}
+
 bool OptionalDoublesEqual(const ConfigOptions&, const std::string& name, const void* a,
                           const void* b, std::string* mismatch) {
   const double x = *static_cast<const double*>(a);
@@ -77,6 +84,12 @@ bool OptionalDoublesEqual(const ConfigOptions&, const std::string& name, const v
 OptionTypeInfo OptionalDouble(int offset) {
   return OptionTypeInfo(offset, OptionType::kDouble, OptionVerificationType::kNormal,
                         OptionTypeFlags::kNone, ParseOptionalDouble, SerializeOptionalDouble,
+                        OptionalDoublesEqual);
+}
+
+OptionTypeInfo RequiredDouble(int offset) {
+  return OptionTypeInfo(offset, OptionType::kDouble, OptionVerificationType::kNormal,
+                        OptionTypeFlags::kNone, ParseRequiredDouble, SerializeOptionalDouble,
                         OptionalDoublesEqual);
 }
 
@@ -154,7 +167,7 @@ const OptionTypeMap& BloomTypeInfo() {
 
 const OptionTypeMap& LeveledTypeInfo() {
   static const std::unordered_map<std::string, OptionTypeInfo> info = {
-      {"size_ratio", OptionalDouble(offsetof(LeveledPolicy::Shape, size_ratio))},
+      {"size_ratio", RequiredDouble(offsetof(LeveledPolicy::Shape, size_ratio))},
       {"num_levels", {offsetof(LeveledPolicy::Shape, num_levels), OptionType::kInt}},
       {"memory_budget",
        OptionTypeInfo(offsetof(LeveledPolicy::Shape, memory_budget), OptionType::kUnknown,

@@ -37,6 +37,7 @@
 #include "db_bench_ext/settle.h"
 #include "plugin/policies.h"
 #include "plugin/tree_history.h"
+#include "sstfilter/leveled_budget.h"
 #include "sstfilter/sstfilter.h"
 #include "tests/policy_list.h"
 #include "tests/test_util.h"
@@ -119,6 +120,10 @@ inline ROCKSDB_NAMESPACE::Options OptionsFor(const std::string& filter_uri,
   options.statistics = ROCKSDB_NAMESPACE::CreateDBStatistics();
   if (!filter_uri.empty()) table.filter_policy = PolicyFrom(filter_uri);
   options.table_factory.reset(ROCKSDB_NAMESPACE::NewBlockBasedTableFactory(table));
+  // A memory_budget needs the listener: without it the database does not open.
+  if (filter_uri.find("memory_budget") != std::string::npos) {
+    options.listeners.push_back(NewLeveledBudgetListener());
+  }
   return options;
 }
 

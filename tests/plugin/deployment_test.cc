@@ -315,6 +315,7 @@ TEST(Deployment, AnOptionsFileNamingABadPolicyValueDoesNotOpen) {
         Options options;
         options.create_if_missing = true;
         options.table_factory.reset(ROCKSDB_NAMESPACE::NewBlockBasedTableFactory(table));
+        options.listeners.push_back(NewLeveledBudgetListener());  // a memory_budget needs it
         TempDir dir("bad_policy_value");
         Status open;
         const std::unique_ptr<DB> db = testing::OpenDb(options, dir.path(), &open);

@@ -222,6 +222,7 @@ class MemoryBudgetDb : public DbTest, public ::testing::WithParamInterface<Growt
     EXPECT_TRUE(ROCKSDB_NAMESPACE::GetDBOptionsFromString(
                     StrictConfigOptions(), options, "listeners=sstfilter.LeveledBudget", &options)
                     .ok());
+    EXPECT_EQ(options.listeners.size(), 1u);
     return options;
   }
 
@@ -459,26 +460,43 @@ TEST_F(MemoryBudgetDb, AFlushSpendsAtMostWhatTheBudgetHasLeft) {
   EXPECT_FALSE(logger_->LinesWith("memory_budget: a flushed filter of").empty());
 }
 
-// Without the listener nobody counts the keys: the files get bits_per_key, and the LOG says why,
-// once.
-TEST_F(MemoryBudgetDb, WithoutTheListenerTheLogSaysSoOnce) {
+// Without the listener nobody counts the keys, and RocksDB drops a listener name it cannot load
+// without an error: a database does not open for writing under a budget nobody would keep, nor
+// under a share of a block cache its tables do not have. With the listener it opens.
+TEST_F(MemoryBudgetDb, ABudgetNobodyCanKeepDoesNotOpen) {
   Options options = BudgetOptions("{id=sstfilter.Leveled;bits_per_key=8;memory_budget=1K}");
   options.listeners.clear();
-  Open(options);
-  for (uint64_t first = 0; first < 60'000; first += 20'000) {
-    WriteTo(db_->DefaultColumnFamily(), first, 20'000, /*ordered=*/false);
-  }
-  testing::WaitForCompactions(db_.get());
-  uint64_t bytes = 0, entries = 0;
-  for (const auto& [file, props] : Tables()) {
-    bytes += props->filter_size;
-    entries += props->num_filter_entries;
-  }
-  ASSERT_GT(entries, 0u);
-  EXPECT_GT(8.0 * bytes / entries, 6);  // bits_per_key's allocation, far above 1K's
-  ExpectAllPresent(0, 60'000);
+  Status s;
+  auto db = testing::OpenDb(options, dir_, &s);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_EQ(db, nullptr);
+  EXPECT_NE(s.ToString().find("sstfilter.Leveled: memory_budget=1024 needs the "
+                              "sstfilter.LeveledBudget listener"),
+            std::string::npos)
+      << s.ToString();
+  // A misspelt listener: RocksDB opens without it.
+  ASSERT_TRUE(ROCKSDB_NAMESPACE::GetDBOptionsFromString(
+                  StrictConfigOptions(), options, "listeners=sstfilter.LeveledBudgit", &options)
+                  .ok());
+  ASSERT_TRUE(options.listeners.empty());
+  db = testing::OpenDb(options, dir_, &s);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+
+  BlockBasedTableOptions no_cache;
+  no_cache.no_block_cache = true;
+  db = testing::OpenDb(BudgetOptions("{id=sstfilter.Leveled;memory_budget=25%}", no_cache), dir_,
+                       &s);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("the table has none (no_block_cache)"), std::string::npos)
+      << s.ToString();
+
+  // Without a budget the listener is optional; with both, the database opens and writes.
+  options.listeners.clear();
+  Open(MakeOptions("sstfilter.Leveled:8"));
   db_.reset();
-  EXPECT_EQ(logger_->LinesWith("needs the sstfilter.LeveledBudget listener").size(), 1u);
+  Open(BudgetOptions("{id=sstfilter.Leveled;bits_per_key=8;memory_budget=1K}"));
+  WriteTo(db_->DefaultColumnFamily(), 0, 20'000, /*ordered=*/false);
+  ExpectAllPresent(0, 20'000);
 }
 
 }  // namespace

@@ -159,6 +159,8 @@ TEST(Policy, BadStringsAreClearErrors) {
       {"{id=sstfilter.Leveled;fp_rate=0.01}", {"sstfilter.Leveled", "not fp_rate"}},
       {"sstfilter.Leveled", {"needs bits_per_key", "memory_budget"}},
       {"{id=sstfilter.Leveled;bits_per_key=10;size_ratio=1}", {"size_ratio must be in (1, 1000]"}},
+      {"{id=sstfilter.Leveled;bits_per_key=10;size_ratio=}",
+       {"size_ratio must be a finite number, got ''"}},
       {"{id=sstfilter.Leveled;bits_per_key=10;num_levels=-2}", {"num_levels must be in [0, 64]"}},
   };
   for (const Case& c : cases) {

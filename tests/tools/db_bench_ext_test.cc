@@ -647,6 +647,9 @@ TEST_F(DbBenchExtTest, AdvisorRejectsBadInputWithOneLine) {
       {{"--benchmarks=advise", "--db=" + db_}, "not a RocksDB database"},
       {{"--benchmarks=advise", "--db=" + path, "--absent_keys=" + present}, "line 1"},
       {{"--benchmarks=advise", "--db=" + path, "--absent_keys=" + db_ + ".nosuch"}, "cannot open"},
+      {{"--benchmarks=advise", "--db=" + path, "--absent_keys=" + db_}, "is a directory"},
+      // -1 means --num for the read benchmarks; the advisor reads no --num.
+      {{"--benchmarks=advise", "--db=" + path, "--reads=-1"}, "--reads must be > 0 for advise"},
       // Key 0 again, in hexadecimal; and a line that is not hexadecimal.
       {{"--benchmarks=advise", "--db=" + path, "--absent_keys=" + present_hex, "--absent_keys_hex"},
        "line 2"},

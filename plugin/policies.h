@@ -170,9 +170,10 @@ class LeveledPolicy : public SstFilterPolicy {
   // SstFilterPolicy's checks, and, under a memory_budget, what keeping it takes: the
   // sstfilter.LeveledBudget listener among the database's listeners (it counts the keys; RocksDB
   // drops a listener name it cannot load without an error), and a block cache where the budget is
-  // a share of one. RocksDB calls this as a database opens for writing (not read-only), so a
-  // database never writes files under a budget nobody keeps; a table written without a database
-  // (SstFileWriter) gets bits_per_key, and the LOG says why (TreeBitsPerKey).
+  // a share of one. RocksDB calls this as DB::Open opens a database for writing (7.8 to 9.11: not
+  // for read-only opens, CreateColumnFamily or SetOptions); a table written where it was not
+  // called (a column family added later, SstFileWriter) gets bits_per_key, and the LOG says why,
+  // once (TreeBitsPerKey). A listener that wraps the sstfilter.LeveledBudget one is not seen.
   ROCKSDB_NAMESPACE::Status ValidateOptions(
       const ROCKSDB_NAMESPACE::DBOptions& db_options,
       const ROCKSDB_NAMESPACE::ColumnFamilyOptions& cf_options) const override;

@@ -481,6 +481,8 @@ TEST_F(MemoryBudgetDb, ABudgetNobodyCanKeepDoesNotOpen) {
   ASSERT_TRUE(options.listeners.empty());
   db = testing::OpenDb(options, dir_, &s);
   EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("needs the sstfilter.LeveledBudget listener"), std::string::npos)
+      << s.ToString();
 
   BlockBasedTableOptions no_cache;
   no_cache.no_block_cache = true;
@@ -491,12 +493,43 @@ TEST_F(MemoryBudgetDb, ABudgetNobodyCanKeepDoesNotOpen) {
       << s.ToString();
 
   // Without a budget the listener is optional; with both, the database opens and writes.
-  options.listeners.clear();
   Open(MakeOptions("sstfilter.Leveled:8"));
   db_.reset();
   Open(BudgetOptions("{id=sstfilter.Leveled;bits_per_key=8;memory_budget=1K}"));
   WriteTo(db_->DefaultColumnFamily(), 0, 20'000, /*ordered=*/false);
   ExpectAllPresent(0, 20'000);
+}
+
+// RocksDB validates the table options as DB::Open opens a database, not as CreateColumnFamily
+// adds a column family: one created under a budget in a database without the listener gets
+// bits_per_key, and the LOG says why, once.
+TEST_F(MemoryBudgetDb, AColumnFamilyAddedWithoutTheListenerGetsBitsPerKeyAndTheLogSaysSo) {
+  Options plain = MakeOptions("sstfilter.Leveled:8");
+  plain.info_log = logger_;
+  Open(plain);
+  ColumnFamilyHandle* raw = nullptr;
+  ASSERT_TRUE(
+      db_->CreateColumnFamily(
+             BudgetOptions("{id=sstfilter.Leveled;bits_per_key=8;memory_budget=1K}"), "other", &raw)
+          .ok());
+  std::unique_ptr<ColumnFamilyHandle> other(raw);
+  for (uint64_t first = 0; first < 60'000; first += 20'000) {
+    WriteTo(other.get(), first, 20'000, /*ordered=*/false);
+  }
+  testing::WaitForCompactions(db_.get());
+  ROCKSDB_NAMESPACE::TablePropertiesCollection tables;
+  ASSERT_TRUE(db_->GetPropertiesOfAllTables(other.get(), &tables).ok());
+  uint64_t bytes = 0, entries = 0;
+  for (const auto& [file, props] : tables) {
+    bytes += props->filter_size;
+    entries += props->num_filter_entries;
+  }
+  ASSERT_GT(entries, 0u);
+  EXPECT_GT(8.0 * bytes / entries, 6);  // bits_per_key's allocation, far above 1K's
+  ExpectSampleIn(other.get(), 60'000);
+  ASSERT_TRUE(db_->DestroyColumnFamilyHandle(other.release()).ok());
+  db_.reset();
+  EXPECT_EQ(logger_->LinesWith("needs the sstfilter.LeveledBudget listener").size(), 1u);
 }
 
 }  // namespace

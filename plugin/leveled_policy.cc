@@ -30,6 +30,13 @@
 namespace sstfilter {
 
 namespace {
+// Why `memory` cannot be kept without the sstfilter.LeveledBudget listener: refused at DB::Open
+// (ValidateOptions), logged where a table is built without it (TreeBitsPerKey).
+std::string NeedsTheListener(const MemoryBudget& memory) {
+  return "memory_budget=" + memory.ToString() + " needs the " + kLeveledBudgetName +
+         " listener (listeners=" + kLeveledBudgetName + "), which counts the keys";
+}
+
 // The search both cache-aware cuts make (the tree's budget, CacheBitsPerKey; one file's filter,
 // FitCache). A leaner budget costs a higher rate, so it can cost kMinLeanerGain less only where
 // the re-reads are more than kMinLeanerGain / (1 - kMinLeanerGain) of the rate: below that, no
@@ -157,17 +164,15 @@ ROCKSDB_NAMESPACE::Status LeveledPolicy::ValidateOptions(
   const ROCKSDB_NAMESPACE::Status checked =
       SstFilterPolicy::ValidateOptions(db_options, cf_options);
   if (!checked.ok() || !shape_.memory_budget.Given()) return checked;
-  const std::string budget = "memory_budget=" + shape_.memory_budget.ToString();
   const bool listening =
       std::any_of(db_options.listeners.begin(), db_options.listeners.end(),
                   [](const std::shared_ptr<ROCKSDB_NAMESPACE::EventListener>& l) {
                     return l != nullptr && std::string(l->Name()) == kLeveledBudgetName;
                   });
   if (!listening) {
-    return ROCKSDB_NAMESPACE::Status::InvalidArgument(
-        std::string(Name()) + ": " + budget + " needs the " + kLeveledBudgetName +
-        " listener (listeners=" + kLeveledBudgetName +
-        "), which counts the keys; the database's listeners have none");
+    return ROCKSDB_NAMESPACE::Status::InvalidArgument(std::string(Name()) + ": " +
+                                                      NeedsTheListener(shape_.memory_budget) +
+                                                      "; the database's listeners have none");
   }
   const auto* table =
       cf_options.table_factory == nullptr
@@ -552,10 +557,7 @@ double LeveledPolicy::TreeBitsPerKey(const ROCKSDB_NAMESPACE::FilterBuildingCont
     // A table written as the database opens (its WAL replayed) comes before the listener has
     // named the database: its tree has no accounts, listener or not.
     if (context.reason == ROCKSDB_NAMESPACE::TableFileCreationReason::kRecovery) return ceiling;
-    return warn_once(
-        warned_->no_listener,
-        "memory_budget=" + memory.ToString() +
-            " needs the sstfilter.LeveledBudget listener (listeners=) to count the keys");
+    return warn_once(warned_->no_listener, NeedsTheListener(memory));
   }
   const double bits = BitsPerKeyWithin(bytes.value(), trees.keys, ceiling);
   *bytes_left = static_cast<double>(bytes.value()) - static_cast<double>(trees.filter_bytes);

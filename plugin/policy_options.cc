@@ -54,8 +54,9 @@ Status ParseOptionalDouble(const ConfigOptions&, const std::string& name, const 
   return ParseNumber("sstfilter", name, value, out);
 }
 
-Status SerializeOptionalDouble(const ConfigOptions&, const std::string&, const void* addr,
-                               std::string* value) {
+// Either double option's text: the shortest that reads back (FormatOptionNumber), "" for absent.
+Status SerializeDouble(const ConfigOptions&, const std::string&, const void* addr,
+                       std::string* value) {
   const double v = *static_cast<const double*>(addr);
   if (std::isnan(v)) {
     value->clear();
@@ -72,8 +73,8 @@ Status ParseRequiredDouble(const ConfigOptions&, const std::string& name, const 
   return ParseNumber("sstfilter", name, value, static_cast<double*>(addr));
 }
 
-bool OptionalDoublesEqual(const ConfigOptions&, const std::string& name, const void* a,
-                          const void* b, std::string* mismatch) {
+bool DoublesEqual(const ConfigOptions&, const std::string& name, const void* a, const void* b,
+                  std::string* mismatch) {
   const double x = *static_cast<const double*>(a);
   const double y = *static_cast<const double*>(b);
   const bool same = (std::isnan(x) && std::isnan(y)) || x == y;
@@ -83,14 +84,12 @@ bool OptionalDoublesEqual(const ConfigOptions&, const std::string& name, const v
 
 OptionTypeInfo OptionalDouble(int offset) {
   return OptionTypeInfo(offset, OptionType::kDouble, OptionVerificationType::kNormal,
-                        OptionTypeFlags::kNone, ParseOptionalDouble, SerializeOptionalDouble,
-                        OptionalDoublesEqual);
+                        OptionTypeFlags::kNone, ParseOptionalDouble, SerializeDouble, DoublesEqual);
 }
 
 OptionTypeInfo RequiredDouble(int offset) {
   return OptionTypeInfo(offset, OptionType::kDouble, OptionVerificationType::kNormal,
-                        OptionTypeFlags::kNone, ParseRequiredDouble, SerializeOptionalDouble,
-                        OptionalDoublesEqual);
+                        OptionTypeFlags::kNone, ParseRequiredDouble, SerializeDouble, DoublesEqual);
 }
 
 Status ParseLayout(const ConfigOptions&, const std::string& name, const std::string& value,

@@ -34,6 +34,13 @@ inline constexpr PolicyConfig kPolicyConfigs[] = {
     // END kPolicyConfigs
 };
 
+// Whether a configuration's database needs the sstfilter.LeveledBudget listener: under a
+// memory_budget, DB::Open refuses it without one (scripts/stress.sh, whose db_stress drops the
+// listeners, leaves such configurations out).
+inline bool NeedsLeveledBudgetListener(const char* uri) {
+  return std::strstr(uri, "memory_budget") != nullptr;
+}
+
 // The policy name of a configuration's uri: "sstfilter.Bloom" for "sstfilter.Bloom:10" and for
 // "{id=sstfilter.Bloom;...}".
 inline std::string PolicyNameOf(const char* uri) {

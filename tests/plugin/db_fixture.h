@@ -120,8 +120,7 @@ inline ROCKSDB_NAMESPACE::Options OptionsFor(const std::string& filter_uri,
   options.statistics = ROCKSDB_NAMESPACE::CreateDBStatistics();
   if (!filter_uri.empty()) table.filter_policy = PolicyFrom(filter_uri);
   options.table_factory.reset(ROCKSDB_NAMESPACE::NewBlockBasedTableFactory(table));
-  // A memory_budget needs the listener: without it the database does not open.
-  if (filter_uri.find("memory_budget") != std::string::npos) {
+  if (NeedsLeveledBudgetListener(filter_uri.c_str())) {
     options.listeners.push_back(NewLeveledBudgetListener());
   }
   return options;

@@ -67,8 +67,7 @@ rocksdb::Options OptionsFor(const char* policy_uri) {
   options.max_bytes_for_level_base = 1 << 20;
   options.level0_file_num_compaction_trigger = 2;
   options.level_compaction_dynamic_level_bytes = false;  // the default from 8.4 differs
-  // A memory_budget needs the listener: without it the database does not open for writing.
-  if (strstr(policy_uri, "memory_budget") != nullptr) {
+  if (sstfilter::NeedsLeveledBudgetListener(policy_uri)) {
     options.listeners.push_back(sstfilter::NewLeveledBudgetListener());
   }
   return options;

@@ -6,13 +6,24 @@
 namespace sstfilter {
 namespace {
 
-constexpr size_t kCheckedBytes = 24;  // trailer bytes covered by the check word
+// The fields both layouts share: trailer bytes 0..22.
+constexpr size_t kFieldBytes = 23;
 
-uint32_t TrailerCheck(const uint8_t* trailer) {
-  return static_cast<uint32_t>(XXH3_64bits_withSeed(trailer, kCheckedBytes, kTrailerCheckSeed));
+uint32_t Layout2Check(const uint8_t* trailer) {
+  return static_cast<uint32_t>(XXH3_64bits_withSeed(trailer, kFieldBytes, kTrailerCheckSeed2));
+}
+
+// Layout 1's check covers its flags byte too.
+uint32_t Layout1Check(const uint8_t* trailer) {
+  return static_cast<uint32_t>(XXH3_64bits_withSeed(trailer, kFieldBytes + 1, kTrailerCheckSeed));
 }
 
 }  // namespace
+
+bool EndsInLayout2Marker(const uint8_t* data, size_t size) {
+  return data != nullptr && size >= kTrailerBytes &&
+         std::memcmp(data + size - kMarkerBytes, kRocksDbUnknownMarker, kMarkerBytes) == 0;
+}
 
 void EncodeTrailer(const Trailer& t, uint8_t* dst) {
   StoreLE64(dst + 0, t.num_keys);
@@ -21,9 +32,8 @@ void EncodeTrailer(const Trailer& t, uint8_t* dst) {
   dst[20] = t.param;
   dst[21] = static_cast<uint8_t>(t.kind);
   dst[22] = t.version;
-  dst[23] = t.flags;
-  StoreLE32(dst + 24, TrailerCheck(dst));
-  StoreLE32(dst + 28, kTrailerMagic);
+  StoreLE32(dst + kFieldBytes, Layout2Check(dst));
+  std::memcpy(dst + kTrailerBytes - kMarkerBytes, kRocksDbUnknownMarker, kMarkerBytes);
 }
 
 void AppendTrailer(const Trailer& t, std::string* out) {
@@ -35,15 +45,19 @@ void AppendTrailer(const Trailer& t, std::string* out) {
 bool DecodeTrailer(const uint8_t* data, size_t size, Trailer* out) {
   if (data == nullptr || size < kTrailerBytes) return false;
   const uint8_t* tr = data + (size - kTrailerBytes);
-  if (LoadLE32(tr + 28) != kTrailerMagic) return false;
-  if (LoadLE32(tr + 24) != TrailerCheck(tr)) return false;
+  if (EndsInLayout2Marker(data, size)) {
+    if (LoadLE32(tr + kFieldBytes) != Layout2Check(tr)) return false;
+  } else if (LoadLE32(tr + 28) == kTrailerMagic) {
+    if (LoadLE32(tr + 24) != Layout1Check(tr) || tr[23] != 0) return false;
+  } else {
+    return false;
+  }
   out->num_keys = LoadLE64(tr + 0);
   out->num_units = LoadLE64(tr + 8);
   out->seed = LoadLE32(tr + 16);
   out->param = tr[20];
   out->kind = static_cast<FilterKind>(tr[21]);
   out->version = tr[22];
-  out->flags = tr[23];
   return true;
 }
 

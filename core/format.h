@@ -6,7 +6,8 @@
 //   | body (body_bytes)            | trailer (32 bytes)         |
 //   +------------------------------+----------------------------+
 //
-// Trailer, all integers little-endian:
+// Trailer, all integers little-endian. Writers write layout 2; readers read layouts 1 and 2, told
+// apart by their last bytes:
 //
 //   offset size field
 //        0    8 num_keys       keys the filter answers for: Bloom kinds, the distinct key hashes;
@@ -24,21 +25,39 @@
 //       21    1 kind           FilterKind: each kind's kId (core/kinds.h lists them)
 //       22    1 version        format version of that kind: 1 .. the kind's kMaxVersion (cuckoo: 2
 //                              for semi-sorted buckets; every other kind: 1)
-//       23    1 flags          0; reserved for later versions
+//   Layout 2 (written since sstfilter filters share RocksDB's compatibility name):
+//       23    4 check          low 32 bits of XXH3-64(trailer bytes 0..22, seed kTrailerCheckSeed2)
+//       27    5 marker         FF 53 E0 54 46 (kRocksDbUnknownMarker): RocksDB's built-in
+//                              readers take these five bytes as the metadata of a filter of theirs
+//                              and answer "may match" for every key (below)
+//   Layout 1 (written before; still read):
+//       23    1 flags          0
 //       24    4 check          low 32 bits of XXH3-64(trailer bytes 0..23, seed kTrailerCheckSeed)
 //       28    4 magic          "SSTF" (0x46545353 as a little-endian u32)
+//
+// Why the marker. RocksDB's built-in filter policies (bloomfilter, ribbonfilter) read a filter by
+// its last 5 bytes (BuiltinFilterPolicy::GetBuiltinFilterBitsReader, the same in RocksDB 7.8 to
+// 9.11). Byte -5 = 0xFF sends it to their "newer Bloom" reader (GetBloomBitsReader), which answers
+// "may match" for every key unless all of four fields hold a value it knows; the marker sets each
+// of them to a value it reserves: byte -3's low 5 bits (num_probes) 0, byte -3's top 3 bits (block
+// size) 7 rather than 0 (64-byte blocks), byte -4 (sub-implementation) 0x53 rather than 0
+// (FastLocalBloom), and bytes -2..-1 ("reserved, possibly for hash seed") 0x4654 rather than 0. A
+// value RocksDB assigns later to one of these fields leaves the other three reserved. So a file
+// sstfilter wrote is unfiltered, never wrong, for RocksDB after a rollback. Layout 1's bytes would
+// not be safe there: its byte -5, the check word's top byte, is 0xFE (RocksDB's Ribbon marker) in
+// 1 filter of 256.
 //
 // The check word exists because a flipped trailer byte could otherwise describe a *valid* filter
 // with other parameters (one more probe, a wider fingerprint) and turn every query into a false
 // negative. The body is not checksummed here: inside RocksDB, block checksums cover it.
 //
-// Reader rules, common to all kinds: bytes that are too short, have another magic, fail the check,
-// name an unknown kind or version, or whose length does not equal exactly body_bytes + 32 are not
-// understood, and a filter that is not understood answers "may match" for every key. A valid
-// filter with num_keys = 0 answers "no" for every key; its body is empty (num_units = 0), or, for
-// a serialised dynamic cuckoo filter that was never added to, an empty table. No reader ever
-// touches a byte outside the span it was given. DecodeTrailer below checks the magic and the check
-// word; ParseFilter (core/parse.h) applies the rest, kind by kind.
+// Reader rules, common to all kinds: bytes that are too short, end in neither layout's marker,
+// fail the check, name an unknown kind or version, or whose length does not equal exactly
+// body_bytes + 32 are not understood, and a filter that is not understood answers "may match" for
+// every key. A valid filter with num_keys = 0 answers "no" for every key; its body is empty
+// (num_units = 0), or, for a serialised dynamic cuckoo filter that was never added to, an empty
+// table. No reader ever touches a byte outside the span it was given. DecodeTrailer below checks
+// the marker and the check word; ParseFilter (core/parse.h) applies the rest, kind by kind.
 #pragma once
 
 #include <cstddef>
@@ -54,10 +73,16 @@ namespace sstfilter {
 enum class FilterKind : uint8_t {};
 
 inline constexpr size_t kTrailerBytes = 32;
+// Layout 2's last bytes (see above): what RocksDB's built-in readers take for a filter of a kind
+// they do not know.
+inline constexpr size_t kMarkerBytes = 5;
+inline constexpr uint8_t kRocksDbUnknownMarker[kMarkerBytes] = {0xFF, 0x53, 0xE0, 0x54, 0x46};
+inline constexpr uint64_t kTrailerCheckSeed2 = 0x7472'6169'6c65'7232ull;  // "trailer2"
+// Layout 1's magic and check seed.
 inline constexpr uint32_t kTrailerMagic = 0x46545353;  // "SSTF" in little-endian byte order
+inline constexpr uint64_t kTrailerCheckSeed = 0x7472'6169'6c65'7231ull;  // "trailer1"
 // The version writers put in a trailer unless the kind's layout says otherwise (Trailer's default).
 inline constexpr uint8_t kFormatVersion = 1;
-inline constexpr uint64_t kTrailerCheckSeed = 0x7472'6169'6c65'7231ull;  // "trailer1"
 
 struct Trailer {
   uint64_t num_keys = 0;
@@ -66,16 +91,21 @@ struct Trailer {
   uint8_t param = 0;
   FilterKind kind = FilterKind{0};  // no kind: every writer sets its own
   uint8_t version = kFormatVersion;
-  uint8_t flags = 0;
 };
 
-// Appends the 32-byte encoding of `t` to `out`.
+// Whether [data, data + size) ends in layout 2's marker: bytes sstfilter wrote (whose trailer may
+// still fail its check). No filter of RocksDB's own formats ends so: their byte -5 is 1..127
+// (legacy Bloom), 0xFE (Ribbon), or 0xFF with bytes -2..-1 zero (FastLocalBloom).
+bool EndsInLayout2Marker(const uint8_t* data, size_t size);
+
+// Appends the 32-byte encoding of `t` (layout 2) to `out`.
 void AppendTrailer(const Trailer& t, std::string* out);
-// Writes the 32-byte encoding of `t` at `dst`.
+// Writes the 32-byte encoding of `t` (layout 2) at `dst`.
 void EncodeTrailer(const Trailer& t, uint8_t* dst);
 
 // Reads the trailer at the end of [data, data + size) into *out. False, leaving *out untouched,
-// if the span is shorter than a trailer or the magic or the check word is wrong. Whether the kind,
+// if the span is shorter than a trailer, ends in neither layout's marker, fails the check word, or
+// (layout 1) has a flags byte other than 0. Whether the kind,
 // version, parameters and length are understood is the parser's question (core/parse.h).
 bool DecodeTrailer(const uint8_t* data, size_t size, Trailer* out);
 

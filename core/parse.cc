@@ -12,7 +12,6 @@ constexpr uint64_t kMaxUnits = uint64_t{1} << 48;
 }  // namespace
 
 bool BodyBytes(const Trailer& t, uint64_t* body_bytes) {
-  if (t.flags != 0) return false;
   if (t.num_units > kMaxUnits) return false;
   bool valid = false;
   const bool known = VisitKind(t.kind, [&](auto kind) {

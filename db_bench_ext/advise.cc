@@ -516,6 +516,11 @@ void RunAdvisor() {
   printf("advise: %s, %zu SST files, %" PRIu64 " keys; %zu absent keys (%s)\n", d.path.c_str(),
          files.size(), total_keys, keys.size(),
          FLAGS_absent_keys.empty() ? "made from the database's keys" : FLAGS_absent_keys.c_str());
+  std::vector<sstfilter::SstFilterInfo> described;  // which filters the files carry, per level
+  if (sstfilter::DescribeFilters(d.db.get(), &described).ok() &&
+      sstfilter::ReadFilterFormats(d.db.get(), &described).ok()) {
+    fputs(sstfilter::FormatFiltersByLevel(described).c_str(), stdout);
+  }
   const std::vector<std::vector<uint32_t>> probes = ProbesByFile(files, keys, d.options.comparator);
   std::vector<Advice> advice = {Live(d, files, keys)};
   for (Advice& a : Candidates(d, files, keys, probes, policies, entries)) {

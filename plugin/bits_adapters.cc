@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "plugin/bits_adapters.h"
 
+#include <rocksdb/filter_policy.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cinttypes>
 #include <cmath>
 #include <cstring>
@@ -10,6 +13,7 @@
 #include <type_traits>
 
 #include "core/filter_reader.h"
+#include "core/format.h"
 #include "core/hash.h"
 #include "plugin/probe_counts.h"
 
@@ -73,6 +77,20 @@ class TypedReader : public FilterBitsReader {
   const CoreReader reader_;
   const std::shared_ptr<ProbeCell> probes_;  // null: not counted
 };
+
+int64_t SteadyNowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// The kind a built filter's trailer names (FilterKind{0} if it has none).
+FilterKind TrailerKindOf(const std::string& bytes) {
+  Trailer t;
+  return DecodeTrailer(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &t)
+             ? t.kind
+             : FilterKind{0};
+}
 
 // What a builder hands RocksDB when even the match-all filter cannot be allocated: built when the
 // library loads, so the out-of-memory path allocates nothing.
@@ -188,11 +206,18 @@ Slice SstFilterBitsBuilder::Finish(std::unique_ptr<const char[]>* buf, Status* s
         counted = count_probes_ && built.ok();
       }
     }
+    const std::string where =
+        std::to_string(hashes_.size()) + " keys in a file of " +
+        (level_ < 0 ? std::string("unknown level") : "level " + std::to_string(level_));
     if (!built.ok()) {
-      LogError(log_, "cannot build " + (choice != nullptr ? choice->spec.ToString() : "a") +
-                         " filter of " + std::to_string(hashes_.size()) + " keys (" +
-                         built.error() + "); writing a filter that matches every key");
+      Warn("cannot build " + (choice != nullptr ? choice->spec.ToString() : std::string("a")) +
+           " filter of " + where + " (" + built.error() +
+           "); writing a filter that matches every key");
       built = MatchAllFilter(hashes_.size());
+    } else if (choice != nullptr && choice->has_filter &&
+               TrailerKindOf(built.value()) != choice->spec.kind()) {
+      Warn(choice->spec.ToString() + " filter of " + where +
+           ": no seed solved its build; wrote a blocked Bloom filter instead");
     }
     result = Hand(built.value(), buf);
     if (counted) {
@@ -222,6 +247,14 @@ Slice SstFilterBitsBuilder::Finish(std::unique_ptr<const char[]>* buf, Status* s
   have_last_alt_ = false;
 #endif
   return result;
+}
+
+void SstFilterBitsBuilder::Warn(const std::string& message) const {
+  if (warnings_ != nullptr) {
+    warnings_->Log(log_, message, SteadyNowNs());
+  } else {
+    LogAt(log_, ROCKSDB_NAMESPACE::InfoLogLevel::WARN_LEVEL, message);
+  }
 }
 
 Status SstFilterBitsBuilder::MaybePostVerify(const Slice& filter) {
@@ -309,6 +342,22 @@ double SstFilterBitsBuilder::EstimatedFpRate(size_t num_entries, size_t bytes) {
 }
 #endif
 
+bool RateLimitedWarning::Log(ROCKSDB_NAMESPACE::Logger* log, const std::string& message,
+                             int64_t now_ns) {
+  int64_t next = next_ns_.load(std::memory_order_relaxed);
+  if (now_ns < next ||
+      !next_ns_.compare_exchange_strong(next, now_ns + interval_ns_, std::memory_order_relaxed)) {
+    left_out_.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
+  const uint64_t left_out = left_out_.exchange(0, std::memory_order_relaxed);
+  LogAt(log, ROCKSDB_NAMESPACE::InfoLogLevel::WARN_LEVEL,
+        left_out == 0 ? message
+                      : message + " (and " + std::to_string(left_out) +
+                            " such lines left out since the last one)");
+  return true;
+}
+
 void LogAt(ROCKSDB_NAMESPACE::Logger* log, ROCKSDB_NAMESPACE::InfoLogLevel level,
            const std::string& message) {
   if (log != nullptr) ROCKSDB_NAMESPACE::Log(level, log, "[sstfilter] %s", message.c_str());
@@ -330,6 +379,24 @@ FilterBitsReader* NewSstFilterBitsReader(const Slice& contents) {
   return Visit(r.reader(), [&](const auto& reader) -> FilterBitsReader* {
     return new (std::nothrow) TypedReader<std::decay_t<decltype(reader)>>(reader, probes);
   });
+}
+
+FilterBitsReader* NewBuiltinFilterBitsReader(const Slice& contents) {
+  // One built-in policy for the process: any of them reads every built-in format, and it holds no
+  // state a reader depends on. Never destroyed, so that no reader outlives it at exit.
+  static const ROCKSDB_NAMESPACE::FilterPolicy* const builtin = []() {
+    try {
+      return ROCKSDB_NAMESPACE::NewBloomFilterPolicy(10);
+    } catch (const std::exception&) {
+      return static_cast<const ROCKSDB_NAMESPACE::FilterPolicy*>(nullptr);
+    }
+  }();
+  if (builtin == nullptr) return nullptr;
+  try {
+    return builtin->GetFilterBitsReader(contents);
+  } catch (const std::exception&) {
+    return nullptr;
+  }
 }
 
 }  // namespace sstfilter

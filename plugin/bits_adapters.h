@@ -9,6 +9,7 @@
 
 #include <rocksdb/env.h>
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -38,6 +39,25 @@ class FilterChooser {
                                       bool finishing) = 0;
 };
 
+// At most one LOG line per interval (for one policy), so that a build failing on every file
+// (or every partition) does not flood the LOG: a line left out is counted, and the next line that
+// is written says how many were.
+class RateLimitedWarning {
+ public:
+  explicit RateLimitedWarning(int64_t interval_ns) : interval_ns_(interval_ns) {}
+  // Logs "[sstfilter] <message>" at WARN to `log` (which may be null) at `now_ns` (a steady
+  // clock's nanoseconds), unless a line was written less than the interval before; whether it did.
+  bool Log(ROCKSDB_NAMESPACE::Logger* log, const std::string& message, int64_t now_ns);
+
+ private:
+  const int64_t interval_ns_;
+  std::atomic<int64_t> next_ns_{INT64_MIN};
+  std::atomic<uint64_t> left_out_{0};
+};
+
+// How often a policy may say that a filter was written other than chosen.
+inline constexpr int64_t kFallbackWarningIntervalNs = int64_t{10} * 1000 * 1000 * 1000;
+
 class SstFilterBitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
  public:
   // `verify`: check each built filter against its keys in MaybePostVerify (RocksDB's
@@ -53,6 +73,14 @@ class SstFilterBitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
   void SetCacheShards(const CacheShards& shards, std::shared_ptr<OversizedFilterBlocks> oversized) {
     cache_shards_ = shards;
     oversized_ = std::move(oversized);
+  }
+
+  // The level of the file the builder writes (FilterBuildingContext::level_at_creation; -1 if
+  // unknown), and the policy's rate limit of the WARN lines that say a filter was written other
+  // than chosen (null: every such line is written).
+  void SetFileLevel(int level, std::shared_ptr<RateLimitedWarning> warnings) {
+    level_ = level;
+    warnings_ = std::move(warnings);
   }
 
   // Count the probes each filter this builder finishes receives (plugin/probe_counts.h): for
@@ -74,8 +102,9 @@ class SstFilterBitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
   size_t EstimateEntriesAdded() override { return failed_ && hashes_.empty() ? 1 : hashes_.size(); }
   ROCKSDB_NAMESPACE::Slice Finish(std::unique_ptr<const char[]>* buf) override;
   // Builds the filter of the keys added since the last Finish and empties the builder (RocksDB
-  // reuses it for the next partition). *status is always OK: a failure is logged and answered with
-  // a match-all filter, because a non-OK status would fail the whole flush.
+  // reuses it for the next partition). *status is always OK: a failure is answered with a
+  // match-all filter, because a non-OK status would fail the whole flush; it, and a fuse or Ribbon
+  // build that fell back to a blocked Bloom filter, are logged as WARN (SetFileLevel).
   ROCKSDB_NAMESPACE::Slice Finish(std::unique_ptr<const char[]>* buf,
                                   ROCKSDB_NAMESPACE::Status* status) override;
   // With verification on: Corruption if the filter does not parse or misses one of its keys.
@@ -99,6 +128,8 @@ class SstFilterBitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
   // so).
   Result<LevelFilter> FilterFor(uint64_t num_keys, bool finishing) const;
   void AddToKeyRange(const ROCKSDB_NAMESPACE::Slice& key);
+  // A WARN line, within the policy's rate limit.
+  void Warn(const std::string& message) const;
 
   const FilterSpec spec_;
   const std::unique_ptr<FilterChooser> chooser_;  // null: spec_ for every filter
@@ -106,6 +137,8 @@ class SstFilterBitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
   KeyRange file_keys_;  // every key of the file so far (of all its partitions), if tracked
   const bool verify_;
   ROCKSDB_NAMESPACE::Logger* const log_;
+  int level_ = -1;
+  std::shared_ptr<RateLimitedWarning> warnings_;
   CacheShards cache_shards_;
   std::shared_ptr<OversizedFilterBlocks> oversized_;
   bool reported_oversized_ = false;
@@ -129,9 +162,16 @@ void LogAt(ROCKSDB_NAMESPACE::Logger* log, ROCKSDB_NAMESPACE::InfoLogLevel level
            const std::string& message);
 void LogError(ROCKSDB_NAMESPACE::Logger* log, const std::string& message);
 
-// The reader for any bytes under the "sstfilter" compatibility name. Never fails: bytes it does
-// not understand give a reader that matches every key.
+// The reader for any bytes sstfilter wrote. Never fails: bytes it does not understand give a
+// reader that matches every key.
 ROCKSDB_NAMESPACE::FilterBitsReader* NewSstFilterBitsReader(
+    const ROCKSDB_NAMESPACE::Slice& contents);
+
+// RocksDB's own reader of a filter its built-in policies wrote (legacy Bloom, FastLocalBloom,
+// Standard128Ribbon): a built-in policy's public GetFilterBitsReader, which takes metadata it does
+// not know as "may match" for every key. Null, which RocksDB takes as "may match", if RocksDB
+// cannot make one.
+ROCKSDB_NAMESPACE::FilterBitsReader* NewBuiltinFilterBitsReader(
     const ROCKSDB_NAMESPACE::Slice& contents);
 
 }  // namespace sstfilter

@@ -19,6 +19,7 @@
 
 #include "compat/rocksdb_api.h"
 #include "plugin/block_cache_fit.h"
+#include "plugin/filter_formats.h"
 #include "plugin/policies.h"
 #include "sstfilter/sstfilter.h"
 
@@ -109,9 +110,35 @@ Status InspectOnDisk(const std::string& db_path, Inspect&& inspect) {
 
 }  // namespace
 
+Status ReadFilterFormats(ROCKSDB_NAMESPACE::DB* db, std::vector<SstFilterInfo>* files) {
+  std::vector<ROCKSDB_NAMESPACE::LiveFileMetaData> live;
+  db->GetLiveFilesMetaData(&live);
+  std::map<std::string, std::string> paths;  // file name -> its path
+  for (const auto& meta : live)
+    paths[BaseName(meta.name)] = meta.db_path + "/" + BaseName(meta.name);
+  const ROCKSDB_NAMESPACE::Options options = db->GetOptions();
+  Status first_error;
+  for (SstFilterInfo& f : *files) {
+    const auto it = paths.find(f.file);
+    if (it == paths.end()) continue;  // gone since it was described
+    FileFilterFormat format;
+    const Status s = ReadFileFilterFormat(it->second, options, &format);
+    if (!s.ok()) {
+      if (first_error.ok())
+        first_error =
+            Status::IOError("sstfilter: reading the filter of " + it->second, s.ToString());
+      continue;
+    }
+    f.filter_family = format.family;
+    f.filter_format = format.format;
+  }
+  return first_error;
+}
+
 Status DescribeFilters(const std::string& db_path, std::vector<SstFilterInfo>* files) {
   return InspectOnDisk(db_path, [&](ROCKSDB_NAMESPACE::DB* db, const auto&, const auto&) {
-    return DescribeFilters(db, files);
+    const Status s = DescribeFilters(db, files);
+    return s.ok() ? ReadFilterFormats(db, files) : s;
   });
 }
 
@@ -174,11 +201,58 @@ std::string FormatBudgetReport(const std::vector<FilterBudgetInfo>& budgets) {
   return out;
 }
 
+namespace {
+
+// What reads a file's filter, for the report: its format, and where the blocks carry the name
+// "sstfilter", that name.
+std::string FilterColumn(const SstFilterInfo& f) {
+  if (f.filter_format.empty()) return f.filter_bytes > 0 ? "(not read)" : "(none)";
+  if (f.filter_family == kSstFilterCompatibilityName) return f.filter_format + " [sstfilter]";
+  return f.filter_format;
+}
+
+}  // namespace
+
+std::string FormatFiltersByLevel(const std::vector<SstFilterInfo>& files) {
+  struct Count {
+    uint64_t files = 0, keys = 0;
+  };
+  std::map<int, std::map<std::string, Count>> levels;
+  Count old_name;
+  for (const SstFilterInfo& f : files) {
+    Count& c = levels[f.level][FilterColumn(f)];
+    ++c.files;
+    c.keys += f.num_entries;
+    if (f.filter_family == kSstFilterCompatibilityName) {
+      ++old_name.files;
+      old_name.keys += f.num_entries;
+    }
+  }
+  std::string out;
+  for (const auto& [level, by_filter] : levels) {
+    out += "level " + std::to_string(level) + ":";
+    const char* sep = " ";
+    for (const auto& [filter, c] : by_filter) {
+      out += sep + filter + " " + std::to_string(c.files) +
+             (c.files == 1 ? " file, " : " files, ") + std::to_string(c.keys) + " keys";
+      sep = "; ";
+    }
+    out += "\n";
+  }
+  if (old_name.files > 0) {
+    out += std::to_string(old_name.files) + " files (" + std::to_string(old_name.keys) +
+           " keys) carry their filters under the name \"sstfilter\" [sstfilter]: only a policy "
+           "with compatibility=sstfilter reads them; under compatibility=rocksdb (the default) "
+           "they are unfiltered until compactions rewrite them\n";
+  }
+  return out;
+}
+
 std::string FormatFilterReport(const std::vector<SstFilterInfo>& files) {
   std::string out;
   char line[256];
-  snprintf(line, sizeof(line), "%-14s %5s %-22s %12s %12s %9s\n", "file", "level", "filter policy",
-           "keys", "filter bytes", "bits/key");
+  snprintf(line, sizeof(line), "%-14s %5s %-22s %12s %12s %9s %s\n", "file", "level",
+           "filter policy", "keys", "filter bytes", "bits/key", "filter");
   out += line;
   size_t without = 0;
   std::string missing;
@@ -186,15 +260,16 @@ std::string FormatFilterReport(const std::vector<SstFilterInfo>& files) {
   for (const SstFilterInfo& f : files) {
     if (largest == nullptr || f.filter_bytes > largest->filter_bytes) largest = &f;
     const double bits = f.filter_entries ? 8.0 * f.filter_bytes / f.filter_entries : 0;
-    snprintf(line, sizeof(line), "%-14s %5d %-22s %12" PRIu64 " %12" PRIu64 " %9.2f\n",
+    snprintf(line, sizeof(line), "%-14s %5d %-22s %12" PRIu64 " %12" PRIu64 " %9.2f ",
              f.file.c_str(), f.level, f.policy_name.empty() ? "(none)" : f.policy_name.c_str(),
              f.num_entries, f.filter_bytes, bits);
-    out += line;
+    out += line + FilterColumn(f) + "\n";
     if (!f.has_sstfilter_filter()) {
       ++without;
       missing += (missing.empty() ? "" : ", ") + f.file;
     }
   }
+  out += FormatFiltersByLevel(files);
   snprintf(line, sizeof(line), "%zu SST files, %zu without an sstfilter filter", files.size(),
            without);
   out += line;

@@ -745,6 +745,7 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
       context.info_log);
   if (builder != nullptr) {
     builder->SetCacheShards(shards, oversized_);
+    builder->SetFileLevel(context.level_at_creation, fallback_warnings_);
     // The listener learns where lookups go from the probes the readers count.
     if (watched.value()) builder->CountProbes();
   }

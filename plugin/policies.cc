@@ -10,6 +10,7 @@
 #include <new>
 #include <string>
 
+#include "core/format.h"
 #include "plugin/bits_adapters.h"
 #include "plugin/block_cache_fit.h"
 #include "plugin/policy_options.h"
@@ -20,9 +21,20 @@ namespace sstfilter {
 using ROCKSDB_NAMESPACE::ConfigOptions;
 using ROCKSDB_NAMESPACE::Status;
 
-SstFilterPolicy::SstFilterPolicy() { RegisterOptions("budget", &budget_, &BudgetTypeInfo()); }
+SstFilterPolicy::SstFilterPolicy() {
+  RegisterOptions("budget", &budget_, &BudgetTypeInfo());
+  RegisterOptions("compatibility", &compatibility_, &CompatibilityTypeInfo());
+}
 
-const char* SstFilterPolicy::CompatibilityName() const { return kCompatibilityName; }
+const char* SstFilterPolicy::CompatibilityName() const {
+  switch (compatibility_) {
+    case Compatibility::kRocksDb:
+      return kRocksDbCompatibilityName;
+    case Compatibility::kSstFilter:
+      return kSstFilterCompatibilityName;
+  }
+  return kRocksDbCompatibilityName;  // unreachable: the parser accepts only the two above
+}
 
 void SstFilterPolicy::SetBitsPerKey(const std::string& text) {
   const Status s = ParseNumber(Name(), "bits_per_key", text, &budget_.bits_per_key);
@@ -127,12 +139,22 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* SstFilterPolicy::NewBuilder(
   const CacheShards shards = ShardsHoldingWholeFilters(context.table_options);
   auto* builder = new (std::nothrow) SstFilterBitsBuilder(
       spec.value(), context.table_options.detect_filter_construct_corruption, context.info_log);
-  if (builder != nullptr) builder->SetCacheShards(shards, oversized_);
+  if (builder != nullptr) {
+    builder->SetCacheShards(shards, oversized_);
+    builder->SetFileLevel(context.level_at_creation, fallback_warnings_);
+  }
   return builder;
 }
 
 ROCKSDB_NAMESPACE::FilterBitsReader* SstFilterPolicy::GetFilterBitsReader(
     const ROCKSDB_NAMESPACE::Slice& contents) const {
+  // A block of at most kMarkerBytes is RocksDB's empty filter to RocksDB ("no" for every key),
+  // which RocksDB never writes (a table without keys gets no filter block): here it is bytes not
+  // understood, "may match".
+  if (compatibility_ == Compatibility::kRocksDb && contents.size() > kMarkerBytes &&
+      !EndsInLayout2Marker(reinterpret_cast<const uint8_t*>(contents.data()), contents.size())) {
+    return NewBuiltinFilterBitsReader(contents);
+  }
   return NewSstFilterBitsReader(contents);
 }
 

@@ -19,6 +19,7 @@
 #include "core/filter_spec.h"
 #include "core/level_allocation.h"
 #include "core/result.h"
+#include "plugin/bits_adapters.h"
 #include "plugin/block_cache_fit.h"
 #include "plugin/memory_budget.h"
 #include "plugin/tree_history.h"
@@ -34,12 +35,22 @@ struct BudgetOptions {
   double fp_rate = std::numeric_limits<double>::quiet_NaN();
 };
 
-// The base of every sstfilter policy: one compatibility family, one reader for all kinds. Its
-// overrides of RocksDB's virtual functions catch every exception (running out of memory), so none
-// crosses into RocksDB: a builder that cannot be made is "no filter" for that file, logged.
+// The base of every sstfilter policy: its compatibility family (the compatibility option,
+// sstfilter.h), one reader for all kinds. Its overrides of RocksDB's virtual functions catch every
+// exception (running out of memory), so none crosses into RocksDB: a builder that cannot be made
+// is "no filter" for that file, logged.
 class SstFilterPolicy : public ROCKSDB_NAMESPACE::FilterPolicy {
  public:
+  // The family whose filters the policy reads, and whose name its filter blocks carry.
+  enum class Compatibility {
+    kRocksDb,    // "rocksdb.BuiltinBloomFilter": RocksDB's filters too (the default)
+    kSstFilter,  // "sstfilter": the filters of databases sstfilter 0.1 wrote
+  };
+
   const char* CompatibilityName() const override;
+  // Under compatibility=rocksdb, a filter sstfilter did not write (EndsInLayout2Marker, core/
+  // format.h) is RocksDB's: a built-in policy's reader reads it. Every other filter: sstfilter's
+  // reader, which answers "may match" for bytes it does not understand.
   ROCKSDB_NAMESPACE::FilterBitsBuilder* GetBuilderWithContext(
       const ROCKSDB_NAMESPACE::FilterBuildingContext& context) const final;
   ROCKSDB_NAMESPACE::FilterBitsReader* GetFilterBitsReader(
@@ -81,9 +92,13 @@ class SstFilterPolicy : public ROCKSDB_NAMESPACE::FilterPolicy {
       const ROCKSDB_NAMESPACE::FilterBuildingContext& context) const;
 
   BudgetOptions budget_;
+  Compatibility compatibility_ = Compatibility::kRocksDb;
   // The filter blocks this policy wrote too large for their block cache (block_cache_fit.h).
   const std::shared_ptr<OversizedFilterBlocks> oversized_ =
       std::make_shared<OversizedFilterBlocks>();
+  // Its builders' WARN lines for filters written other than chosen (bits_adapters.h).
+  const std::shared_ptr<RateLimitedWarning> fallback_warnings_ =
+      std::make_shared<RateLimitedWarning>(kFallbackWarningIntervalNs);
 
  private:
   // What PrepareOptions and ValidateOptions check: refused_, else the filter the options describe

@@ -122,6 +122,40 @@ bool LayoutsEqual(const ConfigOptions&, const std::string& name, const void* a, 
   return same;
 }
 
+Status ParseCompatibility(const ConfigOptions&, const std::string& name, const std::string& value,
+                          void* addr) {
+  auto* out = static_cast<SstFilterPolicy::Compatibility*>(addr);
+  if (value == "rocksdb") {
+    *out = SstFilterPolicy::Compatibility::kRocksDb;
+  } else if (value == "sstfilter") {
+    *out = SstFilterPolicy::Compatibility::kSstFilter;
+  } else {
+    return Status::InvalidArgument(
+        "sstfilter: " + name +
+        " must be rocksdb (RocksDB's filter family, the default) or sstfilter (for databases "
+        "sstfilter 0.1 wrote), got '" +
+        value + "'");
+  }
+  return Status::OK();
+}
+
+Status SerializeCompatibility(const ConfigOptions&, const std::string&, const void* addr,
+                              std::string* value) {
+  *value = *static_cast<const SstFilterPolicy::Compatibility*>(addr) ==
+                   SstFilterPolicy::Compatibility::kRocksDb
+               ? "rocksdb"
+               : "sstfilter";
+  return Status::OK();
+}
+
+bool CompatibilitiesEqual(const ConfigOptions&, const std::string& name, const void* a,
+                          const void* b, std::string* mismatch) {
+  const bool same = *static_cast<const SstFilterPolicy::Compatibility*>(a) ==
+                    *static_cast<const SstFilterPolicy::Compatibility*>(b);
+  if (!same && mismatch != nullptr) *mismatch = name;
+  return same;
+}
+
 // LeveledPolicy's memory_budget (plugin/memory_budget.h): "" (none, left out of OPTIONS files),
 // bytes, or a share of the block cache.
 Status ParseMemoryBudget(const ConfigOptions&, const std::string&, const std::string& value,
@@ -151,6 +185,15 @@ const OptionTypeMap& BudgetTypeInfo() {
   static const std::unordered_map<std::string, OptionTypeInfo> info = {
       {"bits_per_key", OptionalDouble(offsetof(BudgetOptions, bits_per_key))},
       {"fp_rate", OptionalDouble(offsetof(BudgetOptions, fp_rate))},
+  };
+  return info;
+}
+
+const OptionTypeMap& CompatibilityTypeInfo() {
+  static const std::unordered_map<std::string, OptionTypeInfo> info = {
+      {"compatibility", OptionTypeInfo(0, OptionType::kUnknown, OptionVerificationType::kNormal,
+                                       OptionTypeFlags::kNone, ParseCompatibility,
+                                       SerializeCompatibility, CompatibilitiesEqual)},
   };
   return info;
 }

@@ -27,6 +27,8 @@ std::string FormatOptionNumber(double value);
 using OptionTypeMap = std::unordered_map<std::string, ROCKSDB_NAMESPACE::OptionTypeInfo>;
 // BudgetOptions (bits_per_key, fp_rate: absent is NaN, and not written to OPTIONS files).
 const OptionTypeMap& BudgetTypeInfo();
+// SstFilterPolicy's compatibility ("rocksdb", "sstfilter").
+const OptionTypeMap& CompatibilityTypeInfo();
 // BloomPolicy's layout ("blocked", "standard").
 const OptionTypeMap& BloomTypeInfo();
 // LeveledPolicy::Shape (size_ratio, num_levels).

@@ -40,6 +40,11 @@
 # `scripts/bench.sh --budget` fills databases of 1M, 3M and 10M keys, random and ordered, under
 # sstfilter.Leveled's memory_budget, and prints their filters against the budget and the files the
 # listener rewrote (scripts/bench_budget.sh says more). About 6 minutes.
+#
+# `scripts/bench.sh --migration` moves a database of 1M keys from RocksDB's ribbonfilter:10 to
+# sstfilter.Leveled:10 and back with RocksDB's own db_bench, full and partitioned, and prints the
+# storage reads per absent Get in each phase (scripts/bench_migration.sh says more). About 3
+# minutes.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_dir=$("$root/scripts/setup.sh" | tail -n 1)
@@ -54,6 +59,11 @@ if [ "${1:-}" = "--budget" ]; then
   shift
   DB_BENCH_EXT="${DB_BENCH_EXT:-$build_dir/db_bench_ext/db_bench_ext}" \
     exec bash "$root/scripts/bench_budget.sh" "$@"
+fi
+if [ "${1:-}" = "--migration" ]; then
+  shift
+  SSTFILTER_LIB="${SSTFILTER_LIB:-$build_dir/plugin/libsstfilter.so}" \
+    exec bash "$root/scripts/bench_migration.sh" "$@"
 fi
 if [ "${1:-}" = "--micro" ]; then
   shift

@@ -19,7 +19,9 @@
 #   install in ../shared/rocksdb/ (`scripts/rocksdb-versions.sh stress` lists them), with sstfilter
 #   built against it by scripts/setup.sh --rocksdb. Its bin/db_stress is what runs.
 # --crash-rounds: kill -9 rounds after the matrix (default 10), over the matrix's policy
-#   configurations in turn, on one database.
+#   configurations in turn, on one database. Then, always, five kill -9 rounds on another
+#   database whose policy switches between RocksDB's filters and sstfilter's, full and
+#   partitioned.
 # --work: where databases and logs go (default a new directory under ${TMPDIR:-/tmp}).
 #
 # Exits 1 on any verification failure or db_stress error, and keeps that cell's database and
@@ -206,9 +208,35 @@ for policy in "${policies[@]}"; do
 done
 matrix_seconds=$(( $(date +%s) - start_all ))
 
-# Crash rounds: db_stress is killed with SIGKILL at a random moment of a long run; the next run
-# on the same database and expected state verifies every key (including the writes that were in
-# flight, which db_stress's expected state allows either way).
+# A crash round: db_stress under the OPTIONS file `options` is killed with SIGKILL at a random
+# moment of a long run; the next run on the same database and expected state verifies every key
+# (including the writes that were in flight, which db_stress's expected state allows either way).
+crash_round() {  # dir options destroy label
+  local dir=$1 options=$2 destroy=$3 label=$4 pid
+  LD_PRELOAD="$plugin" "$db_stress" "${common[@]}" --options_file="$options" \
+    --db="$dir/db" --expected_values_dir="$dir/expected" --destroy_db_initially="$destroy" \
+    --ops_per_thread=100000000 --reopen=0 >> "$dir/log" 2>&1 &
+  pid=$!
+  sleep "$(( 2 + RANDOM % 5 )).$(( RANDOM % 10 ))"
+  if ! kill -0 "$pid" 2>/dev/null; then
+    wait "$pid" || true
+    fail "$label (db_stress ended before the kill)" "$dir/log" "$dir/db"
+    return 1
+  fi
+  kill -9 "$pid"
+  wait "$pid" 2>/dev/null || true
+  echo "== killed with SIGKILL ($label); reopening and verifying" >> "$dir/log"
+  if LD_PRELOAD="$plugin" "$db_stress" "${common[@]}" --options_file="$options" \
+       --db="$dir/db" --expected_values_dir="$dir/expected" --destroy_db_initially=0 \
+       --ops_per_thread=1000 --reopen=0 >> "$dir/log" 2>&1 &&
+     tail -n 3 "$dir/log" | grep -q "Verification successful"; then
+    return 0
+  fi
+  fail "$label" "$dir/log" "$dir/db"
+  return 1
+}
+
+# Crash rounds over the matrix's policy configurations in turn, on one database.
 crash_ok=0
 crash_policies=("${policies[@]}")
 for ((round = 1; round <= crash_rounds; round++)); do
@@ -220,28 +248,8 @@ for ((round = 1; round <= crash_rounds; round++)); do
   [ $round -le ${#crash_policies[@]} ] && write_options "$options" "$policy" "" ""
   destroy=0
   [ $round -eq 1 ] && destroy=1
-  LD_PRELOAD="$plugin" "$db_stress" "${common[@]}" --options_file="$options" \
-    --db="$dir/db" --expected_values_dir="$dir/expected" --destroy_db_initially=$destroy \
-    --ops_per_thread=100000000 --reopen=0 >> "$dir/log" 2>&1 &
-  pid=$!
-  sleep "$(( 2 + RANDOM % 5 )).$(( RANDOM % 10 ))"
-  if ! kill -0 "$pid" 2>/dev/null; then
-    wait "$pid" || true
-    fail "crash round $round (db_stress ended before the kill)" "$dir/log" "$dir/db"
-    break
-  fi
-  kill -9 "$pid"
-  wait "$pid" 2>/dev/null || true
-  echo "== killed with SIGKILL (round $round); reopening and verifying" >> "$dir/log"
-  if LD_PRELOAD="$plugin" "$db_stress" "${common[@]}" --options_file="$options" \
-       --db="$dir/db" --expected_values_dir="$dir/expected" --destroy_db_initially=0 \
-       --ops_per_thread=1000 --reopen=0 >> "$dir/log" 2>&1 &&
-     tail -n 3 "$dir/log" | grep -q "Verification successful"; then
-    crash_ok=$((crash_ok + 1))
-  else
-    fail "crash round $round ($policy)" "$dir/log" "$dir/db"
-    break
-  fi
+  crash_round "$dir" "$options" "$destroy" "crash round $round ($policy)" || break
+  crash_ok=$((crash_ok + 1))
 done
 if [ "$crash_rounds" -gt 0 ] && [ "$crash_ok" -eq "$crash_rounds" ]; then
   passed=$((passed + 1))
@@ -249,10 +257,35 @@ if [ "$crash_rounds" -gt 0 ] && [ "$crash_ok" -eq "$crash_rounds" ]; then
   rm -rf "$work/crash"
 fi
 
+# Switch rounds: one database moved between RocksDB's filters and sstfilter's, full and
+# partitioned, a crash round under each (docs/filters.md, "Moving an existing database"): every
+# file of either family answers right under the other's policy.
+partitioned_table="partition_filters=true;index_type=kTwoLevelIndexSearch;metadata_block_size=1024"
+switches=("bloomfilter:10||" "sstfilter.Leveled:10|$partitioned_table|"
+          "ribbonfilter:10:-1|$partitioned_table|" "{id=sstfilter.Ribbon;fp_rate=0.01}||"
+          "bloomfilter:10||")
+switch_ok=0
+dir="$work/switch"
+mkdir -p "$dir/expected"
+for ((round = 1; round <= ${#switches[@]}; round++)); do
+  IFS='|' read -r policy table cf <<< "${switches[$((round - 1))]}"
+  write_options "$dir/OPTIONS.$round" "$policy" "$table" "$cf"
+  destroy=0
+  [ $round -eq 1 ] && destroy=1
+  crash_round "$dir" "$dir/OPTIONS.$round" "$destroy" "switch round $round ($policy)" || break
+  switch_ok=$((switch_ok + 1))
+done
+if [ "$switch_ok" -eq ${#switches[@]} ]; then
+  passed=$((passed + 1))
+  echo "stress.sh: $switch_ok kill -9 rounds switching between RocksDB's filters and sstfilter's," \
+    "every key verified after each"
+  rm -rf "$dir"
+fi
+
 collector_state="range-filter collector on"
 [ $range_collector -eq 1 ] || collector_state="range-filter collector dropped by db_stress"
 echo "stress.sh: RocksDB $version, $runs matrix runs in ${matrix_seconds}s," \
-  "$crash_ok crash rounds, $collector_state"
+  "$crash_ok crash rounds, $switch_ok switch rounds, $collector_state"
 echo "$passed passed, $failed failed"
 if [ "$failed" -eq 0 ]; then
   rm -rf "$work"

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// Which SST files of a database carry an sstfilter filter.
+// Which SST files of a database carry which filter.
 //
 // RocksDB silently drops a filter policy it cannot load (for example when libsstfilter.so was not
 // linked or preloaded), and a read-write open then rewrites the OPTIONS file without it: from then
-// on new files get no filter, and nothing fails. These functions report, for each live SST file,
-// the filter policy that built it, from the files' table properties, so the loss can be noticed.
+// on new files get no filter, and nothing fails. And a database moving between RocksDB's filters
+// and sstfilter's has files of both for as long as compactions take to rewrite it. These functions
+// report, for each live SST file, the filter policy that built it (from the files' table
+// properties) and, read from its filter blocks, which family's name they carry and in which
+// format, so that the loss, or the migration, can be seen.
 #pragma once
 
 #include <rocksdb/db.h>
@@ -26,6 +29,14 @@ struct SstFilterInfo {
   uint64_t filter_bytes = 0;
   uint64_t filter_entries = 0;
   uint64_t num_entries = 0;  // keys (entries) in the file
+  // Read from the filter blocks (ReadFilterFormats; empty until then, and where the file has no
+  // filter block): the compatibility name they are stored under, "rocksdb.BuiltinBloomFilter"
+  // (read by RocksDB's policies and by sstfilter's under compatibility=rocksdb, the default) or
+  // "sstfilter" (by sstfilter's under compatibility=sstfilter only); and the format of the first,
+  // "rocksdb:fast_local_bloom", "rocksdb:ribbon", "rocksdb:legacy_bloom", "sstfilter:<kind>" or
+  // "sstfilter:match_all" (docs/filters.md, "Moving an existing database").
+  std::string filter_family;
+  std::string filter_format;
   // Whether the filter is one that sstfilter wrote (and so reads).
   SSTFILTER_EXPORT bool has_sstfilter_filter() const;
 };
@@ -34,14 +45,27 @@ struct SstFilterInfo {
 SSTFILTER_EXPORT ROCKSDB_NAMESPACE::Status DescribeFilters(ROCKSDB_NAMESPACE::DB* db,
                                                            std::vector<SstFilterInfo>* files);
 
-// The same for a database on disk, opened read-only with its own OPTIONS file (a read-only open
+// Fills each file's filter_family and filter_format, reading its filter blocks (each file opened
+// on its own, with the options of `db`'s default column family). A file that cannot be read keeps
+// them empty; the first such error is returned after the others are read.
+SSTFILTER_EXPORT ROCKSDB_NAMESPACE::Status ReadFilterFormats(ROCKSDB_NAMESPACE::DB* db,
+                                                             std::vector<SstFilterInfo>* files);
+
+// Both for a database on disk, opened read-only with its own OPTIONS file (a read-only open
 // never rewrites it). Loading the OPTIONS file strictly, it also fails if that file names a
 // policy that cannot be loaded here.
 SSTFILTER_EXPORT ROCKSDB_NAMESPACE::Status DescribeFilters(const std::string& db_path,
                                                            std::vector<SstFilterInfo>* files);
 
-// A printable report: a line per file and a summary naming the files without an sstfilter filter.
+// A printable report: a line per file; per level, its files and keys by filter
+// (FormatFiltersByLevel); and a summary naming the files without an sstfilter filter.
 SSTFILTER_EXPORT std::string FormatFilterReport(const std::vector<SstFilterInfo>& files);
+
+// A line per level: its files and keys of each filter format ("(none)" where a file has no
+// filter; "[sstfilter]" after one stored under the name "sstfilter"), then, if any file's
+// filter carries the name "sstfilter", a line saying which policies read those: what a
+// database moving between RocksDB's filters and sstfilter's has left to rewrite.
+SSTFILTER_EXPORT std::string FormatFiltersByLevel(const std::vector<SstFilterInfo>& files);
 
 // sstfilter.Leveled's memory_budget as the policy is configured (docs/filters.md, "A memory budget
 // in bytes"): bytes, or a share of the block cache. Both 0 for a policy without one (any other).

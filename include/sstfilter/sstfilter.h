@@ -27,9 +27,18 @@
 // GetBlockBasedTableOptionsFromString ("filter_policy=..."), OPTIONS files, and RocksDB's own
 // tools with libsstfilter.so preloaded.
 //
-// All sstfilter policies are one compatibility family ("sstfilter"): any of them reads the filters
-// any other wrote, so a database whose policy changes from Bloom to Cuckoo keeps using the filters
-// in its older files.
+// Every sstfilter policy takes compatibility=rocksdb (the default) or compatibility=sstfilter,
+// the family whose filters it reads and whose name its files' filter blocks carry:
+// - rocksdb: RocksDB's built-in family ("rocksdb.BuiltinBloomFilter"). The policy reads the
+//   filters of RocksDB's bloomfilter and ribbonfilter (through a built-in policy's
+//   GetFilterBitsReader) as well as every sstfilter filter, so a database switched from RocksDB's
+//   filters keeps every old file filtered; and RocksDB's own policies read sstfilter's filters as
+//   "may match" for every key (docs/format.md, the trailer's marker), so a database switched back
+//   answers right, with those files unfiltered until compactions rewrite them.
+// - sstfilter: the family of sstfilter releases before 0.2 ("sstfilter"), for databases they
+//   wrote: their files' filters are read, and RocksDB's are not.
+// Within a family any policy reads the filters any other wrote, so a database whose policy changes
+// from Bloom to Cuckoo keeps using the filters in its older files.
 //
 // The library also registers an SstPartitionerFactory, "sstfilter.NoTrivialMove"
 // (no_trivial_move.h): it makes RocksDB rewrite files instead of moving them down a level
@@ -66,9 +75,12 @@ inline constexpr const char* kCuckooPolicyName = "sstfilter.Cuckoo";
 inline constexpr const char* kLeveledPolicyName = "sstfilter.Leveled";
 inline constexpr const char* kFusePolicyName = "sstfilter.Fuse";
 inline constexpr const char* kRibbonPolicyName = "sstfilter.Ribbon";
-// The CompatibilityName of every sstfilter policy, and so the suffix of the SST metaindex entry
-// of its filters ("fullfilter.sstfilter", "partitionedfilter.sstfilter").
-inline constexpr const char* kCompatibilityName = "sstfilter";
+// The CompatibilityName of an sstfilter policy, and so the suffix of the SST metaindex entry of its
+// filters: RocksDB's built-in family's ("fullfilter.rocksdb.BuiltinBloomFilter",
+// "partitionedfilter.rocksdb.BuiltinBloomFilter") under compatibility=rocksdb, the default; or
+// under compatibility=sstfilter ("fullfilter.sstfilter", "partitionedfilter.sstfilter").
+inline constexpr const char* kRocksDbCompatibilityName = "rocksdb.BuiltinBloomFilter";
+inline constexpr const char* kSstFilterCompatibilityName = "sstfilter";
 
 // ConfigOptions that report what RocksDB's defaults silently drop: an unknown name, option or value
 // (a plugin that is not loaded) is an error naming it. Use them to load OPTIONS files

@@ -85,11 +85,28 @@ std::string BumpedRibbonBytes(int fingerprint_bits, const std::vector<uint64_t>&
 
 uint64_t Digest(const std::string& bytes) { return XXH3_64bits(bytes.data(), bytes.size()); }
 
-// The first 24 bytes of the filter's trailer (num_keys, num_units, seed, param, kind, version).
+// The same filter with its trailer in layout 1 (as sstfilter 0.1 wrote it): byte 23 a flags byte
+// of 0, the check over bytes 0..23 with the seed "trailer1", then "SSTF". Encoded here from the
+// format's description, not by the library.
+std::string AsLayout1(const std::string& filter, uint8_t flags = 0) {
+  std::string out = filter.substr(0, filter.size() - kTrailerBytes + 23);
+  out.push_back(static_cast<char>(flags));
+  const uint8_t* tr = reinterpret_cast<const uint8_t*>(out.data()) + out.size() - 24;
+  const uint32_t check = static_cast<uint32_t>(XXH3_64bits_withSeed(tr, 24, 0x747261696c657231));
+  for (int b = 0; b < 4; ++b) out.push_back(static_cast<char>(check >> (8 * b)));
+  return out + "SSTF";
+}
+
 void ExpectTrailerStart(const std::string& filter, const unsigned char (&expected)[24]) {
   ASSERT_GE(filter.size(), kTrailerBytes);
-  EXPECT_EQ(std::memcmp(filter.data() + filter.size() - kTrailerBytes, expected, 24), 0);
+  EXPECT_EQ(std::memcmp(filter.data() + filter.size() - kTrailerBytes, expected, 23), 0);
+  const std::string old = AsLayout1(filter);
+  EXPECT_EQ(std::memcmp(old.data() + old.size() - kTrailerBytes, expected, 24), 0);
 }
+
+// The first 23 bytes of the filter's trailer (num_keys, num_units, seed, param, kind, version),
+// which both layouts share, and layout 1's flags byte, 0.
+void ExpectTrailerStart(const std::string& filter, const unsigned char (&expected)[24]);
 
 // An accidental change of the byte format (hashing, probe derivation, layout, trailer) changes
 // these digests. A deliberate change needs a new format version, not new constants.
@@ -138,10 +155,14 @@ TEST(Format, GoldenBytes) {
   EXPECT_EQ(standard.size(), 1256u + kTrailerBytes);     // 157 words
   EXPECT_EQ(cuckoo.size(), 1592u + kTrailerBytes);       // 264 buckets of 48 bits, + 8 pad bytes
   EXPECT_EQ(semi_sorted.size(), 1460u + kTrailerBytes);  // 264 buckets of 44 bits, + 8 pad bytes
-  EXPECT_EQ(Digest(blocked), 0x2c7c803a25341b87u);
-  EXPECT_EQ(Digest(standard), 0x6217237745fe071eu);
-  EXPECT_EQ(Digest(cuckoo), 0xe615f607a42c8c87u);
-  EXPECT_EQ(Digest(semi_sorted), 0x186ce4a866bfd2f7u);
+  EXPECT_EQ(Digest(AsLayout1(blocked)), 0x2c7c803a25341b87u);  // as 0.1 wrote it
+  EXPECT_EQ(Digest(blocked), 0x208cd3a4779d55d5u);
+  EXPECT_EQ(Digest(AsLayout1(standard)), 0x6217237745fe071eu);  // as 0.1 wrote it
+  EXPECT_EQ(Digest(standard), 0x156bd3c8a6771d40u);
+  EXPECT_EQ(Digest(AsLayout1(cuckoo)), 0xe615f607a42c8c87u);  // as 0.1 wrote it
+  EXPECT_EQ(Digest(cuckoo), 0x65837f56d583f8fbu);
+  EXPECT_EQ(Digest(AsLayout1(semi_sorted)), 0x186ce4a866bfd2f7u);  // as 0.1 wrote it
+  EXPECT_EQ(Digest(semi_sorted), 0x485dda69ee2fd777u);
   // The static build writes the semi-sorted version by default.
   EXPECT_EQ(Cuckoo::Build(CuckooParams{12}, keys.data(), keys.size()).value(), semi_sorted);
   ExpectTrailerStart(semi_sorted, {0xe7, 0x03, 0, 0, 0, 0, 0, 0,  // 999 stored
@@ -151,7 +172,8 @@ TEST(Format, GoldenBytes) {
   // The binary fuse filter (kind 4), 4-wise for 1000 keys: 1376 cells of 8 bits, + 8 pad bytes.
   const std::string& fuse = golden.fuse;
   EXPECT_EQ(fuse.size(), 1384u + kTrailerBytes);
-  EXPECT_EQ(Digest(fuse), 0x7171a34467475f72u);
+  EXPECT_EQ(Digest(AsLayout1(fuse)), 0x7171a34467475f72u);  // as 0.1 wrote it
+  EXPECT_EQ(Digest(fuse), 0xdf45d38769031dacu);
   ExpectTrailerStart(fuse, {0xe8, 0x03, 0, 0, 0, 0, 0, 0,  // num_keys 1000
                             0x60, 0x05, 0, 0, 0, 0, 0, 0,  // num_units: 1376 cells
                             0,    0,    5, 4,              // seed 0, L = 2^5, 4-wise
@@ -159,7 +181,8 @@ TEST(Format, GoldenBytes) {
   // The Ribbon filter (kind 5) for 1000 keys: 1088 slots, 17 blocks of 8 words.
   const std::string& ribbon = golden.ribbon;
   EXPECT_EQ(ribbon.size(), 1088u + kTrailerBytes);
-  EXPECT_EQ(Digest(ribbon), 0xfc4d75572fd8c68u);
+  EXPECT_EQ(Digest(AsLayout1(ribbon)), 0xfc4d75572fd8c68u);  // as 0.1 wrote it
+  EXPECT_EQ(Digest(ribbon), 0x59a962c5c298a370u);
   ExpectTrailerStart(ribbon, {0xe8, 0x03, 0, 0, 0, 0, 0, 0,  // num_keys 1000
                               0x40, 0x04, 0, 0, 0, 0, 0, 0,  // num_units: 1088 slots
                               0,    0,    0, 0,              // seed 0
@@ -168,19 +191,21 @@ TEST(Format, GoldenBytes) {
   // of 8 words), then the 2-bit threshold codes of the first two layers' 94 buckets (3 words).
   const std::string& bumped = golden.bumped;
   EXPECT_EQ(bumped.size(), 6'144u + 24 + kTrailerBytes);
-  EXPECT_EQ(Digest(bumped), 0x536481b14b2c5568u);
+  EXPECT_EQ(Digest(AsLayout1(bumped)), 0x536481b14b2c5568u);  // as 0.1 wrote it
+  EXPECT_EQ(Digest(bumped), 0xba7436f58fa612f7u);
   ExpectTrailerStart(bumped, {0x70, 0x17, 0, 0, 0, 0, 0, 0,  // num_keys 6000
                               0x70, 0x17, 0, 0, 0, 0, 0, 0,  // num_units: 6000 keys
                               0,    0,    0, 0,              // seed 0
                               8,    6,    1, 0});            // 8 bits, kind 6, v1
   // The trailer of the blocked filter, byte for byte.
   const std::string tail = blocked.substr(blocked.size() - kTrailerBytes);
-  const unsigned char expected_prefix[24] = {0xe8, 0x03, 0, 0, 0, 0, 0, 0,  // num_keys 1000
+  const unsigned char expected_prefix[23] = {0xe8, 0x03, 0, 0, 0, 0, 0, 0,  // num_keys 1000
                                              20,   0,    0, 0, 0, 0, 0, 0,  // num_units 20
                                              0,    0,    0, 0,              // seed 0
-                                             7,    1,    1, 0};             // probes, kind, v1
+                                             7,    1,    1};                // probes, kind, v1
   EXPECT_EQ(std::memcmp(tail.data(), expected_prefix, sizeof(expected_prefix)), 0);
-  EXPECT_EQ(tail.substr(28), "SSTF");
+  // Layout 2: the check word at 23, then the marker RocksDB's readers take as unknown.
+  EXPECT_EQ(tail.substr(27), std::string("\xFF\x53\xE0\x54\x46"));
 }
 
 TEST(Format, TrailerRoundTrips) {
@@ -299,7 +324,11 @@ TEST(Format, RandomBytesMatchAll) {
   for (int round = 0; round < 20000; ++round) {
     std::string bytes(rng() % 300, '\0');
     for (char& c : bytes) c = static_cast<char>(rng());
-    if (round % 2 == 0 && bytes.size() >= 4) bytes.replace(bytes.size() - 4, 4, "SSTF");
+    if (round % 3 == 0 && bytes.size() >= 4) bytes.replace(bytes.size() - 4, 4, "SSTF");
+    if (round % 3 == 1 && bytes.size() >= kMarkerBytes) {
+      bytes.replace(bytes.size() - kMarkerBytes, kMarkerBytes,
+                    reinterpret_cast<const char*>(kRocksDbUnknownMarker), kMarkerBytes);
+    }
     ExpectMatchesAll(Exact(bytes).get(), bytes.size(), "random " + std::to_string(round));
   }
   ExpectMatchesAll(nullptr, 0, "null");
@@ -336,7 +365,6 @@ TEST(Format, InconsistentTrailersMatchAll) {
       with([](Trailer& t) { t.param = kMaxNumProbes + 1; }),
       with([](Trailer& t) { t.version = 2; }),
       with([](Trailer& t) { t.version = 0; }),
-      with([](Trailer& t) { t.flags = 1; }),
       with([](Trailer& t) { t.seed = 1; }),  // Bloom filters have no seed
       with([](Trailer& t) { t.kind = static_cast<FilterKind>(0); }),
       with([](Trailer& t) { t.kind = static_cast<FilterKind>(4); }),
@@ -381,6 +409,24 @@ TEST(Format, InconsistentTrailersMatchAll) {
     t.num_keys = t.num_units * kCuckooSlotsPerBucket;
   });
   EXPECT_TRUE(FilterReader::Open(Exact(full_cuckoo).get(), full_cuckoo.size()).valid());
+}
+
+// Layout 1's trailers read as layout 2's do: the same filter, the same answers; a flags byte other
+// than 0 is not understood.
+TEST(Format, Layout1TrailersStillRead) {
+  const GoldenFilters golden;
+  const std::vector<uint64_t> absent = KeyHashes(77, 2000);
+  for (const std::string* filter : golden.All()) {
+    const std::string old = AsLayout1(*filter);
+    ASSERT_EQ(old.size(), filter->size());
+    const auto exact = Exact(old);
+    const FilterReader before = FilterReader::Open(exact.get(), old.size());
+    const FilterReader now = testing::ReaderOf(*filter);
+    ASSERT_TRUE(before.valid());
+    ASSERT_TRUE(now.valid());
+    for (uint64_t h : absent) ASSERT_EQ(before.MayContain(h), now.MayContain(h));
+    ExpectMatchesAll(Exact(AsLayout1(*filter, 1)).get(), old.size(), "layout 1, flags 1");
+  }
 }
 
 }  // namespace

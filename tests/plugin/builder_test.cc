@@ -236,3 +236,53 @@ INSTANTIATE_TEST_SUITE_P(AllPolicies, BuilderTest,
 
 }  // namespace
 }  // namespace sstfilter
+
+namespace sstfilter {
+namespace {
+
+// A chooser whose every answer is an error: the builder writes a match-all filter.
+class RefusingChooser : public FilterChooser {
+ public:
+  bool WantsKeyRange() const override { return false; }
+  Result<LevelFilter> ForKeys(uint64_t, const KeyRange&, bool) override {
+    return Err("refused for the test");
+  }
+};
+
+// A filter written other than chosen says so once per interval, at WARN, with the file's level and
+// key count; the lines left out are counted into the next.
+TEST(FallbackWarnings, AreRateLimitedAndNameTheLevelAndTheKeys) {
+  testing::RecordingLogger log;
+  auto warnings = std::make_shared<RateLimitedWarning>(kFallbackWarningIntervalNs);
+  SstFilterBitsBuilder builder(std::make_unique<RefusingChooser>(), /*verify=*/false, &log);
+  builder.SetFileLevel(3, warnings);
+  for (int round = 0; round < 3; ++round) {  // three partitions, one line
+    for (int i = 0; i < 42; ++i) builder.AddKey(Key(i));
+    std::unique_ptr<const char[]> buf;
+    Status s;
+    const Slice filter = builder.Finish(&buf, &s);
+    EXPECT_TRUE(s.ok());
+    const FilterReader reader =
+        FilterReader::Open(reinterpret_cast<const uint8_t*>(filter.data()), filter.size());
+    EXPECT_TRUE(reader.MayContain(12345));  // match-all: no key is lost
+  }
+  const std::vector<std::string> lines = log.LinesWith("writing a filter that matches every key");
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_NE(lines[0].find("42 keys in a file of level 3"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[0].find("refused for the test"), std::string::npos) << lines[0];
+  EXPECT_EQ(log.lines[0].first, ROCKSDB_NAMESPACE::InfoLogLevel::WARN_LEVEL);
+  // The limiter itself, on a clock of its own: two left out, then the next line says so.
+  RateLimitedWarning limiter(1000);
+  EXPECT_TRUE(limiter.Log(&log, "first", 0));
+  EXPECT_FALSE(limiter.Log(&log, "second", 999));
+  EXPECT_FALSE(limiter.Log(&log, "third", 500));
+  EXPECT_TRUE(limiter.Log(&log, "fourth", 1000));
+  const std::vector<std::string> fourth = log.LinesWith("fourth");
+  ASSERT_EQ(fourth.size(), 1u);
+  EXPECT_NE(fourth[0].find("(and 2 such lines left out since the last one)"), std::string::npos)
+      << fourth[0];
+  EXPECT_TRUE(log.LinesWith("second").empty());
+}
+
+}  // namespace
+}  // namespace sstfilter

@@ -63,7 +63,7 @@ TEST(LeveledPolicy, EachLevelGetsItsOwnFilter) {
   options.filter_policy =
       PolicyFrom("{id=sstfilter.Leveled;bits_per_key=10;size_ratio=10;num_levels=5}");
   ASSERT_NE(options.filter_policy, nullptr);
-  EXPECT_STREQ(options.filter_policy->CompatibilityName(), "sstfilter");
+  EXPECT_STREQ(options.filter_policy->CompatibilityName(), "rocksdb.BuiltinBloomFilter");
   auto bits_per_key_at = [&](int level, ROCKSDB_NAMESPACE::CompactionStyle style) {
     std::unique_ptr<FilterBitsBuilder> builder = BuilderAtLevel(options, level, style);
     if (builder == nullptr) return 0.0;

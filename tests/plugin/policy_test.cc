@@ -10,6 +10,7 @@
 #include <rocksdb/version.h>
 
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -92,7 +93,7 @@ TEST(Policy, AcceptedForms) {
     const auto policy = PolicyFrom(c.uri);
     ASSERT_NE(policy, nullptr) << c.uri;
     EXPECT_STREQ(policy->Name(), c.name) << c.uri;
-    EXPECT_STREQ(policy->CompatibilityName(), "sstfilter") << c.uri;
+    EXPECT_STREQ(policy->CompatibilityName(), "rocksdb.BuiltinBloomFilter") << c.uri;
     const FilterSpec spec = SpecOf(*policy);
     EXPECT_EQ(spec.kind(), c.kind) << c.uri;
     if (c.kind == Fuse::kId) {
@@ -154,6 +155,9 @@ TEST(Policy, BadStringsAreClearErrors) {
       {"{id=sstfilter.Bloom;bits_per_key=10;layout=sideways}",
        {"layout must be blocked or standard", "sideways"}},
       {"{id=sstfilter.Bloom;bits_per_key=10;colour=blue}", {"colour"}},
+      {"{id=sstfilter.Ribbon;bits_per_key=10;compatibility=RocksDB}",
+       {"compatibility must be rocksdb", "or sstfilter", "'RocksDB'"}},
+      {"{id=sstfilter.Leveled;bits_per_key=10;compatibility=}", {"compatibility must be", "''"}},
       {"sstfilter.Blom:10", {"sstfilter.Blom"}},
       {"sstfilter.Bloom:ten", {"sstfilter.Bloom: bits_per_key must be a finite number", "'ten'"}},
       {"{id=sstfilter.Leveled;fp_rate=0.01}", {"sstfilter.Leveled", "not fp_rate"}},
@@ -245,7 +249,9 @@ TEST(Policy, SerialisedOptionsRecreateAnEqualPolicy) {
         "{id=sstfilter.Cuckoo;fp_rate=0.001}", "sstfilter.Cuckoo:12.5",
         "{id=sstfilter.Leveled;bits_per_key=8;size_ratio=4;num_levels=5}", "sstfilter.Fuse:8",
         "{id=sstfilter.Fuse;fp_rate=0.001}", "sstfilter.Ribbon:8",
-        "{id=sstfilter.Ribbon;fp_rate=0.001}"}) {
+        "{id=sstfilter.Ribbon;fp_rate=0.001}",
+        "{id=sstfilter.Cuckoo;bits_per_key=12;compatibility=sstfilter}",
+        "{id=sstfilter.Leveled;memory_budget=1M;compatibility=sstfilter}"}) {
     BlockBasedTableOptions options;
     options.filter_policy = PolicyFrom(uri);
     ConfigOptions config;
@@ -265,8 +271,37 @@ TEST(Policy, SerialisedOptionsRecreateAnEqualPolicy) {
     EXPECT_STREQ(again->Name(), options.filter_policy->Name());
     EXPECT_EQ(SpecOf(*again).ToString(), SpecOf(*options.filter_policy).ToString())
         << uri << " -> " << text;
+    EXPECT_STREQ(again->CompatibilityName(), options.filter_policy->CompatibilityName()) << text;
+    EXPECT_NE(text.find(std::string("compatibility=") +
+                        (std::strstr(uri, "compatibility=sstfilter") ? "sstfilter" : "rocksdb")),
+              std::string::npos)
+        << text;
     std::string mismatch;
     EXPECT_TRUE(again->AreEquivalent(config, options.filter_policy.get(), &mismatch)) << mismatch;
+  }
+}
+
+// compatibility names the family whose filters a policy reads and writes (sstfilter.h): RocksDB's
+// by default, sstfilter 0.1's on request; two policies of different families are not equivalent.
+TEST(Policy, CompatibilityNamesTheFilterFamily) {
+  for (const PolicyConfig& c : kPolicyConfigs) {
+    const std::string uri = c.uri;
+    const std::string id = PolicyNameOf(c.uri);
+    std::string options = uri.rfind("{id=", 0) == 0
+                              ? uri.substr(1, uri.size() - 2)
+                              : "id=" + id + ";bits_per_key=" + uri.substr(uri.find(':') + 1);
+    const auto default_family = PolicyFrom(uri);
+    const auto rocksdb = PolicyFrom("{" + options + ";compatibility=rocksdb}");
+    const auto sstfilter = PolicyFrom("{" + options + ";compatibility=sstfilter}");
+    ASSERT_NE(default_family, nullptr);
+    ASSERT_NE(rocksdb, nullptr);
+    ASSERT_NE(sstfilter, nullptr);
+    EXPECT_STREQ(default_family->CompatibilityName(), kRocksDbCompatibilityName) << uri;
+    EXPECT_STREQ(rocksdb->CompatibilityName(), kRocksDbCompatibilityName) << uri;
+    EXPECT_STREQ(sstfilter->CompatibilityName(), kSstFilterCompatibilityName) << uri;
+    std::string mismatch;
+    EXPECT_FALSE(rocksdb->AreEquivalent(ConfigOptions(), sstfilter.get(), &mismatch)) << uri;
+    EXPECT_EQ(mismatch, "compatibility") << uri;
   }
 }
 

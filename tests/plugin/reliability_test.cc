@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "compat/filter_bits_interface.h"
+#include "core/format.h"
 #include "sstfilter/inspect.h"
 #include "sstfilter/range_filter.h"
 #include "sstfilter/sstfilter.h"
@@ -67,13 +68,17 @@ struct BlockHandle {
 };
 
 // The filter block of an SST file whose table properties give its size: the bytes that end with
-// sstfilter's trailer magic "SSTF", which must occur exactly once in the file. (Reading the footer
-// and the metaindex instead would tie the test to one SST format version: RocksDB's footer
-// changed at format_version 6.)
+// sstfilter's trailer marker (kRocksDbUnknownMarker), which must occur exactly once in the file.
+// (Reading the footer and the metaindex instead would tie the test to one SST format version:
+// RocksDB's footer changed at format_version 6.)
+const std::string kMarker(reinterpret_cast<const char*>(kRocksDbUnknownMarker), kMarkerBytes);
+
 bool FindFilterBlock(const std::string& sst, uint64_t filter_size, BlockHandle* out) {
-  const size_t magic = sst.find("SSTF");
-  if (magic == std::string::npos || sst.find("SSTF", magic + 1) != std::string::npos) return false;
-  const uint64_t end = magic + 4;
+  const size_t marker = sst.find(kMarker);
+  if (marker == std::string::npos || sst.find(kMarker, marker + 1) != std::string::npos) {
+    return false;
+  }
+  const uint64_t end = marker + kMarkerBytes;
   if (filter_size > end) return false;
   out->offset = end - filter_size;
   out->size = filter_size;
@@ -107,7 +112,7 @@ TEST_P(CorruptFilterTest, ChecksumsReportItLoseNoKeyAndUnverifiedReadsNeverCrash
   BlockHandle filter;
   ASSERT_TRUE(FindFilterBlock(original, filter_size, &filter));
   ASSERT_GT(filter.size, 32u);
-  ASSERT_EQ(original.substr(filter.offset + filter.size - 4, 4), "SSTF");  // our trailer's magic
+  ASSERT_EQ(original.substr(filter.offset + filter.size - kMarkerBytes, kMarkerBytes), kMarker);
 
   std::mt19937_64 rng(5);
   int reported = 0, trials = 0;

@@ -20,9 +20,13 @@ uint32_t Layout1Check(const uint8_t* trailer) {
 
 }  // namespace
 
-bool EndsInLayout2Marker(const uint8_t* data, size_t size) {
-  return data != nullptr && size >= kTrailerBytes &&
-         std::memcmp(data + size - kMarkerBytes, kRocksDbUnknownMarker, kMarkerBytes) == 0;
+TrailerLayout TrailerLayoutOf(const uint8_t* data, size_t size) {
+  if (data == nullptr || size < kTrailerBytes) return TrailerLayout::kNone;
+  if (std::memcmp(data + size - kMarkerBytes, kRocksDbUnknownMarker, kMarkerBytes) == 0) {
+    return TrailerLayout::kLayout2;
+  }
+  return LoadLE32(data + size - 4) == kTrailerMagic ? TrailerLayout::kLayout1
+                                                    : TrailerLayout::kNone;
 }
 
 void EncodeTrailer(const Trailer& t, uint8_t* dst) {
@@ -43,14 +47,16 @@ void AppendTrailer(const Trailer& t, std::string* out) {
 }
 
 bool DecodeTrailer(const uint8_t* data, size_t size, Trailer* out) {
-  if (data == nullptr || size < kTrailerBytes) return false;
   const uint8_t* tr = data + (size - kTrailerBytes);
-  if (EndsInLayout2Marker(data, size)) {
-    if (LoadLE32(tr + kFieldBytes) != Layout2Check(tr)) return false;
-  } else if (LoadLE32(tr + 28) == kTrailerMagic) {
-    if (LoadLE32(tr + 24) != Layout1Check(tr) || tr[23] != 0) return false;
-  } else {
-    return false;
+  switch (TrailerLayoutOf(data, size)) {
+    case TrailerLayout::kLayout2:
+      if (LoadLE32(tr + kFieldBytes) != Layout2Check(tr)) return false;
+      break;
+    case TrailerLayout::kLayout1:
+      if (LoadLE32(tr + 24) != Layout1Check(tr) || tr[23] != 0) return false;
+      break;
+    case TrailerLayout::kNone:
+      return false;
   }
   out->num_keys = LoadLE64(tr + 0);
   out->num_units = LoadLE64(tr + 8);

@@ -93,10 +93,12 @@ struct Trailer {
   uint8_t version = kFormatVersion;
 };
 
-// Whether [data, data + size) ends in layout 2's marker: bytes sstfilter wrote (whose trailer may
-// still fail its check). No filter of RocksDB's own formats ends so: their byte -5 is 1..127
-// (legacy Bloom), 0xFE (Ribbon), or 0xFF with bytes -2..-1 zero (FastLocalBloom).
-bool EndsInLayout2Marker(const uint8_t* data, size_t size);
+// Which layout's last bytes (its marker, or its magic) [data, data + size) ends in, whether or not
+// its check word holds: kLayout2 only for bytes sstfilter wrote, since no filter of RocksDB's own
+// formats ends so (their byte -5 is 1..127, legacy Bloom; 0xFE, Ribbon; or 0xFF with bytes -2..-1
+// zero, FastLocalBloom). kNone for a span shorter than a trailer.
+enum class TrailerLayout { kNone, kLayout1, kLayout2 };
+TrailerLayout TrailerLayoutOf(const uint8_t* data, size_t size);
 
 // Appends the 32-byte encoding of `t` (layout 2) to `out`.
 void AppendTrailer(const Trailer& t, std::string* out);

@@ -155,10 +155,16 @@ void SstFilterBitsBuilder::AddKey(const Slice& key) {
   last_key_ = h;
   if (repeat) return;
   try {
-    hashes_.Add(h);  // also skips a repeat of the previous entry (an alternate)
+    Record(h);  // also skips a repeat of the previous entry (an alternate)
   } catch (const std::exception&) {
     failed_ = true;  // Finish writes a match-all filter: reads cost more, no key is lost
   }
+}
+
+void SstFilterBitsBuilder::Record(uint64_t h) {
+  const size_t before = hashes_.size();
+  hashes_.Add(h);
+  if (verify_ && hashes_.size() != before) added_sum_ += h;
 }
 
 #if SSTFILTER_ROCKSDB_HAS_ADD_KEY_AND_ALT
@@ -173,8 +179,8 @@ void SstFilterBitsBuilder::AddKeyAndAlt(const Slice& key, const Slice& alt) {
   last_key_ = k;
   last_alt_ = a;
   try {
-    if (key_is_new) hashes_.Add(k);
-    if (alt_is_new) hashes_.Add(a);
+    if (key_is_new) Record(k);
+    if (alt_is_new) Record(a);
   } catch (const std::exception&) {
     failed_ = true;
   }
@@ -189,10 +195,25 @@ Slice SstFilterBitsBuilder::Finish(std::unique_ptr<const char[]>* buf) {
 Slice SstFilterBitsBuilder::Finish(std::unique_ptr<const char[]>* buf, Status* status) {
   if (status != nullptr) *status = Status::OK();
   Slice result;
+  // With verification on, the hashes held must still sum to those added.
+  bool corrupted = false;
+  if (verify_ && !failed_) {
+    uint64_t held_sum = 0;
+    hashes_.ForEachChunk([&](const uint64_t* h, size_t n) {
+      for (size_t i = 0; i < n; ++i) held_sum += h[i];
+    });
+    corrupted = held_sum != added_sum_;
+    if (corrupted && status != nullptr) {
+      *status = Status::Corruption(
+          "sstfilter: a key hash changed in memory between AddKey and Finish; the filter would "
+          "miss keys");
+    }
+  }
   try {
     const Result<LevelFilter> level = FilterFor(hashes_.size(), /*finishing=*/true);
     const FilterChoice* choice = nullptr;
-    Result<std::string> built = Err("out of memory while adding keys");
+    Result<std::string> built = Err(corrupted ? "a key hash changed in memory since it was added"
+                                              : "out of memory while adding keys");
     bool counted = false;  // a filter whose probes are counted (plugin/probe_counts.h)
     if (!level.ok()) {
       built = Err(level.error());
@@ -201,7 +222,7 @@ Slice SstFilterBitsBuilder::Finish(std::unique_ptr<const char[]>* buf, Status* s
                               level.value().upper_fraction > 0 ? SmallestHash(hashes_) : 0);
       if (!choice->has_filter) {
         built = MatchAllFilter(hashes_.size());  // chosen: this set is best served by no filter
-      } else if (!failed_) {
+      } else if (!failed_ && !corrupted) {
         built = BuildFilter(choice->spec, hashes_);
         counted = count_probes_ && built.ok();
       }
@@ -241,6 +262,7 @@ Slice SstFilterBitsBuilder::Finish(std::unique_ptr<const char[]>* buf, Status* s
   }
   if (verify_) last_hashes_.Swap(hashes_);
   hashes_.Clear();
+  added_sum_ = 0;
   failed_ = false;
   have_last_key_ = false;
 #if SSTFILTER_ROCKSDB_HAS_ADD_KEY_AND_ALT
@@ -344,6 +366,7 @@ double SstFilterBitsBuilder::EstimatedFpRate(size_t num_entries, size_t bytes) {
 
 bool RateLimitedWarning::Log(ROCKSDB_NAMESPACE::Logger* log, const std::string& message,
                              int64_t now_ns) {
+  if (log == nullptr) return false;  // a table without a logger takes no other table's line
   int64_t next = next_ns_.load(std::memory_order_relaxed);
   if (now_ns < next ||
       !next_ns_.compare_exchange_strong(next, now_ns + interval_ns_, std::memory_order_relaxed)) {

@@ -45,8 +45,9 @@ class FilterChooser {
 class RateLimitedWarning {
  public:
   explicit RateLimitedWarning(int64_t interval_ns) : interval_ns_(interval_ns) {}
-  // Logs "[sstfilter] <message>" at WARN to `log` (which may be null) at `now_ns` (a steady
-  // clock's nanoseconds), unless a line was written less than the interval before; whether it did.
+  // Logs "[sstfilter] <message>" at WARN to `log` at `now_ns` (a steady clock's nanoseconds),
+  // unless a line was written less than the interval before, or `log` is null; whether it did.
+  // The count of lines left out covers every database the policy serves.
   bool Log(ROCKSDB_NAMESPACE::Logger* log, const std::string& message, int64_t now_ns);
 
  private:
@@ -102,9 +103,11 @@ class SstFilterBitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
   size_t EstimateEntriesAdded() override { return failed_ && hashes_.empty() ? 1 : hashes_.size(); }
   ROCKSDB_NAMESPACE::Slice Finish(std::unique_ptr<const char[]>* buf) override;
   // Builds the filter of the keys added since the last Finish and empties the builder (RocksDB
-  // reuses it for the next partition). *status is always OK: a failure is answered with a
-  // match-all filter, because a non-OK status would fail the whole flush; it, and a fuse or Ribbon
-  // build that fell back to a blocked Bloom filter, are logged as WARN (SetFileLevel).
+  // reuses it for the next partition). A failure is answered with a match-all filter, because a
+  // non-OK status would fail the whole flush; it, and a fuse or Ribbon build that fell back to a
+  // blocked Bloom filter, are logged as WARN (SetFileLevel). *status is OK but in one case: with
+  // verification on (detect_filter_construct_corruption), Corruption if the hashes held no longer
+  // sum to those added (memory corrupted between AddKey and Finish: the filter would miss keys).
   ROCKSDB_NAMESPACE::Slice Finish(std::unique_ptr<const char[]>* buf,
                                   ROCKSDB_NAMESPACE::Status* status) override;
   // With verification on: Corruption if the filter does not parse or misses one of its keys.
@@ -130,6 +133,10 @@ class SstFilterBitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
   void AddToKeyRange(const ROCKSDB_NAMESPACE::Slice& key);
   // A WARN line, within the policy's rate limit.
   void Warn(const std::string& message) const;
+  // hashes_.Add(h), and with verification on, h into added_sum_ if the list took it.
+  void Record(uint64_t h);
+
+  friend struct BuilderTestAccess;  // tests/plugin/builder_test.cc: corrupts a held hash
 
   const FilterSpec spec_;
   const std::unique_ptr<FilterChooser> chooser_;  // null: spec_ for every filter
@@ -143,7 +150,9 @@ class SstFilterBitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
   std::shared_ptr<OversizedFilterBlocks> oversized_;
   bool reported_oversized_ = false;
   bool count_probes_ = false;
-  HashList hashes_;       // 8 bytes per distinct key (core/hash_list.h)
+  HashList hashes_;  // 8 bytes per distinct key (core/hash_list.h)
+  // With verification on: the sum (mod 2^64) of the hashes hashes_ took since the last Finish.
+  uint64_t added_sum_ = 0;
   HashList last_hashes_;  // the keys of the last Finish, kept only for verification
   bool failed_ = false;   // a key could not be recorded (out of memory)
   // The hash of the last key added, if any (consecutive repeats are skipped)...

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "compat/filter_bits_interface.h"
+#include "core/filter_spec.h"
 #include "core/format.h"
 #include "core/parse.h"
 #include "sstfilter/sstfilter.h"
@@ -60,13 +61,12 @@ std::string FilterFormatOf(const Slice& block) {
   const size_t size = block.size();
   ParsedFilter parsed;
   if (ParseFilter(data, size, &parsed)) {
+    // The filter a failed build writes is a valid one-block Bloom filter (MatchAllFilter).
+    if (block == Slice(MatchAllFilter(parsed.trailer.num_keys))) return "sstfilter:match_all";
     return std::string("sstfilter:") + FilterKindName(parsed.trailer.kind);
   }
-  if (EndsInLayout2Marker(data, size) ||
-      (size >= kTrailerBytes && LoadLE32(data + size - 4) == kTrailerMagic)) {
-    return "sstfilter:match_all";
-  }
-  // RocksDB's metadata: its last 5 bytes (docs/format.md, "Sharing RocksDB's family name").
+  if (TrailerLayoutOf(data, size) != TrailerLayout::kNone) return "sstfilter:unreadable";
+  // RocksDB's metadata: its last 5 bytes (docs/format.md section 3, "Why layout 2's marker").
   if (size <= kMarkerBytes) return "rocksdb:empty";
   const uint8_t marker = data[size - kMarkerBytes];
   if (marker >= 1 && marker <= 127) return "rocksdb:legacy_bloom";

@@ -13,8 +13,9 @@ namespace sstfilter {
 
 // The format of one filter block's bytes: RocksDB's "rocksdb:legacy_bloom",
 // "rocksdb:fast_local_bloom", "rocksdb:ribbon", "rocksdb:empty" or "rocksdb:unknown" (a marker
-// its readers take as "may match"); sstfilter's "sstfilter:<kind>" (FilterKindName) or
-// "sstfilter:match_all" (bytes no reader understands, written so on purpose or not).
+// its readers take as "may match"); sstfilter's "sstfilter:<kind>" (FilterKindName),
+// "sstfilter:match_all" (what a build that failed writes: every key may match) or
+// "sstfilter:unreadable" (sstfilter's trailer, but bytes no reader understands: "may match").
 std::string FilterFormatOf(const ROCKSDB_NAMESPACE::Slice& block);
 
 struct FileFilterFormat {

@@ -110,23 +110,30 @@ Status InspectOnDisk(const std::string& db_path, Inspect&& inspect) {
 
 }  // namespace
 
-Status ReadFilterFormats(ROCKSDB_NAMESPACE::DB* db, std::vector<SstFilterInfo>* files) {
+Status ReadFilterFormats(ROCKSDB_NAMESPACE::DB* db, std::vector<SstFilterInfo>* files,
+                         const std::vector<ROCKSDB_NAMESPACE::ColumnFamilyHandle*>& handles) {
   std::vector<ROCKSDB_NAMESPACE::LiveFileMetaData> live;
   db->GetLiveFilesMetaData(&live);
-  std::map<std::string, std::string> paths;  // file name -> its path
-  for (const auto& meta : live)
-    paths[BaseName(meta.name)] = meta.db_path + "/" + BaseName(meta.name);
-  const ROCKSDB_NAMESPACE::Options options = db->GetOptions();
+  std::map<std::string, const ROCKSDB_NAMESPACE::LiveFileMetaData*> by_name;
+  for (const auto& meta : live) by_name[BaseName(meta.name)] = &meta;
+  // Each column family's options (its comparator), where its handle was given.
+  std::map<std::string, ROCKSDB_NAMESPACE::Options> options;
+  for (ROCKSDB_NAMESPACE::ColumnFamilyHandle* h : handles)
+    options[h->GetName()] = db->GetOptions(h);
+  const ROCKSDB_NAMESPACE::Options default_options = db->GetOptions();
   Status first_error;
   for (SstFilterInfo& f : *files) {
-    const auto it = paths.find(f.file);
-    if (it == paths.end()) continue;  // gone since it was described
+    const auto it = by_name.find(f.file);
+    if (it == by_name.end() || f.filter_bytes == 0) continue;  // gone, or no filter to read
+    const std::string path = it->second->db_path + "/" + f.file;
+    const auto own = options.find(it->second->column_family_name);
     FileFilterFormat format;
-    const Status s = ReadFileFilterFormat(it->second, options, &format);
+    const Status s =
+        ReadFileFilterFormat(path, own != options.end() ? own->second : default_options, &format);
     if (!s.ok()) {
-      if (first_error.ok())
-        first_error =
-            Status::IOError("sstfilter: reading the filter of " + it->second, s.ToString());
+      if (first_error.ok()) {
+        first_error = Status::IOError("sstfilter: reading the filter of " + path, s.ToString());
+      }
       continue;
     }
     f.filter_family = format.family;
@@ -136,9 +143,12 @@ Status ReadFilterFormats(ROCKSDB_NAMESPACE::DB* db, std::vector<SstFilterInfo>* 
 }
 
 Status DescribeFilters(const std::string& db_path, std::vector<SstFilterInfo>* files) {
-  return InspectOnDisk(db_path, [&](ROCKSDB_NAMESPACE::DB* db, const auto&, const auto&) {
+  return InspectOnDisk(db_path, [&](ROCKSDB_NAMESPACE::DB* db, const auto&, const auto& handles) {
     const Status s = DescribeFilters(db, files);
-    return s.ok() ? ReadFilterFormats(db, files) : s;
+    if (!s.ok()) return s;
+    // A file whose filter cannot be read keeps an empty format: "(not read)" in the report.
+    ReadFilterFormats(db, files, handles).PermitUncheckedError();
+    return Status::OK();
   });
 }
 

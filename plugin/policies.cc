@@ -152,7 +152,8 @@ ROCKSDB_NAMESPACE::FilterBitsReader* SstFilterPolicy::GetFilterBitsReader(
   // which RocksDB never writes (a table without keys gets no filter block): here it is bytes not
   // understood, "may match".
   if (compatibility_ == Compatibility::kRocksDb && contents.size() > kMarkerBytes &&
-      !EndsInLayout2Marker(reinterpret_cast<const uint8_t*>(contents.data()), contents.size())) {
+      TrailerLayoutOf(reinterpret_cast<const uint8_t*>(contents.data()), contents.size()) !=
+          TrailerLayout::kLayout2) {
     return NewBuiltinFilterBitsReader(contents);
   }
   return NewSstFilterBitsReader(contents);

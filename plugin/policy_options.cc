@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstddef>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "plugin/bits_adapters.h"
 #include "plugin/policies.h"
@@ -92,68 +94,52 @@ OptionTypeInfo RequiredDouble(int offset) {
                         OptionTypeFlags::kNone, ParseRequiredDouble, SerializeDouble, DoublesEqual);
 }
 
-Status ParseLayout(const ConfigOptions&, const std::string& name, const std::string& value,
-                   void* addr) {
-  auto* out = static_cast<BloomPolicy::Layout*>(addr);
-  if (value == "blocked") {
-    *out = BloomPolicy::Layout::kBlocked;
-  } else if (value == "standard") {
-    *out = BloomPolicy::Layout::kStandard;
-  } else {
-    return Status::InvalidArgument("sstfilter.Bloom: " + name +
-                                   " must be blocked or standard, got '" + value + "'");
-  }
-  return Status::OK();
-}
+// An option that takes one of a few words (an enum E). `values`: each word and its value, the
+// first the default; `who` and `meaning` make the message ("<who>: <name> must be <meaning>, got
+// '<value>'"). With `empty_is_default`, "" is the default and the default serialises to "", which
+// RocksDB leaves out of OPTIONS files: an option added in a later release then stays out of the
+// OPTIONS files of databases that keep its default, so an earlier release still opens them.
+template <typename E>
+struct NamedValues {
+  const char* who;
+  const char* meaning;
+  std::vector<std::pair<std::string, E>> values;
+  bool empty_is_default;
+};
 
-Status SerializeLayout(const ConfigOptions&, const std::string&, const void* addr,
-                       std::string* value) {
-  *value = *static_cast<const BloomPolicy::Layout*>(addr) == BloomPolicy::Layout::kBlocked
-               ? "blocked"
-               : "standard";
-  return Status::OK();
-}
-
-bool LayoutsEqual(const ConfigOptions&, const std::string& name, const void* a, const void* b,
-                  std::string* mismatch) {
-  const bool same =
-      *static_cast<const BloomPolicy::Layout*>(a) == *static_cast<const BloomPolicy::Layout*>(b);
-  if (!same && mismatch != nullptr) *mismatch = name;
-  return same;
-}
-
-Status ParseCompatibility(const ConfigOptions&, const std::string& name, const std::string& value,
-                          void* addr) {
-  auto* out = static_cast<SstFilterPolicy::Compatibility*>(addr);
-  if (value == "rocksdb") {
-    *out = SstFilterPolicy::Compatibility::kRocksDb;
-  } else if (value == "sstfilter") {
-    *out = SstFilterPolicy::Compatibility::kSstFilter;
-  } else {
-    return Status::InvalidArgument(
-        "sstfilter: " + name +
-        " must be rocksdb (RocksDB's filter family, the default) or sstfilter (for databases "
-        "sstfilter 0.1 wrote), got '" +
-        value + "'");
-  }
-  return Status::OK();
-}
-
-Status SerializeCompatibility(const ConfigOptions&, const std::string&, const void* addr,
-                              std::string* value) {
-  *value = *static_cast<const SstFilterPolicy::Compatibility*>(addr) ==
-                   SstFilterPolicy::Compatibility::kRocksDb
-               ? "rocksdb"
-               : "sstfilter";
-  return Status::OK();
-}
-
-bool CompatibilitiesEqual(const ConfigOptions&, const std::string& name, const void* a,
-                          const void* b, std::string* mismatch) {
-  const bool same = *static_cast<const SstFilterPolicy::Compatibility*>(a) ==
-                    *static_cast<const SstFilterPolicy::Compatibility*>(b);
-  if (!same && mismatch != nullptr) *mismatch = name;
-  return same;
+template <typename E>
+OptionTypeInfo NamedValuesOption(int offset, const NamedValues<E>* named) {
+  return OptionTypeInfo(
+      offset, OptionType::kUnknown, OptionVerificationType::kNormal, OptionTypeFlags::kNone,
+      [named](const ConfigOptions&, const std::string& name, const std::string& value, void* addr) {
+        if (value.empty() && named->empty_is_default) {
+          *static_cast<E*>(addr) = named->values.front().second;
+          return Status::OK();
+        }
+        for (const auto& [word, v] : named->values) {
+          if (value == word) {
+            *static_cast<E*>(addr) = v;
+            return Status::OK();
+          }
+        }
+        return Status::InvalidArgument(std::string(named->who) + ": " + name + " must be " +
+                                       named->meaning + ", got '" + value + "'");
+      },
+      [named](const ConfigOptions&, const std::string&, const void* addr, std::string* value) {
+        const E v = *static_cast<const E*>(addr);
+        value->clear();
+        if (named->empty_is_default && v == named->values.front().second) return Status::OK();
+        for (const auto& [word, each] : named->values) {
+          if (v == each) *value = word;
+        }
+        return Status::OK();
+      },
+      [](const ConfigOptions&, const std::string& name, const void* a, const void* b,
+         std::string* mismatch) {
+        const bool same = *static_cast<const E*>(a) == *static_cast<const E*>(b);
+        if (!same && mismatch != nullptr) *mismatch = name;
+        return same;
+      });
 }
 
 // LeveledPolicy's memory_budget (plugin/memory_budget.h): "" (none, left out of OPTIONS files),
@@ -190,19 +176,27 @@ const OptionTypeMap& BudgetTypeInfo() {
 }
 
 const OptionTypeMap& CompatibilityTypeInfo() {
+  using C = SstFilterPolicy::Compatibility;
+  static const NamedValues<C> compatibility = {
+      "sstfilter",
+      "rocksdb (RocksDB's filter family, the default) or sstfilter (for databases sstfilter 0.1 "
+      "wrote)",
+      {{"rocksdb", C::kRocksDb}, {"sstfilter", C::kSstFilter}},
+      /*empty_is_default=*/true};
   static const std::unordered_map<std::string, OptionTypeInfo> info = {
-      {"compatibility", OptionTypeInfo(0, OptionType::kUnknown, OptionVerificationType::kNormal,
-                                       OptionTypeFlags::kNone, ParseCompatibility,
-                                       SerializeCompatibility, CompatibilitiesEqual)},
+      {"compatibility", NamedValuesOption(0, &compatibility)},
   };
   return info;
 }
 
 const OptionTypeMap& BloomTypeInfo() {
+  using L = BloomPolicy::Layout;
+  static const NamedValues<L> layout = {"sstfilter.Bloom",
+                                        "blocked or standard",
+                                        {{"blocked", L::kBlocked}, {"standard", L::kStandard}},
+                                        /*empty_is_default=*/false};
   static const std::unordered_map<std::string, OptionTypeInfo> info = {
-      {"layout",
-       OptionTypeInfo(0, OptionType::kUnknown, OptionVerificationType::kNormal,
-                      OptionTypeFlags::kNone, ParseLayout, SerializeLayout, LayoutsEqual)},
+      {"layout", NamedValuesOption(0, &layout)},
   };
   return info;
 }

@@ -27,7 +27,7 @@ std::string FormatOptionNumber(double value);
 using OptionTypeMap = std::unordered_map<std::string, ROCKSDB_NAMESPACE::OptionTypeInfo>;
 // BudgetOptions (bits_per_key, fp_rate: absent is NaN, and not written to OPTIONS files).
 const OptionTypeMap& BudgetTypeInfo();
-// SstFilterPolicy's compatibility ("rocksdb", "sstfilter").
+// SstFilterPolicy's compatibility ("rocksdb", the default, written as nothing; "sstfilter").
 const OptionTypeMap& CompatibilityTypeInfo();
 // BloomPolicy's layout ("blocked", "standard").
 const OptionTypeMap& BloomTypeInfo();

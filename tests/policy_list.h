@@ -31,6 +31,7 @@ inline constexpr PolicyConfig kPolicyConfigs[] = {
     {"ribbon", "{id=sstfilter.Ribbon;fp_rate=0.01}"},
     {"leveled", "sstfilter.Leveled:10"},
     {"leveled_memory", "{id=sstfilter.Leveled;memory_budget=1M}"},
+    {"ribbon_sstfilter_family", "{id=sstfilter.Ribbon;bits_per_key=10;compatibility=sstfilter}"},
     // END kPolicyConfigs
 };
 

@@ -33,11 +33,13 @@ struct SstFilterInfo {
   // filter block): the compatibility name they are stored under, "rocksdb.BuiltinBloomFilter"
   // (read by RocksDB's policies and by sstfilter's under compatibility=rocksdb, the default) or
   // "sstfilter" (by sstfilter's under compatibility=sstfilter only); and the format of the first,
-  // "rocksdb:fast_local_bloom", "rocksdb:ribbon", "rocksdb:legacy_bloom", "sstfilter:<kind>" or
-  // "sstfilter:match_all" (docs/filters.md, "Moving an existing database").
+  // "rocksdb:fast_local_bloom", "rocksdb:ribbon", "rocksdb:legacy_bloom", "sstfilter:<kind>",
+  // "sstfilter:match_all" (a build that failed) or "sstfilter:unreadable" (docs/filters.md,
+  // "Moving an existing database").
   std::string filter_family;
   std::string filter_format;
-  // Whether the filter is one that sstfilter wrote (and so reads).
+  // Whether the policy that wrote the file is one of sstfilter's, and the file has a filter (by its
+  // table properties; which policies read it, filter_family says).
   SSTFILTER_EXPORT bool has_sstfilter_filter() const;
 };
 
@@ -45,15 +47,17 @@ struct SstFilterInfo {
 SSTFILTER_EXPORT ROCKSDB_NAMESPACE::Status DescribeFilters(ROCKSDB_NAMESPACE::DB* db,
                                                            std::vector<SstFilterInfo>* files);
 
-// Fills each file's filter_family and filter_format, reading its filter blocks (each file opened
-// on its own, with the options of `db`'s default column family). A file that cannot be read keeps
-// them empty; the first such error is returned after the others are read.
-SSTFILTER_EXPORT ROCKSDB_NAMESPACE::Status ReadFilterFormats(ROCKSDB_NAMESPACE::DB* db,
-                                                             std::vector<SstFilterInfo>* files);
+// Fills the filter_family and filter_format of each file that has a filter, reading its filter
+// blocks (each file opened on its own with its column family's options where `handles` has the
+// column family, else with the default column family's). A file that cannot be read keeps them
+// empty; the first such error is returned after the others are read.
+SSTFILTER_EXPORT ROCKSDB_NAMESPACE::Status ReadFilterFormats(
+    ROCKSDB_NAMESPACE::DB* db, std::vector<SstFilterInfo>* files,
+    const std::vector<ROCKSDB_NAMESPACE::ColumnFamilyHandle*>& handles = {});
 
 // Both for a database on disk, opened read-only with its own OPTIONS file (a read-only open
-// never rewrites it). Loading the OPTIONS file strictly, it also fails if that file names a
-// policy that cannot be loaded here.
+// never rewrites it); a file whose filter cannot be read is reported without its format. Loading
+// the OPTIONS file strictly, it fails if that file names a policy that cannot be loaded here.
 SSTFILTER_EXPORT ROCKSDB_NAMESPACE::Status DescribeFilters(const std::string& db_path,
                                                            std::vector<SstFilterInfo>* files);
 

@@ -97,16 +97,14 @@ std::string AsLayout1(const std::string& filter, uint8_t flags = 0) {
   return out + "SSTF";
 }
 
+// The first 23 bytes of the filter's trailer (num_keys, num_units, seed, param, kind, version),
+// which both layouts share, and layout 1's flags byte, 0.
 void ExpectTrailerStart(const std::string& filter, const unsigned char (&expected)[24]) {
   ASSERT_GE(filter.size(), kTrailerBytes);
   EXPECT_EQ(std::memcmp(filter.data() + filter.size() - kTrailerBytes, expected, 23), 0);
   const std::string old = AsLayout1(filter);
   EXPECT_EQ(std::memcmp(old.data() + old.size() - kTrailerBytes, expected, 24), 0);
 }
-
-// The first 23 bytes of the filter's trailer (num_keys, num_units, seed, param, kind, version),
-// which both layouts share, and layout 1's flags byte, 0.
-void ExpectTrailerStart(const std::string& filter, const unsigned char (&expected)[24]);
 
 // An accidental change of the byte format (hashing, probe derivation, layout, trailer) changes
 // these digests. A deliberate change needs a new format version, not new constants.

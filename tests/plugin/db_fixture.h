@@ -20,6 +20,7 @@
 #include <cstdarg>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <mutex>
@@ -68,6 +69,22 @@ inline std::vector<const char*> EveryPolicyExcept(const std::string& except,
 // Every configuration, then `more`: what a test that covers every policy runs over.
 inline std::vector<const char*> EveryPolicy(std::initializer_list<const char*> more = {}) {
   return EveryPolicyExcept("", more);
+}
+
+// Whether a configuration reads and writes under the name of sstfilter 0.1's family
+// (compatibility=sstfilter), which reads neither RocksDB's filters nor the default family's.
+inline bool InSstFilterFamily(const char* uri) {
+  return std::strstr(uri, "compatibility=sstfilter") != nullptr;
+}
+
+// The configurations of the default family (compatibility=rocksdb): each reads the filters of the
+// others, and RocksDB's.
+inline std::vector<const char*> EveryPolicyOfTheDefaultFamily() {
+  std::vector<const char*> uris;
+  for (const char* uri : EveryPolicy()) {
+    if (!InSstFilterFamily(uri)) uris.push_back(uri);
+  }
+  return uris;
 }
 
 // The filter an sstfilter policy builds (sstfilter.Leveled: its uniform filter, for files of

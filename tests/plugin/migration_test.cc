@@ -38,9 +38,9 @@ std::string Key(uint64_t i) { return NumberedKey(2 * i, kDigits); }
 std::string AbsentKey(uint64_t i) { return NumberedKey(2 * i + 1, kDigits); }
 std::string ValueOf(uint64_t i) { return "v" + std::to_string(i * 7); }
 
-// Every key sstfilter writes, read by RocksDB's own readers (a built-in policy's public
-// GetFilterBitsReader, as RocksDB reads a file after a rollback): "may match", for the keys the
-// filter holds and for every other key, whatever the kind and however many keys.
+// Every filter sstfilter writes, read by RocksDB's own readers (a built-in policy's public
+// GetFilterBitsReader, as RocksDB reads a file after a rollback): "may match" for every key,
+// whatever the kind and however many keys it holds.
 TEST(Migration, RocksDbsReadersTakeEveryFilterSstFilterWritesAsMayMatch) {
   std::vector<std::shared_ptr<const ROCKSDB_NAMESPACE::FilterPolicy>> builtin = {
       PolicyFrom("bloomfilter:10"), PolicyFrom("ribbonfilter:10")};
@@ -173,6 +173,10 @@ TEST_P(SwitchFromRocksDb, KeepsEveryFileFilteredAndRollsBackWithoutAWrongAnswer)
     auto db = MustOpen(options, dir.path());
     ASSERT_NE(db, nullptr);
     const FilterCounts switched = ReadBack(db.get(), options, kKeys, 0, kAbsent);
+    if (InSstFilterFamily(uri)) {  // sstfilter 0.1's name: RocksDB's filters are not found
+      EXPECT_EQ(switched.checks(), 0u) << c.label << " under " << uri;
+      continue;
+    }
     EXPECT_EQ(switched.negatives, under_rocksdb.negatives) << c.label << " under " << uri;
     EXPECT_EQ(switched.positives, under_rocksdb.positives) << c.label << " under " << uri;
   }

@@ -22,7 +22,7 @@
 // The layout is chosen at compile time from <rocksdb/version.h>; the SSTFILTER_ROCKSDB_HAS_*
 // macros below say which functions exist, for the code that implements them. A RocksDB outside
 // 7.8 to 11.8 stops the build (inside a RocksDB tree, only one older than 7.8). The tests
-// DbPolicyTest.LoadCompactReopenAndFilter and DbPolicyTest.PrefixAndWholeKeyFiltering
+// DbPolicyTest.LoadCompactReopenAndFilter and DbTest.PrefixAndWholeKeyFiltering
 // (tests/plugin/db_test.cc), run against each RocksDB that CI covers, prove that the real library
 // calls through these declarations: they build real SST files and count, in RocksDB's statistics,
 // the reads the filters skipped. CI covers the first two layouts (7.8.3; 9.10.0 and 9.11.2); the

@@ -47,8 +47,10 @@ void AppendTrailer(const Trailer& t, std::string* out) {
 }
 
 bool DecodeTrailer(const uint8_t* data, size_t size, Trailer* out) {
+  const TrailerLayout layout = TrailerLayoutOf(data, size);
+  if (layout == TrailerLayout::kNone) return false;  // also every span shorter than a trailer
   const uint8_t* tr = data + (size - kTrailerBytes);
-  switch (TrailerLayoutOf(data, size)) {
+  switch (layout) {
     case TrailerLayout::kLayout2:
       if (LoadLE32(tr + kFieldBytes) != Layout2Check(tr)) return false;
       break;

@@ -27,6 +27,17 @@ constexpr Benchmark kBenchmarks[] = {
 
 }  // namespace
 
+const char* BenchmarksHelp() {
+  static const std::string help = [] {
+    std::string names;
+    for (const Benchmark& b : kBenchmarks) names += std::string(names.empty() ? "" : ", ") + b.name;
+    return "Comma-separated benchmarks, run in order for each policy: " + names +
+           "; or advise alone (what each policy would do on the existing database at --db, "
+           "which it never writes)";
+  }();
+  return help.c_str();
+}
+
 const Benchmark* FindBenchmark(const std::string& name) {
   for (const Benchmark& b : kBenchmarks) {
     if (name == b.name) return &b;

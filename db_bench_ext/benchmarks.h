@@ -29,6 +29,9 @@ struct Benchmark {
   bool mixed_keys;   // kRead: present keys with probability --read_hit_ratio, else absent ones
 };
 
+// --benchmarks' help: every name this file's list has, and advise.
+const char* BenchmarksHelp();
+
 // The entry named `name`; null if there is none. Entries live for the whole run, so a pointer
 // to one identifies the benchmark.
 const Benchmark* FindBenchmark(const std::string& name);

@@ -24,11 +24,7 @@
 #include "sstfilter/sstfilter.h"
 
 DEFINE_string(benchmarks, "fillrandom,readrandom,readmissing,multireadrandom,multireadmissing",
-              "Comma-separated benchmarks, run in order for each policy: fillrandom, fillseq, "
-              "filltimeseries, readmissingwriterandom, readrandom, readmissing, readmixed, "
-              "multireadrandom, multireadmissing, multireadmixed, filterbuild, filterquery, "
-              "sizing; or advise alone (what each policy would do on the existing database at "
-              "--db, which it never writes)");
+              db_bench_ext::BenchmarksHelp());
 DEFINE_string(filter_uri,
               "none,bloomfilter:10,ribbonfilter:10,sstfilter.Bloom:10,"
               "{id=sstfilter.Cuckoo;fp_rate=0.01}",

@@ -163,12 +163,16 @@ ROCKSDB_NAMESPACE::Status LeveledPolicy::ValidateOptions(
     const ROCKSDB_NAMESPACE::ColumnFamilyOptions& cf_options) const {
   const ROCKSDB_NAMESPACE::Status checked =
       SstFilterPolicy::ValidateOptions(db_options, cf_options);
-  if (!checked.ok() || !shape_.memory_budget.Given()) return checked;
+  if (!checked.ok()) return checked;
   const bool listening =
       std::any_of(db_options.listeners.begin(), db_options.listeners.end(),
                   [](const std::shared_ptr<ROCKSDB_NAMESPACE::EventListener>& l) {
                     return l != nullptr && std::string(l->Name()) == kLeveledBudgetName;
                   });
+  if (!shape_.memory_budget.Given()) {
+    if (!listening) warned_->opened_without_listener.store(true, std::memory_order_relaxed);
+    return checked;
+  }
   if (!listening) {
     return ROCKSDB_NAMESPACE::Status::InvalidArgument(std::string(Name()) + ": " +
                                                       NeedsTheListener(shape_.memory_budget) +
@@ -739,6 +743,15 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
   if (!watched.ok()) {
     LogNoFilter(context.info_log, Name(), watched.error());
     return nullptr;
+  }
+  if (!watched.value() && warned_->opened_without_listener.load(std::memory_order_relaxed) &&
+      !warned_->said_no_listener.exchange(true)) {
+    LogAt(context.info_log, ROCKSDB_NAMESPACE::InfoLogLevel::WARN_LEVEL,
+          std::string(Name()) + ": a database opened without the " + kLeveledBudgetName +
+              " listener (listeners=" + kLeveledBudgetName +
+              "): its files' filters follow a model of the tree, blind to the tree as it is, to "
+              "where lookups go and to the load its filter blocks put on the block cache (said "
+              "once)");
   }
   auto* builder = new (std::nothrow) SstFilterBitsBuilder(
       std::move(chooser), context.table_options.detect_filter_construct_corruption,

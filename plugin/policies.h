@@ -190,6 +190,8 @@ class LeveledPolicy : public SstFilterPolicy {
   // for read-only opens, CreateColumnFamily or SetOptions); a table written where it was not
   // called (a column family added later, SstFileWriter) gets bits_per_key, and the LOG says why,
   // once (TreeBitsPerKey). A listener that wraps the sstfilter.LeveledBudget one is not seen.
+  // Without a memory_budget a database opens without the listener, and the LOG of the first table
+  // built without its accounts says what the policy then cannot see, once per policy.
   ROCKSDB_NAMESPACE::Status ValidateOptions(
       const ROCKSDB_NAMESPACE::DBOptions& db_options,
       const ROCKSDB_NAMESPACE::ColumnFamilyOptions& cf_options) const override;
@@ -212,7 +214,7 @@ class LeveledPolicy : public SstFilterPolicy {
 
   struct Shape {
     double size_ratio = 10;
-    int num_levels = 0;  // 0: the column family's num_levels
+    int num_levels = 0;  // 0: the levels the tree has (those compaction outputs have reached)
     MemoryBudget memory_budget;
   };
 
@@ -259,10 +261,11 @@ class LeveledPolicy : public SstFilterPolicy {
   Shape shape_;
   std::shared_ptr<Allocations> allocations_;
   std::shared_ptr<TreeHistory> history_;  // what the policy has seen of each tree
-  // Whether the LOG has been told that the memory_budget cannot be kept, for each reason (once per
-  // policy).
+  // Whether the LOG has been told that the memory_budget cannot be kept, for each reason, and that
+  // a database opened without the listener (once per policy); whether one did (ValidateOptions).
   struct BudgetWarnings {
     std::atomic<bool> no_cache{false}, no_listener{false};
+    std::atomic<bool> opened_without_listener{false}, said_no_listener{false};
   };
   std::shared_ptr<BudgetWarnings> warned_ = std::make_shared<BudgetWarnings>();
 };

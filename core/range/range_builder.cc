@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The range filter's builder (core/range/range_filter.h) and the arithmetic of its shape.
+// The range filter's builder (core/range/range_filter.h): keys to positions, the Grafite hash,
+// the sorted hashes; the shape a budget buys is computed in range_shape.cc.
 #include <algorithm>
 #include <cmath>
 #include <cstring>

@@ -192,7 +192,7 @@ TEST(Cuckoo, ParamsForARateReachIt) {
   }
 }
 
-// Its size and inverse: Sizing.EveryKindsMaxKeysForBytesInvertsItsFilterBytes.
+// Its size and inverse: Kinds.MaxKeysForBytesInvertsFilterBytes.
 TEST(Cuckoo, SlotsArePackedToTheirBits) {
   // A 12-bit fingerprint costs 12 bits: 4 slots in 6 bytes.
   EXPECT_EQ(CuckooTableView::BytesFor(1000, 12), 6000u + CuckooTableView::kPadBytes);

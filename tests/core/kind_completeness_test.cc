@@ -3,7 +3,7 @@
 // fuzzer's corpus (tests/fuzz/corpus/reader/: a filter whose trailer names the kind) and a
 // section of docs/format.md ("## N. Kind <id>: ..."). Its golden bytes are held by
 // Format.GoldenBytesCoverEveryKind (format_test.cc), its row in db_bench_ext's sizing report by
-// DbBenchExt.SizingNamesEveryKind (tests/tools/db_bench_ext_test.cc). docs/architecture.md's
+// DbBenchExtTest.SizingNamesEveryKind (tests/tools/db_bench_ext_test.cc). docs/architecture.md's
 // checklist for a new kind lists the same.
 #include <gtest/gtest.h>
 

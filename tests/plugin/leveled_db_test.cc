@@ -361,5 +361,32 @@ TEST_F(DbTest, LeveledKeepsItsGainOverTheLevelsWithPartitionedFilters) {
   }
 }
 
+// A database opened without the sstfilter.LeveledBudget listener works (without a memory_budget),
+// and the LOG says once what the policy then cannot see; with the listener it says nothing.
+TEST(LeveledWithoutListener, TheLogSaysOnceWhatThePolicyCannotSee) {
+  for (const bool listener : {false, true}) {
+    testing::TempDir dir(listener ? "leveled_with_listener" : "leveled_without_listener");
+    ROCKSDB_NAMESPACE::Options options = testing::OptionsFor("sstfilter.Leveled:10");
+    if (listener) options.listeners.push_back(NewLeveledBudgetListener());
+    auto logger = std::make_shared<testing::RecordingLogger>();
+    options.info_log = logger;
+    {
+      auto db = testing::MustOpen(options, dir.path());
+      ASSERT_NE(db, nullptr);
+      for (int round = 0; round < 3; ++round) {
+        for (int i = 0; i < 1000; ++i) {
+          ASSERT_TRUE(db->Put(ROCKSDB_NAMESPACE::WriteOptions(),
+                              testing::NumberedKey(round * 1000 + i, 8), "v")
+                          .ok());
+        }
+        ASSERT_TRUE(db->Flush(ROCKSDB_NAMESPACE::FlushOptions()).ok());
+      }
+    }
+    EXPECT_EQ(logger->LinesWith("opened without the sstfilter.LeveledBudget listener").size(),
+              listener ? 0u : 1u)
+        << (listener ? "with" : "without") << " the listener";
+  }
+}
+
 }  // namespace
 }  // namespace sstfilter::db_tests

@@ -197,6 +197,14 @@ TEST_P(SwitchFromRocksDb, KeepsEveryFileFilteredAndRollsBackWithoutAWrongAnswer)
       if (filter.find(" sstfilter:") != std::string::npos) sstfilter_files += files;
     }
     EXPECT_EQ(sstfilter_files, 1) << c.label;  // the one flush
+    // Per level, the operator's report names both families' formats.
+    std::vector<SstFilterInfo> files;
+    ASSERT_TRUE(DescribeFilters(db.get(), &files).ok());
+    ASSERT_TRUE(ReadFilterFormats(db.get(), &files).ok());
+    const std::string by_level = FormatFiltersByLevel(files);
+    EXPECT_NE(by_level.find(std::string(c.format) + " "), std::string::npos) << by_level;
+    EXPECT_NE(by_level.find("sstfilter:"), std::string::npos) << by_level;
+    EXPECT_EQ(by_level.find("[sstfilter]"), std::string::npos) << by_level;
   }
 
   // Rolled back: every key, and no absent one; sstfilter's file answers "may match".
@@ -291,6 +299,15 @@ TEST_P(Release01, KeepsItsFiltersUnderCompatibilitySstFilter) {
   TempDir dir(std::string("release01_") + d.dir);
   std::filesystem::copy(std::string(SSTFILTER_SOURCE_DIR) + "/tests/data/v0.1-layout1/" + d.dir,
                         dir.path());
+  {  // --inspect_db's report says which name the files' filters carry, and who reads them.
+    std::vector<SstFilterInfo> files;
+    ASSERT_TRUE(DescribeFilters(dir.path(), &files).ok());
+    const std::string report = FormatFilterReport(files);
+    EXPECT_NE(report.find(" [sstfilter]"), std::string::npos) << report;
+    EXPECT_NE(report.find("only a policy with compatibility=sstfilter reads them"),
+              std::string::npos)
+        << report;
+  }
   std::vector<std::string> keys;
   {
     const Options options = LoadedOptions(dir.path(), "");

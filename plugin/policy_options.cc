@@ -134,12 +134,7 @@ OptionTypeInfo NamedValuesOption(int offset, const NamedValues<E>* named) {
         }
         return Status::OK();
       },
-      [](const ConfigOptions&, const std::string& name, const void* a, const void* b,
-         std::string* mismatch) {
-        const bool same = *static_cast<const E*>(a) == *static_cast<const E*>(b);
-        if (!same && mismatch != nullptr) *mismatch = name;
-        return same;
-      });
+      OptionValuesEqual<E>);
 }
 
 // LeveledPolicy's memory_budget (plugin/memory_budget.h): "" (none, left out of OPTIONS files),
@@ -156,13 +151,6 @@ Status SerializeMemoryBudget(const ConfigOptions&, const std::string&, const voi
                              std::string* value) {
   *value = static_cast<const MemoryBudget*>(addr)->ToString();
   return Status::OK();
-}
-
-bool MemoryBudgetsEqual(const ConfigOptions&, const std::string& name, const void* a, const void* b,
-                        std::string* mismatch) {
-  const bool same = *static_cast<const MemoryBudget*>(a) == *static_cast<const MemoryBudget*>(b);
-  if (!same && mismatch != nullptr) *mismatch = name;
-  return same;
 }
 
 }  // namespace
@@ -208,7 +196,7 @@ const OptionTypeMap& LeveledTypeInfo() {
       {"memory_budget",
        OptionTypeInfo(offsetof(LeveledPolicy::Shape, memory_budget), OptionType::kUnknown,
                       OptionVerificationType::kNormal, OptionTypeFlags::kNone, ParseMemoryBudget,
-                      SerializeMemoryBudget, MemoryBudgetsEqual)},
+                      SerializeMemoryBudget, OptionValuesEqual<MemoryBudget>)},
   };
   return info;
 }

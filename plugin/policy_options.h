@@ -24,6 +24,16 @@ ROCKSDB_NAMESPACE::Status ParseNumber(const std::string& who, const std::string&
 // ParseNumber reads back as the same double, whatever the process's locale (std::to_chars).
 std::string FormatOptionNumber(double value);
 
+// RocksDB's equality callback for an option whose values compare with ==: names the option in
+// *mismatch (if given) where they differ.
+template <typename T>
+bool OptionValuesEqual(const ROCKSDB_NAMESPACE::ConfigOptions&, const std::string& name,
+                       const void* a, const void* b, std::string* mismatch) {
+  const bool same = *static_cast<const T*>(a) == *static_cast<const T*>(b);
+  if (!same && mismatch != nullptr) *mismatch = name;
+  return same;
+}
+
 using OptionTypeMap = std::unordered_map<std::string, ROCKSDB_NAMESPACE::OptionTypeInfo>;
 // BudgetOptions (bits_per_key, fp_rate: absent is NaN, and not written to OPTIONS files).
 const OptionTypeMap& BudgetTypeInfo();

@@ -152,12 +152,7 @@ const std::unordered_map<std::string, OptionTypeInfo>& RangeFilterTypeInfo() {
              *value = FormatOptionNumber(*static_cast<const double*>(addr));
              return Status::OK();
            },
-           [](const ConfigOptions&, const std::string& name, const void* a, const void* b,
-              std::string* mismatch) {
-             const bool same = *static_cast<const double*>(a) == *static_cast<const double*>(b);
-             if (!same && mismatch != nullptr) *mismatch = name;
-             return same;
-           })},
+           OptionValuesEqual<double>)},
   };
   return info;
 }

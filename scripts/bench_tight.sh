@@ -24,7 +24,7 @@
 # A build's fills run first, --fill_jobs at a time (each settled fill waits for its compactions,
 # so it keeps about one core busy), then its reads, one process at a time. A settled fill's tree
 # does not depend on timing: alone or beside another fill, the same files, byte for byte, for
-# RocksDB's filters and sstfilter's (DbTest.LeveledBudgetListenerSeesLevel0AtItsFullest...).
+# RocksDB's filters and sstfilter's (DbTest.LeveledBudgetListenerSeesLevel0AtItsFullestWhicheverEventComesFirst).
 #
 #   scripts/bench.sh --tight [--builds=2] [--num=3000000] [--duration=1] [--repeats=2]
 #       [--reads=50000] [--caches=8,32,128] [--dists=uniform,zipfian]

@@ -9,12 +9,10 @@
 #
 #   cited_tests_test.sh SOURCE_DIR
 set -euo pipefail
+# shellcheck source=tests/tools/project_files.sh
+source "$(dirname "${BASH_SOURCE[0]}")/project_files.sh"
 cd "$1"
-if git rev-parse --is-inside-work-tree > /dev/null 2>&1; then
-  mapfile -t files < <(git ls-files --cached --others --exclude-standard)
-else
-  mapfile -t files < <(find . -type f -not -path './build*' -not -path './.git/*' | sed 's|^\./||')
-fi
+mapfile -t files < <(ProjectFiles)
 sources=()
 for f in "${files[@]}"; do
   case "$f" in

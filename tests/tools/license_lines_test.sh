@@ -5,12 +5,10 @@
 #
 #   license_lines_test.sh SOURCE_DIR
 set -euo pipefail
+# shellcheck source=tests/tools/project_files.sh
+source "$(dirname "${BASH_SOURCE[0]}")/project_files.sh"
 cd "$1"
-if git rev-parse --is-inside-work-tree > /dev/null 2>&1; then
-  mapfile -t files < <(git ls-files --cached --others --exclude-standard)
-else
-  mapfile -t files < <(find . -type f -not -path './build*' -not -path './.git/*' | sed 's|^\./||')
-fi
+mapfile -t files < <(ProjectFiles)
 line='SPDX-License-Identifier: Apache-2.0'
 checked=0
 missing=0

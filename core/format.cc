@@ -50,16 +50,10 @@ bool DecodeTrailer(const uint8_t* data, size_t size, Trailer* out) {
   const TrailerLayout layout = TrailerLayoutOf(data, size);
   if (layout == TrailerLayout::kNone) return false;  // also every span shorter than a trailer
   const uint8_t* tr = data + (size - kTrailerBytes);
-  switch (layout) {
-    case TrailerLayout::kLayout2:
-      if (LoadLE32(tr + kFieldBytes) != Layout2Check(tr)) return false;
-      break;
-    case TrailerLayout::kLayout1:
-      if (LoadLE32(tr + 24) != Layout1Check(tr) || tr[23] != 0) return false;
-      break;
-    case TrailerLayout::kNone:
-      return false;
-  }
+  const bool checked = layout == TrailerLayout::kLayout2
+                           ? LoadLE32(tr + kFieldBytes) == Layout2Check(tr)
+                           : LoadLE32(tr + 24) == Layout1Check(tr) && tr[23] == 0;
+  if (!checked) return false;
   out->num_keys = LoadLE64(tr + 0);
   out->num_units = LoadLE64(tr + 8);
   out->seed = LoadLE32(tr + 16);

@@ -16,6 +16,9 @@
 // - Cache's definition (GetCapacity, GetPrintableOptions): rocksdb/cache.h up to 8.0, then
 //   rocksdb/advanced_cache.h.
 // - BlockBasedTableOptions::decouple_partitioned_filters: from 9.6.
+// - Cache::Insert: up to 8.0 with a deleter function (an entry's role in the statistics is told
+//   by its deleter); from 8.1, where advanced_cache.h appeared, with a CacheItemHelper that names
+//   the role.
 #pragma once
 
 // Cache's definition: rocksdb/cache.h before 8.x moved it to rocksdb/advanced_cache.h.
@@ -163,6 +166,22 @@ bool SetDecouplePartitionedFilters(T* table, bool on) {
     (void)table;
     return !on;
   }
+}
+
+// Inserts into `cache` an entry with no value that charges `charge` bytes, counted under
+// CacheEntryRole::kFilterConstruction where the version can say so, held by *handle until
+// released. `key` must be 16 bytes (HyperClockCache's only key size) and unique in the cache.
+inline ROCKSDB_NAMESPACE::Status InsertFilterConstructionPlaceholder(
+    ROCKSDB_NAMESPACE::Cache* cache, const ROCKSDB_NAMESPACE::Slice& key, size_t charge,
+    ROCKSDB_NAMESPACE::Cache::Handle** handle) {
+#if __has_include(<rocksdb/advanced_cache.h>)
+  static const ROCKSDB_NAMESPACE::Cache::CacheItemHelper kHelper(
+      ROCKSDB_NAMESPACE::CacheEntryRole::kFilterConstruction);
+  return cache->Insert(key, nullptr, &kHelper, charge, handle);
+#else
+  return cache->Insert(
+      key, nullptr, charge, [](const ROCKSDB_NAMESPACE::Slice&, void*) {}, handle);
+#endif
 }
 
 }  // namespace compat

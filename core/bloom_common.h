@@ -88,6 +88,9 @@ struct BloomKindOps {
 
   static double NominalBitsPerKey(const Params& params) { return params.bits_per_key; }
 
+  // A Bloom filter is set in place in its output: no scratch.
+  static uint64_t BuildScratchBytes(const Params& /*params*/, uint64_t /*num_keys*/) { return 0; }
+
   static Result<std::string> Build(const Params& params, const HashList& hashes) {
     return Write(params, hashes.size(), [&](auto&& f) { hashes.ForEachChunk(f); });
   }

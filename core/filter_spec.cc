@@ -29,6 +29,12 @@ uint64_t MaxKeysForBytes(const FilterSpec& spec, uint64_t bytes) {
       spec, [&](auto kind, const auto& p) { return decltype(kind)::MaxKeysForBytes(p, bytes); });
 }
 
+uint64_t BuildScratchBytes(const FilterSpec& spec, uint64_t num_keys) {
+  return WithKind(spec, [&](auto kind, const auto& p) {
+    return decltype(kind)::BuildScratchBytes(p, num_keys);
+  });
+}
+
 Result<std::string> BuildFilter(const FilterSpec& spec, const uint64_t* hashes, size_t count) {
   return WithKind(
       spec, [&](auto kind, const auto& p) { return decltype(kind)::Build(p, hashes, count); });

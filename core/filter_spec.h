@@ -61,6 +61,10 @@ Result<uint64_t> FilterBytes(const FilterSpec& spec, uint64_t num_keys);
 // Ribbon budget, whose size is not monotone, an n that fits whose n + 1 does not).
 uint64_t MaxKeysForBytes(const FilterSpec& spec, uint64_t bytes);
 
+// The temporary bytes BuildFilter holds for num_keys keys beyond its input and its output (the
+// kind's BuildScratchBytes).
+uint64_t BuildScratchBytes(const FilterSpec& spec, uint64_t num_keys);
+
 // Builds the filter of hashes[0, count); consecutive duplicates are skipped.
 Result<std::string> BuildFilter(const FilterSpec& spec, const uint64_t* hashes, size_t count);
 // The same from a builder's chunked hash list.

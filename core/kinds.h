@@ -29,6 +29,9 @@
 //   static uint64_t MaxKeysForBytes(const Params&, uint64_t bytes);   inverse of FilterBytes: an n
 //                                             that fits whose n + 1 does not (the largest such
 //                                             n unless a budget makes the size non-monotone)
+//   static uint64_t BuildScratchBytes(const Params&, uint64_t num_keys);   the temporary memory
+//                                             Build holds beyond its input and its output (what
+//                                             a RocksDB builder charges to the block cache)
 //   static Result<double> EstimatedFpRate(const Params&, uint64_t num_keys);
 //   static double NominalFpRate(const Params&);       unlimited keys, no rounding
 //   static double NominalBitsPerKey(const Params&);   likewise
@@ -96,6 +99,8 @@ constexpr bool CheckKind() {
                 "FilterBytes(const Params&, uint64_t num_keys) -> Result<uint64_t>");
   static_assert(std::is_same_v<decltype(&K::MaxKeysForBytes), uint64_t (*)(const P&, uint64_t)>,
                 "MaxKeysForBytes(const Params&, uint64_t bytes) -> uint64_t");
+  static_assert(std::is_same_v<decltype(&K::BuildScratchBytes), uint64_t (*)(const P&, uint64_t)>,
+                "BuildScratchBytes(const Params&, uint64_t num_keys) -> uint64_t");
   static_assert(
       std::is_same_v<decltype(&K::EstimatedFpRate), Result<double> (*)(const P&, uint64_t)>,
       "EstimatedFpRate(const Params&, uint64_t num_keys) -> Result<double>");

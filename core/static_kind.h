@@ -45,7 +45,15 @@ struct StaticKindFacts {
   int max_fingerprint_bits;
   double nominal_units_per_key;  // table units (w bits each) per key, for large sets
   int max_attempts;  // seeds tried before the build falls back to a blocked Bloom filter
+  // The most scratch bytes per key a build holds (StaticBuildInfo::scratch_bytes) at any count of
+  // hashes given, repeats included, with the 8 per hash given of the sorted distinct copy (it
+  // reserves room for all of them); BuildScratchBytes adds kStaticBuildSpareBytes.
+  double max_scratch_bytes_per_key;
 };
+
+// What a static build's scratch may hold beyond max_scratch_bytes_per_key per key: vectors'
+// spare slots, and a small set's rounding up to whole table units.
+inline constexpr uint64_t kStaticBuildSpareBytes = 4096;
 
 template <typename Kind, typename Params>
 struct StaticKind {
@@ -138,6 +146,13 @@ struct StaticKind {
       offers.push_back(p);
     }
     return offers;
+  }
+
+  // At least the scratch bytes a build of num_keys keys holds at its peak (StaticBuildInfo).
+  static uint64_t BuildScratchBytes(const Params& /*params*/, uint64_t num_keys) {
+    return static_cast<uint64_t>(
+               std::ceil(Kind::kFacts.max_scratch_bytes_per_key * static_cast<double>(num_keys))) +
+           kStaticBuildSpareBytes;
   }
 
   // Builds the filter of hashes[0, count) (any order, repeats allowed) into *out (replaced), and

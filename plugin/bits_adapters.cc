@@ -15,6 +15,7 @@
 #include "core/filter_reader.h"
 #include "core/format.h"
 #include "core/hash.h"
+#include "core/sizing.h"
 #include "plugin/probe_counts.h"
 
 namespace sstfilter {
@@ -164,7 +165,40 @@ void SstFilterBitsBuilder::AddKey(const Slice& key) {
 void SstFilterBitsBuilder::Record(uint64_t h) {
   const size_t before = hashes_.size();
   hashes_.Add(h);
-  if (verify_ && hashes_.size() != before) added_sum_ += h;
+  if (hashes_.size() == before) return;
+  if (verify_) added_sum_ += h;
+  // A key that starts a placeholder's worth of hashes charges all of them. A refusal is not an
+  // error: the keys are already held, and RocksDB's builders go on the same way.
+  constexpr uint64_t kHashesPerPlaceholder = ConstructionCharge::kPlaceholderBytes / 8;
+  if (charge_ != nullptr && before % kHashesPerPlaceholder == 0) {
+    charge_->Charge(ConstructionCharge::Account::kHashes, 8 * (before + kHashesPerPlaceholder));
+  }
+}
+
+FilterSpec SstFilterBitsBuilder::SpecWithinCharge(const FilterSpec& chosen,
+                                                  const std::string& where) {
+  if (charge_ == nullptr) return chosen;
+  const uint64_t n = hashes_.size();
+  const uint64_t scratch = BuildScratchBytes(chosen, n);
+  const Result<uint64_t> output = FilterBytes(chosen, n);
+  const uint64_t output_bytes = output.ok() ? output.value() : 0;
+  using Account = ConstructionCharge::Account;
+  if (charge_->Charge(Account::kBuild, scratch + output_bytes) || scratch == 0 || n == 0) {
+    return chosen;  // charged, or nothing cheaper to build
+  }
+  // As RocksDB's Ribbon builder does when the cache refuses its banding memory: a blocked Bloom
+  // filter, which is set in place in its output, of about the chosen filter's size.
+  charge_->Charge(Account::kBuild, output_bytes);
+  const Result<FilterSpec> bloom = SpecForBitsPerKey<BlockedBloom>(
+      std::clamp(static_cast<double>(output_bytes) * 8 / static_cast<double>(n), kMinBitsPerKey,
+                 kMaxBitsPerKey));
+  if (!bloom.ok()) return chosen;
+  build_refused_ = true;
+  Warn("the block cache refused the " + std::to_string(scratch + output_bytes) +
+       " bytes of building a " + chosen.ToString() + " filter of " + where +
+       " (cache_usage_options charges kFilterConstruction); built a " + bloom.value().ToString() +
+       " filter instead");
+  return bloom.value();
 }
 
 #if SSTFILTER_ROCKSDB_HAS_ADD_KEY_AND_ALT
@@ -215,6 +249,9 @@ Slice SstFilterBitsBuilder::Finish(std::unique_ptr<const char[]>* buf, Status* s
     Result<std::string> built = Err(corrupted ? "a key hash changed in memory since it was added"
                                               : "out of memory while adding keys");
     bool counted = false;  // a filter whose probes are counted (plugin/probe_counts.h)
+    const std::string where =
+        std::to_string(hashes_.size()) + " keys in a file of " +
+        (level_ < 0 ? std::string("unknown level") : "level " + std::to_string(level_));
     if (!level.ok()) {
       built = Err(level.error());
     } else {
@@ -223,24 +260,32 @@ Slice SstFilterBitsBuilder::Finish(std::unique_ptr<const char[]>* buf, Status* s
       if (!choice->has_filter) {
         built = MatchAllFilter(hashes_.size());  // chosen: this set is best served by no filter
       } else if (!failed_ && !corrupted) {
-        built = BuildFilter(choice->spec, hashes_);
+        built = BuildFilter(SpecWithinCharge(choice->spec, where), hashes_);
         counted = count_probes_ && built.ok();
       }
     }
-    const std::string where =
-        std::to_string(hashes_.size()) + " keys in a file of " +
-        (level_ < 0 ? std::string("unknown level") : "level " + std::to_string(level_));
     if (!built.ok()) {
       Warn("cannot build " + (choice != nullptr ? choice->spec.ToString() : std::string("a")) +
            " filter of " + where + " (" + built.error() +
            "); writing a filter that matches every key");
       built = MatchAllFilter(hashes_.size());
     } else if (choice != nullptr && choice->has_filter &&
-               TrailerKindOf(built.value()) != choice->spec.kind()) {
+               TrailerKindOf(built.value()) != choice->spec.kind() && !build_refused_) {
       Warn(choice->spec.ToString() + " filter of " + where +
            ": no seed solved its build; wrote a blocked Bloom filter instead");
     }
     result = Hand(built.value(), buf);
+    if (chooser_) {
+      try {
+        chooser_->Finished(hashes_.size(), file_keys_, result.size());
+      } catch (const std::exception&) {  // out of memory: the chooser's record misses this filter
+      }
+    }
+    if (charge_ != nullptr) {
+      using Account = ConstructionCharge::Account;
+      charge_->Charge(Account::kFilters, charge_->Bytes(Account::kFilters) + result.size());
+      charge_->Charge(Account::kBuild, 0);
+    }
     if (counted) {
       NoteBuiltFilter(
           {ProbeRegistry::Global().Register(FilterBlockId(result.data(), result.size())),
@@ -262,6 +307,12 @@ Slice SstFilterBitsBuilder::Finish(std::unique_ptr<const char[]>* buf, Status* s
   }
   if (verify_) last_hashes_.Swap(hashes_);
   hashes_.Clear();
+  build_refused_ = false;
+  if (charge_ != nullptr) {
+    charge_->Charge(ConstructionCharge::Account::kBuild, 0);
+    // The hashes verification keeps stay charged until MaybePostVerify lets them go.
+    if (!verify_) charge_->Charge(ConstructionCharge::Account::kHashes, 0);
+  }
   added_sum_ = 0;
   failed_ = false;
   have_last_key_ = false;
@@ -296,6 +347,7 @@ Status SstFilterBitsBuilder::MaybePostVerify(const Slice& filter) {
     }
   }
   last_hashes_.Clear();
+  if (charge_ != nullptr) charge_->Charge(ConstructionCharge::Account::kHashes, 0);
   return s;
 }
 

@@ -20,6 +20,7 @@
 #include "core/hash_list.h"
 #include "core/level_allocation.h"
 #include "plugin/block_cache_fit.h"
+#include "plugin/construction_charge.h"
 #include "plugin/tree_history.h"
 
 namespace sstfilter {
@@ -37,6 +38,10 @@ class FilterChooser {
   // of sizes. May throw std::bad_alloc.
   virtual Result<LevelFilter> ForKeys(uint64_t num_keys, const KeyRange& file_keys,
                                       bool finishing) = 0;
+  // Told of each filter Finish handed RocksDB: its keys, the file's key range so far (as for
+  // ForKeys) and its bytes. May throw std::bad_alloc.
+  virtual void Finished(uint64_t /*num_keys*/, const KeyRange& /*file_keys*/,
+                        uint64_t /*filter_bytes*/) {}
 };
 
 // At most one LOG line per interval (for one policy), so that a build failing on every file
@@ -84,6 +89,11 @@ class SstFilterBitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
     warnings_ = std::move(warnings);
   }
 
+  // Charge the builder's memory to the block cache (plugin/construction_charge.h); null: none.
+  void SetConstructionCharge(std::unique_ptr<ConstructionCharge> charge) {
+    charge_ = std::move(charge);
+  }
+
   // Count the probes each filter this builder finishes receives (plugin/probe_counts.h): for
   // sstfilter.Leveled, in a tree the sstfilter.LeveledBudget listener watches.
   void CountProbes() { count_probes_ = true; }
@@ -105,7 +115,8 @@ class SstFilterBitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
   // Builds the filter of the keys added since the last Finish and empties the builder (RocksDB
   // reuses it for the next partition). A failure is answered with a match-all filter, because a
   // non-OK status would fail the whole flush; it, and a fuse or Ribbon build that fell back to a
-  // blocked Bloom filter, are logged as WARN (SetFileLevel). *status is OK but in one case: with
+  // blocked Bloom filter (no seed solved it, or the block cache refused its charge), are logged
+  // as WARN (SetFileLevel). *status is OK but in one case: with
   // verification on (detect_filter_construct_corruption), Corruption if the hashes held no longer
   // sum to those added (memory corrupted between AddKey and Finish: the filter would miss keys).
   ROCKSDB_NAMESPACE::Slice Finish(std::unique_ptr<const char[]>* buf,
@@ -135,6 +146,9 @@ class SstFilterBitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
   void Warn(const std::string& message) const;
   // hashes_.Add(h), and with verification on, h into added_sum_ if the list took it.
   void Record(uint64_t h);
+  // `chosen`, unless the block cache refuses the charge of its build (scratch and output): then a
+  // blocked Bloom filter of about its size, logged as WARN. `where`: the file, for the LOG line.
+  FilterSpec SpecWithinCharge(const FilterSpec& chosen, const std::string& where);
 
   friend struct BuilderTestAccess;  // tests/plugin/builder_test.cc: corrupts a held hash
 
@@ -150,7 +164,9 @@ class SstFilterBitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
   std::shared_ptr<OversizedFilterBlocks> oversized_;
   bool reported_oversized_ = false;
   bool count_probes_ = false;
-  HashList hashes_;  // 8 bytes per distinct key (core/hash_list.h)
+  std::unique_ptr<ConstructionCharge> charge_;  // null: nothing charged
+  bool build_refused_ = false;  // this Finish built a Bloom filter because the charge was refused
+  HashList hashes_;             // 8 bytes per distinct key (core/hash_list.h)
   // With verification on: the sum (mod 2^64) of the hashes hashes_ took since the last Finish.
   uint64_t added_sum_ = 0;
   HashList last_hashes_;  // the keys of the last Finish, kept only for verification

@@ -16,6 +16,7 @@
 #include <mutex>
 
 #include "plugin/bits_adapters.h"
+#include "plugin/printf.h"
 #include "plugin/tree_model.h"
 
 namespace sstfilter {
@@ -205,13 +206,12 @@ size_t RewriteFilesOverBudget(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree) {
           const RewritingScope scope;
           s = db->CompactFiles(options, db->DefaultColumnFamily(), {f.name}, f.level);
         }
-        char line[320];
-        snprintf(line, sizeof(line),
-                 "memory_budget: rewriting %s (level %d, filter %.2f bits/key, the level's share "
-                 "%.2f at %.4g bits/key for the tree): %s",
-                 f.name.c_str(), f.level,
-                 8.0 * static_cast<double>(f.filter_bytes) / static_cast<double>(f.filter_entries),
-                 level_bits.value()[f.level], target.bits_per_key, s.ToString().c_str());
+        const std::string line = Printf(
+            "memory_budget: rewriting %s (level %d, filter %.2f bits/key, the level's share "
+            "%.2f at %.4g bits/key for the tree): %s",
+            f.name.c_str(), f.level,
+            8.0 * static_cast<double>(f.filter_bytes) / static_cast<double>(f.filter_entries),
+            level_bits.value()[f.level], target.bits_per_key, s.ToString().c_str());
         LogAt(log.get(), ROCKSDB_NAMESPACE::InfoLogLevel::INFO_LEVEL, line);
         if (!s.ok()) break;
         ++rewritten;

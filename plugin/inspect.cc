@@ -21,6 +21,7 @@
 #include "plugin/block_cache_fit.h"
 #include "plugin/filter_formats.h"
 #include "plugin/policies.h"
+#include "plugin/printf.h"
 #include "sstfilter/sstfilter.h"
 
 namespace sstfilter {
@@ -189,20 +190,18 @@ Status DescribeFilterBudgets(const std::string& db_path, std::vector<FilterBudge
 
 std::string FormatBudgetReport(const std::vector<FilterBudgetInfo>& budgets) {
   std::string out;
-  char line[320];
+  std::string line;
   for (const FilterBudgetInfo& b : budgets) {
     if (b.budget.bytes > 0) {
-      snprintf(line, sizeof(line),
-               "memory_budget of column family %s (%s): %" PRIu64 " bytes; its filters %" PRIu64
-               " bytes, %.3fx the budget\n",
-               b.column_family.c_str(), b.policy.c_str(), b.budget.bytes, b.filter_bytes,
-               static_cast<double>(b.filter_bytes) / static_cast<double>(b.budget.bytes));
+      line = Printf("memory_budget of column family %s (%s): %" PRIu64
+                    " bytes; its filters %" PRIu64 " bytes, %.3fx the budget\n",
+                    b.column_family.c_str(), b.policy.c_str(), b.budget.bytes, b.filter_bytes,
+                    static_cast<double>(b.filter_bytes) / static_cast<double>(b.budget.bytes));
     } else if (b.budget.cache_share > 0) {
-      snprintf(line, sizeof(line),
-               "memory_budget of column family %s (%s): %.15g%% of the block cache, whose capacity "
-               "the OPTIONS file does not keep; its filters %" PRIu64 " bytes\n",
-               b.column_family.c_str(), b.policy.c_str(), 100 * b.budget.cache_share,
-               b.filter_bytes);
+      line = Printf(
+          "memory_budget of column family %s (%s): %.15g%% of the block cache, whose capacity "
+          "the OPTIONS file does not keep; its filters %" PRIu64 " bytes\n",
+          b.column_family.c_str(), b.policy.c_str(), 100 * b.budget.cache_share, b.filter_bytes);
     } else {
       continue;
     }
@@ -260,9 +259,9 @@ std::string FormatFiltersByLevel(const std::vector<SstFilterInfo>& files) {
 
 std::string FormatFilterReport(const std::vector<SstFilterInfo>& files) {
   std::string out;
-  char line[256];
-  snprintf(line, sizeof(line), "%-14s %5s %-22s %12s %12s %9s %s\n", "file", "level",
-           "filter policy", "keys", "filter bytes", "bits/key", "filter");
+  std::string line;
+  line = Printf("%-14s %5s %-22s %12s %12s %9s %s\n", "file", "level", "filter policy", "keys",
+                "filter bytes", "bits/key", "filter");
   out += line;
   size_t without = 0;
   std::string missing;
@@ -270,9 +269,9 @@ std::string FormatFilterReport(const std::vector<SstFilterInfo>& files) {
   for (const SstFilterInfo& f : files) {
     if (largest == nullptr || f.filter_bytes > largest->filter_bytes) largest = &f;
     const double bits = f.filter_entries ? 8.0 * f.filter_bytes / f.filter_entries : 0;
-    snprintf(line, sizeof(line), "%-14s %5d %-22s %12" PRIu64 " %12" PRIu64 " %9.2f ",
-             f.file.c_str(), f.level, f.policy_name.empty() ? "(none)" : f.policy_name.c_str(),
-             f.num_entries, f.filter_bytes, bits);
+    line = Printf("%-14s %5d %-22s %12" PRIu64 " %12" PRIu64 " %9.2f ", f.file.c_str(), f.level,
+                  f.policy_name.empty() ? "(none)" : f.policy_name.c_str(), f.num_entries,
+                  f.filter_bytes, bits);
     out += line + FilterColumn(f) + "\n";
     if (!f.has_sstfilter_filter()) {
       ++without;
@@ -280,19 +279,17 @@ std::string FormatFilterReport(const std::vector<SstFilterInfo>& files) {
     }
   }
   out += FormatFiltersByLevel(files);
-  snprintf(line, sizeof(line), "%zu SST files, %zu without an sstfilter filter", files.size(),
-           without);
+  line = Printf("%zu SST files, %zu without an sstfilter filter", files.size(), without);
   out += line;
   out += without ? ": " + missing + "\n" : std::string("\n");
   if (largest != nullptr && largest->filter_bytes > 0) {
     // Whole filters in the block cache should stay within 1/kShardFraction of a cache shard
     // (plugin/block_cache_fit.h); the largest says whether any might not.
-    snprintf(line, sizeof(line),
-             "largest filter: %" PRIu64
-             " KiB (%s, level %d); cached whole, a filter should be at most 1/%zu of a "
-             "block-cache shard\n",
-             (largest->filter_bytes + 1023) >> 10, largest->file.c_str(), largest->level,
-             kShardFraction);
+    line = Printf("largest filter: %" PRIu64
+                  " KiB (%s, level %d); cached whole, a filter should be at most 1/%zu of a "
+                  "block-cache shard\n",
+                  (largest->filter_bytes + 1023) >> 10, largest->file.c_str(), largest->level,
+                  kShardFraction);
     out += line;
   }
   return out;

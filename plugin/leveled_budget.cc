@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "plugin/bits_adapters.h"
 #include "plugin/budget_rewrites.h"
 #include "plugin/level_probes.h"
 #include "plugin/leveled_budget.h"
@@ -110,7 +111,7 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
   // which tree the table belongs to, for the policy (TableInCreation).
   void OnTableFileCreationStarted(
       const ROCKSDB_NAMESPACE::TableFileCreationBriefInfo& info) override {
-    Guard([&] {
+    Guard(nullptr, "OnTableFileCreationStarted", [&] {
       ClearTableInCreation();
       // A table written as the database opens (its WAL replayed) comes before any event that
       // names the new session: its tree is the logger's.
@@ -126,7 +127,7 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
   // filters (plugin/probe_counts.h).
   void OnTableFileCreated(const ROCKSDB_NAMESPACE::TableFileCreationInfo& info) override {
     ClearTableInCreation();
-    Guard([&] {
+    Guard(nullptr, "OnTableFileCreated", [&] {
       std::vector<std::shared_ptr<ProbeCell>> cells = CellsOfNewFile(info.table_properties);
       if (!info.status.ok()) return;
       FileFilter filter = FilterOf(info.table_properties);
@@ -139,13 +140,13 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
   // Before a flush builds its filter: the accounts of this database, should it be the first event
   // since the database opened.
   void OnFlushBegin(DB* db, const ROCKSDB_NAMESPACE::FlushJobInfo& info) override {
-    Guard([&] { Account(db, info.cf_name, /*changed=*/false); });
+    Guard(db, "OnFlushBegin", [&] { Account(db, info.cf_name, /*changed=*/false); });
   }
   // No rewrites here, though a flush can be a database's last event after its budget fell: a
   // rewrite would hold the flush's slot (one by default), and in 7.8 DB::CompactFiles waits for
   // running ingestions, which may be waiting for a flush of their own: a deadlock.
   void OnFlushCompleted(DB* db, const ROCKSDB_NAMESPACE::FlushJobInfo& info) override {
-    Guard([&] {
+    Guard(db, "OnFlushCompleted", [&] {
       Remember(db, info.file_path, FilterOf(info.table_properties));
       Account(db, info.cf_name, /*changed=*/true);
     });
@@ -154,7 +155,7 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
   // their table properties, which RocksDB gives here, measure files the listener did not see
   // written.
   void OnCompactionBegin(DB* db, const ROCKSDB_NAMESPACE::CompactionJobInfo& info) override {
-    Guard([&] {
+    Guard(db, "OnCompactionBegin", [&] {
       RememberCompaction(db, info, [&](Tree& tree) {
         // Job ids are unique within a session (a new session has a new Session).
         Compaction& c = tree.running[info.job_id];
@@ -174,7 +175,7 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
   // a budget share its fall as any of them grows, and a compaction of another may be the last
   // event after the default's own compactions settled, or the first after writes stopped waiting.
   void OnCompactionCompleted(DB* db, const ROCKSDB_NAMESPACE::CompactionJobInfo& info) override {
-    Guard([&] {
+    Guard(db, "OnCompactionCompleted", [&] {
       RememberCompaction(db, info, [&](Tree& tree) { tree.running.erase(info.job_id); });
       Account(db, info.cf_name, /*changed=*/true);
       if (RewritingForBudget() || !info.status.ok()) return;
@@ -186,7 +187,7 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
   }
   void OnExternalFileIngested(DB* db,
                               const ROCKSDB_NAMESPACE::ExternalFileIngestionInfo& info) override {
-    Guard([&] {
+    Guard(db, "OnExternalFileIngested", [&] {
       Remember(db, info.internal_file_path, FilterOf(info.table_properties));
       Account(db, info.cf_name, /*changed=*/true);
     });
@@ -201,12 +202,25 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
 
  private:
   // Nothing may throw into RocksDB: an event that cannot be accounted (out of memory) leaves the
-  // tree's accounts as they were.
+  // tree's accounts as they were, and says so once in the database's LOG where the event names
+  // the database (`db`, else null: nothing is logged).
   template <typename F>
-  static void Guard(F&& f) {
+  static void Guard(DB* db, const char* event, F&& f) {
+    const char* what = nullptr;
     try {
       f();
-    } catch (const std::exception&) {
+      return;
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+      what = "an exception of unknown type";
+    }
+    if (db == nullptr) return;
+    try {
+      LogError(db->GetDBOptions().info_log.get(), std::string(kLeveledBudgetName) + ": " + event +
+                                                      ": " + what +
+                                                      "; the accounts of this event are skipped");
+    } catch (...) {  // out of memory for the line: nothing more to do
     }
   }
 

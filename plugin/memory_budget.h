@@ -11,8 +11,9 @@
 // rewrites the files that spend the most (plugin/budget_rewrites.h): a filter is fixed for its
 // file's life, and as a tree grows the files written earlier keep richer filters than the budget
 // buys now. The rewrites come with compactions; a flush spends at most what the budget has left,
-// down to half what it buys, for each file (leveled_policy.cc, Chooser::SpendAtMost). Without the
-// listener the policy cannot count the keys: it spends bits_per_key and says so in the LOG.
+// down to half what it buys, for each file (LeveledChooser::SpendAtMost, in leveled_chooser.h).
+// Without the listener the policy cannot count the keys: it spends bits_per_key and says so in
+// the LOG.
 // docs/filters.md gives what it costs and the bounds.
 #pragma once
 

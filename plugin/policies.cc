@@ -137,9 +137,11 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* SstFilterPolicy::NewBuilder(
     return nullptr;
   }
   const CacheShards shards = ShardsHoldingWholeFilters(context.table_options);
+  std::unique_ptr<ConstructionCharge> charge = ConstructionCharge::For(context.table_options);
   auto* builder = new (std::nothrow) SstFilterBitsBuilder(
       spec.value(), context.table_options.detect_filter_construct_corruption, context.info_log);
   if (builder != nullptr) {
+    builder->SetConstructionCharge(std::move(charge));
     builder->SetCacheShards(shards, oversized_);
     builder->SetFileLevel(context.level_at_creation, fallback_warnings_);
   }

@@ -153,6 +153,9 @@ using CuckooPolicy = KindPolicy<Cuckoo, kCuckooPolicyName>;
 using FusePolicy = KindPolicy<Fuse, kFusePolicyName>;
 using RibbonPolicy = KindPolicy<BumpedRibbon, kRibbonPolicyName>;
 
+struct LeveledAllocations;  // plugin/leveled_chooser.h
+class LeveledChooser;
+
 // sstfilter.Leveled: one memory budget for the whole tree (bits_per_key, averaged over all keys),
 // spent per level as Monkey prescribes (core/level_allocation.h). Each new file gets the filter of
 // where its keys will live (plugin/tree_history.h), with the allocation priced at the filter's
@@ -162,7 +165,7 @@ using RibbonPolicy = KindPolicy<BumpedRibbon, kRibbonPolicyName>;
 // - a flush that appends (keys beyond every recent flush's), a file of unknown level (ingested,
 //   repaired), and any file of a tree under FIFO compaction: the allocation of a tree of one
 //   level, the two filters around the budget, mixed so that they spend it exactly; under
-//   universal compaction, one of the two for every file (Chooser::OneFilterPerFile);
+//   universal compaction, one of the two for every file (LeveledChooser::OneFilterPerFile);
 // - another file: its level (FilterBuildingContext::level_at_creation; the largest level when
 //   RocksDB writes it as bottommost) in a model of num_levels levels growing by size_ratio, or,
 //   when num_levels is 0, of the levels compaction outputs have reached;
@@ -222,9 +225,6 @@ class LeveledPolicy : public SstFilterPolicy {
   ROCKSDB_NAMESPACE::FilterBitsBuilder* NewBuilder(
       const ROCKSDB_NAMESPACE::FilterBuildingContext& context) const override;
 
-  struct Allocations;  // the cache; builders hold it too, so it outlives the policy if need be
-  class Chooser;       // one file's choice (a FilterChooser)
-
   // Where a new file's keys will live in the model: a tree of num_levels levels, at `level`.
   struct ModelPlace {
     int num_levels = 1;
@@ -250,7 +250,15 @@ class LeveledPolicy : public SstFilterPolicy {
   // probes).
   Result<bool> SteerByAccounts(const ROCKSDB_NAMESPACE::FilterBuildingContext& context,
                                const TreeId& tree, int num_levels, double bits_per_key,
-                               const CacheShards& shards, Chooser* chooser) const;
+                               const CacheShards& shards, LeveledChooser* chooser) const;
+  // Without the listener's accounts, for a leveled tree whose full filters live whole in a block
+  // cache of `shards`: the same cut for the cache (CacheBitsPerKey, UseCache) over the files the
+  // policy has built for the tree (TreeHistory::RecordBuilt, which this file then joins), so that a
+  // forgotten listener still leaves the filters room in the cache; a tree of an earlier process's
+  // files counts only those written since.
+  void FitCacheWithoutAccounts(const ROCKSDB_NAMESPACE::FilterBuildingContext& context,
+                               const TreeId& tree, double bits_per_key, const CacheShards& shards,
+                               LeveledChooser* chooser) const;
   // The budget for the tree's next file: BudgetBitsPerKey(), or, under a memory_budget, the bits
   // per key it buys over the keys of every tree the policy builds for (logged); then
   // `*bytes_left` is the budget less what those trees' filters spend now (negative: beyond it),
@@ -259,8 +267,8 @@ class LeveledPolicy : public SstFilterPolicy {
                         double* bytes_left) const;
 
   Shape shape_;
-  std::shared_ptr<Allocations> allocations_;
-  std::shared_ptr<TreeHistory> history_;  // what the policy has seen of each tree
+  std::shared_ptr<LeveledAllocations> allocations_;  // builders hold it too
+  std::shared_ptr<TreeHistory> history_;             // what the policy has seen of each tree
   // Whether the LOG has been told that the memory_budget cannot be kept, for each reason, and that
   // a database opened without the listener (once per policy); whether one did (ValidateOptions).
   struct BudgetWarnings {

@@ -129,6 +129,35 @@ double TreeHistory::Steered(const TreeId& tree, double budget) const {
   return it == trees_.end() || it->second.steered == 0 ? budget : it->second.steered;
 }
 
+void TreeHistory::RecordBuilt(const TreeId& tree, int level, bool by_compaction,
+                              const KeyRange& keys, uint64_t num_keys, uint64_t filter_bytes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<BuiltFile>& built = TreeLocked(tree).built;
+  if (by_compaction) {
+    built.erase(std::remove_if(built.begin(), built.end(),
+                               [&](const BuiltFile& f) {
+                                 return (f.level == level || f.level == level - 1) &&
+                                        f.keys.Overlaps(keys);
+                               }),
+                built.end());
+  }
+  if (built.size() >= kBuiltFilesPerTree) built.clear();
+  built.push_back({level, keys, num_keys, filter_bytes});
+}
+
+TreeHistory::BuiltFiles TreeHistory::Built(const TreeId& tree) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  BuiltFiles total;
+  const auto it = trees_.find(tree);
+  if (it == trees_.end()) return total;
+  for (const BuiltFile& f : it->second.built) {
+    ++total.files;
+    total.keys += f.num_keys;
+    total.filter_bytes += f.filter_bytes;
+  }
+  return total;
+}
+
 TreeHistory::LevelSpan TreeHistory::Compactions(const TreeId& tree) const {
   std::lock_guard<std::mutex> lock(mu_);
   const auto it = trees_.find(tree);

@@ -198,13 +198,39 @@ class TreeHistory {
   // memory_budget spans: plugin/memory_budget.h). May throw std::bad_alloc.
   std::vector<TreeId> TreesWith(const TreeId& tree);
 
+  // The files with whole filters that the policy's builders wrote for a leveled tree, as far as
+  // the builds tell: what a policy without the sstfilter.LeveledBudget listener knows of the
+  // tree's filter blocks in the block cache (LeveledPolicy::FitCacheWithoutAccounts). A flush
+  // adds a file to level 0; a compaction's output at level L replaces the files at L and L - 1
+  // whose key ranges it meets, the inputs a leveled compaction rewrites (a file moved down
+  // unchanged stays counted, at its old level, until a compaction meets it). The count misses the
+  // files of an earlier process and those deleted otherwise (DeleteFilesInRange, a TTL), and drops
+  // a file of level L - 1 that an output meets but its compaction did not take: it errs low, which
+  // leaves the filters as large as without it. At most kBuiltFilesPerTree files per tree (past
+  // that the tree's count starts over).
+  static constexpr size_t kBuiltFilesPerTree = size_t{1} << 16;
+  struct BuiltFiles {
+    uint64_t files = 0, keys = 0, filter_bytes = 0;
+  };
+  // Records a file written at `level` (by a compaction, or a flush) holding `num_keys` keys in
+  // `keys` with a filter of `filter_bytes`. May throw std::bad_alloc.
+  void RecordBuilt(const TreeId& tree, int level, bool by_compaction, const KeyRange& keys,
+                   uint64_t num_keys, uint64_t filter_bytes);
+  BuiltFiles Built(const TreeId& tree) const;
+
  private:
   struct Flush {
     uint64_t file = 0;
     KeyRange keys;
   };
+  struct BuiltFile {
+    int level = 0;
+    KeyRange keys;
+    uint64_t num_keys = 0, filter_bytes = 0;
+  };
   struct Tree {
     std::deque<Flush> flushes;  // newest last
+    std::vector<BuiltFile> built;
     LevelSpan compactions;
     uint64_t steered_changes = 0;  // the accounts' changes last integrated
     double correction = 0;         // bits per key added to the budget

@@ -7,7 +7,11 @@
 # evict each other (README: Filters in the block cache); one build says little.
 #
 #   scripts/block_cache_bench.sh [--builds=3] [--num=5000000] [--cache_size=33554432]
-#       [--filter_uri=LIST] [--configs=LIST] [--db=DIR]
+#       [--filter_uri=LIST] [--configs=LIST] [--without_listener] [--db=DIR]
+#
+# sstfilter.Leveled runs with its listener (listeners=sstfilter.LeveledBudget); with
+# --without_listener each Leveled entry also runs without it, as a row of its own: what a user who
+# copies only the filter_policy line gets.
 #
 # --configs, any of:
 #   whole        full filters, evictable (RocksDB's default with cache_index_and_filter_blocks)
@@ -29,6 +33,7 @@ num=5000000
 cache_size=33554432
 filter_uris="sstfilter.Leveled:10,sstfilter.Ribbon:10,ribbonfilter:14.5:-1,bloomfilter:10"
 configs="whole,pinned,partitioned"
+without_listener=false
 db=${TMPDIR:-/tmp}/sstfilter_block_cache_bench
 die() { echo "block_cache_bench.sh: $*" >&2; exit 2; }
 for arg in "$@"; do
@@ -38,6 +43,7 @@ for arg in "$@"; do
     --cache_size=*) cache_size=${arg#*=} ;;
     --filter_uri=*) filter_uris=${arg#*=} ;;
     --configs=*) configs=${arg#*=} ;;
+    --without_listener) without_listener=true ;;
     --db=*) db=${arg#*=} ;;
     *) die "unknown argument $arg (see the comment at the top)" ;;
   esac
@@ -54,6 +60,14 @@ for c in "${cfgs[@]}"; do
   case "$c" in whole | whole_hipri | pinned | partitioned | 4shards) ;; *) die "unknown config $c" ;; esac
 done
 for u in "${uris[@]}"; do [[ "$u" =~ ^[A-Za-z0-9_.:-]+$ ]] || die "bad --filter_uri entry '$u'"; done
+if $without_listener; then
+  rows=()
+  for u in "${uris[@]}"; do
+    rows+=("$u")
+    [[ "$u" == sstfilter.Leveled* ]] && rows+=("$u/without_listener")
+  done
+  uris=("${rows[@]}")
+fi
 
 # One build of `policy` under `config`: prints "bits/key ops/sec filter_blocks_read".
 run() {
@@ -69,7 +83,11 @@ run() {
   pin_top_level_index_and_filter=true"; hipri=0.5 ;;
     4shards) table="partition_filters=false"; shard_bits=2 ;;
   esac
-  [[ "$policy" == sstfilter.Leveled* ]] && listeners="listeners=sstfilter.LeveledBudget"
+  if [[ "$policy" == */without_listener ]]; then
+    policy=${policy%/without_listener}
+  elif [[ "$policy" == sstfilter.Leveled* ]]; then
+    listeners="listeners=sstfilter.LeveledBudget"
+  fi
   cat > "$ini" << INI
 [Version]
   rocksdb_version=7.8.3
@@ -111,7 +129,7 @@ INI
   echo "$bits $ops $misses"
 }
 
-printf "%-12s %-24s %s\n" "config" "policy" "per build: bits/key, readmissing ops/sec (filter blocks read)"
+printf "%-12s %-38s %s\n" "config" "policy" "per build: bits/key, readmissing ops/sec (filter blocks read)"
 for config in "${cfgs[@]}"; do
   for policy in "${uris[@]}"; do
     line=""
@@ -120,7 +138,7 @@ for config in "${cfgs[@]}"; do
       read -r bits ops misses <<< "$result"
       line+=$(printf "  %s %9s (%s)" "$bits" "$ops" "$misses")
     done
-    printf "%-12s %-24s%s\n" "$config" "$policy" "$line"
+    printf "%-12s %-38s%s\n" "$config" "$policy" "$line"
   done
 done
 rm -rf "$db" "$db.ini" "$db.fill.log" "$db.read.log"

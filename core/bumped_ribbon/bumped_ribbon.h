@@ -137,9 +137,12 @@ struct BumpedRibbonSolver;  // bumped_ribbon.cc
 // The kind's descriptor (core/kinds.h; the operations it shares with the other static kinds:
 // core/static_kind.h).
 struct BumpedRibbon : StaticKind<BumpedRibbon, BumpedRibbonParams> {
+  // Scratch: at most 36 bytes per key (bumped_ribbon.cc's BumpedRibbonScratch), and the
+  // distinct copy's 8 bytes per key.
   static constexpr StaticKindFacts kFacts = {
-      "bumped Ribbon", kRibbonMinFingerprintBits, kRibbonMaxFingerprintBits,
-      kBumpedRibbonNominalSlotsPerKey, kBumpedRibbonMaxAttempts};
+      "bumped Ribbon",           kRibbonMinFingerprintBits,
+      kRibbonMaxFingerprintBits, kBumpedRibbonNominalSlotsPerKey,
+      kBumpedRibbonMaxAttempts,  36 + 8};
   using Params = BumpedRibbonParams;
   using Reader = BumpedRibbonReader;
   static constexpr FilterKind kId = FilterKind{6};

@@ -94,6 +94,16 @@ Result<uint64_t> Cuckoo::FilterBytes(const Params& params, uint64_t num_keys) {
   return TableBytes(buckets.value(), f, StaticCuckooLayout(f)) + kTrailerBytes;
 }
 
+uint64_t Cuckoo::BuildScratchBytes(const Params& params, uint64_t num_keys) {
+  constexpr uint64_t kPathBytes = kMaxKicks * sizeof(Kick);
+  const int f = params.fingerprint_bits;
+  if (num_keys == 0 || !CheckParams(params).ok() || StaticCuckooLayout(f) == CuckooLayout::kPlain) {
+    return kPathBytes;
+  }
+  const Result<uint64_t> buckets = CuckooBuckets(num_keys, params.load);
+  return kPathBytes + (buckets.ok() ? CuckooTableView::BytesFor(buckets.value(), f) : 0);
+}
+
 uint64_t Cuckoo::MaxKeysForBytes(const Params& params, uint64_t bytes) {
   if (!CheckParams(params).ok() || bytes < kTrailerBytes) return 0;
   const double bits_per_key = CuckooStaticSlotBits(params.fingerprint_bits) / params.load;

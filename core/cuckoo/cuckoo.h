@@ -206,6 +206,10 @@ struct Cuckoo {
   static Result<uint64_t> FilterBytes(const Params& params, uint64_t num_keys);
   // The most keys whose nominal filter fits in `bytes`: the exact inverse of FilterBytes.
   static uint64_t MaxKeysForBytes(const Params& params, uint64_t bytes);
+  // The scratch a build holds beyond its input and output: the kick path, and for the
+  // semi-sorted layout the plain table it places into before encoding (at the first table size;
+  // a build whose placement fails at that size grows the table, and the scratch with it).
+  static uint64_t BuildScratchBytes(const Params& params, uint64_t num_keys);
   // At the load this many keys give: the bucket count rounds up, so small filters run below the
   // nominal load (and their rate with it).
   static Result<double> EstimatedFpRate(const Params& params, uint64_t num_keys);

@@ -163,9 +163,11 @@ struct FuseSolver;  // fuse.cc
 // the Ribbon kind: core/static_kind.h).
 struct Fuse : StaticKind<Fuse, FuseParams> {
   // What StaticKind reads.
-  static constexpr StaticKindFacts kFacts = {"binary fuse", kFuseMinFingerprintBits,
+  // Scratch: 13 bytes per cell (fuse.cc's FuseScratch), at most 1.4 cells per key, and the
+  // distinct copy's 8 bytes per key.
+  static constexpr StaticKindFacts kFacts = {"binary fuse",           kFuseMinFingerprintBits,
                                              kFuseMaxFingerprintBits, kFuse4LargeSizeFactor,
-                                             kFuseMaxAttempts};
+                                             kFuseMaxAttempts,        13 * 1.4 + 8};
   using Params = FuseParams;
   using Reader = FuseReader;
   static constexpr FilterKind kId = FilterKind{4};

@@ -191,9 +191,14 @@ struct RibbonSolver;  // ribbon.cc
 // the fuse kind: core/static_kind.h).
 struct Ribbon : StaticKind<Ribbon, RibbonParams> {
   // What StaticKind reads.
-  static constexpr StaticKindFacts kFacts = {"ribbon", kRibbonMinFingerprintBits,
-                                             kRibbonMaxFingerprintBits, kRibbonNominalSlotsPerKey,
-                                             kRibbonMaxAttempts};
+  // Scratch: 12 bytes per slot (ribbon.cc's RibbonScratch), at most 1.15 slots per key, and the
+  // distinct copy's 8 bytes per key.
+  static constexpr StaticKindFacts kFacts = {"ribbon",
+                                             kRibbonMinFingerprintBits,
+                                             kRibbonMaxFingerprintBits,
+                                             kRibbonNominalSlotsPerKey,
+                                             kRibbonMaxAttempts,
+                                             12 * 1.15 + 8};
   using Params = RibbonParams;
   using Reader = RibbonReader;
   static constexpr FilterKind kId = FilterKind{5};

@@ -196,6 +196,42 @@ TEST(LeveledPolicy, SteeringStopsAtItsLowestBudgetWithoutWindingUp) {
 // Without num_levels, the model is the levels the tree really has (plugin/tree_history.h):
 // level 0, then from the shallowest to the deepest level that compaction outputs have gone to,
 // level 0 as large as the shallowest. Before any compaction, the column family's num_levels.
+// The files a policy wrote for a tree, without the listener: flushes add to level 0; a
+// compaction's output at level L replaces the files of L and L - 1 that its key range meets, and
+// no other; a file moved down unchanged stays counted; trees are apart.
+TEST(LeveledPolicy, CountsTheFilesItWroteAsCompactionsReplaceThem) {
+  auto range = [](const char* smallest, const char* largest) {
+    KeyRange r;
+    r.Add(smallest);
+    r.Add(largest);
+    return r;
+  };
+  TreeHistory history;
+  const TreeId tree = LoggerTree(&history, "default"), other = LoggerTree(&history, "other");
+  history.RecordBuilt(tree, 0, false, range("a", "m"), 100, 1000);
+  history.RecordBuilt(tree, 0, false, range("c", "z"), 100, 1000);
+  history.RecordBuilt(tree, 2, true, range("x", "z"), 50, 400);  // below the compaction's levels
+  history.RecordBuilt(other, 0, false, range("a", "z"), 7, 70);
+  TreeHistory::BuiltFiles built = history.Built(tree);
+  EXPECT_EQ(built.files, 3u);
+  EXPECT_EQ(built.keys, 250u);
+  EXPECT_EQ(built.filter_bytes, 2400u);
+  // Level 0 into level 1: two outputs that together meet both flushes.
+  history.RecordBuilt(tree, 1, true, range("a", "k"), 100, 900);
+  history.RecordBuilt(tree, 1, true, range("l", "z"), 100, 900);
+  built = history.Built(tree);
+  EXPECT_EQ(built.files, 3u);  // the two outputs and level 2's file
+  EXPECT_EQ(built.keys, 250u);
+  EXPECT_EQ(built.filter_bytes, 2200u);
+  // Level 1 into level 2 over [l, z]: replaces that output and level 2's file, not [a, k].
+  history.RecordBuilt(tree, 2, true, range("l", "z"), 150, 1200);
+  built = history.Built(tree);
+  EXPECT_EQ(built.files, 2u);
+  EXPECT_EQ(built.keys, 250u);
+  EXPECT_EQ(history.Built(other).files, 1u);
+  EXPECT_EQ(history.Built(LoggerTree(nullptr, "default")).files, 0u);
+}
+
 TEST(LeveledPolicy, ModelsTheLevelsCompactionsReach) {
   BlockBasedTableOptions options;
   options.filter_policy = PolicyFrom("sstfilter.Leveled:10");

@@ -260,7 +260,9 @@ Slice SstFilterBitsBuilder::Finish(std::unique_ptr<const char[]>* buf, Status* s
       if (!choice->has_filter) {
         built = MatchAllFilter(hashes_.size());  // chosen: this set is best served by no filter
       } else if (!failed_ && !corrupted) {
-        built = BuildFilter(SpecWithinCharge(choice->spec, where), hashes_);
+        const FilterSpec sized =
+            rounding_ != nullptr ? rounding_->Round(choice->spec, hashes_.size()) : choice->spec;
+        built = BuildFilter(SpecWithinCharge(sized, where), hashes_);
         counted = count_probes_ && built.ok();
       }
     }

@@ -21,6 +21,7 @@
 #include "core/level_allocation.h"
 #include "plugin/block_cache_fit.h"
 #include "plugin/construction_charge.h"
+#include "plugin/size_class_rounding.h"
 #include "plugin/tree_history.h"
 
 namespace sstfilter {
@@ -87,6 +88,12 @@ class SstFilterBitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
   void SetFileLevel(int level, std::shared_ptr<RateLimitedWarning> warnings) {
     level_ = level;
     warnings_ = std::move(warnings);
+  }
+
+  // Size each filter whose kind can take it to its allocation's size class
+  // (optimize_filters_for_memory: plugin/size_class_rounding.h); null: as chosen.
+  void SetSizeClassRounding(std::shared_ptr<SizeClassRounding> rounding) {
+    rounding_ = std::move(rounding);
   }
 
   // Charge the builder's memory to the block cache (plugin/construction_charge.h); null: none.
@@ -164,7 +171,8 @@ class SstFilterBitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
   std::shared_ptr<OversizedFilterBlocks> oversized_;
   bool reported_oversized_ = false;
   bool count_probes_ = false;
-  std::unique_ptr<ConstructionCharge> charge_;  // null: nothing charged
+  std::unique_ptr<ConstructionCharge> charge_;   // null: nothing charged
+  std::shared_ptr<SizeClassRounding> rounding_;  // null: each filter as chosen
   bool build_refused_ = false;  // this Finish built a Bloom filter because the charge was refused
   HashList hashes_;             // 8 bytes per distinct key (core/hash_list.h)
   // With verification on: the sum (mod 2^64) of the hashes hashes_ took since the last Finish.

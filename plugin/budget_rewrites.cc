@@ -173,57 +173,53 @@ class Turn {
 
 size_t RewriteFilesOverBudget(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree) {
   static std::atomic<bool> busy{false};  // one rewrite at a time in the process
-  try {
-    BudgetTargets::Target target;
-    TreeAccounts accounts;
-    if (tree.column_family != ROCKSDB_NAMESPACE::kDefaultColumnFamilyName ||
-        !BudgetTargets::Global().Get(tree, &target) || !Ledger::Global().Get(tree, &accounts)) {
-      return 0;
-    }
-    const Result<std::vector<double>> level_bits = SteadyBitsPerKey(accounts, target.bits_per_key);
-    if (!level_bits.ok()) return 0;
-    // The steering answers its own excess (NaN) unless every rewrite planned here is done.
-    const double unknown = std::numeric_limits<double>::quiet_NaN();
-    BudgetTargets::Global().SetResidualExcess(tree, unknown);
-    if (!MaySpendBeyond(accounts, level_bits.value()) || WritesWait(db)) return 0;
-    const Turn turn(busy);
-    if (!turn.taken()) return 0;
-    size_t rewritten = 0;
-    {
-      const std::shared_ptr<ROCKSDB_NAMESPACE::Logger> log = db->GetDBOptions().info_log;
-      const std::vector<FileSpend> files = FilesOf(db);
-      const RewritePlan plan = PlanRewrites(files, level_bits.value(), kMaxRewriteBytesPerEvent);
-      ROCKSDB_NAMESPACE::CompactionOptions options;
-      // The column family's compression for the level, not CompactionOptions' own default; and
-      // one subcompaction, on this thread, which RewritingForBudget marks.
-      options.compression = ROCKSDB_NAMESPACE::kDisableCompressionOption;
-      options.max_subcompactions = 1;
-      for (const size_t i : plan.files) {
-        if (WritesWait(db)) break;
-        const FileSpend& f = files[i];
-        ROCKSDB_NAMESPACE::Status s;
-        {
-          const RewritingScope scope;
-          s = db->CompactFiles(options, db->DefaultColumnFamily(), {f.name}, f.level);
-        }
-        const std::string line = Printf(
-            "memory_budget: rewriting %s (level %d, filter %.2f bits/key, the level's share "
-            "%.2f at %.4g bits/key for the tree): %s",
-            f.name.c_str(), f.level,
-            8.0 * static_cast<double>(f.filter_bytes) / static_cast<double>(f.filter_entries),
-            level_bits.value()[f.level], target.bits_per_key, s.ToString().c_str());
-        LogAt(log.get(), ROCKSDB_NAMESPACE::InfoLogLevel::INFO_LEVEL, line);
-        if (!s.ok()) break;
-        ++rewritten;
-      }
-      if (rewritten == plan.files.size()) {
-        BudgetTargets::Global().SetResidualExcess(tree, plan.residual_excess);
-      }
-    }
-    return rewritten;
-  } catch (...) {  // nothing may reach RocksDB; the turn is given back as the stack unwinds
+  BudgetTargets::Target target;
+  TreeAccounts accounts;
+  if (tree.column_family != ROCKSDB_NAMESPACE::kDefaultColumnFamilyName ||
+      !BudgetTargets::Global().Get(tree, &target) || !Ledger::Global().Get(tree, &accounts)) {
     return 0;
   }
+  const Result<std::vector<double>> level_bits = SteadyBitsPerKey(accounts, target.bits_per_key);
+  if (!level_bits.ok()) return 0;
+  // The steering answers its own excess (NaN) unless every rewrite planned here is done.
+  const double unknown = std::numeric_limits<double>::quiet_NaN();
+  BudgetTargets::Global().SetResidualExcess(tree, unknown);
+  if (!MaySpendBeyond(accounts, level_bits.value()) || WritesWait(db)) return 0;
+  const Turn turn(busy);
+  if (!turn.taken()) return 0;
+  size_t rewritten = 0;
+  {
+    const std::shared_ptr<ROCKSDB_NAMESPACE::Logger> log = db->GetDBOptions().info_log;
+    const std::vector<FileSpend> files = FilesOf(db);
+    const RewritePlan plan = PlanRewrites(files, level_bits.value(), kMaxRewriteBytesPerEvent);
+    ROCKSDB_NAMESPACE::CompactionOptions options;
+    // The column family's compression for the level, not CompactionOptions' own default; and
+    // one subcompaction, on this thread, which RewritingForBudget marks.
+    options.compression = ROCKSDB_NAMESPACE::kDisableCompressionOption;
+    options.max_subcompactions = 1;
+    for (const size_t i : plan.files) {
+      if (WritesWait(db)) break;
+      const FileSpend& f = files[i];
+      ROCKSDB_NAMESPACE::Status s;
+      {
+        const RewritingScope scope;
+        s = db->CompactFiles(options, db->DefaultColumnFamily(), {f.name}, f.level);
+      }
+      const std::string line = Printf(
+          "memory_budget: rewriting %s (level %d, filter %.2f bits/key, the level's share "
+          "%.2f at %.4g bits/key for the tree): %s",
+          f.name.c_str(), f.level,
+          8.0 * static_cast<double>(f.filter_bytes) / static_cast<double>(f.filter_entries),
+          level_bits.value()[f.level], target.bits_per_key, s.ToString().c_str());
+      LogAt(log.get(), ROCKSDB_NAMESPACE::InfoLogLevel::INFO_LEVEL, line);
+      if (!s.ok()) break;
+      ++rewritten;
+    }
+    if (rewritten == plan.files.size()) {
+      BudgetTargets::Global().SetResidualExcess(tree, plan.residual_excess);
+    }
+  }
+  return rewritten;
 }
 
 }  // namespace sstfilter

@@ -100,8 +100,10 @@ RewritePlan PlanRewrites(const std::vector<FileSpend>& files, const std::vector<
                          uint64_t max_bytes);
 
 // The rewrites of the default column family of `db` (whose tree is `tree`), if the tree has a
-// budget target and spends beyond it; returns how many files were rewritten. Never throws; errors
-// (a file compacted meanwhile, a database closing) end the rewrites quietly, in the LOG.
+// budget target and spends beyond it; returns how many files were rewritten. RocksDB's errors (a
+// file compacted meanwhile, a database closing) end the rewrites, each in the LOG. May throw
+// std::bad_alloc: its caller, the listener, catches at the RocksDB boundary and logs it (the turn
+// is given back as the stack unwinds).
 size_t RewriteFilesOverBudget(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree);
 
 }  // namespace sstfilter

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "plugin/construction_charge.h"
 
+#include <algorithm>
 #include <cstring>
 #include <exception>
 
@@ -41,7 +42,7 @@ bool ConstructionCharge::Charge(Account account, uint64_t bytes) {
   }
   while (placeholders_.size() < wanted) {
     try {
-      placeholders_.reserve(placeholders_.size() + 1);
+      placeholders_.reserve(std::max<size_t>(wanted, 2 * placeholders_.size()));
     } catch (const std::exception&) {
       return false;  // no memory to hold the handle: as if the cache refused
     }
@@ -52,8 +53,13 @@ bool ConstructionCharge::Charge(Account account, uint64_t bytes) {
     const uint64_t id = cache_->NewId() + 1;
     std::memcpy(key + 8, &id, sizeof(id));
     ROCKSDB_NAMESPACE::Cache::Handle* handle = nullptr;
-    const ROCKSDB_NAMESPACE::Status s = compat::InsertFilterConstructionPlaceholder(
-        cache_.get(), ROCKSDB_NAMESPACE::Slice(key, sizeof(key)), kPlaceholderBytes, &handle);
+    ROCKSDB_NAMESPACE::Status s;
+    try {  // the cache may allocate (its table grows)
+      s = compat::InsertFilterConstructionPlaceholder(
+          cache_.get(), ROCKSDB_NAMESPACE::Slice(key, sizeof(key)), kPlaceholderBytes, &handle);
+    } catch (const std::exception&) {
+      return false;
+    }
     if (!s.ok() || handle == nullptr) return false;
     placeholders_.push_back(handle);
   }

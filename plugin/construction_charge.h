@@ -48,8 +48,8 @@ class ConstructionCharge {
   ConstructionCharge& operator=(const ConstructionCharge&) = delete;
 
   // Sets `account` to `bytes` and the placeholders to cover the sum of the accounts. False if the
-  // cache refused a placeholder (strict capacity): the account keeps `bytes` unless the caller
-  // sets it back. Never throws.
+  // cache refused a placeholder (strict capacity), or there was no memory to hold one: the
+  // account keeps `bytes` unless the caller sets it back. Never throws.
   bool Charge(Account account, uint64_t bytes);
   uint64_t Bytes(Account account) const { return bytes_[static_cast<int>(account)]; }
   // The bytes the placeholders held now charge to the cache.
@@ -58,7 +58,7 @@ class ConstructionCharge {
  private:
   const std::shared_ptr<ROCKSDB_NAMESPACE::Cache> cache_;
   uint64_t bytes_[3] = {0, 0, 0};
-  std::vector<ROCKSDB_NAMESPACE::Cache::Handle*> placeholders_;  // capacity reserved up front
+  std::vector<ROCKSDB_NAMESPACE::Cache::Handle*> placeholders_;
 };
 
 }  // namespace sstfilter

@@ -314,8 +314,9 @@ void LeveledPolicy::FitCacheWithoutAccounts(const ROCKSDB_NAMESPACE::FilterBuild
                                             const TreeId& tree, double bits_per_key,
                                             const CacheShards& shards,
                                             LeveledChooser* chooser) const {
-  chooser->RecordBuiltInto(history_, tree, context.level_at_creation,
-                           context.reason != ROCKSDB_NAMESPACE::TableFileCreationReason::kFlush);
+  chooser->RecordBuiltInto(
+      history_, tree, context.level_at_creation,
+      context.reason == ROCKSDB_NAMESPACE::TableFileCreationReason::kCompaction);
   const TreeHistory::BuiltFiles built = history_->Built(tree);
   if (built.files == 0 || built.keys == 0) return;
   const double files = static_cast<double>(built.files);
@@ -389,6 +390,7 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
       context.info_log);
   if (builder != nullptr) {
     builder->SetConstructionCharge(std::move(charge));
+    if (context.table_options.optimize_filters_for_memory) builder->SetSizeClassRounding(rounding_);
     builder->SetCacheShards(shards, oversized_);
     builder->SetFileLevel(context.level_at_creation, fallback_warnings_);
     // The listener learns where lookups go from the probes the readers count.

@@ -142,6 +142,7 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* SstFilterPolicy::NewBuilder(
       spec.value(), context.table_options.detect_filter_construct_corruption, context.info_log);
   if (builder != nullptr) {
     builder->SetConstructionCharge(std::move(charge));
+    if (context.table_options.optimize_filters_for_memory) builder->SetSizeClassRounding(rounding_);
     builder->SetCacheShards(shards, oversized_);
     builder->SetFileLevel(context.level_at_creation, fallback_warnings_);
   }

@@ -100,6 +100,8 @@ class SstFilterPolicy : public ROCKSDB_NAMESPACE::FilterPolicy {
   // Its builders' WARN lines for filters written other than chosen (bits_adapters.h).
   const std::shared_ptr<RateLimitedWarning> fallback_warnings_ =
       std::make_shared<RateLimitedWarning>(kFallbackWarningIntervalNs);
+  // Its builders' sizes under optimize_filters_for_memory, and their balance of rates.
+  const std::shared_ptr<SizeClassRounding> rounding_ = std::make_shared<SizeClassRounding>();
 
  private:
   // What PrepareOptions and ValidateOptions check: refused_, else the filter the options describe

@@ -132,17 +132,32 @@ double TreeHistory::Steered(const TreeId& tree, double budget) const {
 void TreeHistory::RecordBuilt(const TreeId& tree, int level, bool by_compaction,
                               const KeyRange& keys, uint64_t num_keys, uint64_t filter_bytes) {
   std::lock_guard<std::mutex> lock(mu_);
-  std::vector<BuiltFile>& built = TreeLocked(tree).built;
+  Tree& t = TreeLocked(tree);
+  std::vector<BuiltFile>& built = t.built;
   if (by_compaction) {
+    // Level 0 compacts into the shallowest level compactions reach (level 1, or with dynamic
+    // level bytes the base level, with the levels between empty): there the inputs are every
+    // level above.
+    const int shallowest = level >= 1 ? t.compactions.shallowest : 0;
+    const int inputs_from = level >= 1 && level <= shallowest ? 0 : level - 1;
     built.erase(std::remove_if(built.begin(), built.end(),
                                [&](const BuiltFile& f) {
-                                 return (f.level == level || f.level == level - 1) &&
+                                 return f.level >= inputs_from && f.level <= level &&
                                         f.keys.Overlaps(keys);
                                }),
                 built.end());
   }
   if (built.size() >= kBuiltFilesPerTree) built.clear();
   built.push_back({level, keys, num_keys, filter_bytes});
+  BuiltFiles level0;
+  for (const BuiltFile& f : built) {
+    if (f.level != 0) continue;
+    ++level0.files;
+    level0.keys += f.num_keys;
+    level0.filter_bytes += f.filter_bytes;
+  }
+  t.built_level0.push_back(level0);
+  if (t.built_level0.size() > kBuiltLevel0Window) t.built_level0.pop_front();
 }
 
 TreeHistory::BuiltFiles TreeHistory::Built(const TreeId& tree) const {
@@ -151,10 +166,18 @@ TreeHistory::BuiltFiles TreeHistory::Built(const TreeId& tree) const {
   const auto it = trees_.find(tree);
   if (it == trees_.end()) return total;
   for (const BuiltFile& f : it->second.built) {
+    if (f.level == 0) continue;
     ++total.files;
     total.keys += f.num_keys;
     total.filter_bytes += f.filter_bytes;
   }
+  BuiltFiles level0;  // at its fullest lately
+  for (const BuiltFiles& l : it->second.built_level0) {
+    if (l.filter_bytes > level0.filter_bytes) level0 = l;
+  }
+  total.files += level0.files;
+  total.keys += level0.keys;
+  total.filter_bytes += level0.filter_bytes;
   return total;
 }
 

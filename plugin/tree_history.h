@@ -201,13 +201,18 @@ class TreeHistory {
   // The files with whole filters that the policy's builders wrote for a leveled tree, as far as
   // the builds tell: what a policy without the sstfilter.LeveledBudget listener knows of the
   // tree's filter blocks in the block cache (LeveledPolicy::FitCacheWithoutAccounts). A flush
-  // adds a file to level 0; a compaction's output at level L replaces the files at L and L - 1
-  // whose key ranges it meets, the inputs a leveled compaction rewrites (a file moved down
-  // unchanged stays counted, at its old level, until a compaction meets it). The count misses the
-  // files of an earlier process and those deleted otherwise (DeleteFilesInRange, a TTL), and drops
-  // a file of level L - 1 that an output meets but its compaction did not take: it errs low, which
-  // leaves the filters as large as without it. At most kBuiltFilesPerTree files per tree (past
-  // that the tree's count starts over).
+  // adds a file to level 0; a compaction's output at level L replaces the files whose key ranges
+  // it meets at L and at L - 1, or at every level above L where L is the shallowest level
+  // compactions have reached (RecordCompaction: level 1, or with dynamic level bytes the base
+  // level, into which level 0 compacts). A file moved down unchanged stays counted at its old
+  // level; a compaction that later meets it there takes it for an input, though it may still
+  // live below. The count misses the files of an earlier process and those deleted otherwise
+  // (DeleteFilesInRange, a TTL), and drops a file of the level above that an output meets but its
+  // compaction did not take. Level 0 counts at its fullest over the last kBuiltLevel0Window
+  // records, as the listener counts it (TreeAccounts::level0_peak): it fills between compactions,
+  // and a file written for a level below it stays while it fills again. At most kBuiltFilesPerTree
+  // files per tree (past that the tree's count starts over).
+  static constexpr size_t kBuiltLevel0Window = 32;
   static constexpr size_t kBuiltFilesPerTree = size_t{1} << 16;
   struct BuiltFiles {
     uint64_t files = 0, keys = 0, filter_bytes = 0;
@@ -231,6 +236,7 @@ class TreeHistory {
   struct Tree {
     std::deque<Flush> flushes;  // newest last
     std::vector<BuiltFile> built;
+    std::deque<BuiltFiles> built_level0;  // level 0 after each of the last records, newest last
     LevelSpan compactions;
     uint64_t steered_changes = 0;  // the accounts' changes last integrated
     double correction = 0;         // bits per key added to the budget

@@ -45,6 +45,11 @@
 # sstfilter.Leveled:10 and back with RocksDB's own db_bench, full and partitioned, and prints the
 # storage reads per absent Get in each phase (scripts/bench_migration.sh says more). About 3
 # minutes.
+#
+# `scripts/bench.sh --size_classes` measures optimize_filters_for_memory under jemalloc's size
+# classes with RocksDB's own db_bench: the filters' bytes, what the block cache is charged for
+# them, and false positives, with the option off and on (scripts/bench_size_classes.sh says
+# more; needs libjemalloc2). About 2 minutes.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_dir=$("$root/scripts/setup.sh" | tail -n 1)
@@ -64,6 +69,12 @@ if [ "${1:-}" = "--migration" ]; then
   shift
   SSTFILTER_LIB="${SSTFILTER_LIB:-$build_dir/plugin/libsstfilter.so}" \
     exec bash "$root/scripts/bench_migration.sh" "$@"
+fi
+if [ "${1:-}" = "--size_classes" ]; then
+  shift
+  SSTFILTER_LIB="${SSTFILTER_LIB:-$build_dir/plugin/libsstfilter.so}" \
+    DB_BENCH_EXT="${DB_BENCH_EXT:-$build_dir/db_bench_ext/db_bench_ext}" \
+    exec bash "$root/scripts/bench_size_classes.sh" "$@"
 fi
 if [ "${1:-}" = "--micro" ]; then
   shift

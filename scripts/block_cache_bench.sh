@@ -36,6 +36,8 @@ configs="whole,pinned,partitioned"
 without_listener=false
 db=${TMPDIR:-/tmp}/sstfilter_block_cache_bench
 die() { echo "block_cache_bench.sh: $*" >&2; exit 2; }
+# shellcheck source=scripts/stock_db_bench.sh
+source "$here/scripts/stock_db_bench.sh"
 for arg in "$@"; do
   case "$arg" in
     --builds=*) builds=${arg#*=} ;;
@@ -88,39 +90,14 @@ run() {
   elif [[ "$policy" == sstfilter.Leveled* ]]; then
     listeners="listeners=sstfilter.LeveledBudget"
   fi
-  cat > "$ini" << INI
-[Version]
-  rocksdb_version=7.8.3
-  options_file_version=1.1
-[DBOptions]
-  create_if_missing=true
-  max_background_jobs=2
-  $listeners
-[CFOptions "default"]
-  write_buffer_size=67108864
-  target_file_size_base=8388608
-  level_compaction_dynamic_level_bytes=true
-[TableOptions/BlockBasedTable "default"]
-  filter_policy=$policy
-  cache_index_and_filter_blocks=true
+  stock_options_file "$ini" "$policy" "$listeners" "cache_index_and_filter_blocks=true
   pin_l0_filter_and_index_blocks_in_cache=true
-  format_version=5
-  $table
-INI
+  $table"
   local common=(--options_file="$ini" --db="$db" --cache_size="$cache_size" --key_size=16
     --value_size=100 --num="$num" --compression_type=none)
-  rm -rf "$db"
-  LD_PRELOAD="$(readlink -f "$lib")" db_bench "${common[@]}" --disable_wal=true \
-    --benchmarks=fillrandom,waitforcompaction > "$db.fill.log" 2>&1 ||
-    die "the fill failed; see $db.fill.log"
-  LD_PRELOAD="$(readlink -f "$lib")" db_bench "${common[@]}" --use_existing_db=true \
-    --benchmarks=readmissing,readmissing --reads=100000 --use_direct_reads=true --statistics=true \
-    --cache_high_pri_pool_ratio="$hipri" --cache_numshardbits="$shard_bits" > "$db.read.log" 2>&1 ||
-    die "the lookups failed; see $db.read.log"
-  # RocksDB drops a policy it cannot load and runs without it: fail rather than report that.
-  if [ "$policy" != "none" ] && grep -q '^ *filter_policy=nullptr$' "$(ls -t "$db"/OPTIONS-* | head -n 1)"; then
-    die "RocksDB dropped filter_policy=$policy (unknown name?)"
-  fi
+  local read_flags=(--use_direct_reads=true --statistics=true
+    --cache_high_pri_pool_ratio="$hipri" --cache_numshardbits="$shard_bits")
+  stock_fill_and_read "$(readlink -f "$lib")" "$policy"
   local bits ops misses
   bits=$(LD_PRELOAD="" "$ext" --inspect_db="$db" 2> /dev/null |
     awk '$1 ~ /\.sst$/ {k += $4; b += $5} END {if (k > 0) printf "%.2f", 8 * b / k; else print "-"}')

@@ -47,6 +47,7 @@ class BuilderTest : public ::testing::TestWithParam<const char*> {
   std::unique_ptr<FilterBitsBuilder> NewBuilder(bool verify = false) {
     options_.filter_policy = PolicyFrom(GetParam());
     options_.detect_filter_construct_corruption = verify;
+    options_.optimize_filters_for_memory = false;  // the sizes below are the builder's own
     return testing::NewBuilder(options_);
   }
   BlockBasedTableOptions options_;

@@ -193,12 +193,10 @@ TEST(LeveledPolicy, SteeringStopsAtItsLowestBudgetWithoutWindingUp) {
   EXPECT_EQ(bounded.Steer(tree, 23, 0, 8, 100), 8 * TreeHistory::kSteerHighest);
 }
 
-// Without num_levels, the model is the levels the tree really has (plugin/tree_history.h):
-// level 0, then from the shallowest to the deepest level that compaction outputs have gone to,
-// level 0 as large as the shallowest. Before any compaction, the column family's num_levels.
 // The files a policy wrote for a tree, without the listener: flushes add to level 0; a
 // compaction's output at level L replaces the files of L and L - 1 that its key range meets, and
-// no other; a file moved down unchanged stays counted; trees are apart.
+// no other, or of every level above where L is the shallowest that compactions reach; level 0
+// counts at its fullest over the last records; trees are apart.
 TEST(LeveledPolicy, CountsTheFilesItWroteAsCompactionsReplaceThem) {
   auto range = [](const char* smallest, const char* largest) {
     KeyRange r;
@@ -220,18 +218,39 @@ TEST(LeveledPolicy, CountsTheFilesItWroteAsCompactionsReplaceThem) {
   history.RecordBuilt(tree, 1, true, range("a", "k"), 100, 900);
   history.RecordBuilt(tree, 1, true, range("l", "z"), 100, 900);
   built = history.Built(tree);
-  EXPECT_EQ(built.files, 3u);  // the two outputs and level 2's file
-  EXPECT_EQ(built.keys, 250u);
-  EXPECT_EQ(built.filter_bytes, 2200u);
+  EXPECT_EQ(built.files, 5u);  // the two outputs, level 2's file, and level 0 at its fullest
+  EXPECT_EQ(built.keys, 450u);
+  EXPECT_EQ(built.filter_bytes, 4200u);
   // Level 1 into level 2 over [l, z]: replaces that output and level 2's file, not [a, k].
   history.RecordBuilt(tree, 2, true, range("l", "z"), 150, 1200);
   built = history.Built(tree);
-  EXPECT_EQ(built.files, 2u);
-  EXPECT_EQ(built.keys, 250u);
+  EXPECT_EQ(built.files, 4u);
+  EXPECT_EQ(built.keys, 450u);
   EXPECT_EQ(history.Built(other).files, 1u);
   EXPECT_EQ(history.Built(LoggerTree(nullptr, "default")).files, 0u);
+  // Dynamic level bytes: level 0 compacts into the base level (6 here), the levels between
+  // empty; its outputs replace the flushes they meet.
+  const TreeId dynamic = LoggerTree(&history, "dynamic");
+  history.RecordBuilt(dynamic, 0, false, range("a", "m"), 100, 1000);
+  history.RecordBuilt(dynamic, 0, false, range("n", "z"), 100, 1000);
+  history.RecordCompaction(dynamic, 6);  // what the policy records as it places the output
+  history.RecordBuilt(dynamic, 6, true, range("a", "p"), 150, 1500);
+  built = history.Built(dynamic);
+  EXPECT_EQ(built.files, 3u);  // the output, and the two flushes: level 0 at its fullest
+  EXPECT_EQ(built.keys, 350u);
+  // Once the window has passed, level 0 counts as it is: empty.
+  for (size_t i = 0; i < TreeHistory::kBuiltLevel0Window; ++i) {
+    const std::string key = "q" + std::to_string(100 + i);
+    history.RecordBuilt(dynamic, 6, true, range(key.c_str(), key.c_str()), 1, 10);
+  }
+  built = history.Built(dynamic);
+  EXPECT_EQ(built.files, 1u + TreeHistory::kBuiltLevel0Window);
+  EXPECT_EQ(built.keys, 150u + TreeHistory::kBuiltLevel0Window);
 }
 
+// Without num_levels, the model is the levels the tree really has (plugin/tree_history.h):
+// level 0, then from the shallowest to the deepest level that compaction outputs have gone to,
+// level 0 as large as the shallowest. Before any compaction, the column family's num_levels.
 TEST(LeveledPolicy, ModelsTheLevelsCompactionsReach) {
   BlockBasedTableOptions options;
   options.filter_policy = PolicyFrom("sstfilter.Leveled:10");

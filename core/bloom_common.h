@@ -4,6 +4,7 @@
 // not depend on the layout (BloomKindOps).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -56,6 +57,13 @@ struct BloomKindOps {
     params.bits_per_key = bits_per_key;
     params.num_probes = k.value();
     return params;
+  }
+  // The budget of a filter of about body_bytes for num_keys keys (>= 1), clamped to
+  // [kMinBitsPerKey, kMaxBitsPerKey]: what takes another filter's place in its bytes.
+  static Result<Params> ForBodyBytes(uint64_t body_bytes, uint64_t num_keys) {
+    return ForBitsPerKey(
+        std::clamp(static_cast<double>(body_bytes) * 8 / static_cast<double>(num_keys),
+                   kMinBitsPerKey, kMaxBitsPerKey));
   }
   static Result<Params> ForFpRate(double fp_rate) {
     const Result<double> b = Kind::BitsPerKeyForFpRate(fp_rate);

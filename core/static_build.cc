@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/static_build.h"
 
-#include <algorithm>
-
 #include "core/blocked_bloom/blocked_bloom.h"
 #include "core/sizing.h"
 
@@ -18,9 +16,7 @@ void WriteEmptyFilter(FilterKind kind, int param, std::string* out) {
 
 Result<std::string> BuildFallbackFilter(uint64_t table_bytes, const uint64_t* hashes,
                                         size_t count) {
-  const double bits_per_key =
-      std::clamp(static_cast<double>(table_bytes) * 8 / count, kMinBitsPerKey, kMaxBitsPerKey);
-  const Result<BlockedBloomParams> bloom = BlockedBloom::ForBitsPerKey(bits_per_key);
+  const Result<BlockedBloomParams> bloom = BlockedBloom::ForBodyBytes(table_bytes, count);
   if (!bloom.ok()) return Err(bloom.error());
   return BlockedBloom::Build(bloom.value(), hashes, count);
 }

@@ -15,7 +15,6 @@
 #include "core/filter_reader.h"
 #include "core/format.h"
 #include "core/hash.h"
-#include "core/sizing.h"
 #include "plugin/probe_counts.h"
 
 namespace sstfilter {
@@ -170,7 +169,8 @@ void SstFilterBitsBuilder::Record(uint64_t h) {
   // A key that starts a placeholder's worth of hashes charges all of them. A refusal is not an
   // error: the keys are already held, and RocksDB's builders go on the same way.
   constexpr uint64_t kHashesPerPlaceholder = ConstructionCharge::kPlaceholderBytes / 8;
-  if (charge_ != nullptr && before % kHashesPerPlaceholder == 0) {
+  static_assert((kHashesPerPlaceholder & (kHashesPerPlaceholder - 1)) == 0, "a power of two");
+  if (charge_ != nullptr && (before & (kHashesPerPlaceholder - 1)) == 0) {
     charge_->Charge(ConstructionCharge::Account::kHashes, 8 * (before + kHashesPerPlaceholder));
   }
 }
@@ -189,16 +189,16 @@ FilterSpec SstFilterBitsBuilder::SpecWithinCharge(const FilterSpec& chosen,
   // As RocksDB's Ribbon builder does when the cache refuses its banding memory: a blocked Bloom
   // filter, which is set in place in its output, of about the chosen filter's size.
   charge_->Charge(Account::kBuild, output_bytes);
-  const Result<FilterSpec> bloom = SpecForBitsPerKey<BlockedBloom>(
-      std::clamp(static_cast<double>(output_bytes) * 8 / static_cast<double>(n), kMinBitsPerKey,
-                 kMaxBitsPerKey));
+  const Result<BlockedBloomParams> bloom = BlockedBloom::ForBodyBytes(
+      output_bytes > kTrailerBytes ? output_bytes - kTrailerBytes : 0, n);
   if (!bloom.ok()) return chosen;
   build_refused_ = true;
+  const FilterSpec fallback(bloom.value());
   Warn("the block cache refused the " + std::to_string(scratch + output_bytes) +
        " bytes of building a " + chosen.ToString() + " filter of " + where +
-       " (cache_usage_options charges kFilterConstruction); built a " + bloom.value().ToString() +
+       " (cache_usage_options charges kFilterConstruction); built a " + fallback.ToString() +
        " filter instead");
-  return bloom.value();
+  return fallback;
 }
 
 #if SSTFILTER_ROCKSDB_HAS_ADD_KEY_AND_ALT
@@ -286,7 +286,6 @@ Slice SstFilterBitsBuilder::Finish(std::unique_ptr<const char[]>* buf, Status* s
     if (charge_ != nullptr) {
       using Account = ConstructionCharge::Account;
       charge_->Charge(Account::kFilters, charge_->Bytes(Account::kFilters) + result.size());
-      charge_->Charge(Account::kBuild, 0);
     }
     if (counted) {
       NoteBuiltFilter(

@@ -213,7 +213,8 @@ class TreeHistory {
   // and a file written for a level below it stays while it fills again. At most kBuiltFilesPerTree
   // files per tree (past that the tree's count starts over).
   static constexpr size_t kBuiltLevel0Window = 32;
-  static constexpr size_t kBuiltFilesPerTree = size_t{1} << 16;
+  // (16,384 files: a terabyte of 64 MiB files; a record holds the file's two boundary keys.)
+  static constexpr size_t kBuiltFilesPerTree = size_t{1} << 14;
   struct BuiltFiles {
     uint64_t files = 0, keys = 0, filter_bytes = 0;
   };

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// sstfilter.Leveled (plugin/policies.h, LeveledPolicy): the allocation cache, one file's choice of
-// filters (LeveledChooser), and the builder for a new file.
+// sstfilter.Leveled (plugin/policies.h, LeveledPolicy): its options, where a new file sits in the
+// model or in the listener's accounts, the tree's budget and its cut for the block cache, and the
+// builder for a new file, with the chooser (plugin/leveled_chooser.h) told all of that.
 #include <rocksdb/env.h>
 #include <rocksdb/listener.h>
 #include <rocksdb/table.h>

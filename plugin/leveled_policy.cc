@@ -228,21 +228,34 @@ double LeveledPolicy::CacheBitsPerKey(const ShardLoad& load, double keys_per_blo
   return best;
 }
 
-Result<bool> LeveledPolicy::SteerByAccounts(const ROCKSDB_NAMESPACE::FilterBuildingContext& context,
-                                            const TreeId& tree, int num_levels, double bits_per_key,
-                                            const CacheShards& shards,
-                                            LeveledChooser* chooser) const {
-  TreeAccounts accounts;
-  const bool watched = shape_.num_levels == 0 && Ledger::Global().Get(tree, &accounts) &&
-                       accounts.levels.size() <= static_cast<size_t>(kMaxLevels) &&
-                       context.level_at_creation < kMaxLevels;
-  if (!watched || context.compaction_style != ROCKSDB_NAMESPACE::kCompactionStyleLevel) {
-    return watched;
+bool LeveledPolicy::AccountsFor(const ROCKSDB_NAMESPACE::FilterBuildingContext& context,
+                                const TreeId& tree, const CacheShards& shards,
+                                LeveledChooser* chooser, TreeAccounts* accounts,
+                                bool* watched) const {
+  *watched = shape_.num_levels == 0 && Ledger::Global().Get(tree, accounts) &&
+             accounts->levels.size() <= static_cast<size_t>(kMaxLevels) &&
+             context.level_at_creation < kMaxLevels;
+  if (context.compaction_style != ROCKSDB_NAMESPACE::kCompactionStyleLevel) return false;
+  if (*watched) return true;
+  if (shards.shards == 0 || context.level_at_creation < 0 ||
+      context.level_at_creation >= kMaxLevels) {
+    return false;
   }
+  chooser->RecordBuiltInto(
+      history_, tree, context.level_at_creation,
+      context.reason == ROCKSDB_NAMESPACE::TableFileCreationReason::kCompaction);
+  *accounts = history_->Built(tree);
+  return true;
+}
+
+Result<double> LeveledPolicy::SteerByAccounts(
+    const ROCKSDB_NAMESPACE::FilterBuildingContext& context, const TreeId& tree,
+    const TreeAccounts& accounts, int num_levels, double bits_per_key, const CacheShards& shards,
+    LeveledChooser* chooser) const {
   const int level = num_levels > 1 ? context.level_at_creation : -1;
   TreeShape shape(accounts, level);
   // A tree with no keys yet (a new database's first flush): nothing to allocate over.
-  if (shape.Empty()) return watched;
+  if (shape.Empty()) return bits_per_key;
   // The tree's filter blocks in a cache that holds them whole: the measured files' (level 0 at
   // its fullest lately, as the allocation counts it), and those running compactions are writing,
   // as many per key as the measured ones. The file being written counts among the latter, if a
@@ -275,6 +288,11 @@ Result<bool> LeveledPolicy::SteerByAccounts(const ROCKSDB_NAMESPACE::FilterBuild
     }
   }
   const bool cache_cut = bits_per_key < uncut_bits_per_key;
+  if (shape_.num_levels != 0) {  // the user's model, cut for the cache
+    if (cache_cut) chooser->UseBudget(bits_per_key);
+    if (load.shards.shards > 0) chooser->UseCache(load, context.info_log);
+    return bits_per_key;
+  }
   Result<double> excess =
       ExcessBelowLevel0(shape, accounts, bits_per_key, history_->Steered(tree, bits_per_key));
   if (!excess.ok()) return Err(excess.error());
@@ -308,27 +326,7 @@ Result<bool> LeveledPolicy::SteerByAccounts(const ROCKSDB_NAMESPACE::FilterBuild
   if (accounts.heat != nullptr && accounts.counted_weight > 0) {
     chooser->UseHeat(accounts.heat, accounts.counted_weight);
   }
-  return watched;
-}
-
-void LeveledPolicy::FitCacheWithoutAccounts(const ROCKSDB_NAMESPACE::FilterBuildingContext& context,
-                                            const TreeId& tree, double bits_per_key,
-                                            const CacheShards& shards,
-                                            LeveledChooser* chooser) const {
-  chooser->RecordBuiltInto(
-      history_, tree, context.level_at_creation,
-      context.reason == ROCKSDB_NAMESPACE::TableFileCreationReason::kCompaction);
-  const TreeHistory::BuiltFiles built = history_->Built(tree);
-  if (built.files == 0 || built.keys == 0) return;
-  const double files = static_cast<double>(built.files);
-  ShardLoad load;
-  load.shards = shards;
-  load.other_blocks = files;
-  load.mean_block_bytes = static_cast<double>(built.filter_bytes) / files;
-  const double budget = CacheBitsPerKey(load, static_cast<double>(built.keys) / files, bits_per_key,
-                                        context.info_log);
-  if (budget < bits_per_key) chooser->UseBudget(budget);
-  chooser->UseCache(load, context.info_log);
+  return budget;
 }
 
 ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
@@ -366,17 +364,17 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
   // The tree as the sstfilter.LeveledBudget listener last saw it: allocate over its levels, for a
   // budget that steers it back to the policy's (include/sstfilter/leveled_budget.h).
   const CacheShards shards = ShardsHoldingWholeFilters(context.table_options);  // may throw
-  const Result<bool> watched =
-      SteerByAccounts(context, tree, place.num_levels, bits_per_key, shards, chooser.get());
-  if (!watched.ok()) {
-    LogNoFilter(context.info_log, Name(), watched.error());
-    return nullptr;
+  TreeAccounts accounts;
+  bool watched = false;
+  if (AccountsFor(context, tree, shards, chooser.get(), &accounts, &watched)) {
+    const Result<double> steered = SteerByAccounts(context, tree, accounts, place.num_levels,
+                                                   bits_per_key, shards, chooser.get());
+    if (!steered.ok()) {
+      LogNoFilter(context.info_log, Name(), steered.error());
+      return nullptr;
+    }
   }
-  if (!watched.value() && shards.shards > 0 && context.level_at_creation >= 0 &&
-      context.compaction_style == ROCKSDB_NAMESPACE::kCompactionStyleLevel) {
-    FitCacheWithoutAccounts(context, tree, bits_per_key, shards, chooser.get());
-  }
-  if (!watched.value() && warned_->opened_without_listener.load(std::memory_order_relaxed) &&
+  if (!watched && warned_->opened_without_listener.load(std::memory_order_relaxed) &&
       !warned_->said_no_listener.exchange(true)) {
     LogAt(context.info_log, ROCKSDB_NAMESPACE::InfoLogLevel::WARN_LEVEL,
           std::string(Name()) + ": a database opened without the " + kLeveledBudgetName +
@@ -395,7 +393,7 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
     builder->SetCacheShards(shards, oversized_);
     builder->SetFileLevel(context.level_at_creation, fallback_warnings_);
     // The listener learns where lookups go from the probes the readers count.
-    if (watched.value()) builder->CountProbes();
+    if (watched) builder->CountProbes();
   }
   return builder;
 }

@@ -246,21 +246,24 @@ class LeveledPolicy : public SstFilterPolicy {
   static constexpr double kMinCacheBudgetShare = 0.5;
   double CacheBitsPerKey(const ShardLoad& load, double keys_per_block, double bits_per_key,
                          ROCKSDB_NAMESPACE::Logger* log) const;
-  // With the listener's accounts of the tree (and num_levels 0), gives the chooser the tree as it
-  // is and the steered budget, and, where `shards` (the cache that holds the filters whole) has
-  // any, the tree's filter blocks in it. Whether the tree is watched (its readers then count
-  // probes).
-  Result<bool> SteerByAccounts(const ROCKSDB_NAMESPACE::FilterBuildingContext& context,
-                               const TreeId& tree, int num_levels, double bits_per_key,
-                               const CacheShards& shards, LeveledChooser* chooser) const;
-  // Without the listener's accounts, for a leveled tree whose full filters live whole in a block
-  // cache of `shards`: the same cut for the cache (CacheBitsPerKey, UseCache) over the files the
-  // policy has built for the tree (TreeHistory::RecordBuilt, which this file then joins), so that a
-  // forgotten listener still leaves the filters room in the cache; a tree of an earlier process's
-  // files counts only those written since.
-  void FitCacheWithoutAccounts(const ROCKSDB_NAMESPACE::FilterBuildingContext& context,
-                               const TreeId& tree, double bits_per_key, const CacheShards& shards,
-                               LeveledChooser* chooser) const;
+  // The tree's accounts for a file of a leveled tree: the sstfilter.LeveledBudget listener's
+  // (and num_levels 0: `*watched`, its readers then count probes), or without them, where the
+  // file's full filter lives whole in a block cache (`shards` has any), those of the files the
+  // policy has built for the tree (TreeHistory::Built; this file then joins them): a forgotten
+  // listener still leaves the filters room in the cache, though a tree of an earlier process's
+  // files counts only those written since. False: neither.
+  bool AccountsFor(const ROCKSDB_NAMESPACE::FilterBuildingContext& context, const TreeId& tree,
+                   const CacheShards& shards, LeveledChooser* chooser, TreeAccounts* accounts,
+                   bool* watched) const;
+  // Gives the chooser, for a file at its place in a model of `num_levels` levels, the tree as
+  // `accounts` make it and the budget steered over them (with num_levels 0), and, where `shards`
+  // (the cache that holds the filters whole) has any, the tree's filter blocks in it, cut for it
+  // (CacheBitsPerKey). Under a model the user fixed (num_levels given) only the cut. The budget the
+  // chooser got.
+  Result<double> SteerByAccounts(const ROCKSDB_NAMESPACE::FilterBuildingContext& context,
+                                 const TreeId& tree, const TreeAccounts& accounts, int num_levels,
+                                 double bits_per_key, const CacheShards& shards,
+                                 LeveledChooser* chooser) const;
   // The budget for the tree's next file: BudgetBitsPerKey(), or, under a memory_budget, the bits
   // per key it buys over the keys of every tree the policy builds for (logged); then
   // `*bytes_left` is the budget less what those trees' filters spend now (negative: beyond it),

@@ -31,6 +31,16 @@ bool KeyRange::Meets(const std::string& smallest, const std::string& largest) co
   return !(largest_ < smallest || largest < smallest_);
 }
 
+void KeyRange::Bounds(std::string* smallest, std::string* largest) const {
+  if (unbounded_) {
+    smallest->clear();
+    largest->assign(64, '\xff');
+  } else {
+    *smallest = smallest_;
+    *largest = largest_;
+  }
+}
+
 TreeId DatabaseTree(const std::string& db_name, const std::string& session,
                     const std::string& column_family) {
   return TreeId{"db:" + db_name, session, column_family};
@@ -149,36 +159,42 @@ void TreeHistory::RecordBuilt(const TreeId& tree, int level, bool by_compaction,
   }
   if (built.size() >= kBuiltFilesPerTree) built.clear();
   built.push_back({level, keys, num_keys, filter_bytes});
-  BuiltFiles level0;
-  for (const BuiltFile& f : built) {
-    if (f.level != 0) continue;
-    ++level0.files;
-    level0.keys += f.num_keys;
-    level0.filter_bytes += f.filter_bytes;
+  // The accounts of the files now recorded, level 0 at its fullest over the window.
+  TreeAccounts& accounts = t.built_accounts;
+  size_t num_levels = 1;
+  for (const BuiltFile& f : built)
+    num_levels = std::max(num_levels, static_cast<size_t>(f.level) + 1);
+  accounts.levels.assign(num_levels, LevelAccount{});
+  std::vector<FileRange> ranges(built.size());
+  for (size_t i = 0; i < built.size(); ++i) {
+    const BuiltFile& f = built[i];
+    LevelAccount& a = accounts.levels[f.level];
+    a.keys += f.num_keys;
+    a.filter_bytes += f.filter_bytes;
+    if (f.filter_bytes > 0) {
+      ++a.filter_files;
+      a.filter_keys += f.num_keys;
+    }
+    ranges[i].level = ranges[i].level_now = f.level;
+    ranges[i].keys = static_cast<double>(f.num_keys);
+    f.keys.Bounds(&ranges[i].smallest, &ranges[i].largest);
   }
-  t.built_level0.push_back(level0);
-  if (t.built_level0.size() > kBuiltLevel0Window) t.built_level0.pop_front();
+  const std::vector<double> probes = ProbesPerLevel(ranges, num_levels);
+  for (size_t i = 0; i < num_levels && i < probes.size(); ++i)
+    accounts.levels[i].probes = probes[i];
+  if (!by_compaction && level == 0) ++accounts.changes;
+  t.built_level0.push_back(accounts.levels[0]);
+  if (t.built_level0.size() > TreeAccounts::kLevel0Window) t.built_level0.pop_front();
+  accounts.level0_peak = LevelAccount{};
+  for (const LevelAccount& l : t.built_level0) {
+    if (l.keys >= accounts.level0_peak.keys) accounts.level0_peak = l;
+  }
 }
 
-TreeHistory::BuiltFiles TreeHistory::Built(const TreeId& tree) const {
+TreeAccounts TreeHistory::Built(const TreeId& tree) const {
   std::lock_guard<std::mutex> lock(mu_);
-  BuiltFiles total;
   const auto it = trees_.find(tree);
-  if (it == trees_.end()) return total;
-  for (const BuiltFile& f : it->second.built) {
-    if (f.level == 0) continue;
-    ++total.files;
-    total.keys += f.num_keys;
-    total.filter_bytes += f.filter_bytes;
-  }
-  BuiltFiles level0;  // at its fullest lately
-  for (const BuiltFiles& l : it->second.built_level0) {
-    if (l.filter_bytes > level0.filter_bytes) level0 = l;
-  }
-  total.files += level0.files;
-  total.keys += level0.keys;
-  total.filter_bytes += level0.filter_bytes;
-  return total;
+  return it == trees_.end() ? TreeAccounts{} : it->second.built_accounts;
 }
 
 TreeHistory::LevelSpan TreeHistory::Compactions(const TreeId& tree) const {

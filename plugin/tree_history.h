@@ -76,6 +76,10 @@ class KeyRange {
   bool Overlaps(const KeyRange& other) const;
   // Whether the range meets [smallest, largest] (bytewise).
   bool Meets(const std::string& smallest, const std::string& largest) const;
+  // The range as bounds (FileRange's): an unbounded range's are the empty key and 64 bytes of
+  // 0xff, after every key but the few that begin with them; an empty range's, two empty keys.
+  // May throw std::bad_alloc.
+  void Bounds(std::string* smallest, std::string* largest) const;
 
  private:
   bool empty_ = true;
@@ -145,111 +149,6 @@ typename Map::mapped_type& TreeEntry(Map& map, const TreeId& tree, size_t max_tr
   return BoundedEntry(map, tree, max_trees);
 }
 
-// The recent flushes and the compaction levels of every tree a policy builds filters for (shared
-// by the policy's builders; thread-safe). Memory stays bounded: kFlushesPerTree ranges per tree,
-// and past kMaxTrees trees the history starts over.
-class TreeHistory {
- public:
-  static constexpr size_t kFlushesPerTree = 16;
-  static constexpr size_t kMaxTrees = 1024;
-
-  // A new flushed file's token (what Record and Appends tell its own record by).
-  uint64_t NewFile();
-  // Whether the keys of `file` overlap none of the tree's recent flushes but its own. May throw
-  // std::bad_alloc.
-  bool Appends(const TreeId& tree, uint64_t file, const KeyRange& keys) const;
-  // Records (or widens) the key range of `file`, one of the tree's flushes. May throw
-  // std::bad_alloc.
-  void Record(const TreeId& tree, uint64_t file, const KeyRange& keys);
-
-  // The levels compaction outputs of a tree have gone to, shallowest and deepest (both 0: none
-  // yet).
-  struct LevelSpan {
-    int shallowest = 0, deepest = 0;
-  };
-  // Records a compaction output's level (at least 1) and returns the span with it. May throw
-  // std::bad_alloc.
-  LevelSpan RecordCompaction(const TreeId& tree, int level);
-  LevelSpan Compactions(const TreeId& tree) const;
-
-  // The budget for the tree's next filters, given the accounts' count of changes and the tree's
-  // excess in them: the bits per key its levels below 0 spend beyond what the allocation for the
-  // tree as it is gives them (LeveledPolicy::NewBuilder). `budget`, less kSteerProportion of the
-  // excess, plus a correction that integrates the excess (kSteerGain of it once per change the
-  // accounts count), within kSteerLowest and kSteerHighest times the budget. The proportional part
-  // spreads a correction over the whole tree, as if all of it were written again: a correction
-  // loaded on the files being written alone (the budget that makes the tree exact at once) gave
-  // the few upper-level files of each compaction 5.75 bits/key in a random tree, for a last level
-  // 0.4 bits/key over its share, and 1.5x the false positives. The integral takes the tree to its
-  // budget where some files are never rewritten (an ingested file, the moved files of an ordered
-  // tree), which the proportional part alone leaves it off by as much as they weigh.
-  // `lowest_budget` (bits per key) raises the lower bound, as a cut for the cache does
-  // (LeveledPolicy::SteerByAccounts); the integral does not wind up against it either. May throw
-  // std::bad_alloc.
-  static constexpr double kSteerGain = 0.1, kSteerProportion = 1;
-  static constexpr double kSteerLowest = 0.5, kSteerHighest = 1.25;
-  double Steer(const TreeId& tree, uint64_t accounts_changes, double excess_bits_per_key,
-               double budget, double lowest_budget = 0);
-  // The budget Steer last returned for the tree (`budget` before any): what the files being
-  // written now are getting.
-  double Steered(const TreeId& tree, double budget) const;
-
-  // The trees the policy has built filters for, `tree` among them from now on (what a
-  // memory_budget spans: plugin/memory_budget.h). May throw std::bad_alloc.
-  std::vector<TreeId> TreesWith(const TreeId& tree);
-
-  // The files with whole filters that the policy's builders wrote for a leveled tree, as far as
-  // the builds tell: what a policy without the sstfilter.LeveledBudget listener knows of the
-  // tree's filter blocks in the block cache (LeveledPolicy::FitCacheWithoutAccounts). A flush
-  // adds a file to level 0; a compaction's output at level L replaces the files whose key ranges
-  // it meets at L and at L - 1, or at every level above L where L is the shallowest level
-  // compactions have reached (RecordCompaction: level 1, or with dynamic level bytes the base
-  // level, into which level 0 compacts). A file moved down unchanged stays counted at its old
-  // level; a compaction that later meets it there takes it for an input, though it may still
-  // live below. The count misses the files of an earlier process and those deleted otherwise
-  // (DeleteFilesInRange, a TTL), and drops a file of the level above that an output meets but its
-  // compaction did not take. Level 0 counts at its fullest over the last kBuiltLevel0Window
-  // records, as the listener counts it (TreeAccounts::level0_peak): it fills between compactions,
-  // and a file written for a level below it stays while it fills again. At most kBuiltFilesPerTree
-  // files per tree (past that the tree's count starts over).
-  static constexpr size_t kBuiltLevel0Window = 32;
-  // (16,384 files: a terabyte of 64 MiB files; a record holds the file's two boundary keys.)
-  static constexpr size_t kBuiltFilesPerTree = size_t{1} << 14;
-  struct BuiltFiles {
-    uint64_t files = 0, keys = 0, filter_bytes = 0;
-  };
-  // Records a file written at `level` (by a compaction, or a flush) holding `num_keys` keys in
-  // `keys` with a filter of `filter_bytes`. May throw std::bad_alloc.
-  void RecordBuilt(const TreeId& tree, int level, bool by_compaction, const KeyRange& keys,
-                   uint64_t num_keys, uint64_t filter_bytes);
-  BuiltFiles Built(const TreeId& tree) const;
-
- private:
-  struct Flush {
-    uint64_t file = 0;
-    KeyRange keys;
-  };
-  struct BuiltFile {
-    int level = 0;
-    KeyRange keys;
-    uint64_t num_keys = 0, filter_bytes = 0;
-  };
-  struct Tree {
-    std::deque<Flush> flushes;  // newest last
-    std::vector<BuiltFile> built;
-    std::deque<BuiltFiles> built_level0;  // level 0 after each of the last records, newest last
-    LevelSpan compactions;
-    uint64_t steered_changes = 0;  // the accounts' changes last integrated
-    double correction = 0;         // bits per key added to the budget
-    double steered = 0;            // the last budget returned (0: none)
-  };
-  Tree& TreeLocked(const TreeId& tree);
-
-  mutable std::mutex mu_;
-  uint64_t next_file_ = 0;
-  std::map<TreeId, Tree> trees_;
-};
-
 // One level of a tree as it is: its files' keys (filter entries; a file without a filter counts
 // its entries) and filter bytes, and the filter probes it receives per lookup of a key drawn like
 // the tree's keys (LeveledBudget's estimate from the files' key ranges: about 1 for a level that
@@ -308,6 +207,114 @@ struct TreeAccounts {
   // until some file whose probes are counted has had its second account (it is then exposed).
   // Shared: accounts are copied per new file.
   std::shared_ptr<const std::vector<FileRange>> heat;
+};
+
+// The recent flushes and the compaction levels of every tree a policy builds filters for (shared
+// by the policy's builders; thread-safe). Memory stays bounded: kFlushesPerTree ranges per tree,
+// and past kMaxTrees trees the history starts over.
+class TreeHistory {
+ public:
+  static constexpr size_t kFlushesPerTree = 16;
+  static constexpr size_t kMaxTrees = 1024;
+
+  // A new flushed file's token (what Record and Appends tell its own record by).
+  uint64_t NewFile();
+  // Whether the keys of `file` overlap none of the tree's recent flushes but its own. May throw
+  // std::bad_alloc.
+  bool Appends(const TreeId& tree, uint64_t file, const KeyRange& keys) const;
+  // Records (or widens) the key range of `file`, one of the tree's flushes. May throw
+  // std::bad_alloc.
+  void Record(const TreeId& tree, uint64_t file, const KeyRange& keys);
+
+  // The levels compaction outputs of a tree have gone to, shallowest and deepest (both 0: none
+  // yet).
+  struct LevelSpan {
+    int shallowest = 0, deepest = 0;
+  };
+  // Records a compaction output's level (at least 1) and returns the span with it. May throw
+  // std::bad_alloc.
+  LevelSpan RecordCompaction(const TreeId& tree, int level);
+  LevelSpan Compactions(const TreeId& tree) const;
+
+  // The budget for the tree's next filters, given the accounts' count of changes and the tree's
+  // excess in them: the bits per key its levels below 0 spend beyond what the allocation for the
+  // tree as it is gives them (LeveledPolicy::NewBuilder). `budget`, less kSteerProportion of the
+  // excess, plus a correction that integrates the excess (kSteerGain of it once per change the
+  // accounts count), within kSteerLowest and kSteerHighest times the budget. The proportional part
+  // spreads a correction over the whole tree, as if all of it were written again: a correction
+  // loaded on the files being written alone (the budget that makes the tree exact at once) gave
+  // the few upper-level files of each compaction 5.75 bits/key in a random tree, for a last level
+  // 0.4 bits/key over its share, and 1.5x the false positives. The integral takes the tree to its
+  // budget where some files are never rewritten (an ingested file, the moved files of an ordered
+  // tree), which the proportional part alone leaves it off by as much as they weigh.
+  // `lowest_budget` (bits per key) raises the lower bound, as a cut for the cache does
+  // (LeveledPolicy::SteerByAccounts); the integral does not wind up against it either. May throw
+  // std::bad_alloc.
+  static constexpr double kSteerGain = 0.1, kSteerProportion = 1;
+  static constexpr double kSteerLowest = 0.5, kSteerHighest = 1.25;
+  double Steer(const TreeId& tree, uint64_t accounts_changes, double excess_bits_per_key,
+               double budget, double lowest_budget = 0);
+  // The budget Steer last returned for the tree (`budget` before any): what the files being
+  // written now are getting.
+  double Steered(const TreeId& tree, double budget) const;
+
+  // The trees the policy has built filters for, `tree` among them from now on (what a
+  // memory_budget spans: plugin/memory_budget.h). May throw std::bad_alloc.
+  std::vector<TreeId> TreesWith(const TreeId& tree);
+
+  // The files with whole filters that the policy's builders wrote for a leveled tree, as far as
+  // the builds tell: what a policy without the sstfilter.LeveledBudget listener knows of the tree
+  // (LeveledPolicy::NewBuilder). A flush adds a file to level 0; a compaction's output at level L
+  // replaces the files whose key ranges it meets at L and at L - 1, or at every level above L
+  // where L is the shallowest level compactions have reached (RecordCompaction: level 1, or with
+  // dynamic level bytes the base level, into which level 0 compacts). A file moved down unchanged
+  // stays counted at its old level; a compaction that later meets it there takes it for an input,
+  // though it may still live below. The count misses the files of an earlier process and those
+  // deleted otherwise (DeleteFilesInRange, a TTL), and drops a file of the level above that an
+  // output meets but its compaction did not take. At most kBuiltFilesPerTree files per tree (past
+  // that the tree's count starts over).
+  // (16,384 files: a terabyte of 64 MiB files; a record holds the file's two boundary keys.)
+  static constexpr size_t kBuiltFilesPerTree = size_t{1} << 14;
+  // Records a file written at `level` (by a compaction, or a flush) holding `num_keys` keys in
+  // `keys` with a filter of `filter_bytes`. O(files x log(files)) for the probes. May throw
+  // std::bad_alloc.
+  void RecordBuilt(const TreeId& tree, int level, bool by_compaction, const KeyRange& keys,
+                   uint64_t num_keys, uint64_t filter_bytes);
+  // The tree as its recorded files make it, for the allocation and the cache's cut as the
+  // listener's accounts serve them: each level's keys, filter bytes and filters, the probes per
+  // lookup their key ranges give (ProbesPerLevel), level 0 at its fullest over the last
+  // TreeAccounts::kLevel0Window records (as the listener counts it: it fills between compactions,
+  // and a file written for a level below it stays while it fills again), and for `changes` the
+  // flushes recorded (the steering integrates once per change; a flush and the compactions it
+  // brings are about two of the listener's). No pending keys, counted probes or heat. May throw
+  // std::bad_alloc.
+  TreeAccounts Built(const TreeId& tree) const;
+
+ private:
+  struct Flush {
+    uint64_t file = 0;
+    KeyRange keys;
+  };
+  struct BuiltFile {
+    int level = 0;
+    KeyRange keys;
+    uint64_t num_keys = 0, filter_bytes = 0;
+  };
+  struct Tree {
+    std::deque<Flush> flushes;  // newest last
+    std::vector<BuiltFile> built;
+    TreeAccounts built_accounts;            // of `built`, as Built returns them
+    std::deque<LevelAccount> built_level0;  // level 0 after each of the last records, newest last
+    LevelSpan compactions;
+    uint64_t steered_changes = 0;  // the accounts' changes last integrated
+    double correction = 0;         // bits per key added to the budget
+    double steered = 0;            // the last budget returned (0: none)
+  };
+  Tree& TreeLocked(const TreeId& tree);
+
+  mutable std::mutex mu_;
+  uint64_t next_file_ = 0;
+  std::map<TreeId, Tree> trees_;
 };
 
 // The accounts of every tree that the sstfilter.LeveledBudget listener watches (plugin/

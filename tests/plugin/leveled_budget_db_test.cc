@@ -517,9 +517,10 @@ TEST_F(DbTest, LeveledBudgetListenerCountsTheProbesReadersSee) {
 // (at most half fewer), where a probe's false positives and re-reads of its block cost least, and
 // says so in the LOG; it loses no key. With the filters outside the cache, the same tree keeps its
 // budget: 9.74 to 10.66 bits/key in 15 runs (2026-11-28), the steering's lag behind the tree's
-// last flushes; the bound leaves 1.08x. Without the listener the policy counts the files it
-// wrote (TreeHistory::RecordBuilt) and cuts the same way, with the model's allocation: the tree
-// without the cache then spends the model's 10 bits/key, less what its unfilled levels save.
+// last flushes; the bound leaves 1.08x. Without the listener the policy takes the files it
+// wrote for the tree's accounts (TreeHistory::Built) and cuts and steers the same way over them;
+// without the cache it has no accounts, and the tree spends the model's 10 bits/key, less what
+// its unfilled levels save.
 class LeveledCacheFitTest : public DbTest {
  protected:
   void ExpectFitsTheCache(bool listener);
@@ -538,7 +539,7 @@ void LeveledCacheFitTest::ExpectFitsTheCache(bool listener) {
   const std::vector<uint64_t> order = Indexes(0, 120'000, /*shuffle_seed=*/5);
   double upper_bits[2] = {0, 0};  // bits/key of the files above the last level
   double tree_bits[2] = {0, 0};   // of every file
-  size_t cut_lines = 0;
+  size_t cut_lines = 0, allocated_lines = 0;
   for (const bool tight : {false, true}) {
     SCOPED_TRACE(tight ? "a tight block cache" : "filters outside the cache");
     BlockBasedTableOptions table;
@@ -581,6 +582,11 @@ void LeveledCacheFitTest::ExpectFitsTheCache(bool listener) {
       std::ifstream log(dir_ + "/LOG");
       for (std::string line; std::getline(log, line);) {
         if (line.find("the tree gets") != std::string::npos) ++cut_lines;
+        // Describe's line: the allocation over the tree's accounts, the listener's or the
+        // policy's own count of the files it wrote.
+        if (line.find("sstfilter.Leveled: a file for level") != std::string::npos) {
+          ++allocated_lines;
+        }
       }
     }
     fs::remove_all(dir_);
@@ -589,10 +595,11 @@ void LeveledCacheFitTest::ExpectFitsTheCache(bool listener) {
   printf(
       "[ figures  ] %s the listener: files above the last level: %.2f bits/key with the filters "
       "outside the cache, %.2f in 4 shards of 32 KiB; the tree: %.2f and %.2f (%zu files built "
-      "under a cut budget)\n",
+      "under a cut budget, %zu allocated over the tree's accounts)\n",
       listener ? "with" : "without", upper_bits[0], upper_bits[1], tree_bits[0], tree_bits[1],
-      cut_lines);
+      cut_lines, allocated_lines);
   EXPECT_GT(cut_lines, 0u);
+  EXPECT_GT(allocated_lines, 0u);
   EXPECT_GT(tree_bits[0], (listener ? 0.9 : 0.75) * kBudget);
   EXPECT_LT(tree_bits[0], 1.08 * kBudget);
   EXPECT_LT(tree_bits[1], tree_bits[0] - 1);

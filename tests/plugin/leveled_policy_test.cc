@@ -193,10 +193,11 @@ TEST(LeveledPolicy, SteeringStopsAtItsLowestBudgetWithoutWindingUp) {
   EXPECT_EQ(bounded.Steer(tree, 23, 0, 8, 100), 8 * TreeHistory::kSteerHighest);
 }
 
-// The files a policy wrote for a tree, without the listener: flushes add to level 0; a
-// compaction's output at level L replaces the files of L and L - 1 that its key range meets, and
-// no other, or of every level above where L is the shallowest that compactions reach; level 0
-// counts at its fullest over the last records; trees are apart.
+// The files a policy wrote for a tree, without the listener, as accounts: flushes add to level 0;
+// a compaction's output at level L replaces the files of L and L - 1 that its key range meets,
+// and no other, or of every level above where L is the shallowest that compactions reach; level
+// 0 counts at its fullest over the last records; each level's probes are its files' ranges'
+// (ProbesPerLevel); `changes` counts the flushes; trees are apart.
 TEST(LeveledPolicy, CountsTheFilesItWroteAsCompactionsReplaceThem) {
   auto range = [](const char* smallest, const char* largest) {
     KeyRange r;
@@ -204,30 +205,62 @@ TEST(LeveledPolicy, CountsTheFilesItWroteAsCompactionsReplaceThem) {
     r.Add(largest);
     return r;
   };
+  // Files, keys and filter bytes over the levels, level 0 at its fullest lately.
+  struct Totals {
+    uint64_t files = 0, keys = 0, filter_bytes = 0;
+  };
+  auto totals = [](const TreeAccounts& accounts) {
+    Totals t;
+    for (size_t i = 0; i < accounts.levels.size(); ++i) {
+      const LevelAccount& a = i == 0 && accounts.level0_peak.keys > accounts.levels[0].keys
+                                  ? accounts.level0_peak
+                                  : accounts.levels[i];
+      t.files += a.filter_files;
+      t.keys += a.keys;
+      t.filter_bytes += a.filter_bytes;
+    }
+    return t;
+  };
   TreeHistory history;
   const TreeId tree = LoggerTree(&history, "default"), other = LoggerTree(&history, "other");
   history.RecordBuilt(tree, 0, false, range("a", "m"), 100, 1000);
   history.RecordBuilt(tree, 0, false, range("c", "z"), 100, 1000);
   history.RecordBuilt(tree, 2, true, range("x", "z"), 50, 400);  // below the compaction's levels
   history.RecordBuilt(other, 0, false, range("a", "z"), 7, 70);
-  TreeHistory::BuiltFiles built = history.Built(tree);
-  EXPECT_EQ(built.files, 3u);
-  EXPECT_EQ(built.keys, 250u);
-  EXPECT_EQ(built.filter_bytes, 2400u);
+  TreeAccounts built = history.Built(tree);
+  ASSERT_EQ(built.levels.size(), 3u);
+  EXPECT_EQ(built.levels[0].filter_files, 2u);
+  EXPECT_EQ(built.levels[2].filter_keys, 50u);
+  EXPECT_EQ(built.changes, 2u);
+  // A lookup drawn like the keys probes both flushes where they overlap ([c, m]) and level 2 in
+  // [x, z], its own file's range and that of the second flush.
+  EXPECT_GT(built.levels[0].probes, 1.0);
+  EXPECT_LT(built.levels[0].probes, 2.0);
+  EXPECT_GT(built.levels[2].probes, 0.0);
+  EXPECT_LT(built.levels[2].probes, 1.0);
+  EXPECT_EQ(totals(built).files, 3u);
+  EXPECT_EQ(totals(built).keys, 250u);
+  EXPECT_EQ(totals(built).filter_bytes, 2400u);
   // Level 0 into level 1: two outputs that together meet both flushes.
   history.RecordBuilt(tree, 1, true, range("a", "k"), 100, 900);
   history.RecordBuilt(tree, 1, true, range("l", "z"), 100, 900);
   built = history.Built(tree);
-  EXPECT_EQ(built.files, 5u);  // the two outputs, level 2's file, and level 0 at its fullest
-  EXPECT_EQ(built.keys, 450u);
-  EXPECT_EQ(built.filter_bytes, 4200u);
+  EXPECT_EQ(built.levels[0].keys, 0u);
+  EXPECT_EQ(built.level0_peak.keys, 200u);
+  EXPECT_EQ(built.changes, 2u);
+  EXPECT_EQ(totals(built).files,
+            5u);  // the two outputs, level 2's file, and level 0 at its fullest
+  EXPECT_EQ(totals(built).keys, 450u);
+  EXPECT_EQ(totals(built).filter_bytes, 4200u);
   // Level 1 into level 2 over [l, z]: replaces that output and level 2's file, not [a, k].
   history.RecordBuilt(tree, 2, true, range("l", "z"), 150, 1200);
   built = history.Built(tree);
-  EXPECT_EQ(built.files, 4u);
-  EXPECT_EQ(built.keys, 450u);
-  EXPECT_EQ(history.Built(other).files, 1u);
-  EXPECT_EQ(history.Built(LoggerTree(nullptr, "default")).files, 0u);
+  EXPECT_EQ(built.levels[1].filter_files, 1u);
+  EXPECT_EQ(built.levels[2].filter_files, 1u);
+  EXPECT_EQ(totals(built).files, 4u);
+  EXPECT_EQ(totals(built).keys, 450u);
+  EXPECT_EQ(totals(history.Built(other)).files, 1u);
+  EXPECT_TRUE(history.Built(LoggerTree(nullptr, "default")).levels.empty());
   // Dynamic level bytes: level 0 compacts into the base level (6 here), the levels between
   // empty; its outputs replace the flushes they meet.
   const TreeId dynamic = LoggerTree(&history, "dynamic");
@@ -236,16 +269,17 @@ TEST(LeveledPolicy, CountsTheFilesItWroteAsCompactionsReplaceThem) {
   history.RecordCompaction(dynamic, 6);  // what the policy records as it places the output
   history.RecordBuilt(dynamic, 6, true, range("a", "p"), 150, 1500);
   built = history.Built(dynamic);
-  EXPECT_EQ(built.files, 3u);  // the output, and the two flushes: level 0 at its fullest
-  EXPECT_EQ(built.keys, 350u);
+  EXPECT_EQ(built.levels[0].keys, 0u);
+  EXPECT_EQ(totals(built).files, 3u);  // the output, and the two flushes: level 0 at its fullest
+  EXPECT_EQ(totals(built).keys, 350u);
   // Once the window has passed, level 0 counts as it is: empty.
-  for (size_t i = 0; i < TreeHistory::kBuiltLevel0Window; ++i) {
+  for (size_t i = 0; i < TreeAccounts::kLevel0Window; ++i) {
     const std::string key = "q" + std::to_string(100 + i);
     history.RecordBuilt(dynamic, 6, true, range(key.c_str(), key.c_str()), 1, 10);
   }
   built = history.Built(dynamic);
-  EXPECT_EQ(built.files, 1u + TreeHistory::kBuiltLevel0Window);
-  EXPECT_EQ(built.keys, 150u + TreeHistory::kBuiltLevel0Window);
+  EXPECT_EQ(totals(built).files, 1u + TreeAccounts::kLevel0Window);
+  EXPECT_EQ(totals(built).keys, 150u + TreeAccounts::kLevel0Window);
 }
 
 // Without num_levels, the model is the levels the tree really has (plugin/tree_history.h):

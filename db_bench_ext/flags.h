@@ -33,6 +33,7 @@ DECLARE_bool(statistics);
 DECLARE_int64(seed);
 DECLARE_string(key_dist);
 DECLARE_double(read_hit_ratio);
+DECLARE_double(zipf_theta);
 DECLARE_int32(duration);
 DECLARE_string(options_file);
 DECLARE_bool(cache_index_and_filter_blocks);

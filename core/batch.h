@@ -41,13 +41,8 @@ inline void QueryInBatches(size_t count, bool* may_match, Prepare&& prepare, Tes
 // these, because the body sits wherever RocksDB's block cache (or malloc) put it, not on a
 // 64-byte boundary: a 64-byte Bloom block then spans two cache lines, and so do 7 in 64 of the
 // 8-byte loads of a packed field.
-// Prefetching only the first line left the second to a demand miss inside the query loop, which
-// serialised the batch: that was why our batched misses lost to RocksDB's beyond the caches.
-// core_bench, 20M keys, batched miss, this change against the one before in alternating runs
-// (bloomfilter:10 took 20.6-21.0 ns in all four): blocked Bloom 18.3 and 22.9 -> 12.0 and 12.0 ns;
-// semi-sorted cuckoo at 0.1% 22.9 and 26.6 -> 18.0 and 17.9; fuse at 1% 17.7 and 20.1 -> 16.4
-// and 16.8. In the caches (1M keys) the extra prefetches cost fuse about 1.4 ns (12.4 -> 13.8),
-// which BatchPrefetch::kByCaller (above) more than gave back: 12.7-12.8 ns.
+// Prefetching only the first line leaves the second to a demand miss inside the query loop, which
+// serialises the batch (docs/history.md).
 template <int kForWrite>
 inline void PrefetchLines(const void* first, size_t bytes) {
   const uint8_t* p = static_cast<const uint8_t*>(first);
@@ -56,9 +51,8 @@ inline void PrefetchLines(const void* first, size_t bytes) {
   __builtin_prefetch(p + bytes - 1, kForWrite);
   // Seen with GCC 12.2 at -O2 and -O3: a helper that only prefetched, not inlined early, was
   // found "looping pure" by the local-pure-const pass (-fdump-tree-all), and the calls to it
-  // were deleted: CuckooReader::Prefetch and the cuckoo batch lost every prefetch (batched
-  // misses at 20M keys 26 -> 53 ns). An empty volatile asm has an effect, so they stay; it
-  // emits nothing.
+  // were deleted: CuckooReader::Prefetch and the cuckoo batch lost every prefetch. An empty
+  // volatile asm has an effect, so they stay; it emits nothing.
   asm volatile("");
 }
 inline void PrefetchBytes(const void* first, size_t bytes) { PrefetchLines<0>(first, bytes); }

@@ -103,9 +103,8 @@ class BitsReaderFilter : public Filter {
 // (NewSstFilterBitsReader: the kind's reader, chosen once when the filter is opened; the key is
 // hashed behind the virtual call, and a batch prefetches each key as soon as it is hashed). Not
 // through FilterReader's own queries, which choose the kind per query and which the plugin does
-// not use: at 40M keys, beyond the caches, that dispatch made a single miss 64.2-64.7 ns against
-// 52.6-53.1 ns through the kind's reader directly (two runs on 7790b4d, blocked Bloom at 10
-// bits/key).
+// not use: beyond the caches that dispatch costs a single miss about a fifth more
+// (docs/history.md).
 class SstFilter : public BitsReaderFilter {
  public:
   SstFilter(std::function<void(const std::vector<uint64_t>&, std::string*)> build, bool simd,

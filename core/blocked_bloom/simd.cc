@@ -116,19 +116,10 @@ HWY_FLATTEN void MayContainBatchKernel(const uint8_t* blocks, uint64_t num_block
 // x86's variable shift (vpsllvq) gives zero for those: Highway leaves such counts to the target
 // (NEON's would not give zero), so this path is x86's only.
 //
-// Measured with core_bench (10 bits/key, hashing included, fastest of 3 interleaved repetitions,
-// two runs per size, ns per key), this build against the scalar one with the kernels switched
-// off, in the same runs: 7.5 and 7.3 against 8.6 and 8.1 at 1M keys (RocksDB's bloomfilter:10
-// 9.8), 17.8 and 17.2 against 18.2 and 18.8 at 20M (RocksDB's 26.7 and 24.0), where the block's
-// cache miss dominates.
-//
-// Why the other targets build with the scalar code: SetBits alone (7 probes, hashes given,
-// fastest of 15 alternating runs, ns per key, 1M keys) took 5.0 on AVX2, whose block spans two
-// vectors, against the scalar 4.8, and 18 on SSE4 against 5.0 (AVX-512: 4.2 against 4.5-4.7).
-// Designs tried before on AVX-512 were slower: a compare per block word (13.1 against 8.9 ns at
-// 1M keys, hashing included), the mask built by 8 lane rotations (9.4 against 8.4-8.7), and the
-// 7 windows computed in lanes and each broadcast by a lane permute rather than from a scalar
-// register (SetBits alone, 4.4 against 4.2).
+// In core_bench the vector build is faster than the scalar one in the caches, and level with it
+// beyond them, where the block's cache miss dominates. The other targets build with the scalar
+// code: on AVX2 a block spans two vectors and on SSE4 four, and SetBits measured no faster there
+// than the scalar loop (figures, and the AVX-512 designs measured slower: docs/history.md).
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
 constexpr bool kVectorBuild = true;
 

@@ -15,28 +15,10 @@
 // comparison answers for all of them: no branch on the bits, about a dozen vector instructions for
 // the 7 probes of 10 bits/key on AVX-512.
 //
-// Measured (core_bench, 10 bits/key, fastest of 3 interleaved repetitions, one run per size,
-// AVX-512, ns per key, RocksDB 7.8.3's bloomfilter:10 in the same run):  hit   miss   batched miss
-//   1M keys   SIMD kernels                                                9.4    9.4     6.3
-//             scalar twins                                               13.7   13.8     9.1
-//             RocksDB bloomfilter:10                                     13.4   21.3    21.9
-//   20M keys  SIMD kernels                                               62.7   61.2    13.0
-//             scalar twins                                               90.3   88.6    14.2
-//             RocksDB bloomfilter:10                                     85.3   67.2    22.5
-//
-// Single misses beyond the caches: at 40M keys (50 MB of filter, beyond this machine's 32 MiB
-// L3) the kernel took 52.0-53.9 ns in four runs of 56fae6c and 29d5ac0 against RocksDB's
-// 65.7-77.7 ns, 0.68x-0.81x; a query that hashed its key and read one byte of each of the block's
-// two cache lines, without testing the probes, took 50.4-50.9 ns in two runs of an experiment on
-// 7790b4d, where the kernel through its reader took 52.5-53.1: what is left is the memory. (At 20M
-// keys the 25 MB filter straddles the L3, and single queries vary with what else it holds:
-// RocksDB's took 46 to 72 ns from run to run.) Before 56fae6c core_bench queried through
-// FilterReader's per-query dispatch, which the plugin does not use, and that alone cost 12 ns a
-// miss at 40M keys; the kernels tried then and measured no faster at 20M (testing first the probes
-// in the larger of the block's two lines, through masked loads; up to 7 probes without the loop;
-// the block as four 16-byte loads; fewer operations dependent on the load) were judged through it.
-// The last was measured again at 40M through FilterReader: 65.1-67.4 ns against this kernel's
-// 64.6-65.4, no faster. The AVX2 kernels took 65-66 ns against AVX-512's 62 at 20M.
+// In core_bench the kernels answer faster than their scalar twins and RocksDB's bloomfilter:10,
+// in the caches and beyond them in batches. A single miss beyond the caches costs the memory's
+// latency: a query that only reads the block's two lines costs about as much as the kernel, so no
+// kernel design can win there (figures and the designs tried: docs/history.md).
 #pragma once
 
 #include <cstddef>

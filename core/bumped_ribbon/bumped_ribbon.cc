@@ -224,9 +224,9 @@ BumpedRibbonReader::BumpedRibbonReader(const BumpedRibbonShape& shape, const uin
 
 void BumpedRibbonReader::MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match,
                                          BatchPrefetch prefetch) const {
-  // Every key's first-layer words and threshold code are loading before the first test. (A third
-  // pass that prefetched the deeper layer of the keys bumped from the first, 1 in 16, was slower:
-  // 29.6 to 32.1 ns per key against 27.6 to 27.8 at 1M keys in core_bench.)
+  // Every key's first-layer words and threshold code are loading before the first test. The
+  // deeper layer, for the 1 key in 16 bumped from the first, is not prefetched: a pass that did so
+  // cost more than the misses it saved (docs/history.md).
   uint64_t h0[kPrefetchBatch];
   uint64_t starts[kPrefetchBatch];
   QueryInBatches(

@@ -16,12 +16,10 @@ using namespace range_detail;  // NOLINT: the format's names, this file's vocabu
 
 // 64-bit words laid over the windows' chunks: sorting the hashes takes no memory of its own. Hash
 // i is written at byte 8 i, after window i (at byte 16 i) was read, and the hashes' partitioned
-// copy takes bytes 8 n to 16 n (n hashes, at most one per window). A build touched 34 bytes per
-// key in separate arrays (the windows, the hashes, their partitioned copy, the body) and now 18,
-// which counts where a builder's memory is new to the process, its pages faulted in and zeroed:
-// a million random integers took 44 ns per key, and take 35, with glibc made to map and unmap
-// every array (MALLOC_MMAP_THRESHOLD_); 23.5 and 25.5 with its heap reused. Accessed through
-// memcpy: the chunks' objects are windows.
+// copy takes bytes 8 n to 16 n (n hashes, at most one per window): a build touches 18 bytes per
+// key rather than the 34 of separate arrays (the windows, the hashes, their partitioned copy, the
+// body), which counts where a builder's memory is new to the process, its pages faulted in and
+// zeroed (docs/history.md). Accessed through memcpy: the chunks' objects are windows.
 class WordsOverChunks {
  public:
   explicit WordsOverChunks(ChunkedList<Window>* windows) {

@@ -157,11 +157,5 @@ inline uint32_t LoadBE32(const void* p) {
 #endif
   return v;
 }
-inline void StoreBE64(void* p, uint64_t v) {
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  v = __builtin_bswap64(v);
-#endif
-  std::memcpy(p, &v, sizeof(v));
-}
 
 }  // namespace sstfilter

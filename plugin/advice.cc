@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "plugin/leveled_budget.h"
+#include "plugin/listener_channel.h"
 #include "plugin/policies.h"
 #include "plugin/tree_history.h"
 #include "plugin/tree_model.h"

@@ -3,11 +3,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 
 #include "compat/rocksdb_api.h"  // Cache's definition
 #include "plugin/bits_adapters.h"
+#include "plugin/printf.h"
 
 namespace sstfilter {
 
@@ -166,16 +166,14 @@ double TreeRereadsPerProbe(double block_bytes, const ShardLoad& load) {
 std::string FilterBlockWarning(size_t block_bytes, const CacheShards& shards) {
   if (shards.Fits(block_bytes)) return "";
   const size_t shard = shards.ShardBytes();
-  char text[512];
-  snprintf(text, sizeof(text),
-           "a filter block of %zu KiB, more than 1/%zu of a block-cache shard (%zu KiB: %zu MiB "
-           "in %zu shards): blocks that share a shard can evict each other and be read again from "
-           "storage. Pin them (metadata_cache_options={unpartitioned_pinning=kAll}), "
-           "set partition_filters=true (with index_type=kTwoLevelIndexSearch), or give the cache "
-           "shards of at least %zu KiB (docs/filters.md: Filters in the block cache)",
-           block_bytes >> 10, kShardFraction, shard >> 10, shards.capacity_bytes >> 20,
-           shards.shards, (block_bytes * kShardFraction + 1023) >> 10);
-  return text;
+  return Printf(
+      "a filter block of %zu KiB, more than 1/%zu of a block-cache shard (%zu KiB: %zu MiB "
+      "in %zu shards): blocks that share a shard can evict each other and be read again from "
+      "storage. Pin them (metadata_cache_options={unpartitioned_pinning=kAll}), "
+      "set partition_filters=true (with index_type=kTwoLevelIndexSearch), or give the cache "
+      "shards of at least %zu KiB (docs/filters.md: Filters in the block cache)",
+      block_bytes >> 10, kShardFraction, shard >> 10, shards.capacity_bytes >> 20, shards.shards,
+      (block_bytes * kShardFraction + 1023) >> 10);
 }
 
 bool OversizedFilterBlocks::Report(ROCKSDB_NAMESPACE::Logger* log, size_t block_bytes,

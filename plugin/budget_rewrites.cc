@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
-#include <cstdio>
 #include <exception>
 #include <filesystem>
 #include <limits>
@@ -20,47 +19,6 @@
 #include "plugin/tree_model.h"
 
 namespace sstfilter {
-
-BudgetTargets& BudgetTargets::Global() {
-  static BudgetTargets* const targets = new BudgetTargets;  // never destroyed: used at exit
-  return *targets;
-}
-
-void BudgetTargets::SetBitsPerKey(const TreeId& tree, double bits_per_key) {
-  std::lock_guard<std::mutex> lock(mu_);
-  TreeEntry(trees_, tree, TreeHistory::kMaxTrees).bits_per_key = bits_per_key;
-}
-
-void BudgetTargets::SetResidualExcess(const TreeId& tree, double bits_per_key) {
-  std::lock_guard<std::mutex> lock(mu_);
-  const auto it = trees_.find(tree);
-  if (it != trees_.end()) it->second.residual_excess = bits_per_key;
-}
-
-bool BudgetTargets::Get(const TreeId& tree, Target* target) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  const auto it = trees_.find(tree);
-  if (it == trees_.end()) return false;
-  *target = it->second;
-  return true;
-}
-
-namespace {
-
-thread_local bool rewriting_for_budget = false;
-
-// Marks the calling thread as rewriting for the budget while it lives.
-class RewritingScope {
- public:
-  RewritingScope() { rewriting_for_budget = true; }
-  ~RewritingScope() { rewriting_for_budget = false; }
-  RewritingScope(const RewritingScope&) = delete;
-  RewritingScope& operator=(const RewritingScope&) = delete;
-};
-
-}  // namespace
-
-bool RewritingForBudget() { return rewriting_for_budget; }
 
 RewritePlan PlanRewrites(const std::vector<FileSpend>& files, const std::vector<double>& level_bits,
                          uint64_t max_bytes) {
@@ -202,7 +160,7 @@ size_t RewriteFilesOverBudget(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree) {
       const FileSpend& f = files[i];
       ROCKSDB_NAMESPACE::Status s;
       {
-        const RewritingScope scope;
+        const RewritingForBudgetScope scope;
         s = db->CompactFiles(options, db->DefaultColumnFamily(), {f.name}, f.level);
       }
       const std::string line = Printf(

@@ -37,6 +37,7 @@
 #include <string>
 #include <vector>
 
+#include "plugin/listener_channel.h"
 #include "plugin/tree_history.h"
 
 namespace sstfilter {
@@ -49,32 +50,6 @@ inline constexpr double kRewriteRatio = 1.25;  // times the level's share, for a
 // bound).
 inline constexpr double kBudgetLimit = 1.05;
 inline constexpr uint64_t kMaxRewriteBytesPerEvent = 64 << 20;  // of files read and written again
-
-// What the policy and the listener tell each other of each tree under a memory budget: one per
-// process, thread-safe, bounded like the Ledger.
-class BudgetTargets {
- public:
-  struct Target {
-    // What the budget buys now, as its policy last computed it (LeveledPolicy::TreeBitsPerKey).
-    double bits_per_key = 0;
-    // What the tree's files below level 0 spend beyond their levels' shares and the listener's
-    // rewrites leave (PlanRewrites), per key of those levels, once the rewrites it planned are
-    // done (NaN: none were, or none were needed: the steering answers its own excess).
-    double residual_excess = std::numeric_limits<double>::quiet_NaN();
-  };
-  static BudgetTargets& Global();
-  void SetBitsPerKey(const TreeId& tree, double bits_per_key);
-  void SetResidualExcess(const TreeId& tree, double bits_per_key);
-  bool Get(const TreeId& tree, Target* target) const;
-
- private:
-  mutable std::mutex mu_;
-  std::map<TreeId, Target> trees_;
-};
-
-// Whether the calling thread is rewriting a file for a memory budget (RewriteFilesOverBudget: its
-// DB::CompactFiles, one subcompaction, builds the new file on this thread).
-bool RewritingForBudget();
 
 // A live file below level 0, as the plan of rewrites sees it.
 struct FileSpend {

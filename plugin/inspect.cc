@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cinttypes>
-#include <cstdio>
 #include <exception>
 #include <filesystem>
 #include <map>

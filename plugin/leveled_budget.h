@@ -13,7 +13,7 @@
 namespace sstfilter {
 
 // A new listener, owned by the caller; null when out of memory.
-ROCKSDB_NAMESPACE::EventListener* NewLeveledBudget();
+ROCKSDB_NAMESPACE::EventListener* NewLeveledBudgetOrNull();
 
 // The accounts of column family cf_name of `db`, as a listener that saw no event makes them,
 // published under publish_as's logger tree (LoggerTree) instead of the database's: for a database

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "plugin/leveled_chooser.h"
 
-#include <cstdio>
 #include <string>
 
 #include "plugin/printf.h"

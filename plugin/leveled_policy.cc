@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <map>
 #include <memory>
@@ -23,6 +22,7 @@
 #include "plugin/block_cache_fit.h"
 #include "plugin/budget_rewrites.h"
 #include "plugin/leveled_chooser.h"
+#include "plugin/listener_channel.h"
 #include "plugin/policies.h"
 #include "plugin/policy_options.h"
 #include "plugin/printf.h"
@@ -71,7 +71,8 @@ Result<FilterSpec> LeveledPolicy::Spec() const {
   }
   if (shape_.num_levels < 0 || shape_.num_levels > kMaxLevels) {
     return Err("num_levels must be in [0, " + std::to_string(kMaxLevels) +
-               "] (0: the column family's), got " + std::to_string(shape_.num_levels));
+               "] (0: the levels compaction outputs have reached), got " +
+               std::to_string(shape_.num_levels));
   }
   const Result<std::vector<LevelFilter>> uniform =
       UniformAllocation(1, shape_.size_ratio, BudgetBitsPerKey());
@@ -309,9 +310,9 @@ Result<double> LeveledPolicy::SteerByAccounts(
   // old budget, are the tree's excess until compactions rewrite them (never, for the moved files
   // of ordered keys), and the cut is where a probe's false positives and its block's re-reads cost
   // least: paying for those files' bytes with the files being written now, at fewer bits per key
-  // than the cut, costs more false positives than the bytes save in re-reads. Steered below the
-  // cut, the upper level a compaction was writing got 6.1 bits/key against the last level's 8.4,
-  // and the tree 2.4x the false positives its allocation gives the same memory (docs/filters.md).
+  // than the cut, costs more false positives than the bytes save in re-reads: the few files a
+  // compaction is writing would carry the whole tree's correction, far below their level's
+  // share (docs/filters.md).
   const double budget =
       RewritingForBudget()
           ? bits_per_key

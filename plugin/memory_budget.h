@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "plugin/listener_channel.h"
 #include "plugin/tree_history.h"
 
 namespace sstfilter {

@@ -73,7 +73,7 @@ int AddLeveledBudgetFactory(ObjectLibrary& library) {
       kLeveledBudgetName,
       [](const std::string& /*uri*/, std::unique_ptr<ROCKSDB_NAMESPACE::EventListener>* guard,
          std::string* errmsg) -> ROCKSDB_NAMESPACE::EventListener* {
-        guard->reset(NewLeveledBudget());
+        guard->reset(NewLeveledBudgetOrNull());
         if (*guard == nullptr) *errmsg = "out of memory";
         return guard->get();
       });

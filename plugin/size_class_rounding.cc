@@ -21,8 +21,8 @@ std::optional<FilterSpec> LargestWithin(uint64_t num_keys, uint64_t max_bytes) {
   // Bits per key a little under `units` units' (their size rounds up to whole units), then
   // fewer units should the rounding still make one more.
   for (uint64_t u = units; u > 0 && u + 2 > units; --u) {
-    const double bits = (static_cast<double>(u * Kind::kUnitBytes * 8) - 0.5) /
-                        static_cast<double>(num_keys);
+    const double bits =
+        (static_cast<double>(u * Kind::kUnitBytes * 8) - 0.5) / static_cast<double>(num_keys);
     if (!ValidBitsPerKey(bits)) return std::nullopt;
     const Result<FilterSpec> spec = SpecForBitsPerKey<Kind>(bits);
     if (!spec.ok()) return std::nullopt;

@@ -52,27 +52,6 @@ TreeId LoggerTree(const void* logger, const std::string& column_family) {
   return TreeId{address, "", column_family};
 }
 
-namespace {
-// Set between a table's OnTableFileCreationStarted and OnTableFileCreated (TableInCreation).
-thread_local TableInCreation table_in_creation;
-thread_local bool has_table_in_creation = false;
-}  // namespace
-
-void SetTableInCreation(TableInCreation table) {
-  table_in_creation = std::move(table);
-  has_table_in_creation = true;
-}
-
-void ClearTableInCreation() { has_table_in_creation = false; }
-
-TreeId TreeOfTableInCreation(const void* logger, const std::string& column_family) {
-  if (has_table_in_creation && table_in_creation.logger == logger &&
-      table_in_creation.tree.column_family == column_family) {
-    return table_in_creation.tree;
-  }
-  return LoggerTree(logger, column_family);
-}
-
 uint64_t TreeHistory::NewFile() {
   std::lock_guard<std::mutex> lock(mu_);
   return next_file_++;
@@ -201,25 +180,6 @@ TreeHistory::LevelSpan TreeHistory::Compactions(const TreeId& tree) const {
   std::lock_guard<std::mutex> lock(mu_);
   const auto it = trees_.find(tree);
   return it == trees_.end() ? LevelSpan() : it->second.compactions;
-}
-
-Ledger& Ledger::Global() {
-  static Ledger* const ledger = new Ledger();  // never destroyed: listeners may outlive statics
-  return *ledger;
-}
-
-void Ledger::Publish(const TreeId& tree, const std::shared_ptr<const void>& logger,
-                     TreeAccounts accounts) {
-  std::lock_guard<std::mutex> lock(mu_);
-  TreeEntry(trees_, tree, TreeHistory::kMaxTrees) = Entry{logger, std::move(accounts)};
-}
-
-bool Ledger::Get(const TreeId& tree, TreeAccounts* accounts) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  const auto it = trees_.find(tree);
-  if (it == trees_.end() || it->second.logger.expired()) return false;
-  *accounts = it->second.accounts;
-  return true;
 }
 
 std::vector<TreeId> TreeHistory::TreesWith(const TreeId& tree) {

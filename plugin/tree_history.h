@@ -119,21 +119,6 @@ TreeId DatabaseTree(const std::string& db_name, const std::string& session,
                     const std::string& column_family);
 TreeId LoggerTree(const void* logger, const std::string& column_family);
 
-// The table the calling thread is writing, as the listener heard of it (OnTableFileCreationStarted,
-// which RocksDB calls on the thread that then builds the table, before its filter builder is made;
-// cleared by OnTableFileCreated): its tree, and the database's logger, which a policy compares
-// with its FilterBuildingContext's before trusting the rest.
-struct TableInCreation {
-  TreeId tree;
-  const void* logger = nullptr;
-};
-void SetTableInCreation(TableInCreation table);
-void ClearTableInCreation();
-// The tree of the table being built for a column family logging to `logger`: the listener's, if it
-// named one for this thread with that logger and column family, else LoggerTree. May throw
-// std::bad_alloc.
-TreeId TreeOfTableInCreation(const void* logger, const std::string& column_family);
-
 // map[tree] in a map bounded like BoundedEntry, where a tree of another session of the same
 // database and column family is forgotten first: that session is closed (RocksDB locks a database
 // for one writer), and its records can only mislead.
@@ -315,30 +300,6 @@ class TreeHistory {
   mutable std::mutex mu_;
   uint64_t next_file_ = 0;
   std::map<TreeId, Tree> trees_;
-};
-
-// The accounts of every tree that the sstfilter.LeveledBudget listener watches (plugin/
-// leveled_budget.h), for every sstfilter.Leveled policy to read: one per process, thread-safe,
-// bounded like TreeHistory.
-//
-// A tree of a logger (LoggerTree: the advisor's, a read-only database's) is named by an address
-// that a logger made after this one dies may reuse: so the accounts hold the logger weakly
-// (`logger`, the database's DBOptions::info_log), and a tree whose logger is gone has none.
-class Ledger {
- public:
-  static Ledger& Global();
-  void Publish(const TreeId& tree, const std::shared_ptr<const void>& logger,
-               TreeAccounts accounts);
-  // Whether the tree has accounts (then in *accounts). May throw std::bad_alloc.
-  bool Get(const TreeId& tree, TreeAccounts* accounts) const;
-
- private:
-  struct Entry {
-    std::weak_ptr<const void> logger;
-    TreeAccounts accounts;
-  };
-  mutable std::mutex mu_;
-  std::map<TreeId, Entry> trees_;
 };
 
 }  // namespace sstfilter

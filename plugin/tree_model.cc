@@ -3,7 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
+
+#include "plugin/printf.h"
 
 namespace sstfilter {
 
@@ -160,40 +161,30 @@ double BlockRateOf(const std::vector<FileRange>& files, int level, const KeyRang
 
 std::string Describe(const char* policy, const TreeAccounts& accounts, int level, double excess,
                      double budget) {
-  char part[192];
-  snprintf(part, sizeof(part),
-           "%s: a file for level %d; excess below level 0 %+.2f bits/key, budget steered to %.2f; "
-           "probes counted by readers weigh %.2f; levels:",
-           policy, level, excess, budget, accounts.counted_weight);
-  std::string line = part;
+  std::string line = Printf(
+      "%s: a file for level %d; excess below level 0 %+.2f bits/key, budget steered to "
+      "%.2f; probes counted by readers weigh %.2f; levels:",
+      policy, level, excess, budget, accounts.counted_weight);
   for (size_t i = 0; i < accounts.levels.size(); ++i) {
     const LevelAccount& a = accounts.levels[i];
     if (a.keys == 0 && a.pending_keys == 0 && !(i == 0 && accounts.level0_peak.keys > 0)) continue;
-    snprintf(part, sizeof(part), " L%zu %llu keys", i, static_cast<unsigned long long>(a.keys));
-    line += part;
+    line += Printf(" L%zu %llu keys", i, static_cast<unsigned long long>(a.keys));
     if (a.keys > a.unmeasured_keys) {
-      snprintf(part, sizeof(part), " at %.2f bits/key",
-               8.0 * static_cast<double>(a.filter_bytes) /
-                   static_cast<double>(a.keys - a.unmeasured_keys));
-      line += part;
+      line += Printf(" at %.2f bits/key", 8.0 * static_cast<double>(a.filter_bytes) /
+                                              static_cast<double>(a.keys - a.unmeasured_keys));
     }
     if (a.unmeasured_keys > 0) {
-      snprintf(part, sizeof(part), " (%llu with filters not yet measured)",
-               static_cast<unsigned long long>(a.unmeasured_keys));
-      line += part;
+      line += Printf(" (%llu with filters not yet measured)",
+                     static_cast<unsigned long long>(a.unmeasured_keys));
     }
     if (a.pending_keys > 0) {
-      snprintf(part, sizeof(part), " + %llu being written",
-               static_cast<unsigned long long>(a.pending_keys));
-      line += part;
+      line += Printf(" + %llu being written", static_cast<unsigned long long>(a.pending_keys));
     }
     if (i == 0 && accounts.level0_peak.keys > a.keys) {
-      snprintf(part, sizeof(part), " (fullest lately %llu)",
-               static_cast<unsigned long long>(accounts.level0_peak.keys));
-      line += part;
+      line += Printf(" (fullest lately %llu)",
+                     static_cast<unsigned long long>(accounts.level0_peak.keys));
     }
-    snprintf(part, sizeof(part), ", %.2f probes;", a.probes);
-    line += part;
+    line += Printf(", %.2f probes;", a.probes);
   }
   return line;
 }

@@ -2,7 +2,6 @@
 #include "core/blocked_bloom/blocked_bloom.h"
 
 #include <algorithm>
-#include <cstdio>
 
 #include "core/batch.h"
 #include "core/blocked_bloom/simd.h"

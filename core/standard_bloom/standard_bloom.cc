@@ -2,7 +2,6 @@
 #include "core/standard_bloom/standard_bloom.h"
 
 #include <algorithm>
-#include <cstdio>
 
 #include "core/batch.h"
 #include "core/sizing.h"

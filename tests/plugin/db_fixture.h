@@ -36,6 +36,7 @@
 #include "core/hash.h"
 #include "core/level_allocation.h"
 #include "db_bench_ext/settle.h"
+#include "plugin/listener_channel.h"
 #include "plugin/policies.h"
 #include "plugin/tree_history.h"
 #include "sstfilter/leveled_budget.h"

@@ -21,6 +21,7 @@
 #include "core/filter_reader.h"
 #include "core/filter_spec.h"
 #include "plugin/block_cache_fit.h"
+#include "plugin/listener_channel.h"
 #include "plugin/policies.h"
 #include "plugin/tree_history.h"
 #include "plugin/tree_model.h"

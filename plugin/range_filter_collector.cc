@@ -2,7 +2,7 @@
 // sstfilter.RangeFilter: the table properties collector that writes each SST file's range filter
 // (core/range/range_filter.h) into its properties, and SkipEmptyFiles, the table_filter that
 // reads it (include/sstfilter/range_filter.h).
-#include "sstfilter/range_filter.h"
+#include "plugin/range_filter_collector.h"
 
 #include <rocksdb/utilities/options_type.h>
 
@@ -18,8 +18,8 @@
 
 #include "core/range/range_filter.h"
 #include "plugin/policy_options.h"
-#include "plugin/range_filter_collector.h"
 #include "plugin/skip_empty_files.h"
+#include "sstfilter/range_filter.h"
 
 using ROCKSDB_NAMESPACE::ConfigOptions;
 using ROCKSDB_NAMESPACE::EntryType;
@@ -235,6 +235,8 @@ bool FileMayHoldKeysIn(const TableProperties& properties, const Slice* lower, co
     if (upper != nullptr) up = std::string_view(upper->data(), upper->size());
     return reader.MayContain(lower != nullptr ? &lo : nullptr, upper != nullptr ? &up : nullptr);
   } catch (...) {
+    // (std::bad_alloc, opening the reader.) "May hold" costs the file's read, never a key; no
+    // logger reaches a table filter, and RocksDB must not see an exception.
     return true;
   }
 }

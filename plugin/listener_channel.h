@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+// What the sstfilter.LeveledBudget listener (plugin/leveled_budget.cc) and the sstfilter.Leveled
+// policy (plugin/leveled_policy.cc) tell each other. RocksDB hands a filter policy no listener
+// and a listener no policy, and the two may live in separate OPTIONS lines: so they meet in
+// process-wide state, all of it here, each piece keyed by tree (TreeId, tree_history.h) or by
+// thread.
+//
+//   what              writer -> reader                    key      forgotten                lock
+//   TableInCreation   listener -> policy, per table      thread   at OnTableFileCreated    none
+//   Ledger            listener -> policy, per account    tree     a tree whose logger      Ledger's
+//                                                                 died reads as none; past
+//                                                                 kMaxTrees, oldest first
+//   BudgetTargets     policy -> listener (bits_per_key)  tree     past kMaxTrees           its own
+//                     listener -> policy (residual)
+//   RewritingForBudget listener -> policy, per rewrite   thread   at the rewrite's end     none
+//
+// The readers' probe counts reach the listener apart from this, through the filter blocks
+// themselves (plugin/probe_counts.h: ProbeRegistry, keyed by block id, held weakly).
+//
+// The singletons are made on first use and never destroyed: listeners and policies may outlive
+// static destructors (a database closed at exit). Each lock is taken alone, never while holding
+// another of these. A tree is a database's session and column family with the listener, a
+// logger's address and column family without it (TreeOfTableInCreation): a reopened database is
+// a new tree, and its accounts start over. No RocksDB types.
+#pragma once
+
+#include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "plugin/tree_history.h"
+
+namespace sstfilter {
+
+// The table the calling thread is writing, as the listener heard of it (OnTableFileCreationStarted,
+// which RocksDB calls on the thread that then builds the table, before its filter builder is made;
+// cleared by OnTableFileCreated): its tree, and the database's logger, which a policy compares
+// with its FilterBuildingContext's before trusting the rest.
+struct TableInCreation {
+  TreeId tree;
+  const void* logger = nullptr;
+};
+void SetTableInCreation(TableInCreation table);
+void ClearTableInCreation();
+// The tree of the table being built for a column family logging to `logger`: the listener's, if it
+// named one for this thread with that logger and column family, else LoggerTree. May throw
+// std::bad_alloc.
+TreeId TreeOfTableInCreation(const void* logger, const std::string& column_family);
+
+// The accounts of every tree that the sstfilter.LeveledBudget listener watches (plugin/
+// leveled_budget.h), for every sstfilter.Leveled policy to read: one per process, thread-safe,
+// bounded like TreeHistory.
+//
+// A tree of a logger (LoggerTree: the advisor's, a read-only database's) is named by an address
+// that a logger made after this one dies may reuse: so the accounts hold the logger weakly
+// (`logger`, the database's DBOptions::info_log), and a tree whose logger is gone has none.
+class Ledger {
+ public:
+  static Ledger& Global();
+  void Publish(const TreeId& tree, const std::shared_ptr<const void>& logger,
+               TreeAccounts accounts);
+  // Whether the tree has accounts (then in *accounts). May throw std::bad_alloc.
+  bool Get(const TreeId& tree, TreeAccounts* accounts) const;
+
+ private:
+  struct Entry {
+    std::weak_ptr<const void> logger;
+    TreeAccounts accounts;
+  };
+  mutable std::mutex mu_;
+  std::map<TreeId, Entry> trees_;
+};
+
+// What the policy and the listener tell each other of each tree under a memory budget: one per
+// process, thread-safe, bounded like the Ledger.
+class BudgetTargets {
+ public:
+  struct Target {
+    // What the budget buys now, as its policy last computed it (LeveledPolicy::TreeBitsPerKey).
+    double bits_per_key = 0;
+    // What the tree's files below level 0 spend beyond their levels' shares and the listener's
+    // rewrites leave (PlanRewrites), per key of those levels, once the rewrites it planned are
+    // done (NaN: none were, or none were needed: the steering answers its own excess).
+    double residual_excess = std::numeric_limits<double>::quiet_NaN();
+  };
+  static BudgetTargets& Global();
+  void SetBitsPerKey(const TreeId& tree, double bits_per_key);
+  void SetResidualExcess(const TreeId& tree, double bits_per_key);
+  bool Get(const TreeId& tree, Target* target) const;
+
+ private:
+  mutable std::mutex mu_;
+  std::map<TreeId, Target> trees_;
+};
+
+// Whether the calling thread is rewriting a file for a memory budget (RewriteFilesOverBudget: its
+// DB::CompactFiles, one subcompaction, builds the new file on this thread).
+bool RewritingForBudget();
+// Marks the calling thread as rewriting for the budget while it lives.
+class RewritingForBudgetScope {
+ public:
+  RewritingForBudgetScope();
+  ~RewritingForBudgetScope();
+  RewritingForBudgetScope(const RewritingForBudgetScope&) = delete;
+  RewritingForBudgetScope& operator=(const RewritingForBudgetScope&) = delete;
+};
+
+}  // namespace sstfilter

@@ -4,7 +4,7 @@
 # with libsstfilter.so preloaded and an OPTIONS file, filters and indexes in a block cache
 # (cache_index_and_filter_blocks=true, level 0 pinned), absent-key lookups with direct reads.
 # Which filter blocks share a cache shard changes with every build, and so does whether they
-# evict each other (README: Filters in the block cache); one build says little.
+# evict each other (docs/filters.md: Filters in the block cache); one build says little.
 #
 #   scripts/block_cache_bench.sh [--builds=3] [--num=5000000] [--cache_size=33554432]
 #       [--filter_uri=LIST] [--configs=LIST] [--without_listener] [--db=DIR]

@@ -10,8 +10,9 @@ TEST_F(DbTest, LeveledPolicyGivesEachLevelItsBudget) {
   Options options = MakeOptions("{id=sstfilter.Leveled;bits_per_key=10;num_levels=4}");
   ShapeSmallTree(/*level1_bytes=*/1 << 20, /*file_bytes=*/256 << 10, &options);
   Open(options);
-  // Shuffled keys (sequential batches would only ever be moved down, never rewritten; see the
-  // README's pitfalls), then a full compaction that rewrites the last level as bottommost files.
+  // Shuffled keys (sequential batches would only ever be moved down, never rewritten:
+  // docs/filters.md, "Trivial moves"), then a full compaction that rewrites the last level as
+  // bottommost files.
   std::vector<uint64_t> order(200'000);
   std::iota(order.begin(), order.end(), 0);
   std::shuffle(order.begin(), order.end(), std::mt19937_64(3));

@@ -108,6 +108,59 @@ Advice Live(const Database& d, const std::vector<File>& files,
   return a;
 }
 
+// A candidate's advice before any file: its URI and, under a memory_budget, the bytes it spends
+// on these tables (a share of their block cache, as MemoryBudget::BytesFor computes it).
+Advice AdviceFor(const Database& d, const PolicyUnderTest& policy) {
+  Advice advice;
+  advice.uri = policy.uri;
+  if (policy.policy == nullptr) return advice;
+  const sstfilter::MemoryBudgetOption budget = sstfilter::FilterMemoryBudget(*policy.policy);
+  advice.budget_bytes = budget.bytes;
+  if (budget.cache_share > 0 && d.table.block_cache != nullptr && !d.table.no_block_cache) {
+    advice.cache_bytes = d.table.block_cache->GetCapacity();
+    advice.budget_share = budget.cache_share;
+    advice.budget_bytes = std::max<uint64_t>(
+        1, static_cast<uint64_t>(budget.cache_share * static_cast<double>(advice.cache_bytes)));
+  }
+  return advice;
+}
+
+// The logger a candidate builds under, of its own: it names the candidate's view of the tree. An
+// sstfilter.Leveled candidate allocates for this tree as it is (its accounts published under this
+// logger), at its own budget, as the sstfilter.LeveledBudget listener steers a tree it watches.
+std::shared_ptr<ROCKSDB_NAMESPACE::Logger> LoggerFor(const Database& d,
+                                                     const PolicyUnderTest& policy) {
+  auto logger = std::make_shared<NullLogger>();
+  if (policy.policy != nullptr &&
+      std::string(policy.policy->Name()) == sstfilter::kLeveledPolicyName) {
+    const Status s = sstfilter::AccountTreeForAdvice(
+        d.db.get(), ROCKSDB_NAMESPACE::kDefaultColumnFamilyName, *policy.policy, logger);
+    if (!s.ok()) Fail(policy.uri + ": " + s.ToString());
+  }
+  return logger;
+}
+
+// The builder the policy gives a file of `level` in this tree (deepest: its last level).
+std::unique_ptr<FilterBitsBuilder> BuilderFor(const Database& d, const PolicyUnderTest& policy,
+                                              ROCKSDB_NAMESPACE::Logger* logger, int level,
+                                              int deepest) {
+  BlockBasedTableOptions table = d.table;
+  table.filter_policy = policy.policy;
+  FilterBuildingContext context(table);
+  context.compaction_style = d.options.compaction_style;
+  context.num_levels = d.options.num_levels;
+  context.column_family_name = ROCKSDB_NAMESPACE::kDefaultColumnFamilyName;
+  context.info_log = logger;
+  context.level_at_creation = level;
+  // Level 0's files are flushes (RocksDB's Ribbon policy gives flushes Bloom filters).
+  context.reason = level == 0 ? ROCKSDB_NAMESPACE::TableFileCreationReason::kFlush
+                              : ROCKSDB_NAMESPACE::TableFileCreationReason::kCompaction;
+  context.is_bottommost = level > 0 && level == deepest;
+  std::unique_ptr<FilterBitsBuilder> builder(policy.policy->GetBuilderWithContext(context));
+  if (builder == nullptr) Fail(policy.uri + ": the policy gave no filter builder");
+  return builder;
+}
+
 // Each candidate's filters, built file by file as the policy builds them for the file's level,
 // and asked about the absent keys whose lookups consult that file.
 std::vector<Advice> Candidates(const Database& d, const std::vector<File>& files,
@@ -115,32 +168,10 @@ std::vector<Advice> Candidates(const Database& d, const std::vector<File>& files
                                const std::vector<std::vector<uint32_t>>& probes,
                                const std::vector<PolicyUnderTest>& policies, uint64_t entries) {
   std::vector<Advice> advice(policies.size());
-  // Each candidate builds under a logger of its own, which names its view of the tree: an
-  // sstfilter.Leveled candidate allocates for this tree as it is, at its own budget, as the
-  // sstfilter.LeveledBudget listener steers a tree it watches.
   std::vector<std::shared_ptr<ROCKSDB_NAMESPACE::Logger>> loggers(policies.size());
   for (size_t p = 0; p < policies.size(); ++p) {
-    advice[p].uri = policies[p].uri;
-    if (policies[p].policy != nullptr) {
-      const sstfilter::MemoryBudgetOption budget =
-          sstfilter::FilterMemoryBudget(*policies[p].policy);
-      advice[p].budget_bytes = budget.bytes;
-      if (budget.cache_share > 0 && d.table.block_cache != nullptr && !d.table.no_block_cache) {
-        // As the policy computes it for these tables (MemoryBudget::BytesFor).
-        advice[p].cache_bytes = d.table.block_cache->GetCapacity();
-        advice[p].budget_share = budget.cache_share;
-        advice[p].budget_bytes = std::max<uint64_t>(
-            1,
-            static_cast<uint64_t>(budget.cache_share * static_cast<double>(advice[p].cache_bytes)));
-      }
-    }
-    loggers[p] = std::make_shared<NullLogger>();
-    if (policies[p].policy != nullptr &&
-        std::string(policies[p].policy->Name()) == sstfilter::kLeveledPolicyName) {
-      const Status s = sstfilter::AccountTreeForAdvice(
-          d.db.get(), ROCKSDB_NAMESPACE::kDefaultColumnFamilyName, *policies[p].policy, loggers[p]);
-      if (!s.ok()) Fail(policies[p].uri + ": " + s.ToString());
-    }
+    advice[p] = AdviceFor(d, policies[p]);
+    loggers[p] = LoggerFor(d, policies[p]);
   }
   int deepest = 0;
   for (const File& f : files) deepest = std::max(deepest, f.level);
@@ -151,20 +182,7 @@ std::vector<Advice> Candidates(const Database& d, const std::vector<File>& files
     for (size_t p = 0; p < policies.size(); ++p) {
       ++advice[p].levels[f.level].files;
       if (policies[p].policy == nullptr) continue;  // none: every probe reads a block
-      BlockBasedTableOptions table = d.table;
-      table.filter_policy = policies[p].policy;
-      FilterBuildingContext context(table);
-      context.compaction_style = d.options.compaction_style;
-      context.num_levels = d.options.num_levels;
-      context.column_family_name = ROCKSDB_NAMESPACE::kDefaultColumnFamilyName;
-      context.info_log = loggers[p].get();
-      context.level_at_creation = f.level;
-      // Level 0's files are flushes (RocksDB's Ribbon policy gives flushes Bloom filters).
-      context.reason = f.level == 0 ? ROCKSDB_NAMESPACE::TableFileCreationReason::kFlush
-                                    : ROCKSDB_NAMESPACE::TableFileCreationReason::kCompaction;
-      context.is_bottommost = f.level > 0 && f.level == deepest;
-      builders[p].reset(policies[p].policy->GetBuilderWithContext(context));
-      if (builders[p] == nullptr) Fail(policies[p].uri + ": the policy gave no filter builder");
+      builders[p] = BuilderFor(d, policies[p], loggers[p].get(), f.level, deepest);
     }
     uint64_t keys_in_file = 0;
     ForEachKey(f, d.options, [&](const Slice& key) {

@@ -229,19 +229,11 @@ Slice SstFilterBitsBuilder::Finish(std::unique_ptr<const char[]>* buf) {
 Slice SstFilterBitsBuilder::Finish(std::unique_ptr<const char[]>* buf, Status* status) {
   if (status != nullptr) *status = Status::OK();
   Slice result;
-  // With verification on, the hashes held must still sum to those added.
-  bool corrupted = false;
-  if (verify_ && !failed_) {
-    uint64_t held_sum = 0;
-    hashes_.ForEachChunk([&](const uint64_t* h, size_t n) {
-      for (size_t i = 0; i < n; ++i) held_sum += h[i];
-    });
-    corrupted = held_sum != added_sum_;
-    if (corrupted && status != nullptr) {
-      *status = Status::Corruption(
-          "sstfilter: a key hash changed in memory between AddKey and Finish; the filter would "
-          "miss keys");
-    }
+  const bool corrupted = HashesCorrupted();
+  if (corrupted && status != nullptr) {
+    *status = Status::Corruption(
+        "sstfilter: a key hash changed in memory between AddKey and Finish; the filter would "
+        "miss keys");
   }
   try {
     const Result<LevelFilter> level = FilterFor(hashes_.size(), /*finishing=*/true);
@@ -277,24 +269,7 @@ Slice SstFilterBitsBuilder::Finish(std::unique_ptr<const char[]>* buf, Status* s
            ": no seed solved its build; wrote a blocked Bloom filter instead");
     }
     result = Hand(built.value(), buf);
-    if (chooser_) {
-      try {
-        chooser_->Finished(hashes_.size(), file_keys_, result.size());
-      } catch (const std::exception&) {  // out of memory: the chooser's record misses this filter
-      }
-    }
-    if (charge_ != nullptr) {
-      using Account = ConstructionCharge::Account;
-      charge_->Charge(Account::kFilters, charge_->Bytes(Account::kFilters) + result.size());
-    }
-    if (counted) {
-      NoteBuiltFilter(
-          {ProbeRegistry::Global().Register(FilterBlockId(result.data(), result.size())),
-           result.size()});
-    }
-    if (!reported_oversized_ && oversized_ != nullptr) {
-      reported_oversized_ = oversized_->Report(log_, result.size(), cache_shards_);
-    }
+    NoteFinished(result, counted);
   } catch (const std::exception& e) {
     // Nothing here may allocate: RocksDB's Log formats into its own buffer.
     if (log_ != nullptr) {
@@ -306,6 +281,40 @@ Slice SstFilterBitsBuilder::Finish(std::unique_ptr<const char[]>* buf, Status* s
     buf->reset();
     result = Slice(kMatchAllFilter);  // static storage: valid for as long as RocksDB may use it
   }
+  StartNextFilter();
+  return result;
+}
+
+bool SstFilterBitsBuilder::HashesCorrupted() const {
+  if (!verify_ || failed_) return false;
+  uint64_t held_sum = 0;
+  hashes_.ForEachChunk([&](const uint64_t* h, size_t n) {
+    for (size_t i = 0; i < n; ++i) held_sum += h[i];
+  });
+  return held_sum != added_sum_;
+}
+
+void SstFilterBitsBuilder::NoteFinished(const Slice& filter, bool counted) {
+  if (chooser_) {
+    try {
+      chooser_->Finished(hashes_.size(), file_keys_, filter.size());
+    } catch (const std::exception&) {  // out of memory: the chooser's record misses this filter
+    }
+  }
+  if (charge_ != nullptr) {
+    using Account = ConstructionCharge::Account;
+    charge_->Charge(Account::kFilters, charge_->Bytes(Account::kFilters) + filter.size());
+  }
+  if (counted) {
+    NoteBuiltFilter({ProbeRegistry::Global().Register(FilterBlockId(filter.data(), filter.size())),
+                     filter.size()});
+  }
+  if (!reported_oversized_ && oversized_ != nullptr) {
+    reported_oversized_ = oversized_->Report(log_, filter.size(), cache_shards_);
+  }
+}
+
+void SstFilterBitsBuilder::StartNextFilter() {
   if (verify_) last_hashes_.Swap(hashes_);
   hashes_.Clear();
   build_refused_ = false;
@@ -320,7 +329,6 @@ Slice SstFilterBitsBuilder::Finish(std::unique_ptr<const char[]>* buf, Status* s
 #if SSTFILTER_ROCKSDB_HAS_ADD_KEY_AND_ALT
   have_last_alt_ = false;
 #endif
-  return result;
 }
 
 void SstFilterBitsBuilder::Warn(const std::string& message) const {

@@ -156,6 +156,16 @@ class SstFilterBitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
   // `chosen`, unless the block cache refuses the charge of its build (scratch and output): then a
   // blocked Bloom filter of about its size, logged as WARN. `where`: the file, for the LOG line.
   FilterSpec SpecWithinCharge(const FilterSpec& chosen, const std::string& where);
+  // With verification on, whether the hashes held no longer sum to those added (a hash corrupted
+  // in memory): the filter would miss keys.
+  bool HashesCorrupted() const;
+  // What follows a filter handed to RocksDB: the chooser's record of the file, the finished
+  // filter's charge to the block cache, its probe cell (`counted`), the oversized-block warning.
+  // May throw std::bad_alloc.
+  void NoteFinished(const ROCKSDB_NAMESPACE::Slice& filter, bool counted);
+  // Clears the keys and the build's charges for the builder's next filter (a partitioned filter
+  // finishes once per partition); verification keeps the last hashes for MaybePostVerify.
+  void StartNextFilter();
 
   friend struct BuilderTestAccess;  // tests/plugin/builder_test.cc: corrupts a held hash
 

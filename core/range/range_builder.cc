@@ -268,6 +268,76 @@ void HashPositions(ForEachWindow&& for_each_window, uint32_t window_bytes,
   *max_position = position;
 }
 
+// One pass over the sorted windows: their neighbours, for the width, and the values each byte
+// takes, the digit alphabets (a byte's values do not depend on the width). The bytes a window
+// shares with the one before it were counted with that one; equal windows (keys that differ only
+// beyond 16 bytes past the prefix, or repeated out of order) count once. widest <= 16.
+template <typename ForEachWindow>
+void ScanWindows(const ForEachWindow& for_each_window, uint32_t widest, Neighbours* neighbours,
+                 AlphabetBuilder* alphabets) {
+  Window previous = 0;
+  const uint32_t up_to_widest = (uint32_t{1} << widest) - 1;
+  uint32_t growing = up_to_widest;  // alphabets not yet full
+  bool few_growing = false;
+  for_each_window([&](Window w) {
+    uint32_t from = 0;
+    if (neighbours->windows > 0) {
+      from = SharedBytes(previous, w);
+      if (from == kMaxWindowBytes) return;
+      neighbours->Add(previous, w, from);
+    }
+    previous = w;
+    if (++neighbours->windows % 4096 == 0) {
+      growing = alphabets->NotFull() & up_to_widest;
+      few_growing = PopCount(growing) <= 3;
+    }
+    // Every growing byte, those the window shares with the one before too: a loop of the same
+    // length for every window predicts its end.
+    if (few_growing) {
+      alphabets->AddFew(w, growing);
+    } else {
+      alphabets->Add(w, growing);
+    }
+  });
+  alphabets->Finish();
+}
+
+// Whether every position of a window's first window_bytes bytes fits 64 bits: the product of the
+// radixes is at most 2^64 (checked in 128 bits, before it can overflow them).
+bool PositionsFit64Bits(const AlphabetBuilder& alphabets, uint32_t window_bytes) {
+  constexpr Window kPositions64 = Window{1} << 64;
+  Window positions = 1;
+  for (uint32_t i = 0; i < window_bytes && positions <= kPositions64; ++i) {
+    positions *= alphabets.Radix(i);
+  }
+  return positions <= kPositions64;
+}
+
+// The filter's bytes (docs/format.md): the header, the prefix, the alphabets of the header's
+// window_bytes bytes, the range deletions if the header has them, the check word over all those,
+// then the body (null: no keys).
+std::string Encode(const RangeHeader& header, std::string_view prefix,
+                   const AlphabetBuilder& alphabets, const std::string& deletions_start,
+                   const std::string& deletions_end, EliasFanoWriter* body) {
+  std::string out;
+  AppendHeader(header, &out);
+  out.append(prefix.data(), prefix.size());
+  uint8_t buf[8];
+  for (uint32_t i = 0; i < header.window_bytes; ++i) {
+    for (uint64_t word : alphabets.bits[i]) {
+      StoreLE64(buf, word);
+      out.append(reinterpret_cast<const char*>(buf), 8);
+    }
+  }
+  if (header.has_deletions) {
+    AppendString(deletions_start, &out);
+    AppendString(deletions_end, &out);
+  }
+  SealCheckWord(&out);
+  if (body != nullptr) body->AppendTo(&out);
+  return out;
+}
+
 }  // namespace
 
 namespace range_detail {
@@ -366,37 +436,9 @@ Result<std::string> RangeFilterBuilder::Finish() {
   };
   const uint32_t widest = static_cast<uint32_t>(std::min<size_t>(
       kMaxWindowBytes, longest_key_ > prefix_bytes_ ? longest_key_ - prefix_bytes_ : 0));
-  // One pass over the sorted windows: their neighbours, for the width, and the values each byte
-  // takes, the digit alphabets (a byte's values do not depend on the width). The bytes a window
-  // shares with the one before it were counted with that one; equal windows (keys that differ
-  // only beyond 16 bytes past the prefix, or repeated out of order) count once.
   Neighbours neighbours;
   AlphabetBuilder alphabets;
-  Window previous = 0;
-  const uint32_t up_to_widest = (uint32_t{1} << widest) - 1;  // widest <= 16
-  uint32_t growing = up_to_widest;                            // alphabets not yet full
-  bool few_growing = false;
-  for_each_window([&](Window w) {
-    uint32_t from = 0;
-    if (neighbours.windows > 0) {
-      from = SharedBytes(previous, w);
-      if (from == kMaxWindowBytes) return;
-      neighbours.Add(previous, w, from);
-    }
-    previous = w;
-    if (++neighbours.windows % 4096 == 0) {
-      growing = alphabets.NotFull() & up_to_widest;
-      few_growing = PopCount(growing) <= 3;
-    }
-    // Every growing byte, those the window shares with the one before too: a loop of the same
-    // length for every window predicts its end.
-    if (few_growing) {
-      alphabets.AddFew(w, growing);
-    } else {
-      alphabets.Add(w, growing);
-    }
-  });
-  alphabets.Finish();
+  ScanWindows(for_each_window, widest, &neighbours, &alphabets);
   if (neighbours.windows > kMaxRangeFilterKeys) {
     const uint64_t distinct = neighbours.windows;
     Reset();
@@ -416,14 +458,7 @@ Result<std::string> RangeFilterBuilder::Finish() {
     shape = RangeShapeFor(n, bits_per_key_);
     sequence = EliasFanoShape{n, shape.Universe(), shape.low_bits};
     sorter.reset(new HashSorter(sequence, WordsOverChunks(&windows_)));
-    // Whether every position fits 64 bits: the product of the radixes is at most 2^64 (checked
-    // in 128 bits, before it can overflow them).
-    constexpr Window kPositions64 = Window{1} << 64;
-    Window positions = 1;
-    for (uint32_t i = 0; i < window_bytes && positions <= kPositions64; ++i) {
-      positions *= alphabets.Radix(i);
-    }
-    if (positions <= kPositions64) {
+    if (PositionsFit64Bits(alphabets, window_bytes)) {
       HashPositions<uint64_t>(for_each_window, window_bytes, alphabets, shape, sorter.get(),
                               &min_window, &max_window);
     } else {
@@ -450,22 +485,8 @@ Result<std::string> RangeFilterBuilder::Finish() {
   header.hash_range = n > 0 ? shape.hash_range : 0;
   header.min_window = min_window;
   header.max_window = max_window;
-  std::string out;
-  AppendHeader(header, &out);
-  out.append(reference_.data(), prefix_bytes_);
-  uint8_t buf[8];
-  for (uint32_t i = 0; i < window_bytes; ++i) {
-    for (uint64_t word : alphabets.bits[i]) {
-      StoreLE64(buf, word);
-      out.append(reinterpret_cast<const char*>(buf), 8);
-    }
-  }
-  if (has_deletions_) {
-    AppendString(deletions_start_, &out);
-    AppendString(deletions_end_, &out);
-  }
-  SealCheckWord(&out);
-  if (n > 0) body->AppendTo(&out);
+  std::string out = Encode(header, std::string_view(reference_.data(), prefix_bytes_), alphabets,
+                           deletions_start_, deletions_end_, body.get());
   Reset();
   return out;
 }

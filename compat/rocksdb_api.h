@@ -115,6 +115,43 @@ inline uint64_t SeeksFilteredByPrefix(const ROCKSDB_NAMESPACE::Statistics& stats
 #endif
 }
 
+// RocksDB's statistics of filters and block reads, read at once: the counts a benchmark or a test
+// takes before and after its lookups (FilterTickersOf), and their difference.
+struct FilterTickers {
+  uint64_t negatives = 0;         // a whole-key filter said "no" (BLOOM_FILTER_USEFUL)
+  uint64_t positives = 0;         // it said "may match" (BLOOM_FILTER_FULL_POSITIVE)
+  uint64_t true_positives = 0;    // ... and the key was there (BLOOM_FILTER_FULL_TRUE_POSITIVE)
+  uint64_t prefix_negatives = 0;  // a prefix filter said "no" (BLOOM_FILTER_PREFIX_USEFUL)
+  uint64_t seek_negatives = 0;    // ... to an iterator's seek (SeeksFilteredByPrefix)
+  uint64_t data_misses = 0;       // data blocks read into the block cache
+  uint64_t filter_misses = 0;     // filter blocks read into the block cache
+  uint64_t checks() const { return negatives + positives; }  // whole-key checks
+
+  FilterTickers operator-(const FilterTickers& before) const {
+    FilterTickers d;
+    d.negatives = negatives - before.negatives;
+    d.positives = positives - before.positives;
+    d.true_positives = true_positives - before.true_positives;
+    d.prefix_negatives = prefix_negatives - before.prefix_negatives;
+    d.seek_negatives = seek_negatives - before.seek_negatives;
+    d.data_misses = data_misses - before.data_misses;
+    d.filter_misses = filter_misses - before.filter_misses;
+    return d;
+  }
+};
+
+inline FilterTickers FilterTickersOf(const ROCKSDB_NAMESPACE::Statistics& stats) {
+  FilterTickers t;
+  t.negatives = stats.getTickerCount(ROCKSDB_NAMESPACE::BLOOM_FILTER_USEFUL);
+  t.positives = stats.getTickerCount(ROCKSDB_NAMESPACE::BLOOM_FILTER_FULL_POSITIVE);
+  t.true_positives = stats.getTickerCount(ROCKSDB_NAMESPACE::BLOOM_FILTER_FULL_TRUE_POSITIVE);
+  t.prefix_negatives = stats.getTickerCount(ROCKSDB_NAMESPACE::BLOOM_FILTER_PREFIX_USEFUL);
+  t.seek_negatives = SeeksFilteredByPrefix(stats);
+  t.data_misses = stats.getTickerCount(ROCKSDB_NAMESPACE::BLOCK_CACHE_DATA_MISS);
+  t.filter_misses = stats.getTickerCount(ROCKSDB_NAMESPACE::BLOCK_CACHE_FILTER_MISS);
+  return t;
+}
+
 // What ReadOptions::table_filter calls for each SST file an iterator meets: false skips the file.
 using TableFilter = std::function<bool(const ROCKSDB_NAMESPACE::TableProperties&)>;
 

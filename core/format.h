@@ -64,6 +64,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <type_traits>
 
 namespace sstfilter {
 
@@ -111,51 +112,35 @@ void EncodeTrailer(const Trailer& t, uint8_t* dst);
 // version, parameters and length are understood is the parser's question (core/parse.h).
 bool DecodeTrailer(const uint8_t* data, size_t size, Trailer* out);
 
-// Little-endian loads and stores through memcpy: no alignment assumptions, no type punning.
-inline uint64_t LoadLE64(const uint8_t* p) {
-  uint64_t v;
+// Loads and stores of unsigned integers in a given byte order, through memcpy: no alignment
+// assumptions, no type punning; a swap only where the order is not the host's.
+namespace byte_order {
+inline uint32_t Swap(uint32_t v) { return __builtin_bswap32(v); }
+inline uint64_t Swap(uint64_t v) { return __builtin_bswap64(v); }
+constexpr bool kHostIsLittleEndian = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
+template <typename T, bool kLittleEndian>
+inline T Load(const void* p) {
+  static_assert(std::is_same_v<T, uint32_t> || std::is_same_v<T, uint64_t>, "32 or 64 bits");
+  T v;
   std::memcpy(&v, p, sizeof(v));
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-  v = __builtin_bswap64(v);
-#endif
+  if constexpr (kLittleEndian != kHostIsLittleEndian) v = Swap(v);
   return v;
 }
-inline uint32_t LoadLE32(const uint8_t* p) {
-  uint32_t v;
-  std::memcpy(&v, p, sizeof(v));
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-  v = __builtin_bswap32(v);
-#endif
-  return v;
-}
-inline void StoreLE64(uint8_t* p, uint64_t v) {
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-  v = __builtin_bswap64(v);
-#endif
+template <typename T, bool kLittleEndian>
+inline void Store(void* p, T v) {
+  static_assert(std::is_same_v<T, uint32_t> || std::is_same_v<T, uint64_t>, "32 or 64 bits");
+  if constexpr (kLittleEndian != kHostIsLittleEndian) v = Swap(v);
   std::memcpy(p, &v, sizeof(v));
 }
-inline void StoreLE32(uint8_t* p, uint32_t v) {
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-  v = __builtin_bswap32(v);
-#endif
-  std::memcpy(p, &v, sizeof(v));
-}
+}  // namespace byte_order
+
+// Little-endian: the byte format's integers.
+inline uint64_t LoadLE64(const uint8_t* p) { return byte_order::Load<uint64_t, true>(p); }
+inline uint32_t LoadLE32(const uint8_t* p) { return byte_order::Load<uint32_t, true>(p); }
+inline void StoreLE64(uint8_t* p, uint64_t v) { byte_order::Store<uint64_t, true>(p, v); }
+inline void StoreLE32(uint8_t* p, uint32_t v) { byte_order::Store<uint32_t, true>(p, v); }
 // Big-endian, for keys: their bytes compare as these numbers do.
-inline uint64_t LoadBE64(const void* p) {
-  uint64_t v;
-  std::memcpy(&v, p, sizeof(v));
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  v = __builtin_bswap64(v);
-#endif
-  return v;
-}
-inline uint32_t LoadBE32(const void* p) {
-  uint32_t v;
-  std::memcpy(&v, p, sizeof(v));
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  v = __builtin_bswap32(v);
-#endif
-  return v;
-}
+inline uint64_t LoadBE64(const void* p) { return byte_order::Load<uint64_t, false>(p); }
+inline uint32_t LoadBE32(const void* p) { return byte_order::Load<uint32_t, false>(p); }
 
 }  // namespace sstfilter

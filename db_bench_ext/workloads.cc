@@ -90,7 +90,7 @@ Status DbRunner::Open(bool fresh) {
 BenchResult DbRunner::Run(const Benchmark& benchmark) {
   BenchResult r;
   r.benchmark = &benchmark;
-  const Snapshot before = Take();
+  const sstfilter::compat::FilterTickers before = sstfilter::compat::FilterTickersOf(*stats_);
   const auto start = Clock::now();
   if (benchmark.kind == BenchmarkKind::kFill) {
     Fill(benchmark, &r);
@@ -100,12 +100,12 @@ BenchResult DbRunner::Run(const Benchmark& benchmark) {
     Read(benchmark, &r);
   }
   r.seconds = SecondsSince(start);
-  const Snapshot after = Take();
-  r.filter_negatives = after.negatives - before.negatives;
-  r.filter_positives = after.positives - before.positives;
-  r.filter_true_positives = after.true_positives - before.true_positives;
-  r.data_block_reads = after.data_misses - before.data_misses;
-  r.filter_block_misses = after.filter_misses - before.filter_misses;
+  const sstfilter::compat::FilterTickers d = sstfilter::compat::FilterTickersOf(*stats_) - before;
+  r.filter_negatives = d.negatives;
+  r.filter_positives = d.positives;
+  r.filter_true_positives = d.true_positives;
+  r.data_block_reads = d.data_misses;
+  r.filter_block_misses = d.filter_misses;
   return r;
 }
 
@@ -133,14 +133,6 @@ void DbRunner::CollectTableProperties(PolicyResult* out) {
     level.filter_bytes += f.filter_bytes;
     level.filter_entries += f.filter_entries;
   }
-}
-
-DbRunner::Snapshot DbRunner::Take() const {
-  return {stats_->getTickerCount(ROCKSDB_NAMESPACE::BLOOM_FILTER_USEFUL),
-          stats_->getTickerCount(ROCKSDB_NAMESPACE::BLOOM_FILTER_FULL_POSITIVE),
-          stats_->getTickerCount(ROCKSDB_NAMESPACE::BLOOM_FILTER_FULL_TRUE_POSITIVE),
-          stats_->getTickerCount(ROCKSDB_NAMESPACE::BLOCK_CACHE_DATA_MISS),
-          stats_->getTickerCount(ROCKSDB_NAMESPACE::BLOCK_CACHE_FILTER_MISS)};
 }
 
 void DbRunner::Fill(const Benchmark& benchmark, BenchResult* r) {

@@ -43,10 +43,6 @@ class DbRunner {
   std::string StatisticsText() const { return stats_->ToString(); }
 
  private:
-  struct Snapshot {
-    uint64_t negatives, positives, true_positives, data_misses, filter_misses;
-  };
-  Snapshot Take() const;
   void Fill(const Benchmark& benchmark, BenchResult* r);
   void FlushAndSettle(std::chrono::microseconds poll);
   void Settle(std::chrono::microseconds poll);

@@ -341,35 +341,10 @@ inline uint64_t LiveKeys(ROCKSDB_NAMESPACE::DB* db, const std::string& column_fa
   return keys;
 }
 
-// What the filters of a database told its lookups, from RocksDB's statistics: totals since the
-// statistics were created, or (subtracted) over a stretch of lookups.
-struct FilterCounts {
-  uint64_t negatives = 0;         // a whole-key filter said "no" (BLOOM_FILTER_USEFUL)
-  uint64_t positives = 0;         // it said "may match" (BLOOM_FILTER_FULL_POSITIVE)
-  uint64_t true_positives = 0;    // ... and the key was there (BLOOM_FILTER_FULL_TRUE_POSITIVE)
-  uint64_t prefix_negatives = 0;  // a prefix filter said "no" (BLOOM_FILTER_PREFIX_USEFUL)
-  uint64_t seek_negatives = 0;    // ... to an iterator's seek (compat::SeeksFilteredByPrefix)
-  uint64_t checks() const { return negatives + positives; }  // whole-key checks
-};
-
+// RocksDB's filter statistics (compat/rocksdb_api.h), by the name the tests use.
+using FilterCounts = sstfilter::compat::FilterTickers;
 inline FilterCounts FilterCountsOf(const ROCKSDB_NAMESPACE::Statistics& stats) {
-  FilterCounts c;
-  c.negatives = stats.getTickerCount(ROCKSDB_NAMESPACE::BLOOM_FILTER_USEFUL);
-  c.positives = stats.getTickerCount(ROCKSDB_NAMESPACE::BLOOM_FILTER_FULL_POSITIVE);
-  c.true_positives = stats.getTickerCount(ROCKSDB_NAMESPACE::BLOOM_FILTER_FULL_TRUE_POSITIVE);
-  c.prefix_negatives = stats.getTickerCount(ROCKSDB_NAMESPACE::BLOOM_FILTER_PREFIX_USEFUL);
-  c.seek_negatives = sstfilter::compat::SeeksFilteredByPrefix(stats);
-  return c;
-}
-
-inline FilterCounts operator-(const FilterCounts& after, const FilterCounts& before) {
-  FilterCounts d;
-  d.negatives = after.negatives - before.negatives;
-  d.positives = after.positives - before.positives;
-  d.true_positives = after.true_positives - before.true_positives;
-  d.prefix_negatives = after.prefix_negatives - before.prefix_negatives;
-  d.seek_negatives = after.seek_negatives - before.seek_negatives;
-  return d;
+  return sstfilter::compat::FilterTickersOf(stats);
 }
 
 }  // namespace sstfilter::testing

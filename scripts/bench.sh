@@ -53,28 +53,20 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_dir=$("$root/scripts/setup.sh" | tail -n 1)
-# --tight and --budget run DB_BENCH_EXT if it is set (another build's db_bench_ext: another
-# RocksDB's), else this build's.
-if [ "${1:-}" = "--tight" ]; then
-  shift
-  DB_BENCH_EXT="${DB_BENCH_EXT:-$build_dir/db_bench_ext/db_bench_ext}" \
-    exec bash "$root/scripts/bench_tight.sh" "$@"
-fi
-if [ "${1:-}" = "--budget" ]; then
-  shift
-  DB_BENCH_EXT="${DB_BENCH_EXT:-$build_dir/db_bench_ext/db_bench_ext}" \
-    exec bash "$root/scripts/bench_budget.sh" "$@"
-fi
-if [ "${1:-}" = "--migration" ]; then
-  shift
-  SSTFILTER_LIB="${SSTFILTER_LIB:-$build_dir/plugin/libsstfilter.so}" \
-    exec bash "$root/scripts/bench_migration.sh" "$@"
-fi
-if [ "${1:-}" = "--size_classes" ]; then
+# The modes that run a script of their own, with DB_BENCH_EXT and SSTFILTER_LIB if set (another
+# build's db_bench_ext and plugin: another RocksDB's), else this build's.
+case "${1:-}" in
+  --tight) script=bench_tight.sh ;;
+  --budget) script=bench_budget.sh ;;
+  --migration) script=bench_migration.sh ;;
+  --size_classes) script=bench_size_classes.sh ;;
+  *) script="" ;;
+esac
+if [ -n "$script" ]; then
   shift
   SSTFILTER_LIB="${SSTFILTER_LIB:-$build_dir/plugin/libsstfilter.so}" \
     DB_BENCH_EXT="${DB_BENCH_EXT:-$build_dir/db_bench_ext/db_bench_ext}" \
-    exec bash "$root/scripts/bench_size_classes.sh" "$@"
+    exec bash "$root/scripts/$script" "$@"
 fi
 if [ "${1:-}" = "--micro" ]; then
   shift

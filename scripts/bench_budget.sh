@@ -24,25 +24,12 @@ orders="random,ordered"
 budgets="6bits,1048576"
 db=${TMPDIR:-/tmp}/sstfilter_bench_budget
 die() { echo "bench.sh --budget: $*" >&2; exit 2; }
-for arg in "$@"; do
-  case "$arg" in
-    --nums=*) nums=${arg#*=} ;;
-    --orders=*) orders=${arg#*=} ;;
-    --budgets=*) budgets=${arg#*=} ;;
-    --db=*) db=${arg#*=} ;;
-    *) die "unknown argument $arg (see the comment at the top of scripts/bench_budget.sh)" ;;
-  esac
-done
-IFS=, read -r -a num_list <<< "$nums"
-IFS=, read -r -a order_list <<< "$orders"
-IFS=, read -r -a budget_list <<< "$budgets"
-for n in "${num_list[@]}"; do [[ "$n" =~ ^[1-9][0-9]*$ ]] || die "--nums: '$n' is not a count"; done
-for o in "${order_list[@]}"; do
-  case "$o" in random | ordered) ;; *) die "--orders: '$o' is not random or ordered" ;; esac
-done
-for b in "${budget_list[@]}"; do
-  [[ "$b" =~ ^[1-9][0-9]*(bits)?$ ]] || die "--budgets: '$b' is not bytes or Nbits"
-done
+# shellcheck source=scripts/args.sh
+source "$root/scripts/args.sh"
+ParseArgs "nums=nums orders=orders budgets=budgets db=db" "$@"
+SplitEach nums "$nums" '[1-9][0-9]*' 'a count' num_list
+SplitEach orders "$orders" 'random|ordered' 'random or ordered' order_list
+SplitEach budgets "$budgets" '[1-9][0-9]*(bits)?' 'bytes or Nbits' budget_list
 if [ -z "$ext" ]; then
   ext="$("$root/scripts/setup.sh" | tail -n 1)/db_bench_ext/db_bench_ext"
 fi

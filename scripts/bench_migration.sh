@@ -20,18 +20,11 @@ from="ribbonfilter:10"
 to="sstfilter.Leveled:10"
 dir="${TMPDIR:-/tmp}/sstfilter_migration"
 die() { echo "bench_migration.sh: $*" >&2; exit 2; }
-for arg in "$@"; do
-  case "$arg" in
-    --num=*) num=${arg#--num=} ;;
-    --reads=*) reads=${arg#--reads=} ;;
-    --from=*) from=${arg#--from=} ;;
-    --to=*) to=${arg#--to=} ;;
-    --db=*) dir=${arg#--db=} ;;
-    *) die "unknown argument '$arg' (expected --num=N, --reads=N, --from=URI, --to=URI or --db=DIR)" ;;
-  esac
-done
-[[ "$num" =~ ^[1-9][0-9]*$ ]] || die "--num must be a positive integer, got '$num'"
-[[ "$reads" =~ ^[1-9][0-9]*$ ]] || die "--reads must be a positive integer, got '$reads'"
+# shellcheck source=scripts/args.sh
+source "$root/scripts/args.sh"
+ParseArgs "num=num reads=reads from=from to=to db=dir" "$@"
+RequirePositive num "$num"
+RequirePositive reads "$reads"
 [ -f "$lib" ] || die "no $lib (build first, or set SSTFILTER_LIB)"
 command -v db_bench > /dev/null || die "db_bench not found (apt-get install rocksdb-tools)"
 

@@ -22,16 +22,12 @@ ext=${DB_BENCH_EXT:-$here/build/db_bench_ext/db_bench_ext}
 num=2000000
 db=${TMPDIR:-/tmp}/sstfilter_size_classes
 die() { echo "bench_size_classes.sh: $*" >&2; exit 2; }
+# shellcheck source=scripts/args.sh
+source "$here/scripts/args.sh"
 # shellcheck source=scripts/stock_db_bench.sh
 source "$here/scripts/stock_db_bench.sh"
-for arg in "$@"; do
-  case "$arg" in
-    --num=*) num=${arg#*=} ;;
-    --db=*) db=${arg#*=} ;;
-    *) die "unknown argument $arg (see the comment at the top)" ;;
-  esac
-done
-[[ "$num" =~ ^[1-9][0-9]*$ ]] || die "--num must be a positive integer"
+ParseArgs "num=num db=db" "$@"
+RequirePositive num "$num"
 [ -f "$lib" ] || die "no $lib (build first, or set SSTFILTER_LIB)"
 [ -x "$ext" ] || die "no $ext (build first, or set DB_BENCH_EXT)"
 command -v db_bench > /dev/null || die "db_bench not found (apt-get install rocksdb-tools)"

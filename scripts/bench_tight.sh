@@ -54,43 +54,23 @@ modes="full,partitioned"
 equal="sstfilter.Leveled:10.6"
 lower="sstfilter.Leveled:6.4"
 db=${TMPDIR:-/tmp}/sstfilter_bench_tight
-decouple=0
+decouple=false
 fill_jobs=2
 die() { echo "bench.sh --tight: $*" >&2; exit 2; }
-for arg in "$@"; do
-  case "$arg" in
-    --builds=*) builds=${arg#*=} ;;
-    --num=*) num=${arg#*=} ;;
-    --reads=*) reads=${arg#*=} ;;
-    --duration=*) duration=${arg#*=} ;;
-    --repeats=*) repeats=${arg#*=} ;;
-    --caches=*) caches=${arg#*=} ;;
-    --dists=*) dists=${arg#*=} ;;
-    --modes=*) modes=${arg#*=} ;;
-    --equal=*) equal=${arg#*=} ;;
-    --lower=*) lower=${arg#*=} ;;
-    --db=*) db=${arg#*=} ;;
-    --fill_jobs=*) fill_jobs=${arg#*=} ;;
-    --decouple_partitioned_filters) decouple=1 ;;
-    *) die "unknown argument $arg (see the comment at the top of scripts/bench_tight.sh)" ;;
-  esac
-done
-[[ "$builds" =~ ^[1-9][0-9]*$ ]] || die "--builds must be a positive integer"
-[[ "$num" =~ ^[1-9][0-9]*$ ]] || die "--num must be a positive integer"
-[[ "$reads" =~ ^[1-9][0-9]*$ ]] || die "--reads must be a positive integer"
+# shellcheck source=scripts/args.sh
+source "$root/scripts/args.sh"
+ParseArgs "builds=builds num=num reads=reads duration=duration repeats=repeats caches=caches \
+  dists=dists modes=modes equal=equal lower=lower db=db fill_jobs=fill_jobs \
+  decouple_partitioned_filters?decouple" "$@"
+RequirePositive builds "$builds"
+RequirePositive num "$num"
+RequirePositive reads "$reads"
 [[ "$duration" =~ ^[0-9]+$ ]] || die "--duration must be whole seconds (0: --reads lookups)"
-[[ "$repeats" =~ ^[1-9][0-9]*$ ]] || die "--repeats must be a positive integer"
-[[ "$fill_jobs" =~ ^[1-9][0-9]*$ ]] || die "--fill_jobs must be a positive integer"
-IFS=, read -r -a cache_list <<< "$caches"
-IFS=, read -r -a dist_list <<< "$dists"
-IFS=, read -r -a mode_list <<< "$modes"
-for c in "${cache_list[@]}"; do [[ "$c" =~ ^[1-9][0-9]*$ ]] || die "--caches: '$c' is not MiB"; done
-for d in "${dist_list[@]}"; do
-  case "$d" in uniform | zipfian) ;; *) die "--dists: '$d' is not uniform or zipfian" ;; esac
-done
-for m in "${mode_list[@]}"; do
-  case "$m" in full | partitioned) ;; *) die "--modes: '$m' is not full or partitioned" ;; esac
-done
+RequirePositive repeats "$repeats"
+RequirePositive fill_jobs "$fill_jobs"
+SplitEach caches "$caches" '[1-9][0-9]*' MiB cache_list
+SplitEach dists "$dists" 'uniform|zipfian' 'uniform or zipfian' dist_list
+SplitEach modes "$modes" 'full|partitioned' 'full or partitioned' mode_list
 for p in "$equal" "$lower"; do [[ "$p" =~ ^[A-Za-z0-9_.:-]+$ ]] || die "bad policy '$p'"; done
 if [ -z "$ext" ]; then
   ext="$("$root/scripts/setup.sh" | tail -n 1)/db_bench_ext/db_bench_ext"
@@ -137,7 +117,7 @@ set_mode_args() {
   mode_args=()
   if [ "$1" = partitioned ]; then
     mode_args+=(--partition_filters)
-    ((decouple == 0)) || mode_args+=(--decouple_partitioned_filters)
+    ! $decouple || mode_args+=(--decouple_partitioned_filters)
   fi
 }
 

@@ -38,21 +38,13 @@ db=${TMPDIR:-/tmp}/sstfilter_block_cache_bench
 die() { echo "block_cache_bench.sh: $*" >&2; exit 2; }
 # shellcheck source=scripts/stock_db_bench.sh
 source "$here/scripts/stock_db_bench.sh"
-for arg in "$@"; do
-  case "$arg" in
-    --builds=*) builds=${arg#*=} ;;
-    --num=*) num=${arg#*=} ;;
-    --cache_size=*) cache_size=${arg#*=} ;;
-    --filter_uri=*) filter_uris=${arg#*=} ;;
-    --configs=*) configs=${arg#*=} ;;
-    --without_listener) without_listener=true ;;
-    --db=*) db=${arg#*=} ;;
-    *) die "unknown argument $arg (see the comment at the top)" ;;
-  esac
-done
-[[ "$builds" =~ ^[1-9][0-9]*$ ]] || die "--builds must be a positive integer"
-[[ "$num" =~ ^[1-9][0-9]*$ ]] || die "--num must be a positive integer"
-[[ "$cache_size" =~ ^[1-9][0-9]*$ ]] || die "--cache_size must be a positive integer (bytes)"
+# shellcheck source=scripts/args.sh
+source "$here/scripts/args.sh"
+ParseArgs "builds=builds num=num cache_size=cache_size filter_uri=filter_uris configs=configs \
+  db=db without_listener?without_listener" "$@"
+RequirePositive builds "$builds"
+RequirePositive num "$num"
+RequirePositive cache_size "$cache_size"  # bytes
 [ -f "$lib" ] || die "no $lib (build first, or set SSTFILTER_LIB)"
 [ -x "$ext" ] || die "no $ext (build first, or set DB_BENCH_EXT)"
 command -v db_bench > /dev/null || die "db_bench not found (apt-get install rocksdb-tools)"

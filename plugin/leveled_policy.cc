@@ -380,9 +380,10 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
     LogAt(context.info_log, ROCKSDB_NAMESPACE::InfoLogLevel::WARN_LEVEL,
           std::string(Name()) + ": a database opened without the " + kLeveledBudgetName +
               " listener (listeners=" + kLeveledBudgetName +
-              "): its files' filters follow a model of the tree, blind to the levels as they are "
-              "and to where lookups go; the load its filter blocks put on the block cache counts "
-              "only the files written since the database opened (said once)");
+              "): where full filters live in the block cache its files' filters are allocated "
+              "over the files written since the database opened, elsewhere over a model of the "
+              "tree; either way blind to files written before and to where lookups go (said "
+              "once)");
   }
   std::unique_ptr<ConstructionCharge> charge = ConstructionCharge::For(context.table_options);
   auto* builder = new (std::nothrow) SstFilterBitsBuilder(

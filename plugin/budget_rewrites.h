@@ -31,9 +31,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <limits>
-#include <map>
-#include <mutex>
 #include <string>
 #include <vector>
 

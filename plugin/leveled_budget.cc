@@ -6,8 +6,6 @@
 #include <rocksdb/options.h>
 #include <rocksdb/table_properties.h>
 
-#include <algorithm>
-#include <deque>
 #include <exception>
 #include <map>
 #include <memory>
@@ -20,7 +18,6 @@
 
 #include "plugin/bits_adapters.h"
 #include "plugin/budget_rewrites.h"
-#include "plugin/level_probes.h"
 #include "plugin/leveled_budget.h"
 #include "plugin/listener_channel.h"
 #include "plugin/probe_counts.h"
@@ -175,7 +172,8 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
   // The live files of the column family, by level, published for the policies (under the
   // database's tree, or the logger publish_as's); files no longer live are forgotten. Opens no
   // file: the filters of files the listener did not see written (a database reopened) come from
-  // the table properties RocksDB holds (DB::GetPropertiesOfAllTables, read outside mu_).
+  // the table properties RocksDB holds (DB::GetPropertiesOfAllTables, read outside the accountant's
+  // lock).
   void Account(DB* db, const std::string& cf_name, bool changed,
                std::shared_ptr<ROCKSDB_NAMESPACE::Logger> publish_as = nullptr) {
     // One account at a time, from reading the live files to publishing: two events' accounts

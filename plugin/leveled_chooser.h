@@ -125,9 +125,10 @@ class LeveledChooser : public FilterChooser {
     log_ = log;
   }
 
-  // Without the tree's accounts: the budget the cache leaves the tree (CacheBitsPerKey), and the
-  // record of the tree's files that this file's filter joins (TreeHistory::RecordBuilt), as a
-  // file of `level` written by a compaction or a flush.
+  // Under a model the user fixed (num_levels): the budget the cache leaves the tree
+  // (CacheBitsPerKey). Without the listener: the record of the tree's files that this file's
+  // filter joins (TreeHistory::RecordBuilt), as a file of `level` written by a compaction or a
+  // flush.
   void UseBudget(double bits_per_key) { bits_per_key_ = bits_per_key; }
   void RecordBuiltInto(std::shared_ptr<TreeHistory> history, TreeId tree, int level,
                        bool by_compaction) {

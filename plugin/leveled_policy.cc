@@ -370,9 +370,15 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
   if (AccountsFor(context, tree, shards, chooser.get(), &accounts, &watched)) {
     const Result<double> steered = SteerByAccounts(context, tree, accounts, place.num_levels,
                                                    bits_per_key, shards, chooser.get());
-    if (!steered.ok()) {
+    if (!steered.ok() && watched) {
       LogNoFilter(context.info_log, Name(), steered.error());
       return nullptr;
+    }
+    // Without the listener the accounts are the policy's own count: the model serves instead.
+    if (!steered.ok()) {
+      LogAt(context.info_log, ROCKSDB_NAMESPACE::InfoLogLevel::WARN_LEVEL,
+            std::string(Name()) + ": the files written since the database opened give no " +
+                "allocation (" + steered.error() + "); this file follows the model of the tree");
     }
   }
   if (!watched && warned_->opened_without_listener.load(std::memory_order_relaxed) &&
@@ -380,10 +386,10 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
     LogAt(context.info_log, ROCKSDB_NAMESPACE::InfoLogLevel::WARN_LEVEL,
           std::string(Name()) + ": a database opened without the " + kLeveledBudgetName +
               " listener (listeners=" + kLeveledBudgetName +
-              "): where full filters live in the block cache its files' filters are allocated "
-              "over the files written since the database opened, elsewhere over a model of the "
-              "tree; either way blind to files written before and to where lookups go (said "
-              "once)");
+              "): where full filters live in the block cache its files' filters are fitted to it "
+              "over the files written since the database opened, elsewhere they follow a model "
+              "of the tree; either way blind to files written before and to where lookups go "
+              "(said once)");
   }
   std::unique_ptr<ConstructionCharge> charge = ConstructionCharge::For(context.table_options);
   auto* builder = new (std::nothrow) SstFilterBitsBuilder(

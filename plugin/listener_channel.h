@@ -9,7 +9,7 @@
 //   TableInCreation   listener -> policy, per table      thread   at OnTableFileCreated    none
 //   Ledger            listener -> policy, per account    tree     a tree whose logger      Ledger's
 //                                                                 died reads as none; past
-//                                                                 kMaxTrees, oldest first
+//                                                                 kMaxTrees, all (starts over)
 //   BudgetTargets     policy -> listener (bits_per_key)  tree     past kMaxTrees           its own
 //                     listener -> policy (residual)
 //   RewritingForBudget listener -> policy, per rewrite   thread   at the rewrite's end     none

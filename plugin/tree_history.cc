@@ -138,8 +138,10 @@ void TreeHistory::RecordBuilt(const TreeId& tree, int level, bool by_compaction,
   }
   if (built.size() >= kBuiltFilesPerTree) built.clear();
   built.push_back({level, keys, num_keys, filter_bytes});
-  // The accounts of the files now recorded, level 0 at its fullest over the window.
-  TreeAccounts& accounts = t.built_accounts;
+  // The accounts of the files now recorded, level 0 at its fullest over the window: made apart,
+  // then swapped in, so that an allocation that fails leaves the last accounts whole.
+  TreeAccounts accounts;
+  accounts.changes = t.built_accounts.changes;
   size_t num_levels = 1;
   for (const BuiltFile& f : built)
     num_levels = std::max(num_levels, static_cast<size_t>(f.level) + 1);
@@ -164,10 +166,10 @@ void TreeHistory::RecordBuilt(const TreeId& tree, int level, bool by_compaction,
   if (!by_compaction && level == 0) ++accounts.changes;
   t.built_level0.push_back(accounts.levels[0]);
   if (t.built_level0.size() > TreeAccounts::kLevel0Window) t.built_level0.pop_front();
-  accounts.level0_peak = LevelAccount{};
   for (const LevelAccount& l : t.built_level0) {
     if (l.keys >= accounts.level0_peak.keys) accounts.level0_peak = l;
   }
+  t.built_accounts = std::move(accounts);
 }
 
 TreeAccounts TreeHistory::Built(const TreeId& tree) const {

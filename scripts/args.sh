@@ -28,11 +28,12 @@ SplitEach() {
 # entries) maps it to, name=variable; each ARG --name, an entry name?variable, sets it to true.
 # Any other ARG: "unknown argument ARG (see the comment at the top of the script)".
 ParseArgs() {
-  local spec=$1 arg entry matched
+  local arg entry matched entries
+  read -r -a entries <<< "$1"  # not a glob: "name?variable" would be one
   shift
   for arg in "$@"; do
     matched=false
-    for entry in $spec; do
+    for entry in "${entries[@]}"; do
       if [[ "$entry" == *=* && "$arg" == "--${entry%%=*}="* ]]; then
         printf -v "${entry#*=}" '%s' "${arg#*=}"
       elif [[ "$entry" == *\?* && "$arg" == "--${entry%%\?*}" ]]; then

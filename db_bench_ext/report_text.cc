@@ -116,7 +116,7 @@ void PrintSizing(const Config& config) {
        TableBitsPerKey<sstfilter::Fuse>(p, config.num)},
       {sstfilter::Ribbon::kName + " (standard; Leveled's at some sizes), --num keys"s,
        TableBitsPerKey<sstfilter::Ribbon>(p, config.num)},
-      {sstfilter::BumpedRibbon::kName + " (sstfilter.Ribbon), --num keys"s,
+      {sstfilter::BumpedRibbon::kName + " (sstfilter.BumpedRibbon), --num keys"s,
        TableBitsPerKey<sstfilter::BumpedRibbon>(p, config.num)},
       {"information-theoretic limit", sstfilter::InformationLimitBitsPerKey(p)},
   };

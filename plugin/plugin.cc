@@ -21,17 +21,30 @@ using ROCKSDB_NAMESPACE::ObjectLibrary;
 namespace sstfilter {
 namespace {
 
-// A factory for "<Name>" and "<Name>:<bits_per_key>". RocksDB configures the options of the
-// "{id=...;...}" form afterwards and then calls PrepareOptions, which validates everything.
+// The name a renamed policy had before, or nullptr: its factory answers to it too, so that the
+// OPTIONS files of existing databases still load.
+template <typename Policy>
+const char* FormerName() {
+  return nullptr;
+}
+template <>
+const char* FormerName<BumpedRibbonPolicy>() {
+  return kBumpedRibbonFormerPolicyName;
+}
+
+// A factory for "<Name>" and "<Name>:<bits_per_key>", and the same under its FormerName. RocksDB
+// configures the options of the "{id=...;...}" form afterwards and then calls PrepareOptions,
+// which validates everything.
 // The pattern takes any text after the colon (RocksDB's own number pattern refuses "1e308" and
 // "nan" before any factory runs, with a bare "Could not load FilterPolicy"), and the policy
 // parses it as it parses its bits_per_key option, with the same messages.
 // Each Add*Factory adds one factory and returns 1, so that sstfilter_register counts what it adds.
 template <typename Policy>
 int AddPolicyFactory(ObjectLibrary& library) {
+  ObjectLibrary::PatternEntry names(Policy::kClassName(), /*optional=*/true);
+  if (const char* former = FormerName<Policy>()) names.AnotherName(former);
   library.AddFactory<const FilterPolicy>(
-      ObjectLibrary::PatternEntry(Policy::kClassName(), /*optional=*/true)
-          .AddSeparator(":", /*at_least_one=*/false),
+      names.AddSeparator(":", /*at_least_one=*/false),
       [](const std::string& uri, std::unique_ptr<const FilterPolicy>* guard,
          std::string* errmsg) -> const FilterPolicy* {
         std::unique_ptr<Policy> policy(new (std::nothrow) Policy());

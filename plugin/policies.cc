@@ -182,6 +182,6 @@ Result<FilterSpec> KindPolicy<Kind, kPolicyName>::Spec() const {
 }
 template class KindPolicy<Cuckoo, kCuckooPolicyName>;
 template class KindPolicy<Fuse, kFusePolicyName>;
-template class KindPolicy<BumpedRibbon, kRibbonPolicyName>;
+template class KindPolicy<BumpedRibbon, kBumpedRibbonPolicyName>;
 
 }  // namespace sstfilter

@@ -138,11 +138,11 @@ class BloomPolicy : public SstFilterPolicy {
 
 // The policies of one kind each: sstfilter.Cuckoo (core/cuckoo/), sstfilter.Fuse (the binary
 // fuse kind, core/fuse/: 1.075 to 1.4 times the information limit, the fastest static kind to
-// query) and sstfilter.Ribbon (the bumped Ribbon kind, core/bumped_ribbon/: the smallest at every
-// size, 1.005 to 1.02 times the limit from 10,000 to 10M keys at 7-bit fingerprints; below 3,000
-// keys its shape is one standard Ribbon table, 1.05 to 1.13). Each sizes its kind by the budget
-// or the rate given (KindSpec). A fuse or Ribbon build that no seed solves writes a blocked Bloom
-// filter. Every reader reads both Ribbon kinds; sstfilter.Leveled chooses the standard one
+// query) and sstfilter.BumpedRibbon (the bumped Ribbon kind, core/bumped_ribbon/: the smallest at
+// every size, 1.005 to 1.02 times the limit from 10,000 to 10M keys at 7-bit fingerprints; below
+// 3,000 keys its shape is one standard Ribbon table, 1.05 to 1.13). Each sizes its kind by the
+// budget or the rate given (KindSpec). A fuse or Ribbon build that no seed solves writes a blocked
+// Bloom filter. Every reader reads both Ribbon kinds; sstfilter.Leveled chooses the standard one
 // (core/ribbon/) where it is the cheapest.
 template <typename Kind, const char* const& kPolicyName>
 class KindPolicy : public SstFilterPolicy {
@@ -153,7 +153,7 @@ class KindPolicy : public SstFilterPolicy {
 };
 using CuckooPolicy = KindPolicy<Cuckoo, kCuckooPolicyName>;
 using FusePolicy = KindPolicy<Fuse, kFusePolicyName>;
-using RibbonPolicy = KindPolicy<BumpedRibbon, kRibbonPolicyName>;
+using BumpedRibbonPolicy = KindPolicy<BumpedRibbon, kBumpedRibbonPolicyName>;
 
 struct LeveledAllocations;  // plugin/leveled_chooser.h
 class LeveledChooser;
@@ -289,6 +289,7 @@ struct PolicyList {};
 // Every policy RocksDB can create by name (plugin.cc registers each). Its names are those of
 // kPolicyConfigs (tests/policy_list.h), which tests, tools and scripts read; a test holds the two
 // to the same names.
-using AllPolicies = PolicyList<BloomPolicy, CuckooPolicy, FusePolicy, RibbonPolicy, LeveledPolicy>;
+using AllPolicies =
+    PolicyList<BloomPolicy, CuckooPolicy, FusePolicy, BumpedRibbonPolicy, LeveledPolicy>;
 
 }  // namespace sstfilter

@@ -6,7 +6,7 @@
 # compaction with dynamic level bytes, no SST partitioner, the sstfilter.LeveledBudget listener;
 # fillrandom, then fillseq, each followed by readmissing and multireadmissing, a warm-up pass and
 # 3 rounds interleaved across the policies), for no filter, RocksDB's bloomfilter:10 and
-# ribbonfilter:14.5, and sstfilter.Bloom:10, sstfilter.Fuse:10, sstfilter.Ribbon:10 and
+# ribbonfilter:14.5, and sstfilter.Bloom:10, sstfilter.Fuse:10, sstfilter.BumpedRibbon:10 and
 # sstfilter.Leveled:10: all about 10 bits per key (but RocksDB's Ribbon policy, which gives
 # flushed files Bloom filters of 14.5 bits per key, and an ordered tree is made of flushed files).
 # Each run ends with its table; the random run also draws a plot (memory against false positives
@@ -108,7 +108,7 @@ defaults=(
   --settled_fill --compression_type=none --write_buffer_size=262144
   --max_bytes_for_level_base=262144 --target_file_size_base=262144
   --level_compaction_dynamic_level_bytes --listeners=sstfilter.LeveledBudget
-  "--filter_uri=none,bloomfilter:10,ribbonfilter:14.5,sstfilter.Bloom:10,sstfilter.Fuse:10,sstfilter.Ribbon:10,sstfilter.Leveled:10"
+  "--filter_uri=none,bloomfilter:10,ribbonfilter:14.5,sstfilter.Bloom:10,sstfilter.Fuse:10,sstfilter.BumpedRibbon:10,sstfilter.Leveled:10"
 )
 plot="--plot=${TMPDIR:-/tmp}/sstfilter_bench.png"
 for fill in fillrandom fillseq; do

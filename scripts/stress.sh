@@ -262,7 +262,7 @@ fi
 # file of either family answers right under the other's policy.
 partitioned_table="partition_filters=true;index_type=kTwoLevelIndexSearch;metadata_block_size=1024"
 switches=("bloomfilter:10||" "sstfilter.Leveled:10|$partitioned_table|"
-          "ribbonfilter:10:-1|$partitioned_table|" "{id=sstfilter.Ribbon;fp_rate=0.01}||"
+          "ribbonfilter:10:-1|$partitioned_table|" "{id=sstfilter.BumpedRibbon;fp_rate=0.01}||"
           "bloomfilter:10||")
 switch_ok=0
 dir="$work/switch"

@@ -28,10 +28,11 @@ inline constexpr PolicyConfig kPolicyConfigs[] = {
     {"standard_bloom", "{id=sstfilter.Bloom;bits_per_key=10;layout=standard}"},
     {"cuckoo", "{id=sstfilter.Cuckoo;fp_rate=0.001}"},
     {"fuse", "{id=sstfilter.Fuse;fp_rate=0.01}"},
-    {"ribbon", "{id=sstfilter.Ribbon;fp_rate=0.01}"},
+    {"ribbon", "{id=sstfilter.BumpedRibbon;fp_rate=0.01}"},
     {"leveled", "sstfilter.Leveled:10"},
     {"leveled_memory", "{id=sstfilter.Leveled;memory_budget=1M}"},
-    {"ribbon_sstfilter_family", "{id=sstfilter.Ribbon;bits_per_key=10;compatibility=sstfilter}"},
+    {"ribbon_sstfilter_family",
+     "{id=sstfilter.BumpedRibbon;bits_per_key=10;compatibility=sstfilter}"},
     // END kPolicyConfigs
 };
 

@@ -9,9 +9,9 @@
 //                                              large files (9-bit fingerprints)
 //   {id=sstfilter.Fuse;fp_rate=0.01}           binary fuse filter for a 1% rate (7-bit
 //                                              fingerprints, 0.78%; about 7.5 bits per key)
-//   sstfilter.Ribbon:10                        bumped Ribbon filter, at most 10 bits per key:
+//   sstfilter.BumpedRibbon:10                  bumped Ribbon filter, at most 10 bits per key:
 //                                              the smallest at every size from ~3,000 keys
-//   {id=sstfilter.Ribbon;fp_rate=0.01}         bumped Ribbon filter for a 1% rate (7-bit
+//   {id=sstfilter.BumpedRibbon;fp_rate=0.01}   bumped Ribbon filter for a 1% rate (7-bit
 //                                              fingerprints, about 7.04 bits per key)
 //   sstfilter.Leveled:10                       10 bits per key over the whole tree, spent per
 //                                              level as Monkey prescribes (size_ratio=10,
@@ -74,7 +74,11 @@ inline constexpr const char* kBloomPolicyName = "sstfilter.Bloom";
 inline constexpr const char* kCuckooPolicyName = "sstfilter.Cuckoo";
 inline constexpr const char* kLeveledPolicyName = "sstfilter.Leveled";
 inline constexpr const char* kFusePolicyName = "sstfilter.Fuse";
-inline constexpr const char* kRibbonPolicyName = "sstfilter.Ribbon";
+inline constexpr const char* kBumpedRibbonPolicyName = "sstfilter.BumpedRibbon";
+// sstfilter.BumpedRibbon's earlier name, still accepted wherever a name is read (code, option
+// strings, the OPTIONS files of existing databases); the policy then names itself
+// sstfilter.BumpedRibbon, and the OPTIONS files RocksDB writes afterwards carry that name.
+inline constexpr const char* kBumpedRibbonFormerPolicyName = "sstfilter.Ribbon";
 // The CompatibilityName of an sstfilter policy, and so the suffix of the SST metaindex entry of its
 // filters: RocksDB's built-in family's ("fullfilter.rocksdb.BuiltinBloomFilter",
 // "partitionedfilter.rocksdb.BuiltinBloomFilter") under compatibility=rocksdb, the default; or

@@ -79,7 +79,8 @@ TEST(BlockCacheFit, ShardsOfTheCacheThatHoldsWholeFilters) {
 TEST(BlockCacheFit, BuildersWarnOfFilterBlocksTooLargeForTheirShards) {
   std::vector<std::string> keys;
   for (int i = 0; i < 100'000; ++i) keys.push_back(Key(i));  // about 120 KiB of filter
-  for (const char* uri : {"sstfilter.Ribbon:10", "sstfilter.Bloom:10", "sstfilter.Leveled:10"}) {
+  for (const char* uri :
+       {"sstfilter.BumpedRibbon:10", "sstfilter.Bloom:10", "sstfilter.Leveled:10"}) {
     for (const bool partitioned : {false, true}) {
       SCOPED_TRACE(std::string(uri) + (partitioned ? ", partitioned" : ", whole"));
       BlockBasedTableOptions table;

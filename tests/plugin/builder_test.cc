@@ -119,7 +119,7 @@ TEST_P(BuilderTest, ApproximateNumEntriesIsTheInverseOfTheSize) {
   // for Ribbon, whose largest table (2^40 slots) holds 8.2e11 keys, and for sstfilter.Leveled,
   // whose cheapest kind there, bumped Ribbon, takes at most 2^39 keys.
   const std::string name = options_.filter_policy->Name();
-  const bool ribbon = name == kRibbonPolicyName || name == kLeveledPolicyName;
+  const bool ribbon = name == kBumpedRibbonPolicyName || name == kLeveledPolicyName;
   EXPECT_GE(builder->ApproximateNumEntries(SIZE_MAX), size_t{1} << (ribbon ? 39 : 40));
 }
 
@@ -233,7 +233,7 @@ TEST_P(BuilderTest, EmptyFilterAndGarbage) {
 
 INSTANTIATE_TEST_SUITE_P(AllPolicies, BuilderTest,
                          ::testing::ValuesIn(testing::EveryPolicy({"sstfilter.Cuckoo:24",
-                                                                   "sstfilter.Ribbon:10"})));
+                                                                   "sstfilter.BumpedRibbon:10"})));
 
 }  // namespace
 }  // namespace sstfilter

@@ -197,7 +197,8 @@ TEST(ConstructionCharge, ARefusedBuildIsABloomFilterOfTheSameSize) {
 TEST(ConstructionCharge, ADatabaseWithACacheTooSmallForABuildLosesNothing) {
   testing::TempDir dir("construction_charge");
   auto cache = OneShardCache(2 << 20, /*strict=*/true);
-  for (const char* uri : {"sstfilter.Fuse:10", "sstfilter.Ribbon:10", "sstfilter.Leveled:10"}) {
+  for (const char* uri :
+       {"sstfilter.Fuse:10", "sstfilter.BumpedRibbon:10", "sstfilter.Leveled:10"}) {
     SCOPED_TRACE(uri);
     ROCKSDB_NAMESPACE::Options options = testing::OptionsFor(uri, Charging(cache));
     options.write_buffer_size = 32 << 20;

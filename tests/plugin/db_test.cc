@@ -116,8 +116,8 @@ INSTANTIATE_TEST_SUITE_P(Policies, DbPolicyTest,
                          ::testing::ValuesIn(testing::EveryPolicyExcept(
                              kLeveledPolicyName,
                              {"sstfilter.Cuckoo:12", "sstfilter.Fuse:10",
-                              "{id=sstfilter.Fuse;fp_rate=0.001}", "sstfilter.Ribbon:10",
-                              "{id=sstfilter.Ribbon;fp_rate=0.001}"})));
+                              "{id=sstfilter.Fuse;fp_rate=0.001}", "sstfilter.BumpedRibbon:10",
+                              "{id=sstfilter.BumpedRibbon;fp_rate=0.001}"})));
 
 TEST_F(DbTest, ChangingThePolicyKeepsOldFiltersWorking) {
   // Every sstfilter policy of the default family in turn, each writing one file of its own: the

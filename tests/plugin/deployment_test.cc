@@ -293,7 +293,8 @@ TEST(Deployment, AnOptionsFileNamingABadPolicyValueDoesNotOpen) {
        "bits_per_key must be a finite number, got 'abc'"},
       {"{id=sstfilter.Cuckoo;bits_per_key=10;colour=blue}", "{id=sstfilter.Cuckoo;bits_per_key=10}",
        "colour"},
-      {"sstfilter.Ribbon:200", "sstfilter.Ribbon:8", "bits_per_key must be in [0.01, 100]"},
+      {"sstfilter.BumpedRibbon:200", "sstfilter.BumpedRibbon:8",
+       "bits_per_key must be in [0.01, 100]"},
       {"sstfilter.Leveled", "sstfilter.Leveled:10", "memory_budget"},
   };
   for (const bool prepare : {true, false}) {

@@ -245,7 +245,7 @@ struct Release01Db {
 constexpr Release01Db kRelease01Dbs[] = {
     {"leveled_full", "{id=sstfilter.Leveled;bits_per_key=10"},
     {"bloom_partitioned", "{id=sstfilter.Bloom;bits_per_key=10"},
-    {"ribbon_full", "{id=sstfilter.Ribbon;bits_per_key=10"},
+    {"ribbon_full", "{id=sstfilter.Ribbon;bits_per_key=10"},  // BumpedRibbon's former name
     {"cuckoo_partitioned", "{id=sstfilter.Cuckoo;bits_per_key=12"},
     {"fuse_full", "{id=sstfilter.Fuse;fp_rate=0.01"},
 };

@@ -84,10 +84,15 @@ TEST(Policy, AcceptedForms) {
       {"sstfilter.Fuse:10", "sstfilter.Fuse", Fuse::kId, 10, 9},
       {"{id=sstfilter.Fuse;fp_rate=0.01}", "sstfilter.Fuse", Fuse::kId, 0, 7},
       {"{id=sstfilter.Fuse;fp_rate=0.001}", "sstfilter.Fuse", Fuse::kId, 0, 10},
-      // sstfilter.Ribbon: the bumped Ribbon kind, 1.001 slots per key for large sets.
-      {"sstfilter.Ribbon:10", "sstfilter.Ribbon", BumpedRibbon::kId, 10, 9},
-      {"{id=sstfilter.Ribbon;fp_rate=0.01}", "sstfilter.Ribbon", BumpedRibbon::kId, 0, 7},
-      {"{id=sstfilter.Ribbon;fp_rate=0.001}", "sstfilter.Ribbon", BumpedRibbon::kId, 0, 10},
+      // sstfilter.BumpedRibbon: the bumped Ribbon kind, 1.001 slots per key for large sets.
+      {"sstfilter.BumpedRibbon:10", "sstfilter.BumpedRibbon", BumpedRibbon::kId, 10, 9},
+      {"{id=sstfilter.BumpedRibbon;fp_rate=0.01}", "sstfilter.BumpedRibbon", BumpedRibbon::kId, 0,
+       7},
+      {"{id=sstfilter.BumpedRibbon;fp_rate=0.001}", "sstfilter.BumpedRibbon", BumpedRibbon::kId, 0,
+       10},
+      // Its former name builds the same policy, which then names itself by its name.
+      {"sstfilter.Ribbon:10", "sstfilter.BumpedRibbon", BumpedRibbon::kId, 10, 9},
+      {"{id=sstfilter.Ribbon;fp_rate=0.001}", "sstfilter.BumpedRibbon", BumpedRibbon::kId, 0, 10},
   };
   for (const Case& c : cases) {
     const auto policy = PolicyFrom(c.uri);
@@ -150,16 +155,18 @@ TEST(Policy, BadStringsAreClearErrors) {
       {"{id=sstfilter.Bloom;fp_rate=1.5}", {"fp_rate must be in (0, 1)"}},
       {"{id=sstfilter.Cuckoo;fp_rate=1e-12}", {"fingerprints wider than 32"}},
       {"sstfilter.Cuckoo:4", {"below the cuckoo minimum"}},
-      {"sstfilter.Ribbon:1", {"sstfilter.Ribbon", "below the bumped_ribbon minimum of 1.001"}},
-      {"{id=sstfilter.Ribbon;fp_rate=1e-12}", {"sstfilter.Ribbon", "fingerprints wider than 32"}},
-      {"{id=sstfilter.Ribbon}", {"sstfilter.Ribbon", "needs bits_per_key"}},
+      {"sstfilter.BumpedRibbon:1",
+       {"sstfilter.BumpedRibbon", "below the bumped_ribbon minimum of 1.001"}},
+      {"{id=sstfilter.BumpedRibbon;fp_rate=1e-12}",
+       {"sstfilter.BumpedRibbon", "fingerprints wider than 32"}},
+      {"{id=sstfilter.BumpedRibbon}", {"sstfilter.BumpedRibbon", "needs bits_per_key"}},
       {"{id=sstfilter.Bloom;bits_per_key=ten}", {"bits_per_key must be a finite number", "ten"}},
       {"{id=sstfilter.Bloom;bits_per_key=nan}", {"bits_per_key must be a finite number"}},
       {"{id=sstfilter.Bloom;bits_per_key=inf}", {"bits_per_key must be a finite number"}},
       {"{id=sstfilter.Bloom;bits_per_key=10;layout=sideways}",
        {"layout must be blocked or standard", "sideways"}},
       {"{id=sstfilter.Bloom;bits_per_key=10;colour=blue}", {"colour"}, /*rocksdbs=*/true},
-      {"{id=sstfilter.Ribbon;bits_per_key=10;compatibility=RocksDB}",
+      {"{id=sstfilter.BumpedRibbon;bits_per_key=10;compatibility=RocksDB}",
        {"compatibility must be rocksdb", "or sstfilter", "'RocksDB'"}},
       {"{id=sstfilter.Fuse;bits_per_key=10;compatibility=sstfilter.Fuse}",
        {"compatibility must be", "'sstfilter.Fuse'"}},
@@ -257,8 +264,8 @@ TEST(Policy, SerialisedOptionsRecreateAnEqualPolicy) {
        {"sstfilter.Bloom:10", "{id=sstfilter.Bloom;fp_rate=0.001;layout=standard}",
         "{id=sstfilter.Cuckoo;fp_rate=0.001}", "sstfilter.Cuckoo:12.5",
         "{id=sstfilter.Leveled;bits_per_key=8;size_ratio=4;num_levels=5}", "sstfilter.Fuse:8",
-        "{id=sstfilter.Fuse;fp_rate=0.001}", "sstfilter.Ribbon:8",
-        "{id=sstfilter.Ribbon;fp_rate=0.001}",
+        "{id=sstfilter.Fuse;fp_rate=0.001}", "sstfilter.BumpedRibbon:8",
+        "{id=sstfilter.BumpedRibbon;fp_rate=0.001}",
         "{id=sstfilter.Cuckoo;bits_per_key=12;compatibility=sstfilter}",
         "{id=sstfilter.Leveled;memory_budget=1M;compatibility=sstfilter}"}) {
     BlockBasedTableOptions options;

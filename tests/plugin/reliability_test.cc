@@ -409,8 +409,8 @@ TEST(HostileConfig, TinyAndHugeBudgetsWorkOrFailClearly) {
         "{id=sstfilter.Bloom;fp_rate=1e-9}", "{id=sstfilter.Cuckoo;fp_rate=0.9}",
         "{id=sstfilter.Cuckoo;fp_rate=1e-8}", "sstfilter.Fuse:100",
         "{id=sstfilter.Fuse;fp_rate=0.9}", "{id=sstfilter.Fuse;fp_rate=2.4e-10}",
-        "sstfilter.Ribbon:1.2", "sstfilter.Ribbon:100", "{id=sstfilter.Ribbon;fp_rate=0.9}",
-        "{id=sstfilter.Ribbon;fp_rate=2.4e-10}"}) {
+        "sstfilter.BumpedRibbon:1.2", "sstfilter.BumpedRibbon:100",
+        "{id=sstfilter.BumpedRibbon;fp_rate=0.9}", "{id=sstfilter.BumpedRibbon;fp_rate=2.4e-10}"}) {
     BlockBasedTableOptions table;
     table.filter_policy = PolicyFrom(uri);
     ASSERT_NE(table.filter_policy, nullptr) << uri;
@@ -434,8 +434,8 @@ TEST(HostileConfig, TinyAndHugeBudgetsWorkOrFailClearly) {
         "fp_rate=1e-400}",
         "{id=sstfilter.Bloom;fp_rate=1e-20}", "{id=sstfilter.Cuckoo;fp_rate=1e-9}",
         "{id=sstfilter.Cuckoo;bits_per_key=1e-300}", "{id=sstfilter.Cuckoo;fp_rate=}",
-        "{id=sstfilter.Bloom;fp_rate=0x10}", "sstfilter.Ribbon:1",
-        "{id=sstfilter.Ribbon;fp_rate=1e-10}", "{id=sstfilter.Fuse;fp_rate=1e-10}"}) {
+        "{id=sstfilter.Bloom;fp_rate=0x10}", "sstfilter.BumpedRibbon:1",
+        "{id=sstfilter.BumpedRibbon;fp_rate=1e-10}", "{id=sstfilter.Fuse;fp_rate=1e-10}"}) {
     std::shared_ptr<const ROCKSDB_NAMESPACE::FilterPolicy> p;
     const Status s = NewFilterPolicy(uri, &p);
     EXPECT_FALSE(s.ok()) << uri;

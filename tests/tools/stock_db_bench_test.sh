@@ -161,10 +161,10 @@ refuses() {
 build=$(dirname "$(dirname "$lib")")
 bcb=(env SSTFILTER_LIB="$lib" DB_BENCH_EXT="$build/db_bench_ext/db_bench_ext"
      bash "$src/scripts/block_cache_bench.sh" --db="$work/bcb")
-"${bcb[@]}" --builds=1 --num=200000 --configs=whole,pinned --filter_uri=sstfilter.Ribbon:10 \
+"${bcb[@]}" --builds=1 --num=200000 --configs=whole,pinned --filter_uri=sstfilter.BumpedRibbon:10 \
   > "$work/bcb.out"
 cat "$work/bcb.out"
-[ "$(grep -Ec '^(whole|pinned) +sstfilter.Ribbon:10 +[0-9]+\.[0-9]+ +[0-9]+ \([0-9]+\)$' "$work/bcb.out")" -eq 2 ] ||
+[ "$(grep -Ec '^(whole|pinned) +sstfilter.BumpedRibbon:10 +[0-9]+\.[0-9]+ +[0-9]+ \([0-9]+\)$' "$work/bcb.out")" -eq 2 ] ||
   { echo "FAIL: block_cache_bench.sh did not print a row per config" >&2; exit 1; }
 refuses "unknown config bogus" "${bcb[@]}" --configs=bogus
 # scripts/bench_tight.sh (scripts/bench.sh --tight), small: one build, one cache and

@@ -43,7 +43,7 @@ public final class SstFilters {
 
   /**
    * A filter policy by string: any of sstfilter's ({@code sstfilter.Leveled:10}, {@code
-   * sstfilter.Ribbon:10}, {@code {id=sstfilter.Leveled;memory_budget=2G}}, ...) or RocksDB's own
+   * sstfilter.BumpedRibbon:10}, {@code {id=sstfilter.Leveled;memory_budget=2G}}, ...) or RocksDB's own
    * ({@code ribbonfilter:10}). Pass it to {@link
    * org.rocksdb.BlockBasedTableConfig#setFilterPolicy}; close it after the databases that use it.
    *

@@ -17,25 +17,20 @@
 
 namespace sstfilter {
 
+// A reader that gives every key the same answer, without reading anything.
+template <bool kAnswer>
+struct ConstantReader {
+  void Prefetch(uint64_t) const {}
+  bool MayContain(uint64_t) const { return kAnswer; }
+  void MayContainBatch(const uint64_t*, size_t count, bool* may_match,
+                       BatchPrefetch = BatchPrefetch::kInBatch) const {
+    for (size_t i = 0; i < count; ++i) may_match[i] = kAnswer;
+  }
+};
 // The reader of bytes not understood: "may match" for every key.
-struct MatchAllReader {
-  void Prefetch(uint64_t) const {}
-  bool MayContain(uint64_t) const { return true; }
-  void MayContainBatch(const uint64_t*, size_t count, bool* may_match,
-                       BatchPrefetch = BatchPrefetch::kInBatch) const {
-    for (size_t i = 0; i < count; ++i) may_match[i] = true;
-  }
-};
-
+using MatchAllReader = ConstantReader<true>;
 // The reader of a valid filter of zero keys: "no" for every key.
-struct MatchNoneReader {
-  void Prefetch(uint64_t) const {}
-  bool MayContain(uint64_t) const { return false; }
-  void MayContainBatch(const uint64_t*, size_t count, bool* may_match,
-                       BatchPrefetch = BatchPrefetch::kInBatch) const {
-    for (size_t i = 0; i < count; ++i) may_match[i] = false;
-  }
-};
+using MatchNoneReader = ConstantReader<false>;
 
 // MatchAllReader, MatchNoneReader, then each kind's Reader in the order of AllKinds.
 using AnyReader = kinds_internal::ReadersOf<AllKinds, MatchAllReader, MatchNoneReader>::type;

@@ -189,13 +189,23 @@ Result<std::vector<double>> LevelShares(int num_levels, double size_ratio) {
   return shares;
 }
 
+namespace {
+
+// The level shares of a tree of num_levels levels, after checking every argument.
+Result<std::vector<double>> CheckedShares(int num_levels, double size_ratio, double bits_per_key) {
+  const Result<bool> ok = CheckArgs(num_levels, size_ratio, bits_per_key);
+  if (!ok.ok()) return Err(ok.error());
+  return LevelShares(num_levels, size_ratio);
+}
+
+}  // namespace
+
 Result<std::vector<LevelFilter>> AllocateLevels(int num_levels, double size_ratio,
                                                 double bits_per_key, FilterCostModel model,
                                                 uint64_t keys_per_filter) {
-  const Result<bool> ok = CheckArgs(num_levels, size_ratio, bits_per_key);
-  if (!ok.ok()) return Err(ok.error());
-  return AllocateShares(LevelShares(num_levels, size_ratio).value(), bits_per_key, model,
-                        keys_per_filter);
+  const Result<std::vector<double>> shares = CheckedShares(num_levels, size_ratio, bits_per_key);
+  if (!shares.ok()) return Err(shares.error());
+  return AllocateShares(shares.value(), bits_per_key, model, keys_per_filter);
 }
 
 Result<std::vector<LevelFilter>> AllocateShares(std::vector<double> shares, double bits_per_key,
@@ -275,13 +285,12 @@ Result<std::vector<LevelFilter>> AllocateShares(std::vector<double> shares, doub
 Result<std::vector<LevelFilter>> UniformAllocation(int num_levels, double size_ratio,
                                                    double bits_per_key, FilterCostModel model,
                                                    uint64_t keys_per_filter) {
-  const Result<bool> ok = CheckArgs(num_levels, size_ratio, bits_per_key);
-  if (!ok.ok()) return Err(ok.error());
-  const std::vector<double> shares = LevelShares(num_levels, size_ratio).value();
+  const Result<std::vector<double>> shares = CheckedShares(num_levels, size_ratio, bits_per_key);
+  if (!shares.ok()) return Err(shares.error());
   const std::vector<Offer> frontier = Frontier(model, keys_per_filter);
   size_t best = 0;
   while (best + 1 < frontier.size() && frontier[best + 1].bits <= bits_per_key) ++best;
-  return Assemble(shares, frontier, std::vector<size_t>(num_levels, best));
+  return Assemble(shares.value(), frontier, std::vector<size_t>(num_levels, best));
 }
 
 }  // namespace sstfilter

@@ -4,8 +4,7 @@
 // of w-bit fingerprints answers an absent key with chance 2^-w, and its table's size follows from
 // the key count and w, so everything here derives from the kind's table size and its choice of w.
 //
-// A kind derives from StaticKind<Kind, Params> (Params has int fingerprint_bits and double
-// bits_per_key, a budget when > 0) and provides:
+// A kind derives from StaticKind<Kind, Params> (Params a StaticParams of its own) and provides:
 //   static constexpr StaticKindFacts kFacts;
 //   static Result<int> FingerprintBitsFor(const Params&, uint64_t num_keys);
 //   using Solver;   its solver for BuildStatic (core/static_build.h), which also sizes its table:
@@ -26,6 +25,15 @@
 #include "core/sizing.h"
 
 namespace sstfilter {
+
+// A static kind's choice: a fingerprint width (a rate: 2^-w), or a budget of bits per key, which
+// picks for each filter the widest fingerprint whose table fits the budget at that filter's key
+// count. Tag makes each kind's parameters a type of their own: a FilterSpec tells them apart.
+template <typename Tag>
+struct StaticParams {
+  int fingerprint_bits = 8;
+  double bits_per_key = 0;  // > 0: a budget, and fingerprint_bits is not used
+};
 
 // What a static build reports.
 struct StaticBuildInfo {
@@ -55,8 +63,10 @@ struct StaticKindFacts {
 // spare slots, and a small set's rounding up to whole table units.
 inline constexpr uint64_t kStaticBuildSpareBytes = 4096;
 
-template <typename Kind, typename Params>
+template <typename Kind, typename KindParams>
 struct StaticKind {
+  using Params = KindParams;
+
   // A budget of b bits per key. Each filter gets the widest fingerprint that fits it at its own
   // key count (the kind's FingerprintBitsFor); fingerprint_bits holds what the budget buys for
   // large sets, floor(b / nominal_units_per_key) (NominalFpRate). An error below one unit's bits.

@@ -256,10 +256,10 @@ const std::vector<Candidate>& Candidates() {
       {"sstfilter.fuse@1%", [] { return MakeSstFilter(SpecForFpRate<Fuse>(0.01)); }},
       {"sstfilter.fuse@0.1%", [] { return MakeSstFilter(SpecForFpRate<Fuse>(0.001)); }},
       {"sstfilter.fuse:10", [] { return MakeSstFilter(SpecForBitsPerKey<Fuse>(10)); }},
-      // sstfilter.BumpedRibbon's kind, which sstfilter.Leveled also takes for small files.
+      // The standard Ribbon kind, which sstfilter.Leveled takes for small files.
       {"sstfilter.ribbon@1%", [] { return MakeSstFilter(SpecForFpRate<Ribbon>(0.01)); }},
       {"sstfilter.ribbon@0.1%", [] { return MakeSstFilter(SpecForFpRate<Ribbon>(0.001)); }},
-      // A budget, as sstfilter.BumpedRibbon:10 gives it: the widest fingerprint that fits.
+      // A budget of 10 bits per key: the widest fingerprint that fits.
       {"sstfilter.ribbon:10", [] { return MakeSstFilter(SpecForBitsPerKey<Ribbon>(10)); }},
       // Bumped Ribbon: layers of Ribbon tables, about 1.001 slots per key for large sets.
       {"sstfilter.bumped_ribbon@1%",

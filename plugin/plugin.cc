@@ -68,44 +68,36 @@ int AddPolicyFactories(ObjectLibrary& library, PolicyList<Policies...>) {
   return (AddPolicyFactory<Policies>(library) + ...);
 }
 
-int AddNoTrivialMoveFactory(ObjectLibrary& library) {
-  library.AddFactory<ROCKSDB_NAMESPACE::SstPartitionerFactory>(
-      NoTrivialMoveFactory::kClassName(),
-      [](const std::string& /*uri*/,
-         std::unique_ptr<ROCKSDB_NAMESPACE::SstPartitionerFactory>* guard,
-         std::string* errmsg) -> ROCKSDB_NAMESPACE::SstPartitionerFactory* {
-        guard->reset(new (std::nothrow) NoTrivialMoveFactory());
+// Adds the factory of `name` making a T by `make` (which returns nullptr when out of memory).
+template <typename T, typename Make>
+int AddFactoryOf(ObjectLibrary& library, const char* name, Make make) {
+  library.AddFactory<T>(
+      name,
+      [make](const std::string& /*uri*/, std::unique_ptr<T>* guard, std::string* errmsg) -> T* {
+        guard->reset(make());
         if (*guard == nullptr) *errmsg = "out of memory";
         return guard->get();
       });
   return 1;
 }
 
+int AddNoTrivialMoveFactory(ObjectLibrary& library) {
+  return AddFactoryOf<ROCKSDB_NAMESPACE::SstPartitionerFactory>(
+      library, NoTrivialMoveFactory::kClassName(),
+      [] { return new (std::nothrow) NoTrivialMoveFactory(); });
+}
+
 int AddLeveledBudgetFactory(ObjectLibrary& library) {
-  library.AddFactory<ROCKSDB_NAMESPACE::EventListener>(
-      kLeveledBudgetName,
-      [](const std::string& /*uri*/, std::unique_ptr<ROCKSDB_NAMESPACE::EventListener>* guard,
-         std::string* errmsg) -> ROCKSDB_NAMESPACE::EventListener* {
-        guard->reset(NewLeveledBudgetOrNull());
-        if (*guard == nullptr) *errmsg = "out of memory";
-        return guard->get();
-      });
-  return 1;
+  return AddFactoryOf<ROCKSDB_NAMESPACE::EventListener>(library, kLeveledBudgetName,
+                                                        [] { return NewLeveledBudgetOrNull(); });
 }
 
 // "sstfilter.RangeFilter", its options in the "{id=...;bits_per_key=...}" form. No
 // "<name>:<number>" form: table_properties_collectors is a list separated by colons.
 int AddRangeFilterFactory(ObjectLibrary& library) {
-  library.AddFactory<ROCKSDB_NAMESPACE::TablePropertiesCollectorFactory>(
-      RangeFilterCollectorFactory::kClassName(),
-      [](const std::string& /*uri*/,
-         std::unique_ptr<ROCKSDB_NAMESPACE::TablePropertiesCollectorFactory>* guard,
-         std::string* errmsg) -> ROCKSDB_NAMESPACE::TablePropertiesCollectorFactory* {
-        guard->reset(new (std::nothrow) RangeFilterCollectorFactory());
-        if (*guard == nullptr) *errmsg = "out of memory";
-        return guard->get();
-      });
-  return 1;
+  return AddFactoryOf<ROCKSDB_NAMESPACE::TablePropertiesCollectorFactory>(
+      library, RangeFilterCollectorFactory::kClassName(),
+      [] { return new (std::nothrow) RangeFilterCollectorFactory(); });
 }
 
 // Runs when libsstfilter.so is loaded: preloading the library (LD_PRELOAD) is enough for stock

@@ -171,9 +171,7 @@ const OptionTypeMap& CompatibilityTypeInfo() {
       "wrote)",
       {{"rocksdb", C::kRocksDb}, {"sstfilter", C::kSstFilter}},
       /*empty_is_default=*/true};
-  static const std::unordered_map<std::string, OptionTypeInfo> info = {
-      {"compatibility", NamedValuesOption(0, &compatibility)},
-  };
+  static const OptionTypeMap info = {{"compatibility", NamedValuesOption(0, &compatibility)}};
   return info;
 }
 
@@ -183,9 +181,7 @@ const OptionTypeMap& BloomTypeInfo() {
                                         "blocked or standard",
                                         {{"blocked", L::kBlocked}, {"standard", L::kStandard}},
                                         /*empty_is_default=*/false};
-  static const std::unordered_map<std::string, OptionTypeInfo> info = {
-      {"layout", NamedValuesOption(0, &layout)},
-  };
+  static const OptionTypeMap info = {{"layout", NamedValuesOption(0, &layout)}};
   return info;
 }
 

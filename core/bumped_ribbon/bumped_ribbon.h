@@ -50,11 +50,8 @@
 
 namespace sstfilter {
 
-// Chosen like a standard Ribbon filter: a fingerprint width, or a budget of bits per key.
-struct BumpedRibbonParams {
-  int fingerprint_bits = 8;
-  double bits_per_key = 0;  // > 0: a budget, and fingerprint_bits is not used
-};
+struct BumpedRibbonTag;
+using BumpedRibbonParams = StaticParams<BumpedRibbonTag>;
 
 // A layer's hash of a key (h_i above).
 inline uint64_t BumpedRibbonLayerHash(uint64_t h0, int layer) {
@@ -143,7 +140,6 @@ struct BumpedRibbon : StaticKind<BumpedRibbon, BumpedRibbonParams> {
       "bumped Ribbon",           kRibbonMinFingerprintBits,
       kRibbonMaxFingerprintBits, kBumpedRibbonNominalSlotsPerKey,
       kBumpedRibbonMaxAttempts,  36 + 8};
-  using Params = BumpedRibbonParams;
   using Reader = BumpedRibbonReader;
   static constexpr FilterKind kId = FilterKind{6};
   static constexpr const char* kName = "bumped_ribbon";

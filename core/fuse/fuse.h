@@ -40,13 +40,9 @@
 
 namespace sstfilter {
 
-// A fuse filter is chosen by its fingerprint width (a rate: 2^-w), or by a budget of bits per
-// key, which picks for each filter the widest fingerprint whose table fits the budget at that
-// filter's key count (small sets need more cells per key: math.h).
-struct FuseParams {
-  int fingerprint_bits = 8;
-  double bits_per_key = 0;  // > 0: a budget, and fingerprint_bits is not used
-};
+// A fuse filter's fingerprint width or budget (small sets need more cells per key: math.h).
+struct FuseTag;
+using FuseParams = StaticParams<FuseTag>;
 
 // The trailer's seed field of a fuse filter: which hashing and which table geometry.
 struct FuseLayout {
@@ -168,7 +164,6 @@ struct Fuse : StaticKind<Fuse, FuseParams> {
   static constexpr StaticKindFacts kFacts = {"binary fuse",           kFuseMinFingerprintBits,
                                              kFuseMaxFingerprintBits, kFuse4LargeSizeFactor,
                                              kFuseMaxAttempts,        13 * 1.4 + 8};
-  using Params = FuseParams;
   using Reader = FuseReader;
   static constexpr FilterKind kId = FilterKind{4};
   static constexpr const char* kName = "fuse";

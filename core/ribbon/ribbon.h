@@ -48,13 +48,8 @@
 
 namespace sstfilter {
 
-// A Ribbon filter is chosen by its fingerprint width (a rate: 2^-r), or by a budget of bits per
-// key, which picks for each filter the widest fingerprint whose table fits the budget at that
-// filter's key count.
-struct RibbonParams {
-  int fingerprint_bits = 8;
-  double bits_per_key = 0;  // > 0: a budget, and fingerprint_bits is not used
-};
+struct RibbonTag;
+using RibbonParams = StaticParams<RibbonTag>;
 
 // Where a key's equation lies in a table of num_slots slots, a multiple of 64 and at least 64
 // (RibbonSlotsFor's; BodyBytes checks a trailer's), so that every start has 64 slots. Cheap to
@@ -199,7 +194,6 @@ struct Ribbon : StaticKind<Ribbon, RibbonParams> {
                                              kRibbonNominalSlotsPerKey,
                                              kRibbonMaxAttempts,
                                              12 * 1.15 + 8};
-  using Params = RibbonParams;
   using Reader = RibbonReader;
   static constexpr FilterKind kId = FilterKind{5};
   static constexpr const char* kName = "ribbon";

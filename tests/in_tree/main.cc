@@ -20,6 +20,8 @@
 #include <memory>
 #include <string>
 
+#include "../open_db.h"  // OpenDb
+
 int main(int argc, char** argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: in_tree_check DB_DIR\n");
@@ -43,13 +45,7 @@ int main(int argc, char** argv) {
   options.error_if_exists = true;
   options.statistics = rocksdb::CreateDBStatistics();
   std::unique_ptr<rocksdb::DB> db;
-#if ROCKSDB_MAJOR >= 11  // 11.x opens into a std::unique_ptr only; earlier versions into a DB*
-  s = rocksdb::DB::Open(options, argv[1], &db);
-#else
-  rocksdb::DB* raw = nullptr;
-  s = rocksdb::DB::Open(options, argv[1], &raw);
-  db.reset(raw);
-#endif
+  s = OpenDb(options, argv[1], &db);
   if (!s.ok()) {
     fprintf(stderr, "in_tree_check: %s\n", s.ToString().c_str());
     return 1;

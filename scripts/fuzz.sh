@@ -41,7 +41,7 @@ done
   { echo "fuzz.sh: --split needs --runs (it divides the inputs between processes)" >&2; exit 2; }
 
 # The slowest first, so that with --jobs the others share the remaining cores while it runs.
-targets=(options_fuzzer builder_fuzzer reader_fuzzer range_fuzzer)
+targets=(options_fuzzer builder_fuzzer reader_fuzzer range_fuzzer dump_fuzzer)
 if [ ${#only[@]} -gt 0 ]; then
   for target in "${only[@]}"; do
     [[ " ${targets[*]} " == *" $target "* ]] ||
@@ -57,7 +57,7 @@ fi
 build="$root/build-fuzz"
 CC=clang CXX=clang++ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DSSTFILTER_FUZZ=ON -DSSTFILTER_BENCHMARKS=OFF -DBUILD_TESTING=OFF > /dev/null
-cmake --build "$build" -j "$(nproc)" --target reader_fuzzer builder_fuzzer options_fuzzer range_fuzzer \
+cmake --build "$build" -j "$(nproc)" --target reader_fuzzer builder_fuzzer options_fuzzer range_fuzzer dump_fuzzer \
   > /dev/null
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}

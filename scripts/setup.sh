@@ -38,7 +38,8 @@ if [ -z "$build_dir" ]; then
 fi
 
 packages=(cmake g++ make pkg-config librocksdb-dev rocksdb-tools libgflags-dev libgtest-dev
-          libxxhash-dev libhwy-dev libbenchmark-dev gnuplot-nox nlohmann-json3-dev)
+          libxxhash-dev libhwy-dev libbenchmark-dev gnuplot-nox nlohmann-json3-dev
+          redis-server redis-tools python3-redis python3-pytest)
 "$root/scripts/install-packages.sh" setup.sh "${packages[@]}"
 
 build_type=Release
@@ -59,6 +60,11 @@ fi
 if [ -n "$rocksdb" ]; then
   prefix=$("$root/scripts/rocksdb-prefix.sh" "$rocksdb" "$build_dir/rocksdb-prefix")
   extra+=(-DCMAKE_PREFIX_PATH="$prefix" -DSSTFILTER_BENCHMARKS=OFF)
+fi
+# The Redis module's build needs redismodule.h: in the default build only (the module does not use
+# RocksDB, and an instrumented one cannot load into Debian's redis-server).
+if [ "$sanitize" = OFF ] && [ "$tsan" = OFF ] && [ -z "$rocksdb" ]; then
+  "$root/scripts/redis-module-header.sh" "$build_dir/redis-include"
 fi
 cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE="$build_type" \
   -DSSTFILTER_SANITIZE="$sanitize" -DSSTFILTER_TSAN="$tsan" "${extra[@]}" >&2

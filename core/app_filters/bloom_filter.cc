@@ -85,6 +85,14 @@ Result<BloomFilter> BloomFilter::Create(uint64_t capacity, double fp_rate) {
   return filter;
 }
 
+bool BloomFilter::IsSizedFor(uint64_t capacity, double fp_rate) const {
+  const Result<BlockedBloomParams> params = BlockedBloom::ForFpRate(fp_rate);
+  if (!params.ok()) return false;
+  const Result<uint64_t> blocks = BlockedBloom::Units(params.value(), capacity);
+  return blocks.ok() && num_blocks_ == blocks.value() && num_probes_ == params.value().num_probes &&
+         capacity_ == capacity;
+}
+
 Result<BloomFilter> BloomFilter::Deserialize(const void* data, size_t size) {
   ParsedFilter parsed;
   if (data == nullptr || !ParseFilter(static_cast<const uint8_t*>(data), size, &parsed)) {

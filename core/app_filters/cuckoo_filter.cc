@@ -116,7 +116,6 @@ CuckooFilter& CuckooFilter::operator=(CuckooFilter&& other) noexcept {
   fingerprint_bits_ = other.fingerprint_bits_;
   seed_ = other.seed_;
   size_ = std::exchange(other.size_, 0);
-  rng_state_ = other.rng_state_;
   erasable_ = other.erasable_;
   other.bytes_.clear();
   return *this;
@@ -128,8 +127,10 @@ bool CuckooFilter::AddHash(uint64_t hash) {
   CuckooTable table = TableOf(bytes_, num_buckets_, fingerprint_bits_);
   const uint64_t h = hashing.Remix(hash);
   std::vector<Kick> path;  // Add is not a query path; the walk is rare below ~90% load
+  // The walk's choices drawn from the key and the table's count: no state outside the table.
+  uint64_t walk_state = h ^ (size_ * 0x9e3779b97f4a7c15u);
   const Placement p =
-      Place(&table, hashing, hashing.Bucket(h), hashing.Fingerprint(h), false, &rng_state_, &path);
+      Place(&table, hashing, hashing.Bucket(h), hashing.Fingerprint(h), false, &walk_state, &path);
   if (p == Placement::kFailed) return false;
   ++size_;
   return true;
@@ -176,6 +177,12 @@ bool CuckooFilter::EraseHash(uint64_t hash) {
 double CuckooFilter::load() const {
   return num_buckets_ == 0 ? 0
                            : static_cast<double>(size_) / (num_buckets_ * kCuckooSlotsPerBucket);
+}
+
+bool CuckooFilter::IsSizedFor(uint64_t capacity, int fingerprint_bits) const {
+  const Result<uint64_t> buckets = CuckooBuckets(capacity, kCuckooTargetLoad);
+  return buckets.ok() && num_buckets_ == buckets.value() && fingerprint_bits_ == fingerprint_bits &&
+         erasable_;
 }
 
 std::string CuckooFilter::Serialize() const {

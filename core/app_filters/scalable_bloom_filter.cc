@@ -3,6 +3,13 @@
 // growing capacity and tightening rate (FilterChain, include/sstfilter/scaling.h).
 #include "sstfilter/scalable_bloom_filter.h"
 
+#include <algorithm>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "core/app_filters/chain_format.h"
+
 namespace sstfilter {
 
 namespace {
@@ -19,6 +26,8 @@ Result<ScalableBloomFilter> ScalableBloomFilter::Create(uint64_t initial_capacit
   const Result<bool> started =
       filter.chain_.Start(initial_capacity, fp_rate, options, MakeBloomFilter);
   if (!started.ok()) return Err(started.error());
+  filter.options_ = options;
+  filter.initial_capacity_ = initial_capacity;
   return filter;
 }
 
@@ -36,10 +45,70 @@ AddOutcome ScalableBloomFilter::AddHash(uint64_t hash) {
   return AddOutcome::kAdded;
 }
 
+void ScalableBloomFilter::MayContainBatch(const uint64_t* hashes, size_t count,
+                                          bool* may_match) const {
+  const std::vector<BloomFilter>& filters = chain_.filters();
+  std::fill(may_match, may_match + count, filters.empty());  // moved from: "may match"
+  if (filters.empty() || count == 0) return;
+  const std::unique_ptr<bool[]> in_one(new bool[count]);
+  for (const BloomFilter& f : filters) {
+    f.MayContainBatch(hashes, count, in_one.get());
+    for (size_t i = 0; i < count; ++i) may_match[i] = may_match[i] || in_one[i];
+  }
+}
+
 double ScalableBloomFilter::ExpectedFpRate() const {
   double none = 1;  // the chance that no filter passes an absent key
   for (const BloomFilter& f : chain_.filters()) none *= 1 - f.ExpectedFpRate();
   return 1 - none;
+}
+
+std::string ScalableBloomFilter::Serialize() const {
+  chain_format::Header header;
+  header.filters = chain_format::kBloomChain;
+  header.scaling = options_.scaling;
+  header.fp_rate = chain_.fp_rate();
+  header.growth = options_.growth;
+  header.tightening = options_.tightening;
+  header.initial_capacity = initial_capacity_;
+  header.newest_keys = newest_keys_;
+  header.size = size_;
+  header.num_filters = static_cast<uint32_t>(chain_.filters().size());
+  std::string out;
+  chain_format::AppendHeader(header, &out);
+  for (const BloomFilter& f : chain_.filters()) chain_format::AppendFilter(f.Serialize(), &out);
+  return out;
+}
+
+Result<ScalableBloomFilter> ScalableBloomFilter::Deserialize(const void* data, size_t size) {
+  std::vector<chain_format::FilterBytes> parts;
+  const Result<chain_format::Header> header =
+      chain_format::Parse(data, size, chain_format::kBloomChain, &parts);
+  if (!header.ok()) return Err(header.error());
+  const chain_format::Header& h = header.value();
+  std::vector<BloomFilter> filters;
+  filters.reserve(parts.size());
+  for (const chain_format::FilterBytes& part : parts) {
+    Result<BloomFilter> f = BloomFilter::Deserialize(part.data, part.size);
+    if (!f.ok()) return Err("filter " + std::to_string(filters.size()) + ": " + f.error());
+    filters.push_back(std::move(f).value());
+  }
+  ScalableBloomFilter filter;
+  filter.options_ = ScalingOptions{h.growth, h.tightening, h.scaling};
+  filter.initial_capacity_ = h.initial_capacity;
+  const Result<bool> restored =
+      filter.chain_.Restore(h.initial_capacity, h.fp_rate, filter.options_, std::move(filters),
+                            [](const BloomFilter& f, uint64_t capacity, double rate) {
+                              return f.IsSizedFor(capacity, rate);
+                            });
+  if (!restored.ok()) return Err(restored.error());
+  if (h.newest_keys > filter.chain_.newest_capacity() || h.size < h.newest_keys ||
+      h.size > filter.chain_.capacity()) {
+    return Err("a scalable Bloom filter whose key counts exceed its capacity");
+  }
+  filter.newest_keys_ = h.newest_keys;
+  filter.size_ = h.size;
+  return filter;
 }
 
 }  // namespace sstfilter

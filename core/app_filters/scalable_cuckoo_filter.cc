@@ -5,7 +5,9 @@
 
 #include <cmath>
 #include <utility>
+#include <vector>
 
+#include "core/app_filters/chain_format.h"
 #include "core/cuckoo/math.h"
 
 namespace sstfilter {
@@ -37,6 +39,8 @@ Result<ScalableCuckooFilter> ScalableCuckooFilter::Create(uint64_t initial_capac
   const Result<bool> started =
       filter.chain_.Start(initial_capacity, fp_rate, options, MakeCuckooFilter);
   if (!started.ok()) return Err(started.error());
+  filter.options_ = options;
+  filter.initial_capacity_ = initial_capacity;
   return filter;
 }
 
@@ -89,6 +93,50 @@ double ScalableCuckooFilter::FpRateBound() const {
     bound += CuckooFpRate(f.fingerprint_bits(), /*load=*/1.0).value();  // 8 / (2^f - 1)
   }
   return bound;
+}
+
+std::string ScalableCuckooFilter::Serialize() const {
+  chain_format::Header header;
+  header.filters = chain_format::kCuckooChain;
+  header.scaling = options_.scaling;
+  header.fp_rate = chain_.fp_rate();
+  header.growth = options_.growth;
+  header.tightening = options_.tightening;
+  header.initial_capacity = initial_capacity_;
+  header.num_filters = static_cast<uint32_t>(chain_.filters().size());
+  std::string out;
+  chain_format::AppendHeader(header, &out);
+  for (const CuckooFilter& f : chain_.filters()) chain_format::AppendFilter(f.Serialize(), &out);
+  return out;
+}
+
+Result<ScalableCuckooFilter> ScalableCuckooFilter::Deserialize(const void* data, size_t size) {
+  std::vector<chain_format::FilterBytes> parts;
+  const Result<chain_format::Header> header =
+      chain_format::Parse(data, size, chain_format::kCuckooChain, &parts);
+  if (!header.ok()) return Err(header.error());
+  const chain_format::Header& h = header.value();
+  if (h.newest_keys != 0 || h.size != 0) {
+    return Err("a scalable cuckoo filter's header with key counts (its tables count them)");
+  }
+  std::vector<CuckooFilter> filters;
+  filters.reserve(parts.size());
+  for (const chain_format::FilterBytes& part : parts) {
+    Result<CuckooFilter> f = CuckooFilter::Deserialize(part.data, part.size);
+    if (!f.ok()) return Err("filter " + std::to_string(filters.size()) + ": " + f.error());
+    filters.push_back(std::move(f).value());
+  }
+  ScalableCuckooFilter filter;
+  filter.options_ = ScalingOptions{h.growth, h.tightening, h.scaling};
+  filter.initial_capacity_ = h.initial_capacity;
+  const Result<bool> restored =
+      filter.chain_.Restore(h.initial_capacity, h.fp_rate, filter.options_, std::move(filters),
+                            [](const CuckooFilter& f, uint64_t capacity, double rate) {
+                              const int bits = FingerprintBitsForBound(rate);
+                              return bits != 0 && f.IsSizedFor(capacity, bits);
+                            });
+  if (!restored.ok()) return Err(restored.error());
+  return filter;
 }
 
 }  // namespace sstfilter

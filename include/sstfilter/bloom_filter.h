@@ -91,6 +91,9 @@ class SSTFILTER_EXPORT BloomFilter {
   // sstfilter's byte format (a blocked Bloom filter whose key count is the capacity): Deserialize
   // and the SST filter readers read it.
   std::string Serialize() const;
+  // Whether the filter is the one Create(capacity, fp_rate) makes: the same blocks, probes and
+  // capacity (a deserialised filter is checked so before it joins a scalable filter).
+  bool IsSizedFor(uint64_t capacity, double fp_rate) const;
 
   // A moved-from filter takes no keys and answers "may match" to every query.
   BloomFilter(BloomFilter&& other) noexcept { *this = std::move(other); }

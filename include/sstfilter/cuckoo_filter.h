@@ -19,6 +19,10 @@
 // false negative. A 4-bit counting Bloom filter, the other way to delete from a filter, has the
 // same caveat at four times a Bloom filter's size.
 //
+// Determinism: where Add places a key (the kicks of its walk) follows from the key and the table
+// alone, so the bytes of a filter follow from its adds and erases, in order: a replica that
+// replays them holds the same bytes, whatever it loaded them from.
+//
 // Threads: const methods may run at the same time from many threads; Add and Erase need one writer
 // at a time, with no query running.
 #pragma once
@@ -81,6 +85,9 @@ class SSTFILTER_EXPORT CuckooFilter {
   // The byte format of the cuckoo kind, with plain buckets (format version 1; a static build
   // semi-sorts them): readable by the SST filter readers and by Deserialize.
   std::string Serialize() const;
+  // Whether the filter is the one Create(capacity, fingerprint_bits) makes: the same buckets and
+  // fingerprints, in plain buckets that Erase may change.
+  bool IsSizedFor(uint64_t capacity, int fingerprint_bits) const;
 
   // A moved-from filter is empty: it holds nothing and accepts nothing.
   CuckooFilter(CuckooFilter&& other) noexcept { *this = std::move(other); }
@@ -95,8 +102,7 @@ class SSTFILTER_EXPORT CuckooFilter {
   int fingerprint_bits_ = 0;
   uint32_t seed_ = 0;  // the hashing seed (core/cuckoo/cuckoo.h, CuckooHashing)
   uint64_t size_ = 0;
-  uint64_t rng_state_ = 0;  // the random walk of placements
-  bool erasable_ = true;    // false for a static build's semi-sorted table (see Erase)
+  bool erasable_ = true;  // false for a static build's semi-sorted table (see Erase)
 };
 
 }  // namespace sstfilter

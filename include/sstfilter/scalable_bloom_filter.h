@@ -22,14 +22,15 @@
 // RedisBloom's: growth 2, tightening 0.5.
 //
 // Threads: queries may run from many threads at once, but not during an Add, which may append a
-// filter to the list (one writer at a time, with no query running). Serialisation is not provided
-// yet.
+// filter to the list (one writer at a time, with no query running).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "sstfilter/bloom_filter.h"
 #include "sstfilter/export.h"
@@ -50,6 +51,11 @@ class SSTFILTER_EXPORT ScalableBloomFilter {
 
   bool MayContain(std::string_view key) const { return MayContainHash(HashKey(key)); }
   bool MayContainHash(uint64_t hash) const { return chain_.MayContainHash(hash); }
+  // may_match[i] = MayContainHash(hashes[i]): each filter answers the whole batch with its memory
+  // loads overlapped (BloomFilter::MayContainBatch). Allocates a flag per hash.
+  void MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match) const;
+  // The filters, oldest first.
+  const std::vector<BloomFilter>& filters() const { return chain_.filters(); }
 
   // Keys added (Add answered kAdded).
   uint64_t size() const { return size_; }
@@ -63,12 +69,23 @@ class SSTFILTER_EXPORT ScalableBloomFilter {
   double fp_rate() const { return chain_.fp_rate(); }
   uint64_t memory_bytes() const { return chain_.memory_bytes(); }
 
+  // The filter as bytes (core/app_filters/chain_format.h: a header, then each BloomFilter's
+  // Serialize), and back: Deserialize fails, with a message, for bytes that are not a scalable
+  // Bloom filter this one could have become (truncated, corrupt, of another kind, or with filters
+  // that its options would not have made), and then builds nothing.
+  std::string Serialize() const;
+  static Result<ScalableBloomFilter> Deserialize(const void* data, size_t size);
+  const ScalingOptions& options() const { return options_; }
+  uint64_t initial_capacity() const { return initial_capacity_; }
+
   // A moved-from filter takes no keys (kFull) and answers "may match" to every query.
   ScalableBloomFilter(ScalableBloomFilter&& other) noexcept { *this = std::move(other); }
   ScalableBloomFilter& operator=(ScalableBloomFilter&& other) noexcept {
     chain_ = std::move(other.chain_);
     newest_keys_ = std::exchange(other.newest_keys_, 0);
     size_ = std::exchange(other.size_, 0);
+    options_ = other.options_;
+    initial_capacity_ = other.initial_capacity_;
     return *this;
   }
 
@@ -79,6 +96,8 @@ class SSTFILTER_EXPORT ScalableBloomFilter {
   FilterChain<BloomFilter> chain_;
   uint64_t newest_keys_ = 0;  // keys added to the newest filter
   uint64_t size_ = 0;
+  ScalingOptions options_;  // as given to Create
+  uint64_t initial_capacity_ = 0;
 };
 
 }  // namespace sstfilter

@@ -25,7 +25,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "sstfilter/cuckoo_filter.h"
 #include "sstfilter/export.h"
@@ -58,6 +60,8 @@ class SSTFILTER_EXPORT ScalableCuckooFilter {
 
   bool MayContain(std::string_view key) const { return MayContainHash(HashKey(key)); }
   bool MayContainHash(uint64_t hash) const { return chain_.MayContainHash(hash); }
+  // The filters, oldest first.
+  const std::vector<CuckooFilter>& filters() const { return chain_.filters(); }
   // The copies of the key's fingerprint over all filters (CuckooFilter::Count of each).
   uint64_t Count(std::string_view key) const { return CountHash(HashKey(key)); }
   uint64_t CountHash(uint64_t hash) const;
@@ -76,6 +80,15 @@ class SSTFILTER_EXPORT ScalableCuckooFilter {
   double FpRateBound() const;
   uint64_t memory_bytes() const { return chain_.memory_bytes(); }
 
+  // The filter as bytes (core/app_filters/chain_format.h: a header, then each CuckooFilter's
+  // Serialize), and back: Deserialize fails, with a message, for bytes that are not a scalable
+  // cuckoo filter this one could have become (truncated, corrupt, of another kind, or with filters
+  // that its options would not have made), and then builds nothing.
+  std::string Serialize() const;
+  static Result<ScalableCuckooFilter> Deserialize(const void* data, size_t size);
+  const ScalingOptions& options() const { return options_; }
+  uint64_t initial_capacity() const { return initial_capacity_; }
+
   // A moved-from filter takes no keys (kFull) and answers "may match" to every query.
   ScalableCuckooFilter(ScalableCuckooFilter&&) noexcept = default;
   ScalableCuckooFilter& operator=(ScalableCuckooFilter&&) noexcept = default;
@@ -85,6 +98,8 @@ class SSTFILTER_EXPORT ScalableCuckooFilter {
   ScalableCuckooFilter() = default;
 
   FilterChain<CuckooFilter> chain_;
+  ScalingOptions options_;  // as given to Create
+  uint64_t initial_capacity_ = 0;
 };
 
 }  // namespace sstfilter

@@ -115,6 +115,35 @@ class FilterChain {
     return true;
   }
 
+  // A chain of the filters given, oldest first, that must be those Start and Grow would have made:
+  // `fits(filter, capacity, rate)` tells whether a filter is the one of that capacity and rate.
+  // An error, leaving the chain empty, for options, a capacity or a rate out of range, no filters,
+  // more than one in a chain that does not scale, or a filter that is not the schedule's.
+  template <typename Fits>
+  Result<bool> Restore(uint64_t initial_capacity, double fp_rate, const ScalingOptions& options,
+                       std::vector<Filter> filters, Fits&& fits) {
+    auto schedule = ScalingSchedule::Create(initial_capacity, fp_rate, options);
+    if (!schedule.ok()) return Err(schedule.error());
+    if (filters.empty()) return Err("no filters");
+    if (!options.scaling && filters.size() > 1) {
+      return Err(std::to_string(filters.size()) + " filters in a chain that does not scale");
+    }
+    FilterChain chain;
+    chain.schedule_ = schedule.value();
+    chain.scaling_ = options.scaling;
+    chain.fp_rate_ = fp_rate;
+    for (size_t i = 0; i < filters.size(); ++i) {
+      uint64_t capacity = 0;
+      double rate = 0;
+      if (!chain.schedule_.Peek(&capacity, &rate) || !fits(filters[i], capacity, rate)) {
+        return Err("filter " + std::to_string(i) + " is not the one the chain's schedule makes");
+      }
+      chain.Append(std::move(filters[i]), capacity);
+    }
+    *this = std::move(chain);
+    return true;
+  }
+
   FilterChain() = default;
   // A moved-from chain is empty: no filter, no capacity, does not scale.
   FilterChain(FilterChain&& other) noexcept { *this = std::move(other); }

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: Apache-2.0
+// The scalable filters' serialised bytes (core/app_filters/chain_format.h).
+#include "core/app_filters/chain_format.h"
+
+#include <cstdint>
+#include <cstring>
+
+#include "core/format.h"
+
+namespace sstfilter {
+namespace chain_format {
+namespace {
+
+constexpr char kMagic[4] = {'S', 'F', 'C', 'H'};
+constexpr uint8_t kVersion = 1;
+
+uint64_t BitsOf(double v) {
+  uint64_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  return bits;
+}
+
+double DoubleOf(uint64_t bits) {
+  double v;
+  std::memcpy(&v, &bits, sizeof v);
+  return v;
+}
+
+void AppendLE64(uint64_t v, std::string* out) {
+  uint8_t bytes[8];
+  StoreLE64(bytes, v);
+  out->append(reinterpret_cast<const char*>(bytes), sizeof bytes);
+}
+
+}  // namespace
+
+void AppendHeader(const Header& header, std::string* out) {
+  out->append(kMagic, sizeof kMagic);
+  out->push_back(static_cast<char>(kVersion));
+  out->push_back(static_cast<char>(header.filters));
+  out->push_back(static_cast<char>(header.scaling ? 1 : 0));
+  out->push_back('\0');
+  AppendLE64(BitsOf(header.fp_rate), out);
+  AppendLE64(BitsOf(header.growth), out);
+  AppendLE64(BitsOf(header.tightening), out);
+  AppendLE64(header.initial_capacity, out);
+  AppendLE64(header.newest_keys, out);
+  AppendLE64(header.size, out);
+  AppendLE64(header.num_filters, out);  // n, then the 4 zero bytes
+}
+
+void AppendFilter(const std::string& filter_bytes, std::string* out) {
+  AppendLE64(filter_bytes.size(), out);
+  out->append(filter_bytes);
+}
+
+Result<Header> Parse(const void* data, size_t size, uint8_t filters,
+                     std::vector<FilterBytes>* filter_bytes) {
+  const uint8_t* p = static_cast<const uint8_t*>(data);
+  if (p == nullptr || size < kHeaderBytes || std::memcmp(p, kMagic, sizeof kMagic) != 0) {
+    return Err("not a scalable filter's bytes (" + std::to_string(size) + " bytes, no header)");
+  }
+  if (p[4] != kVersion) {
+    return Err("a scalable filter of format version " + std::to_string(p[4]) + ", not 1");
+  }
+  if (p[5] != filters) {
+    return Err(std::string("a scalable ") + (p[5] == kBloomChain ? "Bloom" : "cuckoo") +
+               " filter's bytes, not a scalable " + (filters == kBloomChain ? "Bloom" : "cuckoo") +
+               " filter's");
+  }
+  if ((p[6] & ~1) != 0 || p[7] != 0 || LoadLE32(p + 60) != 0) {
+    return Err("a scalable filter's header with reserved bits set");
+  }
+  Header h;
+  h.filters = filters;
+  h.scaling = (p[6] & 1) != 0;
+  h.fp_rate = DoubleOf(LoadLE64(p + 8));
+  h.growth = DoubleOf(LoadLE64(p + 16));
+  h.tightening = DoubleOf(LoadLE64(p + 24));
+  h.initial_capacity = LoadLE64(p + 32);
+  h.newest_keys = LoadLE64(p + 40);
+  h.size = LoadLE64(p + 48);
+  h.num_filters = LoadLE32(p + 56);
+  if (h.num_filters == 0) return Err("a scalable filter of no filters");
+  filter_bytes->clear();
+  size_t at = kHeaderBytes;
+  for (uint32_t i = 0; i < h.num_filters; ++i) {
+    if (size - at < 8) return Err("a scalable filter's bytes cut short");
+    const uint64_t length = LoadLE64(p + at);
+    at += 8;
+    if (length > size - at) return Err("a scalable filter's bytes cut short");
+    filter_bytes->push_back({p + at, static_cast<size_t>(length)});
+    at += length;
+  }
+  if (at != size) {
+    return Err("a scalable filter's bytes with " + std::to_string(size - at) + " bytes left over");
+  }
+  return h;
+}
+
+uint64_t BytesNeeded(const void* data, size_t size) {
+  const uint8_t* p = static_cast<const uint8_t*>(data);
+  if (p == nullptr || size < kHeaderBytes) return kHeaderBytes;
+  const uint32_t n = LoadLE32(p + 56);
+  uint64_t at = kHeaderBytes;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (size - at < 8) return at + 8;  // the next length is still to come
+    const uint64_t length = LoadLE64(p + at);
+    if (length > UINT64_MAX - at - 8) return UINT64_MAX;  // never complete
+    at += 8 + length;
+    if (at > size) return at;
+  }
+  return at;
+}
+
+}  // namespace chain_format
+}  // namespace sstfilter

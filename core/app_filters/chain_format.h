@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: Apache-2.0
+// The serialised bytes of a scalable filter (ScalableBloomFilter, ScalableCuckooFilter): a header
+// of 64 bytes, then each filter of the chain, oldest first, as its length and its own serialised
+// bytes (sstfilter's byte format, docs/format.md). Integers and doubles little-endian:
+//
+//   offset  bytes  field
+//   0       4      magic "SFCH"
+//   4       1      version: 1
+//   5       1      the chain's filters: 1 blocked Bloom (BloomFilter), 2 cuckoo (CuckooFilter)
+//   6       1      flags: bit 0 set if the chain scales (adds a filter when the newest is full)
+//   7       1      0
+//   8       8      fp_rate, the bound asked of Create (IEEE 754 double)
+//   16      8      growth (double)
+//   24      8      tightening (double)
+//   32      8      initial capacity, in keys
+//   40      8      keys added to the newest filter (Bloom chains; 0 for cuckoo)
+//   48      8      keys added in all (Bloom chains; 0 for cuckoo, which counts its table)
+//   56      4      n, the number of filters, at least 1
+//   60      4      0
+//   64      then n times: 8 bytes L, then the L bytes of one filter
+//
+// A reader takes nothing on trust: the filters are what the schedule of (initial capacity,
+// fp_rate, growth, tightening) makes, in order (FilterChain::Restore), and the bytes end exactly
+// after the last one. Anything else is an error, and nothing is built.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sstfilter/result.h"
+
+namespace sstfilter {
+namespace chain_format {
+
+inline constexpr uint8_t kBloomChain = 1;
+inline constexpr uint8_t kCuckooChain = 2;
+inline constexpr size_t kHeaderBytes = 64;
+
+struct Header {
+  uint8_t filters = 0;  // kBloomChain or kCuckooChain
+  bool scaling = true;
+  double fp_rate = 0, growth = 0, tightening = 0;
+  uint64_t initial_capacity = 0;
+  uint64_t newest_keys = 0;
+  uint64_t size = 0;
+  uint32_t num_filters = 0;
+};
+
+// One filter's serialised bytes inside the chain's.
+struct FilterBytes {
+  const uint8_t* data;
+  size_t size;
+};
+
+void AppendHeader(const Header& header, std::string* out);
+void AppendFilter(const std::string& filter_bytes, std::string* out);
+
+// The header of `size` bytes at `data` and views of its filters' bytes; an error, with a message,
+// for bytes that are not a chain of `filters` in this format (wrong magic, version or kind, a
+// count or length that runs past the end, or bytes left over).
+Result<Header> Parse(const void* data, size_t size, uint8_t filters,
+                     std::vector<FilterBytes>* filter_bytes);
+
+// The total length of the chain whose first `size` bytes are at `data`, as far as they tell: a
+// header's worth while the header is incomplete, then the header and the filters whose lengths
+// the bytes hold, plus 8 for the next length while one is still to come. A chain arriving in
+// pieces is complete when this equals the bytes received (and Parse then reads it), and can never
+// be once it is smaller.
+uint64_t BytesNeeded(const void* data, size_t size);
+
+}  // namespace chain_format
+}  // namespace sstfilter

@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: Apache-2.0
+// BF.*: RedisBloom's Bloom filter commands over ScalableBloomFilter
+// (include/sstfilter/scalable_bloom_filter.h), with RedisBloom's arities, replies, defaults and
+// error texts. Every write is replicated verbatim: the filter's bytes follow from the commands
+// alone, so a replica's are the primary's.
+#include "redis/bloom_commands.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "redis/command_args.h"
+#include "redis/dump_commands.h"
+#include "redis/filter_value.h"
+#include "sstfilter/hash_key.h"
+#include "sstfilter/scalable_bloom_filter.h"
+
+namespace sstfilter::redis {
+namespace {
+
+using BloomValue = FilterValue<ScalableBloomFilter, DumpType::kBloom>;
+
+RedisModuleType* bloom_type = nullptr;
+
+// What BF.ADD and BF.INSERT give a filter they create: RedisBloom's defaults.
+struct BloomOptions {
+  double error_rate = 0.01;
+  long long capacity = 100;
+  long long expansion = 2;
+  bool nonscaling = false;
+};
+// The chain's rate of each new filter over the one before: RedisBloom's.
+constexpr double kTightening = 0.5;
+constexpr long long kMaxExpansion = 32768;
+
+// A filter of `options`, as the key's new value; an error reply when it cannot be made.
+BloomValue* Create(RedisModuleCtx* ctx, RedisModuleKey* key, const BloomOptions& options) {
+  ScalingOptions scaling;
+  scaling.growth = static_cast<double>(options.expansion);
+  scaling.tightening = kTightening;
+  scaling.scaling = !options.nonscaling;
+  Result<ScalableBloomFilter> filter = ScalableBloomFilter::Create(
+      static_cast<uint64_t>(options.capacity), options.error_rate, scaling);
+  if (!filter.ok()) {
+    RedisModule_ReplyWithError(ctx, ("ERR " + filter.error()).c_str());
+    return nullptr;
+  }
+  auto value = std::make_unique<BloomValue>();
+  value->filter = std::make_unique<ScalableBloomFilter>(std::move(filter).value());
+  BloomValue* raw = value.release();
+  RedisModule_ModuleTypeSetValue(key, bloom_type, raw);
+  return raw;
+}
+
+// The key's filter for a write: created with `options` if the key is empty and `create`; null,
+// with the error replied, otherwise.
+BloomValue* FilterForWrite(RedisModuleCtx* ctx, RedisModuleString* name, bool create,
+                           const BloomOptions& options) {
+  RedisModuleKey* key = nullptr;
+  void* v = nullptr;
+  switch (OpenKey(ctx, name, REDISMODULE_READ | REDISMODULE_WRITE, bloom_type, &key, &v)) {
+    case KeyState::kWrongType:
+      RedisModule_ReplyWithError(ctx, kWrongTypeError);
+      return nullptr;
+    case KeyState::kEmpty:
+      if (!create) {
+        RedisModule_ReplyWithError(ctx, "ERR not found");
+        return nullptr;
+      }
+      return Create(ctx, key, options);
+    case KeyState::kOurs:
+      break;
+  }
+  BloomValue* value = static_cast<BloomValue*>(v);
+  if (!value->loaded()) {
+    RedisModule_ReplyWithError(ctx, "ERR the filter is still loading (BF.LOADCHUNK)");
+    return nullptr;
+  }
+  value->scan_cache = std::string();
+  return value;
+}
+
+// The key's filter for a read: null for an empty key (absent items) or, with the error replied,
+// for another type or a filter still loading; `*error` says which.
+const BloomValue* FilterForRead(RedisModuleCtx* ctx, RedisModuleString* name, bool* error) {
+  RedisModuleKey* key = nullptr;
+  void* v = nullptr;
+  *error = false;
+  switch (OpenKey(ctx, name, REDISMODULE_READ, bloom_type, &key, &v)) {
+    case KeyState::kEmpty:
+      return nullptr;
+    case KeyState::kWrongType:
+      *error = true;
+      RedisModule_ReplyWithError(ctx, kWrongTypeError);
+      return nullptr;
+    case KeyState::kOurs:
+      break;
+  }
+  const BloomValue* value = static_cast<const BloomValue*>(v);
+  if (!value->loaded()) {
+    *error = true;
+    RedisModule_ReplyWithError(ctx, "ERR the filter is still loading (BF.LOADCHUNK)");
+    return nullptr;
+  }
+  return value;
+}
+
+uint64_t HashOf(RedisModuleString* item) {
+  size_t length = 0;
+  const char* data = RedisModule_StringPtrLen(item, &length);
+  return HashKey(std::string_view(data, length));
+}
+
+// One item's reply to an add: 1 added, 0 reported before, an error when the filter is full.
+void ReplyToAdd(RedisModuleCtx* ctx, AddOutcome outcome) {
+  switch (outcome) {
+    case AddOutcome::kAdded:
+      RedisModule_ReplyWithLongLong(ctx, 1);
+      return;
+    case AddOutcome::kMayBePresent:
+      RedisModule_ReplyWithLongLong(ctx, 0);
+      return;
+    case AddOutcome::kFull:
+      RedisModule_ReplyWithError(ctx, "ERR non scaling filter is full");
+      return;
+  }
+}
+
+// The items argv[first..argc) added, one reply each, in an array; replicated.
+int AddItems(RedisModuleCtx* ctx, BloomValue* value, RedisModuleString** argv, int first,
+             int argc) {
+  RedisModule_ReplyWithArray(ctx, argc - first);
+  for (int i = first; i < argc; ++i) ReplyToAdd(ctx, value->filter->AddHash(HashOf(argv[i])));
+  RedisModule_ReplicateVerbatim(ctx);
+  return REDISMODULE_OK;
+}
+
+// ---- options ----
+
+const char* kRateError = "ERR (0 < error rate range < 1)";
+const char* kCapacityError = "ERR (capacity should be larger than 0)";
+const char* kExpansionError = "ERR expansion should be greater or equal to 1";
+
+bool ParseRate(RedisModuleString* arg, double* rate) {
+  return ParseDouble(arg, rate) && *rate > 0 && *rate < 1;
+}
+bool ParseCapacity(RedisModuleString* arg, long long* capacity) {
+  return ParseInteger(arg, 1, kMaxCapacity, capacity);
+}
+bool ParseExpansion(RedisModuleString* arg, long long* expansion) {
+  return ParseInteger(arg, 1, kMaxExpansion, expansion);
+}
+
+// BF.RESERVE key error_rate capacity [EXPANSION expansion] [NONSCALING]
+int Reserve(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+  if (argc < 4 || argc > 7) return RedisModule_WrongArity(ctx);
+  BloomOptions options;
+  if (!ParseRate(argv[2], &options.error_rate)) return RedisModule_ReplyWithError(ctx, kRateError);
+  if (!ParseCapacity(argv[3], &options.capacity)) {
+    return RedisModule_ReplyWithError(ctx, kCapacityError);
+  }
+  bool expansion_given = false;
+  for (int i = 4; i < argc; ++i) {
+    if (ArgIs(argv[i], "NONSCALING")) {
+      options.nonscaling = true;
+    } else if (ArgIs(argv[i], "EXPANSION") && i + 1 < argc) {
+      if (!ParseExpansion(argv[++i], &options.expansion)) {
+        return RedisModule_ReplyWithError(ctx, kExpansionError);
+      }
+      expansion_given = true;
+    } else {
+      return RedisModule_ReplyWithError(ctx, "ERR syntax error");
+    }
+  }
+  if (options.nonscaling && expansion_given) {
+    return RedisModule_ReplyWithError(ctx, "ERR Nonscaling filters cannot expand");
+  }
+  RedisModuleKey* key = nullptr;
+  void* v = nullptr;
+  if (OpenKey(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, bloom_type, &key, &v) !=
+      KeyState::kEmpty) {
+    return RedisModule_ReplyWithError(ctx, "ERR item exists");
+  }
+  if (Create(ctx, key, options) == nullptr) return REDISMODULE_OK;  // replied
+  RedisModule_ReplicateVerbatim(ctx);
+  return RedisModule_ReplyWithSimpleString(ctx, "OK");
+}
+
+// BF.ADD key item
+int Add(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+  if (argc != 3) return RedisModule_WrongArity(ctx);
+  BloomValue* value = FilterForWrite(ctx, argv[1], /*create=*/true, BloomOptions());
+  if (value == nullptr) return REDISMODULE_OK;
+  const AddOutcome outcome = value->filter->AddHash(HashOf(argv[2]));
+  RedisModule_ReplicateVerbatim(ctx);
+  ReplyToAdd(ctx, outcome);
+  return REDISMODULE_OK;
+}
+
+// BF.MADD key item [item ...]
+int MAdd(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+  if (argc < 3) return RedisModule_WrongArity(ctx);
+  BloomValue* value = FilterForWrite(ctx, argv[1], /*create=*/true, BloomOptions());
+  if (value == nullptr) return REDISMODULE_OK;
+  return AddItems(ctx, value, argv, 2, argc);
+}
+
+// BF.INSERT key [CAPACITY c] [ERROR e] [EXPANSION x] [NOCREATE] [NONSCALING] ITEMS item [item ...]
+int Insert(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+  if (argc < 4) return RedisModule_WrongArity(ctx);
+  BloomOptions options;
+  bool nocreate = false, sized = false, expansion_given = false;
+  int items = 0;
+  for (int i = 2; i < argc && items == 0; ++i) {
+    if (ArgIs(argv[i], "ITEMS")) {
+      items = i + 1;
+    } else if (ArgIs(argv[i], "NOCREATE")) {
+      nocreate = true;
+    } else if (ArgIs(argv[i], "NONSCALING")) {
+      options.nonscaling = true;
+    } else if (i + 1 >= argc) {
+      return RedisModule_ReplyWithError(ctx, "ERR syntax error");
+    } else if (ArgIs(argv[i], "CAPACITY")) {
+      if (!ParseCapacity(argv[++i], &options.capacity)) {
+        return RedisModule_ReplyWithError(ctx, kCapacityError);
+      }
+      sized = true;
+    } else if (ArgIs(argv[i], "ERROR")) {
+      if (!ParseRate(argv[++i], &options.error_rate)) {
+        return RedisModule_ReplyWithError(ctx, kRateError);
+      }
+      sized = true;
+    } else if (ArgIs(argv[i], "EXPANSION")) {
+      if (!ParseExpansion(argv[++i], &options.expansion)) {
+        return RedisModule_ReplyWithError(ctx, kExpansionError);
+      }
+      expansion_given = true;
+    } else {
+      return RedisModule_ReplyWithError(ctx, "ERR syntax error");
+    }
+  }
+  if (items == 0 || items >= argc) return RedisModule_WrongArity(ctx);
+  if (nocreate && sized) {
+    return RedisModule_ReplyWithError(
+        ctx, "ERR NOCREATE cannot be used together with CAPACITY or ERROR");
+  }
+  if (options.nonscaling && expansion_given) {
+    return RedisModule_ReplyWithError(ctx, "ERR Nonscaling filters cannot expand");
+  }
+  BloomValue* value = FilterForWrite(ctx, argv[1], !nocreate, options);
+  if (value == nullptr) return REDISMODULE_OK;
+  return AddItems(ctx, value, argv, items, argc);
+}
+
+// BF.EXISTS key item
+int Exists(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+  if (argc != 3) return RedisModule_WrongArity(ctx);
+  bool error = false;
+  const BloomValue* value = FilterForRead(ctx, argv[1], &error);
+  if (error) return REDISMODULE_OK;
+  return RedisModule_ReplyWithLongLong(
+      ctx, value != nullptr && value->filter->MayContainHash(HashOf(argv[2])));
+}
+
+// BF.MEXISTS key item [item ...]: one hash per item, then the batched query of every filter.
+int MExists(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+  if (argc < 3) return RedisModule_WrongArity(ctx);
+  bool error = false;
+  const BloomValue* value = FilterForRead(ctx, argv[1], &error);
+  if (error) return REDISMODULE_OK;
+  const size_t count = static_cast<size_t>(argc - 2);
+  std::vector<uint64_t> hashes(count);
+  for (size_t i = 0; i < count; ++i) hashes[i] = HashOf(argv[2 + i]);
+  const std::unique_ptr<bool[]> found(new bool[count]());
+  if (value != nullptr) value->filter->MayContainBatch(hashes.data(), count, found.get());
+  RedisModule_ReplyWithArray(ctx, static_cast<long>(count));
+  for (size_t i = 0; i < count; ++i) RedisModule_ReplyWithLongLong(ctx, found[i] ? 1 : 0);
+  return REDISMODULE_OK;
+}
+
+// BF.INFO key [CAPACITY | SIZE | FILTERS | ITEMS | EXPANSION]
+int Info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+  if (argc < 2 || argc > 3) return RedisModule_WrongArity(ctx);
+  bool error = false;
+  const BloomValue* value = FilterForRead(ctx, argv[1], &error);
+  if (error) return REDISMODULE_OK;
+  if (value == nullptr) return RedisModule_ReplyWithError(ctx, "ERR not found");
+  const ScalableBloomFilter& f = *value->filter;
+  const struct {
+    const char* option;
+    const char* name;
+    long long number;
+  } fields[] = {
+      {"CAPACITY", "Capacity", static_cast<long long>(f.capacity())},
+      {"SIZE", "Size", static_cast<long long>(BloomValue::MemoryUsage(value))},
+      {"FILTERS", "Number of filters", static_cast<long long>(f.num_filters())},
+      {"ITEMS", "Number of items inserted", static_cast<long long>(f.size())},
+      {"EXPANSION", "Expansion rate", static_cast<long long>(f.options().growth)},
+  };
+  const bool scaling = f.options().scaling;
+  auto reply_number = [&](const auto& field) {
+    if (!scaling && field.option[0] == 'E') return RedisModule_ReplyWithNull(ctx);
+    return RedisModule_ReplyWithLongLong(ctx, field.number);
+  };
+  if (argc == 3) {
+    for (const auto& field : fields) {
+      if (!ArgIs(argv[2], field.option)) continue;
+      RedisModule_ReplyWithArray(ctx, 1);
+      return reply_number(field);
+    }
+    return RedisModule_ReplyWithError(ctx, "ERR Invalid information value");
+  }
+  RedisModule_ReplyWithArray(ctx, 2 * static_cast<long>(sizeof fields / sizeof fields[0]));
+  for (const auto& field : fields) {
+    RedisModule_ReplyWithSimpleString(ctx, field.name);
+    reply_number(field);
+  }
+  return REDISMODULE_OK;
+}
+
+// BF.CARD key
+int Card(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+  if (argc != 2) return RedisModule_WrongArity(ctx);
+  bool error = false;
+  const BloomValue* value = FilterForRead(ctx, argv[1], &error);
+  if (error) return REDISMODULE_OK;
+  return RedisModule_ReplyWithLongLong(
+      ctx, value == nullptr ? 0 : static_cast<long long>(value->filter->size()));
+}
+
+int ScanDumpCommand(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+  return ScanDump<BloomValue>(ctx, argv, argc, bloom_type);
+}
+
+int LoadChunkCommand(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+  return LoadChunk<BloomValue>(ctx, argv, argc, bloom_type);
+}
+
+}  // namespace
+
+RedisModuleType* CreateBloomType(RedisModuleCtx* ctx) {
+  RedisModuleTypeMethods methods = {};
+  methods.version = REDISMODULE_TYPE_METHOD_VERSION;
+  methods.rdb_load = BloomValue::RdbLoad;
+  methods.rdb_save = BloomValue::RdbSave;
+  methods.aof_rewrite = BloomValue::AofRewrite;
+  methods.mem_usage = BloomValue::MemoryUsage;
+  methods.free = BloomValue::Free;
+  bloom_type = RedisModule_CreateDataType(ctx, kBloomTypeName, kEncodingVersion, &methods);
+  return bloom_type;
+}
+
+const ModuleCommand kBloomCommands[] = {
+    {"BF.RESERVE", Guarded<Reserve>, "write deny-oom"},
+    {"BF.ADD", Guarded<Add>, "write deny-oom fast"},
+    {"BF.MADD", Guarded<MAdd>, "write deny-oom"},
+    {"BF.INSERT", Guarded<Insert>, "write deny-oom"},
+    {"BF.EXISTS", Guarded<Exists>, "readonly fast"},
+    {"BF.MEXISTS", Guarded<MExists>, "readonly"},
+    {"BF.INFO", Guarded<Info>, "readonly fast"},
+    {"BF.CARD", Guarded<Card>, "readonly fast"},
+    {"BF.SCANDUMP", Guarded<ScanDumpCommand>, "readonly"},
+    {"BF.LOADCHUNK", Guarded<LoadChunkCommand>, "write deny-oom"},
+};
+const size_t kNumBloomCommands = sizeof kBloomCommands / sizeof kBloomCommands[0];
+
+}  // namespace sstfilter::redis

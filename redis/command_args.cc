@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+// The commands' argument reading and key opening (redis/command_args.h).
+#include "redis/command_args.h"
+
+#include <strings.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+
+namespace sstfilter::redis {
+
+bool ArgIs(RedisModuleString* arg, const char* word) {
+  size_t length = 0;
+  const char* text = RedisModule_StringPtrLen(arg, &length);
+  return length == std::char_traits<char>::length(word) && strncasecmp(text, word, length) == 0;
+}
+
+bool ParseDouble(RedisModuleString* arg, double* out) {
+  size_t length = 0;
+  const char* text = RedisModule_StringPtrLen(arg, &length);
+  if (length == 0 || length > 64) return false;
+  const std::string copy(text, length);  // strtod needs the terminator
+  // Decimal only: strtod also reads hexadecimal floats, "inf" and "nan".
+  for (char c : copy) {
+    if (!((c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '-' || c == '+')) {
+      return false;
+    }
+  }
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(copy.c_str(), &end);
+  if (end != copy.c_str() + copy.size() || errno == ERANGE || !std::isfinite(v)) return false;
+  *out = v;
+  return true;
+}
+
+bool ParseInteger(RedisModuleString* arg, long long min, long long max, long long* out) {
+  long long v = 0;
+  if (RedisModule_StringToLongLong(arg, &v) != REDISMODULE_OK || v < min || v > max) return false;
+  *out = v;
+  return true;
+}
+
+KeyState OpenKey(RedisModuleCtx* ctx, RedisModuleString* name, int mode, RedisModuleType* type,
+                 RedisModuleKey** key, void** value) {
+  *key = static_cast<RedisModuleKey*>(RedisModule_OpenKey(ctx, name, mode));
+  *value = nullptr;
+  const int key_type = RedisModule_KeyType(*key);
+  if (key_type == REDISMODULE_KEYTYPE_EMPTY) return KeyState::kEmpty;
+  if (RedisModule_ModuleTypeGetType(*key) != type) return KeyState::kWrongType;
+  *value = RedisModule_ModuleTypeGetValue(*key);
+  return KeyState::kOurs;
+}
+
+}  // namespace sstfilter::redis

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0
+// What the BF.* and CF.* commands share: reading their arguments (every byte a client sends is
+// checked; each bad one is an error reply with RedisBloom's text where clients may match it), and
+// opening a key of one of the module's types.
+#pragma once
+
+#include <cstdint>
+#include <exception>
+
+#include "redis/redis_api.h"
+
+namespace sstfilter::redis {
+
+// Whether `arg` is `word`, ignoring case (option names: CAPACITY, capacity).
+bool ArgIs(RedisModuleString* arg, const char* word);
+
+// A finite double, written whole; false for anything else ("nan", "1e", "0x10", "").
+bool ParseDouble(RedisModuleString* arg, double* out);
+// An integer in [min, max], written whole; false for anything else.
+bool ParseInteger(RedisModuleString* arg, long long min, long long max, long long* out);
+
+// The largest capacity accepted, 2^62 keys: beyond any memory, and what keeps the chain's sums
+// of capacities within 64 bits.
+inline constexpr long long kMaxCapacity = 1LL << 62;
+
+enum class KeyState { kEmpty, kOurs, kWrongType };
+
+// Opens `name` for `mode` (REDISMODULE_READ or | REDISMODULE_WRITE), closed by the context's
+// automatic memory; `*value` is the key's value when it is of `type`.
+KeyState OpenKey(RedisModuleCtx* ctx, RedisModuleString* name, int mode, RedisModuleType* type,
+                 RedisModuleKey** key, void** value);
+
+using CommandFunction = int (*)(RedisModuleCtx*, RedisModuleString**, int);
+
+// What the module registers for kCommand: the command with the context's automatic memory (keys
+// opened are closed when it returns), and what the C++ library may throw (std::bad_alloc) turned
+// into an error reply and a LOG line: nothing crosses into Redis.
+template <CommandFunction kCommand>
+int Guarded(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+  RedisModule_AutoMemory(ctx);
+  try {
+    return kCommand(ctx, argv, argc);
+  } catch (const std::exception& e) {
+    RedisModule_Log(ctx, "warning", "sstfilter: %s", e.what());
+    return RedisModule_ReplyWithError(ctx, "ERR out of memory");
+  }
+}
+
+// A command as the module registers it: name, function, Redis's command flags. Every command
+// takes one key, its first argument.
+struct ModuleCommand {
+  const char* name;
+  RedisModuleCmdFunc run;
+  const char* flags;
+};
+
+// The types' names (9 characters, as Redis requires) and the encoding of their RDB values.
+inline constexpr const char* kBloomTypeName = "SSTFbloom";
+inline constexpr const char* kCuckooTypeName = "SSTFckoo1";
+inline constexpr int kEncodingVersion = 1;
+
+inline constexpr const char* kWrongTypeError =
+    "WRONGTYPE Operation against a key holding the wrong kind of value";
+
+}  // namespace sstfilter::redis

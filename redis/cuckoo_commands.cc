@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: Apache-2.0
+// CF.*: RedisBloom's cuckoo filter commands over ScalableCuckooFilter
+// (include/sstfilter/scalable_cuckoo_filter.h), with RedisBloom's arities, replies, defaults and
+// error texts, and one option more: CF.RESERVE ... ERROR rate sizes the fingerprints for that
+// rate (RedisBloom's are 8 bits). BUCKETSIZE and MAXITERATIONS are accepted and reported; the
+// table's buckets hold 4 fingerprints and its walk is its own. Every write is replicated
+// verbatim: placement follows from the key and the table (CuckooFilter's determinism), so a
+// replica's bytes are the primary's.
+#include "redis/cuckoo_commands.h"
+
+#include <memory>
+#include <string>
+
+#include "redis/command_args.h"
+#include "redis/dump_commands.h"
+#include "redis/filter_value.h"
+#include "sstfilter/hash_key.h"
+#include "sstfilter/scalable_cuckoo_filter.h"
+
+namespace sstfilter::redis {
+namespace {
+
+using CuckooValue = FilterValue<ScalableCuckooFilter, DumpType::kCuckoo>;
+
+RedisModuleType* cuckoo_type = nullptr;
+
+// What CF.RESERVE takes, and what CF.ADD and CF.INSERT give a filter they create (RedisBloom's
+// defaults; the rate is sstfilter's).
+struct CuckooOptions {
+  long long capacity = 1024;
+  long long bucket_size = 2;
+  long long max_iterations = 20;
+  long long expansion = 1;  // 0: the filter does not grow
+  double error_rate = 0.01;
+};
+constexpr double kTightening = 0.5;
+
+CuckooValue* Create(RedisModuleCtx* ctx, RedisModuleKey* key, const CuckooOptions& options) {
+  ScalingOptions scaling;
+  scaling.growth = options.expansion == 0 ? 1 : static_cast<double>(options.expansion);
+  scaling.tightening = kTightening;
+  scaling.scaling = options.expansion != 0;
+  Result<ScalableCuckooFilter> filter = ScalableCuckooFilter::Create(
+      static_cast<uint64_t>(options.capacity), options.error_rate, scaling);
+  if (!filter.ok()) {
+    RedisModule_ReplyWithError(ctx, ("ERR " + filter.error()).c_str());
+    return nullptr;
+  }
+  auto value = std::make_unique<CuckooValue>();
+  value->filter = std::make_unique<ScalableCuckooFilter>(std::move(filter).value());
+  value->header.type = DumpType::kCuckoo;
+  value->header.bucket_size = static_cast<uint16_t>(options.bucket_size);
+  value->header.max_iterations = static_cast<uint32_t>(options.max_iterations);
+  CuckooValue* raw = value.release();
+  RedisModule_ModuleTypeSetValue(key, cuckoo_type, raw);
+  return raw;
+}
+
+// The key's filter, created with `options` for a write if the key is empty and `create`; null,
+// with the error replied, otherwise, or, for a read of an empty key, null with *error false.
+CuckooValue* OpenFilter(RedisModuleCtx* ctx, RedisModuleString* name, bool write, bool create,
+                        const CuckooOptions& options, bool* error) {
+  RedisModuleKey* key = nullptr;
+  void* v = nullptr;
+  const int mode = write ? REDISMODULE_READ | REDISMODULE_WRITE : REDISMODULE_READ;
+  *error = true;
+  switch (OpenKey(ctx, name, mode, cuckoo_type, &key, &v)) {
+    case KeyState::kWrongType:
+      RedisModule_ReplyWithError(ctx, kWrongTypeError);
+      return nullptr;
+    case KeyState::kEmpty:
+      if (!write) {
+        *error = false;
+        return nullptr;
+      }
+      if (!create) {
+        RedisModule_ReplyWithError(ctx, "ERR not found");
+        return nullptr;
+      }
+      {
+        CuckooValue* created = Create(ctx, key, options);
+        *error = created == nullptr;
+        return created;
+      }
+    case KeyState::kOurs:
+      break;
+  }
+  CuckooValue* value = static_cast<CuckooValue*>(v);
+  if (!value->loaded()) {
+    RedisModule_ReplyWithError(ctx, "ERR the filter is still loading (CF.LOADCHUNK)");
+    return nullptr;
+  }
+  *error = false;
+  if (write) value->scan_cache = std::string();
+  return value;
+}
+
+uint64_t HashOf(RedisModuleString* item) {
+  size_t length = 0;
+  const char* data = RedisModule_StringPtrLen(item, &length);
+  return HashKey(std::string_view(data, length));
+}
+
+// ---- options ----
+
+bool ParseCapacity(RedisModuleString* arg, long long* capacity) {
+  return ParseInteger(arg, 1, kMaxCapacity, capacity);
+}
+
+// The options of CF.RESERVE after its capacity; false, with the error replied, for a bad one.
+bool ParseReserveOptions(RedisModuleCtx* ctx, RedisModuleString** argv, int argc,
+                         CuckooOptions* options) {
+  for (int i = 3; i < argc; i += 2) {
+    const char* error = nullptr;
+    if (i + 1 >= argc) {
+      error = "ERR syntax error";
+    } else if (ArgIs(argv[i], "BUCKETSIZE")) {
+      if (!ParseInteger(argv[i + 1], 1, 255, &options->bucket_size)) error = "ERR Bad bucket size";
+    } else if (ArgIs(argv[i], "MAXITERATIONS")) {
+      if (!ParseInteger(argv[i + 1], 1, 65535, &options->max_iterations)) {
+        error = "ERR Bad max iterations";
+      }
+    } else if (ArgIs(argv[i], "EXPANSION")) {
+      if (!ParseInteger(argv[i + 1], 0, 32768, &options->expansion)) error = "ERR Bad expansion";
+    } else if (ArgIs(argv[i], "ERROR")) {
+      if (!ParseDouble(argv[i + 1], &options->error_rate) || !(options->error_rate > 0) ||
+          !(options->error_rate < 1)) {
+        error = "ERR (0 < error rate range < 1)";
+      }
+    } else {
+      error = "ERR syntax error";
+    }
+    if (error != nullptr) {
+      RedisModule_ReplyWithError(ctx, error);
+      return false;
+    }
+  }
+  return true;
+}
+
+// CF.RESERVE key capacity [BUCKETSIZE b] [MAXITERATIONS m] [EXPANSION e] [ERROR rate]
+int Reserve(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+  if (argc < 3 || argc > 11) return RedisModule_WrongArity(ctx);
+  CuckooOptions options;
+  if (!ParseCapacity(argv[2], &options.capacity)) {
+    return RedisModule_ReplyWithError(ctx, "ERR Bad capacity");
+  }
+  if (!ParseReserveOptions(ctx, argv, argc, &options)) return REDISMODULE_OK;
+  RedisModuleKey* key = nullptr;
+  void* v = nullptr;
+  if (OpenKey(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, cuckoo_type, &key, &v) !=
+      KeyState::kEmpty) {
+    return RedisModule_ReplyWithError(ctx, "ERR item exists");
+  }
+  if (Create(ctx, key, options) == nullptr) return REDISMODULE_OK;
+  RedisModule_ReplicateVerbatim(ctx);
+  return RedisModule_ReplyWithSimpleString(ctx, "OK");
+}
+
+// CF.ADD and CF.ADDNX key item
+template <bool kIfAbsent>
+int AddOne(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+  if (argc != 3) return RedisModule_WrongArity(ctx);
+  bool error = false;
+  CuckooValue* value = OpenFilter(ctx, argv[1], true, true, CuckooOptions(), &error);
+  if (value == nullptr) return REDISMODULE_OK;
+  const uint64_t hash = HashOf(argv[2]);
+  const AddOutcome outcome =
+      kIfAbsent ? value->filter->AddIfAbsentHash(hash) : value->filter->AddHash(hash);
+  RedisModule_ReplicateVerbatim(ctx);
+  switch (outcome) {
+    case AddOutcome::kAdded:
+      return RedisModule_ReplyWithLongLong(ctx, 1);
+    case AddOutcome::kMayBePresent:
+      return RedisModule_ReplyWithLongLong(ctx, 0);
+    case AddOutcome::kFull:
+      return RedisModule_ReplyWithError(ctx, "ERR Filter is full");
+  }
+  return REDISMODULE_OK;
+}
+
+// CF.INSERT and CF.INSERTNX key [CAPACITY c] [NOCREATE] ITEMS item [item ...]: 1 added, 0 reported
+// before (INSERTNX), -1 full, per item.
+template <bool kIfAbsent>
+int Insert(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+  if (argc < 4) return RedisModule_WrongArity(ctx);
+  CuckooOptions options;
+  bool nocreate = false;
+  int items = 0;
+  for (int i = 2; i < argc && items == 0; ++i) {
+    if (ArgIs(argv[i], "ITEMS")) {
+      items = i + 1;
+    } else if (ArgIs(argv[i], "NOCREATE")) {
+      nocreate = true;
+    } else if (ArgIs(argv[i], "CAPACITY") && i + 1 < argc) {
+      if (!ParseCapacity(argv[++i], &options.capacity)) {
+        return RedisModule_ReplyWithError(ctx, "ERR Bad capacity");
+      }
+    } else {
+      return RedisModule_ReplyWithError(ctx, "ERR syntax error");
+    }
+  }
+  if (items == 0 || items >= argc) return RedisModule_WrongArity(ctx);
+  bool error = false;
+  CuckooValue* value = OpenFilter(ctx, argv[1], true, !nocreate, options, &error);
+  if (value == nullptr) return REDISMODULE_OK;
+  RedisModule_ReplyWithArray(ctx, argc - items);
+  for (int i = items; i < argc; ++i) {
+    const uint64_t hash = HashOf(argv[i]);
+    const AddOutcome outcome =
+        kIfAbsent ? value->filter->AddIfAbsentHash(hash) : value->filter->AddHash(hash);
+    RedisModule_ReplyWithLongLong(ctx, outcome == AddOutcome::kAdded          ? 1
+                                       : outcome == AddOutcome::kMayBePresent ? 0
+                                                                              : -1);
+  }
+  RedisModule_ReplicateVerbatim(ctx);
+  return REDISMODULE_OK;
+}
+
+// CF.EXISTS key item, CF.MEXISTS key item [item ...], CF.COUNT key item: an empty key holds none.
+template <bool kMany, bool kCount>
+int Query(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+  if (kMany ? argc < 3 : argc != 3) return RedisModule_WrongArity(ctx);
+  bool error = false;
+  const CuckooValue* value = OpenFilter(ctx, argv[1], false, false, CuckooOptions(), &error);
+  if (error) return REDISMODULE_OK;
+  if (kMany) RedisModule_ReplyWithArray(ctx, argc - 2);
+  for (int i = 2; i < argc; ++i) {
+    const uint64_t hash = HashOf(argv[i]);
+    long long answer = 0;
+    if (value != nullptr) {
+      answer = kCount ? static_cast<long long>(value->filter->CountHash(hash))
+                      : value->filter->MayContainHash(hash);
+    }
+    RedisModule_ReplyWithLongLong(ctx, answer);
+  }
+  return REDISMODULE_OK;
+}
+
+// CF.DEL key item: 1 one copy removed, 0 none (or more than one filter holds it: see
+// ScalableCuckooFilter::Erase).
+int Del(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+  if (argc != 3) return RedisModule_WrongArity(ctx);
+  bool error = false;
+  CuckooValue* value = OpenFilter(ctx, argv[1], true, false, CuckooOptions(), &error);
+  if (value == nullptr) return REDISMODULE_OK;
+  const bool erased = value->filter->EraseHash(HashOf(argv[2])) == EraseOutcome::kErased;
+  if (erased) ++value->header.deleted;
+  RedisModule_ReplicateVerbatim(ctx);
+  return RedisModule_ReplyWithLongLong(ctx, erased ? 1 : 0);
+}
+
+// CF.INFO key
+int Info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+  if (argc != 2) return RedisModule_WrongArity(ctx);
+  bool error = false;
+  const CuckooValue* value = OpenFilter(ctx, argv[1], false, false, CuckooOptions(), &error);
+  if (error) return REDISMODULE_OK;
+  if (value == nullptr) return RedisModule_ReplyWithError(ctx, "ERR not found");
+  const ScalableCuckooFilter& f = *value->filter;
+  uint64_t buckets = 0;
+  for (const CuckooFilter& one : f.filters()) buckets += one.num_buckets();
+  const long long expansion = f.options().scaling ? static_cast<long long>(f.options().growth) : 0;
+  const struct {
+    const char* name;
+    long long number;
+  } fields[] = {
+      {"Size", static_cast<long long>(CuckooValue::MemoryUsage(value))},
+      {"Number of buckets", static_cast<long long>(buckets)},
+      {"Number of filters", static_cast<long long>(f.num_filters())},
+      {"Number of items inserted", static_cast<long long>(f.size())},
+      {"Number of items deleted", static_cast<long long>(value->header.deleted)},
+      {"Bucket size", value->header.bucket_size},
+      {"Expansion rate", expansion},
+      {"Max iterations", value->header.max_iterations},
+  };
+  RedisModule_ReplyWithArray(ctx, 2 * static_cast<long>(sizeof fields / sizeof fields[0]));
+  for (const auto& field : fields) {
+    RedisModule_ReplyWithSimpleString(ctx, field.name);
+    RedisModule_ReplyWithLongLong(ctx, field.number);
+  }
+  return REDISMODULE_OK;
+}
+
+int ScanDumpCommand(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+  return ScanDump<CuckooValue>(ctx, argv, argc, cuckoo_type);
+}
+
+int LoadChunkCommand(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+  return LoadChunk<CuckooValue>(ctx, argv, argc, cuckoo_type);
+}
+
+}  // namespace
+
+RedisModuleType* CreateCuckooType(RedisModuleCtx* ctx) {
+  RedisModuleTypeMethods methods = {};
+  methods.version = REDISMODULE_TYPE_METHOD_VERSION;
+  methods.rdb_load = CuckooValue::RdbLoad;
+  methods.rdb_save = CuckooValue::RdbSave;
+  methods.aof_rewrite = CuckooValue::AofRewrite;
+  methods.mem_usage = CuckooValue::MemoryUsage;
+  methods.free = CuckooValue::Free;
+  cuckoo_type = RedisModule_CreateDataType(ctx, kCuckooTypeName, kEncodingVersion, &methods);
+  return cuckoo_type;
+}
+
+const ModuleCommand kCuckooCommands[] = {
+    {"CF.RESERVE", Guarded<Reserve>, "write deny-oom"},
+    {"CF.ADD", Guarded<AddOne<false>>, "write deny-oom fast"},
+    {"CF.ADDNX", Guarded<AddOne<true>>, "write deny-oom fast"},
+    {"CF.INSERT", Guarded<Insert<false>>, "write deny-oom"},
+    {"CF.INSERTNX", Guarded<Insert<true>>, "write deny-oom"},
+    {"CF.EXISTS", Guarded<Query<false, false>>, "readonly fast"},
+    {"CF.MEXISTS", Guarded<Query<true, false>>, "readonly"},
+    {"CF.COUNT", Guarded<Query<false, true>>, "readonly fast"},
+    {"CF.DEL", Guarded<Del>, "write fast"},
+    {"CF.INFO", Guarded<Info>, "readonly fast"},
+    {"CF.SCANDUMP", Guarded<ScanDumpCommand>, "readonly"},
+    {"CF.LOADCHUNK", Guarded<LoadChunkCommand>, "write deny-oom"},
+};
+const size_t kNumCuckooCommands = sizeof kCuckooCommands / sizeof kCuckooCommands[0];
+
+}  // namespace sstfilter::redis

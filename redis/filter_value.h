@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: Apache-2.0
+// The value of one key of the module's types, and the type's callbacks: RDB save and load, AOF
+// rewrite, memory usage, free (as Redis's src/modules/hellotype.c lays a type out).
+//
+// A value holds a scalable filter, or, while BF.LOADCHUNK / CF.LOADCHUNK pieces arrive, the dump
+// received so far (redis/dump_format.h). RDB files and AOF rewrites carry the same dump, so that
+// one parser, which checks every byte, reads whatever a client or a file gives.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "redis/dump_format.h"
+#include "redis/redis_api.h"
+#include "sstfilter/result.h"
+
+namespace sstfilter::redis {
+
+// The bytes an SCANDUMP call returns, and AOF rewrites and RDB files write, in one piece.
+inline constexpr size_t kDumpChunkBytes = size_t{16} << 20;
+
+template <typename Filter, DumpType kType>
+struct FilterValue {
+  std::unique_ptr<Filter> filter;  // null while a dump is loading
+  std::string loading;             // the dump received so far, while filter is null
+  DumpHeader header;               // what the dump carries besides the filter (cuckoo options)
+  std::string scan_cache;          // the dump SCANDUMP last made; every write drops it
+
+  bool loaded() const { return filter != nullptr; }
+
+  // The dump: header, then the filter's bytes; for a value still loading, what it received.
+  std::string Dump() const {
+    if (!loaded()) return loading;
+    std::string out;
+    AppendDumpHeader(header, &out);
+    out += filter->Serialize();
+    return out;
+  }
+
+  // A value from a complete dump; an error, with a message, for anything else.
+  static Result<std::unique_ptr<FilterValue>> FromDump(const void* data, size_t size) {
+    const Result<DumpHeader> h = ParseDumpHeader(data, size, kType);
+    if (!h.ok()) return Err(h.error());
+    Result<Filter> f = Filter::Deserialize(static_cast<const uint8_t*>(data) + kDumpHeaderBytes,
+                                           size - kDumpHeaderBytes);
+    if (!f.ok()) return Err(f.error());
+    auto value = std::make_unique<FilterValue>();
+    value->filter = std::make_unique<Filter>(std::move(f).value());
+    value->header = h.value();
+    return value;
+  }
+
+  // A value that received the first piece of a dump, not yet complete: an error if the piece
+  // cannot begin one (another type, a bad header, or a dump that is already complete or past it).
+  static Result<std::unique_ptr<FilterValue>> FromFirstPiece(const void* data, size_t size) {
+    const Result<DumpHeader> h = ParseDumpHeader(data, size, kType);
+    if (!h.ok()) return Err(h.error());
+    if (DumpBytesNeeded(data, size) <= size) return Err("a dump that ends in its first piece");
+    auto value = std::make_unique<FilterValue>();
+    value->loading.assign(static_cast<const char*>(data), size);
+    value->header = h.value();
+    return value;
+  }
+
+  // ---- the type's callbacks ----
+
+  // Every callback catches what the C++ library may throw (std::bad_alloc): nothing crosses into
+  // Redis. A dump that cannot be made is saved as an empty incomplete one, which loading refuses
+  // with a LOG line: the failure shows, never a filter with keys missing.
+  static void RdbSave(RedisModuleIO* io, void* v) {
+    const FilterValue& value = *static_cast<const FilterValue*>(v);
+    std::string dump;
+    bool loaded = value.loaded();
+    try {
+      dump = value.Dump();
+    } catch (const std::exception& e) {
+      RedisModule_LogIOError(io, "warning", "sstfilter: cannot save a filter: %s", e.what());
+      dump.clear();
+      loaded = false;
+    }
+    RedisModule_SaveUnsigned(io, loaded ? 1 : 0);
+    const uint64_t chunks = (dump.size() + kDumpChunkBytes - 1) / kDumpChunkBytes;
+    RedisModule_SaveUnsigned(io, chunks);
+    for (uint64_t i = 0; i < chunks; ++i) {
+      const size_t at = i * kDumpChunkBytes;
+      RedisModule_SaveStringBuffer(io, dump.data() + at,
+                                   std::min(kDumpChunkBytes, dump.size() - at));
+    }
+  }
+
+  static void* RdbLoad(RedisModuleIO* io, int encoding_version) {
+    if (encoding_version != 1) {
+      RedisModule_LogIOError(io, "warning", "sstfilter: encoding version %d is not 1",
+                             encoding_version);
+      return nullptr;
+    }
+    try {
+      return Load(io);
+    } catch (const std::exception& e) {
+      RedisModule_LogIOError(io, "warning", "sstfilter: cannot load a filter: %s", e.what());
+      return nullptr;
+    }
+  }
+
+  static void* Load(RedisModuleIO* io) {
+    const uint64_t complete = RedisModule_LoadUnsigned(io);
+    const uint64_t chunks = RedisModule_LoadUnsigned(io);
+    if (RedisModule_IsIOError(io) || complete > 1 || chunks > (uint64_t{1} << 24)) return nullptr;
+    std::string dump;
+    for (uint64_t i = 0; i < chunks; ++i) {
+      size_t length = 0;
+      char* piece = RedisModule_LoadStringBuffer(io, &length);
+      if (piece == nullptr || RedisModule_IsIOError(io)) {
+        if (piece != nullptr) RedisModule_Free(piece);
+        return nullptr;
+      }
+      dump.append(piece, length);
+      RedisModule_Free(piece);
+    }
+    Result<std::unique_ptr<FilterValue>> value =
+        complete ? FromDump(dump.data(), dump.size()) : FromFirstPiece(dump.data(), dump.size());
+    if (!value.ok()) {
+      RedisModule_LogIOError(io, "warning", "sstfilter: %s", value.error().c_str());
+      return nullptr;
+    }
+    return std::move(value).value().release();
+  }
+
+  // LOADCHUNK commands of at most kDumpChunkBytes each, as SCANDUMP would give them.
+  static void AofRewrite(RedisModuleIO* aof, RedisModuleString* key, void* v) {
+    std::string dump;
+    try {
+      dump = static_cast<const FilterValue*>(v)->Dump();
+    } catch (const std::exception& e) {
+      RedisModule_LogIOError(aof, "warning", "sstfilter: cannot rewrite a filter: %s", e.what());
+      return;
+    }
+    const char* command = kType == DumpType::kBloom ? "BF.LOADCHUNK" : "CF.LOADCHUNK";
+    for (size_t at = 0; at < dump.size(); at += kDumpChunkBytes) {
+      const size_t length = std::min(kDumpChunkBytes, dump.size() - at);
+      RedisModule_EmitAOF(aof, command, "slb", key, static_cast<long long>(at + length + 1),
+                          dump.data() + at, length);
+    }
+  }
+
+  static size_t MemoryUsage(const void* v) {
+    const FilterValue& value = *static_cast<const FilterValue*>(v);
+    return sizeof(FilterValue) + (value.loaded() ? value.filter->memory_bytes() : 0) +
+           value.loading.capacity() + value.scan_cache.capacity();
+  }
+
+  static void Free(void* v) { delete static_cast<FilterValue*>(v); }
+};
+
+}  // namespace sstfilter::redis

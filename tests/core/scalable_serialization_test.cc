@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: Apache-2.0
+// The scalable filters' bytes (core/app_filters/chain_format.h), which the Redis module's RDB
+// files, SCANDUMP and LOADCHUNK carry: they round-trip with every key, count and option; a filter
+// read back and the original go on to the same bytes under the same adds (what replication
+// needs); golden bytes; and bytes that are cut short, of the other kind, or hold a filter the
+// chain's schedule would not make, are refused.
+#include <gtest/gtest.h>
+#include <xxhash.h>
+
+#include <string>
+#include <utility>
+
+#include "sstfilter/scalable_bloom_filter.h"
+#include "sstfilter/scalable_cuckoo_filter.h"
+
+namespace sstfilter {
+namespace {
+
+std::string Key(int i) { return "key" + std::to_string(i); }
+
+template <typename Filter>
+Filter Make(uint64_t capacity, double rate, int keys) {
+  auto made = Filter::Create(capacity, rate);
+  EXPECT_TRUE(made.ok()) << made.error();
+  Filter filter = std::move(made).value();
+  for (int i = 0; i < keys; ++i) EXPECT_NE(filter.Add(Key(i)), AddOutcome::kFull) << i;
+  return filter;
+}
+
+template <typename Filter>
+Filter ReadBack(const std::string& bytes) {
+  auto read = Filter::Deserialize(bytes.data(), bytes.size());
+  EXPECT_TRUE(read.ok()) << read.error();
+  return std::move(read).value();
+}
+
+template <typename Filter>
+class ScalableSerialization : public ::testing::Test {};
+using Filters = ::testing::Types<ScalableBloomFilter, ScalableCuckooFilter>;
+TYPED_TEST_SUITE(ScalableSerialization, Filters);
+
+// Grown to several filters, read back with every key, its counts and options; then the original
+// and the copy take the same adds (growing further) and stay byte for byte the same.
+TYPED_TEST(ScalableSerialization, RoundTripsAndThenGrowsAsTheOriginal) {
+  TypeParam original = Make<TypeParam>(1000, 0.01, 5000);
+  ASSERT_GE(original.num_filters(), 3u);
+  const std::string bytes = original.Serialize();
+  TypeParam copy = ReadBack<TypeParam>(bytes);
+  EXPECT_EQ(copy.size(), original.size());
+  EXPECT_EQ(copy.capacity(), original.capacity());
+  EXPECT_EQ(copy.num_filters(), original.num_filters());
+  EXPECT_EQ(copy.initial_capacity(), 1000u);
+  EXPECT_EQ(copy.options().growth, original.options().growth);
+  EXPECT_EQ(copy.Serialize(), bytes);
+  for (int i = 0; i < 5000; ++i) ASSERT_TRUE(copy.MayContain(Key(i))) << i;
+  for (int i = 5000; i < 20000; ++i) {
+    ASSERT_EQ(copy.Add(Key(i)), original.Add(Key(i))) << i;
+  }
+  EXPECT_GT(copy.num_filters(), 3u);
+  EXPECT_EQ(copy.Serialize(), original.Serialize());
+}
+
+// Every prefix of the bytes is refused; so is one byte more.
+TYPED_TEST(ScalableSerialization, CutShortOrLongerIsRefused) {
+  const std::string bytes = Make<TypeParam>(8, 0.1, 40).Serialize();
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    EXPECT_FALSE(TypeParam::Deserialize(bytes.data(), n).ok()) << n << " of " << bytes.size();
+  }
+  const std::string longer = bytes + '\0';
+  const auto refused = TypeParam::Deserialize(longer.data(), longer.size());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().find("left over"), std::string::npos) << refused.error();
+  EXPECT_FALSE(TypeParam::Deserialize(nullptr, 0).ok());
+}
+
+// A changed header byte is refused, or reads as a filter that still holds every key: the options,
+// capacities and counts must agree with the filters that follow.
+TYPED_TEST(ScalableSerialization, AChangedHeaderByteIsRefusedOrLosesNoKey) {
+  const std::string bytes = Make<TypeParam>(8, 0.1, 40).Serialize();
+  int refused = 0;
+  for (size_t at = 0; at < 64; ++at) {
+    std::string changed = bytes;
+    changed[at] = static_cast<char>(changed[at] ^ 0x5a);
+    const auto read = TypeParam::Deserialize(changed.data(), changed.size());
+    if (!read.ok()) {
+      ++refused;
+      continue;
+    }
+    for (int i = 0; i < 40; ++i) ASSERT_TRUE(read.value().MayContain(Key(i))) << at << " " << i;
+  }
+  // Only the key counts' high bytes and growth's low mantissa bytes may change unrefused.
+  EXPECT_GE(refused, 40);
+}
+
+TEST(ScalableSerializationKinds, TheOtherKindsBytesAreRefused) {
+  const std::string bloom = Make<ScalableBloomFilter>(8, 0.1, 40).Serialize();
+  const std::string cuckoo = Make<ScalableCuckooFilter>(8, 0.1, 40).Serialize();
+  const auto as_cuckoo = ScalableCuckooFilter::Deserialize(bloom.data(), bloom.size());
+  ASSERT_FALSE(as_cuckoo.ok());
+  EXPECT_NE(as_cuckoo.error().find("Bloom"), std::string::npos) << as_cuckoo.error();
+  EXPECT_FALSE(ScalableBloomFilter::Deserialize(cuckoo.data(), cuckoo.size()).ok());
+}
+
+// A chain whose second filter is not the one its schedule makes (here: of another chain's
+// options) is refused, whole.
+TEST(ScalableSerializationKinds, AFilterTheScheduleWouldNotMakeIsRefused) {
+  const std::string a = Make<ScalableBloomFilter>(8, 0.1, 40).Serialize();
+  const std::string b = Make<ScalableBloomFilter>(8, 0.01, 40).Serialize();
+  ASSERT_EQ(a.substr(0, 8), b.substr(0, 8));
+  // The header of a, the filters of b.
+  const std::string mixed = a.substr(0, 64) + b.substr(64);
+  const auto read = ScalableBloomFilter::Deserialize(mixed.data(), mixed.size());
+  ASSERT_FALSE(read.ok());
+  EXPECT_NE(read.error().find("schedule"), std::string::npos) << read.error();
+}
+
+// The bytes of a small filter of each kind, fixed: a change to the chain's format or to how a
+// filter places keys shows here (docs/format.md describes the chain).
+TEST(ScalableSerializationKinds, GoldenBytes) {
+  const std::string bloom = Make<ScalableBloomFilter>(8, 0.1, 40).Serialize();
+  const std::string cuckoo = Make<ScalableCuckooFilter>(8, 0.1, 40).Serialize();
+  EXPECT_EQ(bloom.substr(0, 8), std::string("SFCH\x01\x01\x01\x00", 8));
+  EXPECT_EQ(cuckoo.substr(0, 8), std::string("SFCH\x01\x02\x01\x00", 8));
+  EXPECT_EQ(bloom.size(), 376u);
+  EXPECT_EQ(cuckoo.size(), 301u);
+  EXPECT_EQ(XXH3_64bits(bloom.data(), bloom.size()), 0xab854c78ec903694u);
+  EXPECT_EQ(XXH3_64bits(cuckoo.data(), cuckoo.size()), 0x2f497cb2b2556a82u);
+}
+
+}  // namespace
+}  // namespace sstfilter

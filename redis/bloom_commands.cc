@@ -76,7 +76,7 @@ BloomValue* FilterForWrite(RedisModuleCtx* ctx, RedisModuleString* name, bool cr
     RedisModule_ReplyWithError(ctx, "ERR the filter is still loading (BF.LOADCHUNK)");
     return nullptr;
   }
-  value->scan_cache = std::string();
+  FreeString(&value->scan_cache);
   return value;
 }
 

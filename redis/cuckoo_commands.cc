@@ -91,7 +91,7 @@ CuckooValue* OpenFilter(RedisModuleCtx* ctx, RedisModuleString* name, bool write
     return nullptr;
   }
   *error = false;
-  if (write) value->scan_cache = std::string();
+  if (write) FreeString(&value->scan_cache);
   return value;
 }
 
@@ -258,8 +258,11 @@ int Info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (error) return REDISMODULE_OK;
   if (value == nullptr) return RedisModule_ReplyWithError(ctx, "ERR not found");
   const ScalableCuckooFilter& f = *value->filter;
-  uint64_t buckets = 0;
-  for (const CuckooFilter& one : f.filters()) buckets += one.num_buckets();
+  // The slots, reported as buckets of the size CF.RESERVE was given (the table's hold 4).
+  uint64_t slots = 0;
+  for (const CuckooFilter& one : f.filters()) slots += 4 * one.num_buckets();
+  const uint64_t bucket_size = value->header.bucket_size == 0 ? 4 : value->header.bucket_size;
+  const uint64_t buckets = (slots + bucket_size - 1) / bucket_size;
   const long long expansion = f.options().scaling ? static_cast<long long>(f.options().growth) : 0;
   const struct {
     const char* name;

@@ -7,11 +7,12 @@
 //   LOADCHUNK key next piece  -> OK: the pieces in order, each with the `next` SCANDUMP gave it
 //
 // An iterator is 1 + the offset in the dump where the piece after it starts, so a LOADCHUNK
-// piece of n bytes with iterator i lies at offset i - 1 - n. The first piece creates the key
-// (an error if it already holds a filter); until the last arrives the key holds the dump so far,
-// and the filter commands answer that it is loading. A piece that is out of order, or that makes
-// the dump one no filter reads, is refused and the key keeps what it had. A scan sees the filter
-// as it is at iterator 0 (the dump is kept until the scan ends or a write changes the filter).
+// piece of n bytes with iterator i lies at offset i - 1 - n. The first piece, once understood,
+// replaces the key's filter (or creates the key); until the last arrives the key holds the dump
+// so far, and the filter commands answer that it is loading. A piece that is out of order, or that
+// makes the dump one no filter reads, is refused and the key keeps what it had. A scan sees the
+// filter as it is at iterator 0 (the dump is kept until the scan ends or a write changes the
+// filter).
 #pragma once
 
 #include <climits>
@@ -46,7 +47,7 @@ int ScanDump(RedisModuleCtx* ctx, RedisModuleString** argv, int argc, RedisModul
   const size_t offset = iterator == 0 ? 0 : static_cast<size_t>(iterator - 1);
   RedisModule_ReplyWithArray(ctx, 2);
   if (offset >= dump.size()) {
-    value.scan_cache = std::string();  // the scan ended: free the copy
+    FreeString(&value.scan_cache);  // the scan ended
     RedisModule_ReplyWithLongLong(ctx, 0);
     return RedisModule_ReplyWithStringBuffer(ctx, "", 0);
   }
@@ -93,6 +94,7 @@ int LoadNextPiece(RedisModuleCtx* ctx, Value* value, size_t offset, const char* 
     return RedisModule_ReplyWithError(ctx, ("ERR " + loaded.error()).c_str());
   }
   *value = std::move(*std::move(loaded).value());
+  FreeString(&value->loading);
   RedisModule_ReplicateVerbatim(ctx);
   return RedisModule_ReplyWithSimpleString(ctx, "OK");
 }
@@ -116,11 +118,10 @@ int LoadChunk(RedisModuleCtx* ctx, RedisModuleString** argv, int argc, RedisModu
       OpenKey(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, type, &key, &v);
   if (state == KeyState::kWrongType) return RedisModule_ReplyWithError(ctx, kWrongTypeError);
   Value* value = static_cast<Value*>(v);
-  if (state == KeyState::kOurs && value->loaded()) {
-    return RedisModule_ReplyWithError(ctx, "ERR item exists");
-  }
+  // A first piece replaces whatever filter the key holds, once it is understood (RedisBloom's
+  // LOADCHUNK overwrites too).
   if (offset == 0) return LoadFirstPiece<Value>(ctx, key, type, data, size);
-  if (state == KeyState::kEmpty) {
+  if (state == KeyState::kEmpty || value->loaded()) {
     return RedisModule_ReplyWithError(ctx, "ERR invalid chunk: no load in progress at this key");
   }
   return LoadNextPiece(ctx, value, offset, data, size);

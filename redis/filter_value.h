@@ -24,6 +24,9 @@ namespace sstfilter::redis {
 // The bytes an SCANDUMP call returns, and AOF rewrites and RDB files write, in one piece.
 inline constexpr size_t kDumpChunkBytes = size_t{16} << 20;
 
+// Empties `s` and gives its memory back (assigning an empty string may keep the buffer).
+inline void FreeString(std::string* s) { std::string().swap(*s); }
+
 template <typename Filter, DumpType kType>
 struct FilterValue {
   std::unique_ptr<Filter> filter;  // null while a dump is loading

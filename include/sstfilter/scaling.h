@@ -16,8 +16,9 @@ namespace sstfilter {
 // A scalable filter is a list of filters. When the newest holds its capacity, a new one is added
 // with `growth` times its capacity and `tightening` times its rate; the first has the rate
 // p (1 - tightening), so the rates of however many filters are ever added sum to less than p.
+// Without scaling there is only the first filter, and it has the rate p.
 struct ScalingOptions {
-  double growth = 2;        // capacity of each new filter over the previous one's, >= 1
+  double growth = 2;        // capacity of each new filter over the previous one's, in [1, 32768]
   double tightening = 0.5;  // rate of each new filter over the previous one's, in (0, 1)
   bool scaling = true;      // false: at capacity, Add answers kFull instead of adding a filter
 };
@@ -34,8 +35,8 @@ class ScalingSchedule {
   // Fails, with a message, for options or a rate out of range, or a capacity of 0.
   static Result<ScalingSchedule> Create(uint64_t initial_capacity, double fp_rate,
                                         const ScalingOptions& options) {
-    if (!(options.growth >= 1 && options.growth <= 1024)) {
-      return Err("growth must be in [1, 1024], got " + std::to_string(options.growth));
+    if (!(options.growth >= 1 && options.growth <= 32768)) {
+      return Err("growth must be in [1, 32768], got " + std::to_string(options.growth));
     }
     if (!(options.tightening > 0 && options.tightening < 1)) {
       return Err("tightening must be in (0, 1), got " + std::to_string(options.tightening));
@@ -48,7 +49,8 @@ class ScalingSchedule {
     s.growth_ = options.growth;
     s.tightening_ = options.tightening;
     // The first filter's share of the bound: the geometric series of the rates sums to fp_rate.
-    s.next_rate_ = fp_rate * (1 - options.tightening);
+    // A chain that does not scale has only the first filter, which then takes the whole bound.
+    s.next_rate_ = options.scaling ? fp_rate * (1 - options.tightening) : fp_rate;
     s.next_capacity_ = static_cast<double>(initial_capacity);
     return s;
   }

@@ -18,7 +18,7 @@ TEST(ScalableBloomFilter, BadOptionsAreErrorsWithMessages) {
   for (const ScalingOptions& bad :
        {ScalingOptions{0.5, 0.5, true}, ScalingOptions{2, 0, true}, ScalingOptions{2, 1, true},
         ScalingOptions{std::nan(""), 0.5, true}, ScalingOptions{2, std::nan(""), true},
-        ScalingOptions{2000, 0.5, true}}) {
+        ScalingOptions{40000, 0.5, true}}) {
     const auto r = ScalableBloomFilter::Create(1000, 0.01, bad);
     EXPECT_FALSE(r.ok()) << bad.growth << " " << bad.tightening;
     EXPECT_FALSE(r.error().empty());

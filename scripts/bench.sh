@@ -46,6 +46,12 @@
 # storage reads per absent Get in each phase (scripts/bench_migration.sh says more). About 3
 # minutes.
 #
+# `scripts/bench.sh --redis` runs the Redis module against a Bloom filter built by hand from
+# SETBIT/GETBIT (pipelined, and in a Lua script) at 1M items and a 1% rate, in a redis-server of
+# its own: items per second, p99 latency, bytes per item, measured false positives; then
+# redis-benchmark, and the measured rates of filters of 1e3 to 1e7 items (scripts/redis_bench.py
+# says more; --fp-sweep 8 for 1e8). About 5 minutes; arguments go to redis_bench.py.
+#
 # `scripts/bench.sh --size_classes` measures optimize_filters_for_memory under jemalloc's size
 # classes with RocksDB's own db_bench: the filters' bytes, what the block cache is charged for
 # them, and false positives, with the option off and on (scripts/bench_size_classes.sh says
@@ -67,6 +73,13 @@ if [ -n "$script" ]; then
   SSTFILTER_LIB="${SSTFILTER_LIB:-$build_dir/plugin/libsstfilter.so}" \
     DB_BENCH_EXT="${DB_BENCH_EXT:-$build_dir/db_bench_ext/db_bench_ext}" \
     exec bash "$root/scripts/$script" "$@"
+fi
+if [ "${1:-}" = "--redis" ]; then
+  shift
+  module="$build_dir/redis/libsstfilter_redis.so"
+  [ -f "$module" ] || { echo "bench.sh: no Redis module at $module" >&2; exit 1; }
+  exec /usr/bin/python3 "$root/scripts/redis_bench.py" --module "$module" --items 1000000 \
+    --fp-sweep 7 "$@"
 fi
 if [ "${1:-}" = "--micro" ]; then
   shift

@@ -12,7 +12,7 @@
 #include "redis/command_args.h"
 #include "redis/dump_commands.h"
 #include "redis/filter_value.h"
-#include "sstfilter/hash_key.h"
+#include "redis/open_filter.h"
 #include "sstfilter/scalable_bloom_filter.h"
 
 namespace sstfilter::redis {
@@ -52,64 +52,9 @@ BloomValue* Create(RedisModuleCtx* ctx, RedisModuleKey* key, const BloomOptions&
   return raw;
 }
 
-// The key's filter for a write: created with `options` if the key is empty and `create`; null,
-// with the error replied, otherwise.
-BloomValue* FilterForWrite(RedisModuleCtx* ctx, RedisModuleString* name, bool create,
-                           const BloomOptions& options) {
-  RedisModuleKey* key = nullptr;
-  void* v = nullptr;
-  switch (OpenKey(ctx, name, REDISMODULE_READ | REDISMODULE_WRITE, bloom_type, &key, &v)) {
-    case KeyState::kWrongType:
-      RedisModule_ReplyWithError(ctx, kWrongTypeError);
-      return nullptr;
-    case KeyState::kEmpty:
-      if (!create) {
-        RedisModule_ReplyWithError(ctx, "ERR not found");
-        return nullptr;
-      }
-      return Create(ctx, key, options);
-    case KeyState::kOurs:
-      break;
-  }
-  BloomValue* value = static_cast<BloomValue*>(v);
-  if (!value->loaded()) {
-    RedisModule_ReplyWithError(ctx, "ERR the filter is still loading (BF.LOADCHUNK)");
-    return nullptr;
-  }
-  FreeString(&value->scan_cache);
-  return value;
-}
-
-// The key's filter for a read: null for an empty key (absent items) or, with the error replied,
-// for another type or a filter still loading; `*error` says which.
-const BloomValue* FilterForRead(RedisModuleCtx* ctx, RedisModuleString* name, bool* error) {
-  RedisModuleKey* key = nullptr;
-  void* v = nullptr;
-  *error = false;
-  switch (OpenKey(ctx, name, REDISMODULE_READ, bloom_type, &key, &v)) {
-    case KeyState::kEmpty:
-      return nullptr;
-    case KeyState::kWrongType:
-      *error = true;
-      RedisModule_ReplyWithError(ctx, kWrongTypeError);
-      return nullptr;
-    case KeyState::kOurs:
-      break;
-  }
-  const BloomValue* value = static_cast<const BloomValue*>(v);
-  if (!value->loaded()) {
-    *error = true;
-    RedisModule_ReplyWithError(ctx, "ERR the filter is still loading (BF.LOADCHUNK)");
-    return nullptr;
-  }
-  return value;
-}
-
-uint64_t HashOf(RedisModuleString* item) {
-  size_t length = 0;
-  const char* data = RedisModule_StringPtrLen(item, &length);
-  return HashKey(std::string_view(data, length));
-}
+constexpr auto FilterForWrite =
+    redis::FilterForWrite<BloomValue, &bloom_type, BloomOptions, Create>;
+constexpr auto FilterForRead = redis::FilterForRead<BloomValue, &bloom_type>;
 
 // One item's reply to an add: 1 added, 0 reported before, an error when the filter is full.
 void ReplyToAdd(RedisModuleCtx* ctx, AddOutcome outcome) {
@@ -130,7 +75,7 @@ void ReplyToAdd(RedisModuleCtx* ctx, AddOutcome outcome) {
 int AddItems(RedisModuleCtx* ctx, BloomValue* value, RedisModuleString** argv, int first,
              int argc) {
   RedisModule_ReplyWithArray(ctx, argc - first);
-  for (int i = first; i < argc; ++i) ReplyToAdd(ctx, value->filter->AddHash(HashOf(argv[i])));
+  for (int i = first; i < argc; ++i) ReplyToAdd(ctx, value->filter->AddHash(ItemHash(argv[i])));
   RedisModule_ReplicateVerbatim(ctx);
   return REDISMODULE_OK;
 }
@@ -189,9 +134,10 @@ int Reserve(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 // BF.ADD key item
 int Add(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (argc != 3) return RedisModule_WrongArity(ctx);
-  BloomValue* value = FilterForWrite(ctx, argv[1], /*create=*/true, BloomOptions());
+  bool replied = false;
+  BloomValue* value = FilterForWrite(ctx, argv[1], /*create=*/true, BloomOptions(), &replied);
   if (value == nullptr) return REDISMODULE_OK;
-  const AddOutcome outcome = value->filter->AddHash(HashOf(argv[2]));
+  const AddOutcome outcome = value->filter->AddHash(ItemHash(argv[2]));
   RedisModule_ReplicateVerbatim(ctx);
   ReplyToAdd(ctx, outcome);
   return REDISMODULE_OK;
@@ -200,7 +146,8 @@ int Add(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 // BF.MADD key item [item ...]
 int MAdd(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (argc < 3) return RedisModule_WrongArity(ctx);
-  BloomValue* value = FilterForWrite(ctx, argv[1], /*create=*/true, BloomOptions());
+  bool replied = false;
+  BloomValue* value = FilterForWrite(ctx, argv[1], /*create=*/true, BloomOptions(), &replied);
   if (value == nullptr) return REDISMODULE_OK;
   return AddItems(ctx, value, argv, 2, argc);
 }
@@ -247,7 +194,8 @@ int Insert(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (options.nonscaling && expansion_given) {
     return RedisModule_ReplyWithError(ctx, "ERR Nonscaling filters cannot expand");
   }
-  BloomValue* value = FilterForWrite(ctx, argv[1], !nocreate, options);
+  bool replied = false;
+  BloomValue* value = FilterForWrite(ctx, argv[1], !nocreate, options, &replied);
   if (value == nullptr) return REDISMODULE_OK;
   return AddItems(ctx, value, argv, items, argc);
 }
@@ -255,22 +203,22 @@ int Insert(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 // BF.EXISTS key item
 int Exists(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (argc != 3) return RedisModule_WrongArity(ctx);
-  bool error = false;
-  const BloomValue* value = FilterForRead(ctx, argv[1], &error);
-  if (error) return REDISMODULE_OK;
+  bool replied = false;
+  const BloomValue* value = FilterForRead(ctx, argv[1], &replied);
+  if (replied) return REDISMODULE_OK;
   return RedisModule_ReplyWithLongLong(
-      ctx, value != nullptr && value->filter->MayContainHash(HashOf(argv[2])));
+      ctx, value != nullptr && value->filter->MayContainHash(ItemHash(argv[2])));
 }
 
 // BF.MEXISTS key item [item ...]: one hash per item, then the batched query of every filter.
 int MExists(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (argc < 3) return RedisModule_WrongArity(ctx);
-  bool error = false;
-  const BloomValue* value = FilterForRead(ctx, argv[1], &error);
-  if (error) return REDISMODULE_OK;
+  bool replied = false;
+  const BloomValue* value = FilterForRead(ctx, argv[1], &replied);
+  if (replied) return REDISMODULE_OK;
   const size_t count = static_cast<size_t>(argc - 2);
   std::vector<uint64_t> hashes(count);
-  for (size_t i = 0; i < count; ++i) hashes[i] = HashOf(argv[2 + i]);
+  for (size_t i = 0; i < count; ++i) hashes[i] = ItemHash(argv[2 + i]);
   const std::unique_ptr<bool[]> found(new bool[count]());
   if (value != nullptr) value->filter->MayContainBatch(hashes.data(), count, found.get());
   RedisModule_ReplyWithArray(ctx, static_cast<long>(count));
@@ -281,9 +229,9 @@ int MExists(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 // BF.INFO key [CAPACITY | SIZE | FILTERS | ITEMS | EXPANSION]
 int Info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (argc < 2 || argc > 3) return RedisModule_WrongArity(ctx);
-  bool error = false;
-  const BloomValue* value = FilterForRead(ctx, argv[1], &error);
-  if (error) return REDISMODULE_OK;
+  bool replied = false;
+  const BloomValue* value = FilterForRead(ctx, argv[1], &replied);
+  if (replied) return REDISMODULE_OK;
   if (value == nullptr) return RedisModule_ReplyWithError(ctx, "ERR not found");
   const ScalableBloomFilter& f = *value->filter;
   const struct {
@@ -321,33 +269,17 @@ int Info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 // BF.CARD key
 int Card(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (argc != 2) return RedisModule_WrongArity(ctx);
-  bool error = false;
-  const BloomValue* value = FilterForRead(ctx, argv[1], &error);
-  if (error) return REDISMODULE_OK;
+  bool replied = false;
+  const BloomValue* value = FilterForRead(ctx, argv[1], &replied);
+  if (replied) return REDISMODULE_OK;
   return RedisModule_ReplyWithLongLong(
       ctx, value == nullptr ? 0 : static_cast<long long>(value->filter->size()));
 }
 
-int ScanDumpCommand(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
-  return ScanDump<BloomValue>(ctx, argv, argc, bloom_type);
-}
-
-int LoadChunkCommand(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
-  return LoadChunk<BloomValue>(ctx, argv, argc, bloom_type);
-}
-
 }  // namespace
 
-RedisModuleType* CreateBloomType(RedisModuleCtx* ctx) {
-  RedisModuleTypeMethods methods = {};
-  methods.version = REDISMODULE_TYPE_METHOD_VERSION;
-  methods.rdb_load = BloomValue::RdbLoad;
-  methods.rdb_save = BloomValue::RdbSave;
-  methods.aof_rewrite = BloomValue::AofRewrite;
-  methods.mem_usage = BloomValue::MemoryUsage;
-  methods.free = BloomValue::Free;
-  bloom_type = RedisModule_CreateDataType(ctx, kBloomTypeName, kEncodingVersion, &methods);
-  return bloom_type;
+bool CreateBloomType(RedisModuleCtx* ctx) {
+  return BloomValue::CreateType(ctx, kBloomTypeName, kEncodingVersion, &bloom_type);
 }
 
 const ModuleCommand kBloomCommands[] = {
@@ -359,8 +291,8 @@ const ModuleCommand kBloomCommands[] = {
     {"BF.MEXISTS", Guarded<MExists>, "readonly"},
     {"BF.INFO", Guarded<Info>, "readonly fast"},
     {"BF.CARD", Guarded<Card>, "readonly fast"},
-    {"BF.SCANDUMP", Guarded<ScanDumpCommand>, "readonly"},
-    {"BF.LOADCHUNK", Guarded<LoadChunkCommand>, "write deny-oom"},
+    {"BF.SCANDUMP", Guarded<ScanDump<BloomValue, &bloom_type>>, "readonly"},
+    {"BF.LOADCHUNK", Guarded<LoadChunk<BloomValue, &bloom_type>>, "write deny-oom"},
 };
 const size_t kNumBloomCommands = sizeof kBloomCommands / sizeof kBloomCommands[0];
 

@@ -8,8 +8,8 @@
 
 namespace sstfilter::redis {
 
-// Creates the type, at module load; null if Redis refuses it.
-RedisModuleType* CreateBloomType(RedisModuleCtx* ctx);
+// Creates the type, at module load; false if Redis refuses it.
+bool CreateBloomType(RedisModuleCtx* ctx);
 extern const ModuleCommand kBloomCommands[];
 extern const size_t kNumBloomCommands;
 

@@ -8,6 +8,9 @@
 #include <cmath>
 #include <cstdlib>
 #include <string>
+#include <string_view>
+
+#include "sstfilter/hash_key.h"
 
 namespace sstfilter::redis {
 
@@ -41,6 +44,12 @@ bool ParseInteger(RedisModuleString* arg, long long min, long long max, long lon
   if (RedisModule_StringToLongLong(arg, &v) != REDISMODULE_OK || v < min || v > max) return false;
   *out = v;
   return true;
+}
+
+uint64_t ItemHash(RedisModuleString* item) {
+  size_t length = 0;
+  const char* data = RedisModule_StringPtrLen(item, &length);
+  return HashKey(std::string_view(data, length));
 }
 
 KeyState OpenKey(RedisModuleCtx* ctx, RedisModuleString* name, int mode, RedisModuleType* type,

@@ -19,6 +19,9 @@ bool ParseDouble(RedisModuleString* arg, double* out);
 // An integer in [min, max], written whole; false for anything else.
 bool ParseInteger(RedisModuleString* arg, long long min, long long max, long long* out);
 
+// The key hash of an item (sstfilter::HashKey): one hash per item, whatever the filter.
+uint64_t ItemHash(RedisModuleString* item);
+
 // The largest capacity accepted, 2^62 keys: beyond any memory, and what keeps the chain's sums
 // of capacities within 64 bits.
 inline constexpr long long kMaxCapacity = 1LL << 62;

@@ -14,7 +14,7 @@
 #include "redis/command_args.h"
 #include "redis/dump_commands.h"
 #include "redis/filter_value.h"
-#include "sstfilter/hash_key.h"
+#include "redis/open_filter.h"
 #include "sstfilter/scalable_cuckoo_filter.h"
 
 namespace sstfilter::redis {
@@ -56,50 +56,9 @@ CuckooValue* Create(RedisModuleCtx* ctx, RedisModuleKey* key, const CuckooOption
   return raw;
 }
 
-// The key's filter, created with `options` for a write if the key is empty and `create`; null,
-// with the error replied, otherwise, or, for a read of an empty key, null with *error false.
-CuckooValue* OpenFilter(RedisModuleCtx* ctx, RedisModuleString* name, bool write, bool create,
-                        const CuckooOptions& options, bool* error) {
-  RedisModuleKey* key = nullptr;
-  void* v = nullptr;
-  const int mode = write ? REDISMODULE_READ | REDISMODULE_WRITE : REDISMODULE_READ;
-  *error = true;
-  switch (OpenKey(ctx, name, mode, cuckoo_type, &key, &v)) {
-    case KeyState::kWrongType:
-      RedisModule_ReplyWithError(ctx, kWrongTypeError);
-      return nullptr;
-    case KeyState::kEmpty:
-      if (!write) {
-        *error = false;
-        return nullptr;
-      }
-      if (!create) {
-        RedisModule_ReplyWithError(ctx, "ERR not found");
-        return nullptr;
-      }
-      {
-        CuckooValue* created = Create(ctx, key, options);
-        *error = created == nullptr;
-        return created;
-      }
-    case KeyState::kOurs:
-      break;
-  }
-  CuckooValue* value = static_cast<CuckooValue*>(v);
-  if (!value->loaded()) {
-    RedisModule_ReplyWithError(ctx, "ERR the filter is still loading (CF.LOADCHUNK)");
-    return nullptr;
-  }
-  *error = false;
-  if (write) FreeString(&value->scan_cache);
-  return value;
-}
-
-uint64_t HashOf(RedisModuleString* item) {
-  size_t length = 0;
-  const char* data = RedisModule_StringPtrLen(item, &length);
-  return HashKey(std::string_view(data, length));
-}
+constexpr auto FilterForWrite =
+    redis::FilterForWrite<CuckooValue, &cuckoo_type, CuckooOptions, Create>;
+constexpr auto FilterForRead = redis::FilterForRead<CuckooValue, &cuckoo_type>;
 
 // ---- options ----
 
@@ -161,10 +120,10 @@ int Reserve(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 template <bool kIfAbsent>
 int AddOne(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (argc != 3) return RedisModule_WrongArity(ctx);
-  bool error = false;
-  CuckooValue* value = OpenFilter(ctx, argv[1], true, true, CuckooOptions(), &error);
+  bool replied = false;
+  CuckooValue* value = FilterForWrite(ctx, argv[1], /*create=*/true, CuckooOptions(), &replied);
   if (value == nullptr) return REDISMODULE_OK;
-  const uint64_t hash = HashOf(argv[2]);
+  const uint64_t hash = ItemHash(argv[2]);
   const AddOutcome outcome =
       kIfAbsent ? value->filter->AddIfAbsentHash(hash) : value->filter->AddHash(hash);
   RedisModule_ReplicateVerbatim(ctx);
@@ -201,12 +160,12 @@ int Insert(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     }
   }
   if (items == 0 || items >= argc) return RedisModule_WrongArity(ctx);
-  bool error = false;
-  CuckooValue* value = OpenFilter(ctx, argv[1], true, !nocreate, options, &error);
+  bool replied = false;
+  CuckooValue* value = FilterForWrite(ctx, argv[1], !nocreate, options, &replied);
   if (value == nullptr) return REDISMODULE_OK;
   RedisModule_ReplyWithArray(ctx, argc - items);
   for (int i = items; i < argc; ++i) {
-    const uint64_t hash = HashOf(argv[i]);
+    const uint64_t hash = ItemHash(argv[i]);
     const AddOutcome outcome =
         kIfAbsent ? value->filter->AddIfAbsentHash(hash) : value->filter->AddHash(hash);
     RedisModule_ReplyWithLongLong(ctx, outcome == AddOutcome::kAdded          ? 1
@@ -221,12 +180,12 @@ int Insert(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 template <bool kMany, bool kCount>
 int Query(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (kMany ? argc < 3 : argc != 3) return RedisModule_WrongArity(ctx);
-  bool error = false;
-  const CuckooValue* value = OpenFilter(ctx, argv[1], false, false, CuckooOptions(), &error);
-  if (error) return REDISMODULE_OK;
+  bool replied = false;
+  const CuckooValue* value = FilterForRead(ctx, argv[1], &replied);
+  if (replied) return REDISMODULE_OK;
   if (kMany) RedisModule_ReplyWithArray(ctx, argc - 2);
   for (int i = 2; i < argc; ++i) {
-    const uint64_t hash = HashOf(argv[i]);
+    const uint64_t hash = ItemHash(argv[i]);
     long long answer = 0;
     if (value != nullptr) {
       answer = kCount ? static_cast<long long>(value->filter->CountHash(hash))
@@ -241,10 +200,10 @@ int Query(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 // ScalableCuckooFilter::Erase).
 int Del(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (argc != 3) return RedisModule_WrongArity(ctx);
-  bool error = false;
-  CuckooValue* value = OpenFilter(ctx, argv[1], true, false, CuckooOptions(), &error);
+  bool replied = false;
+  CuckooValue* value = FilterForWrite(ctx, argv[1], /*create=*/false, CuckooOptions(), &replied);
   if (value == nullptr) return REDISMODULE_OK;
-  const bool erased = value->filter->EraseHash(HashOf(argv[2])) == EraseOutcome::kErased;
+  const bool erased = value->filter->EraseHash(ItemHash(argv[2])) == EraseOutcome::kErased;
   if (erased) ++value->header.deleted;
   RedisModule_ReplicateVerbatim(ctx);
   return RedisModule_ReplyWithLongLong(ctx, erased ? 1 : 0);
@@ -253,9 +212,9 @@ int Del(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 // CF.INFO key
 int Info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (argc != 2) return RedisModule_WrongArity(ctx);
-  bool error = false;
-  const CuckooValue* value = OpenFilter(ctx, argv[1], false, false, CuckooOptions(), &error);
-  if (error) return REDISMODULE_OK;
+  bool replied = false;
+  const CuckooValue* value = FilterForRead(ctx, argv[1], &replied);
+  if (replied) return REDISMODULE_OK;
   if (value == nullptr) return RedisModule_ReplyWithError(ctx, "ERR not found");
   const ScalableCuckooFilter& f = *value->filter;
   // The slots, reported as buckets of the size CF.RESERVE was given (the table's hold 4).
@@ -285,26 +244,10 @@ int Info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   return REDISMODULE_OK;
 }
 
-int ScanDumpCommand(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
-  return ScanDump<CuckooValue>(ctx, argv, argc, cuckoo_type);
-}
-
-int LoadChunkCommand(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
-  return LoadChunk<CuckooValue>(ctx, argv, argc, cuckoo_type);
-}
-
 }  // namespace
 
-RedisModuleType* CreateCuckooType(RedisModuleCtx* ctx) {
-  RedisModuleTypeMethods methods = {};
-  methods.version = REDISMODULE_TYPE_METHOD_VERSION;
-  methods.rdb_load = CuckooValue::RdbLoad;
-  methods.rdb_save = CuckooValue::RdbSave;
-  methods.aof_rewrite = CuckooValue::AofRewrite;
-  methods.mem_usage = CuckooValue::MemoryUsage;
-  methods.free = CuckooValue::Free;
-  cuckoo_type = RedisModule_CreateDataType(ctx, kCuckooTypeName, kEncodingVersion, &methods);
-  return cuckoo_type;
+bool CreateCuckooType(RedisModuleCtx* ctx) {
+  return CuckooValue::CreateType(ctx, kCuckooTypeName, kEncodingVersion, &cuckoo_type);
 }
 
 const ModuleCommand kCuckooCommands[] = {
@@ -318,8 +261,8 @@ const ModuleCommand kCuckooCommands[] = {
     {"CF.COUNT", Guarded<Query<false, true>>, "readonly fast"},
     {"CF.DEL", Guarded<Del>, "write fast"},
     {"CF.INFO", Guarded<Info>, "readonly fast"},
-    {"CF.SCANDUMP", Guarded<ScanDumpCommand>, "readonly"},
-    {"CF.LOADCHUNK", Guarded<LoadChunkCommand>, "write deny-oom"},
+    {"CF.SCANDUMP", Guarded<ScanDump<CuckooValue, &cuckoo_type>>, "readonly"},
+    {"CF.LOADCHUNK", Guarded<LoadChunk<CuckooValue, &cuckoo_type>>, "write deny-oom"},
 };
 const size_t kNumCuckooCommands = sizeof kCuckooCommands / sizeof kCuckooCommands[0];
 

@@ -8,8 +8,8 @@
 
 namespace sstfilter::redis {
 
-// Creates the type, at module load; null if Redis refuses it.
-RedisModuleType* CreateCuckooType(RedisModuleCtx* ctx);
+// Creates the type, at module load; false if Redis refuses it.
+bool CreateCuckooType(RedisModuleCtx* ctx);
 extern const ModuleCommand kCuckooCommands[];
 extern const size_t kNumCuckooCommands;
 

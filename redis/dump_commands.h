@@ -23,8 +23,9 @@
 
 namespace sstfilter::redis {
 
-template <typename Value>
-int ScanDump(RedisModuleCtx* ctx, RedisModuleString** argv, int argc, RedisModuleType* type) {
+// SCANDUMP key iterator, for the type *kType holds.
+template <typename Value, RedisModuleType** kType>
+int ScanDump(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (argc != 3) return RedisModule_WrongArity(ctx);
   long long iterator = 0;
   if (!ParseInteger(argv[2], 0, LLONG_MAX, &iterator)) {
@@ -32,7 +33,7 @@ int ScanDump(RedisModuleCtx* ctx, RedisModuleString** argv, int argc, RedisModul
   }
   RedisModuleKey* key = nullptr;
   void* v = nullptr;
-  switch (OpenKey(ctx, argv[1], REDISMODULE_READ, type, &key, &v)) {
+  switch (OpenKey(ctx, argv[1], REDISMODULE_READ, *kType, &key, &v)) {
     case KeyState::kEmpty:
       return RedisModule_ReplyWithError(ctx, "ERR not found");
     case KeyState::kWrongType:
@@ -99,8 +100,10 @@ int LoadNextPiece(RedisModuleCtx* ctx, Value* value, size_t offset, const char* 
   return RedisModule_ReplyWithSimpleString(ctx, "OK");
 }
 
-template <typename Value>
-int LoadChunk(RedisModuleCtx* ctx, RedisModuleString** argv, int argc, RedisModuleType* type) {
+// LOADCHUNK key iterator piece, for the type *kType holds.
+template <typename Value, RedisModuleType** kType>
+int LoadChunk(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+  RedisModuleType* type = *kType;
   if (argc != 4) return RedisModule_WrongArity(ctx);
   long long iterator = 0;
   if (!ParseInteger(argv[2], 1, LLONG_MAX, &iterator)) {

@@ -158,6 +158,20 @@ struct FilterValue {
   }
 
   static void Free(void* v) { delete static_cast<FilterValue*>(v); }
+
+  // Registers the type, at module load, into *type; false if Redis refuses it.
+  static bool CreateType(RedisModuleCtx* ctx, const char* name, int encoding_version,
+                         RedisModuleType** type) {
+    RedisModuleTypeMethods methods = {};
+    methods.version = REDISMODULE_TYPE_METHOD_VERSION;
+    methods.rdb_load = RdbLoad;
+    methods.rdb_save = RdbSave;
+    methods.aof_rewrite = AofRewrite;
+    methods.mem_usage = MemoryUsage;
+    methods.free = Free;
+    *type = RedisModule_CreateDataType(ctx, name, encoding_version, &methods);
+    return *type != nullptr;
+  }
 };
 
 }  // namespace sstfilter::redis

@@ -41,7 +41,7 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisMo
   // RDB loading checks RedisModule_IsIOError after each read instead of Redis exiting on a
   // short read, so that a bad value is refused with a LOG line (a RESTORE answers an error).
   RedisModule_SetModuleOptions(ctx, REDISMODULE_OPTIONS_HANDLE_IO_ERRORS);
-  if (CreateBloomType(ctx) == nullptr || CreateCuckooType(ctx) == nullptr) {
+  if (!CreateBloomType(ctx) || !CreateCuckooType(ctx)) {
     RedisModule_Log(ctx, "warning", "sstfilter: cannot create the data types");
     return REDISMODULE_ERR;
   }

@@ -27,9 +27,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sstfilter/result.h"
+#include "sstfilter/scaling.h"
 
 namespace sstfilter {
 namespace chain_format {
@@ -69,6 +71,50 @@ Result<Header> Parse(const void* data, size_t size, uint8_t filters,
 // pieces is complete when this equals the bytes received (and Parse then reads it), and can never
 // be once it is smaller.
 uint64_t BytesNeeded(const void* data, size_t size);
+
+// The header of a chain of `filters` with these options (its counts and n left to the writer).
+inline Header HeaderOf(uint8_t filters, const ScalingOptions& options, double fp_rate,
+                       uint64_t initial_capacity) {
+  Header h;
+  h.filters = filters;
+  h.scaling = options.scaling;
+  h.fp_rate = fp_rate;
+  h.growth = options.growth;
+  h.tightening = options.tightening;
+  h.initial_capacity = initial_capacity;
+  return h;
+}
+inline ScalingOptions OptionsOf(const Header& h) {
+  return ScalingOptions{h.growth, h.tightening, h.scaling};
+}
+
+// The chain's bytes: `header` (n set here), then each filter's Serialize.
+template <typename Filter>
+std::string Write(Header header, const std::vector<Filter>& filters) {
+  header.num_filters = static_cast<uint32_t>(filters.size());
+  std::string out;
+  AppendHeader(header, &out);
+  for (const Filter& f : filters) AppendFilter(f.Serialize(), &out);
+  return out;
+}
+
+// The header of a chain's bytes, and its filters, each read by Filter::Deserialize; an error, with
+// a message, for bytes Parse refuses or a filter its Deserialize refuses.
+template <typename Filter>
+Result<Header> Read(const void* data, size_t size, uint8_t filters_kind,
+                    std::vector<Filter>* filters) {
+  std::vector<FilterBytes> parts;
+  Result<Header> header = Parse(data, size, filters_kind, &parts);
+  if (!header.ok()) return header;
+  filters->clear();
+  filters->reserve(parts.size());
+  for (const FilterBytes& part : parts) {
+    Result<Filter> f = Filter::Deserialize(part.data, part.size);
+    if (!f.ok()) return Err("filter " + std::to_string(filters->size()) + ": " + f.error());
+    filters->push_back(std::move(f).value());
+  }
+  return header;
+}
 
 }  // namespace chain_format
 }  // namespace sstfilter

@@ -64,37 +64,21 @@ double ScalableBloomFilter::ExpectedFpRate() const {
 }
 
 std::string ScalableBloomFilter::Serialize() const {
-  chain_format::Header header;
-  header.filters = chain_format::kBloomChain;
-  header.scaling = options_.scaling;
-  header.fp_rate = chain_.fp_rate();
-  header.growth = options_.growth;
-  header.tightening = options_.tightening;
-  header.initial_capacity = initial_capacity_;
+  chain_format::Header header = chain_format::HeaderOf(chain_format::kBloomChain, options_,
+                                                       chain_.fp_rate(), initial_capacity_);
   header.newest_keys = newest_keys_;
   header.size = size_;
-  header.num_filters = static_cast<uint32_t>(chain_.filters().size());
-  std::string out;
-  chain_format::AppendHeader(header, &out);
-  for (const BloomFilter& f : chain_.filters()) chain_format::AppendFilter(f.Serialize(), &out);
-  return out;
+  return chain_format::Write(header, chain_.filters());
 }
 
 Result<ScalableBloomFilter> ScalableBloomFilter::Deserialize(const void* data, size_t size) {
-  std::vector<chain_format::FilterBytes> parts;
+  std::vector<BloomFilter> filters;
   const Result<chain_format::Header> header =
-      chain_format::Parse(data, size, chain_format::kBloomChain, &parts);
+      chain_format::Read(data, size, chain_format::kBloomChain, &filters);
   if (!header.ok()) return Err(header.error());
   const chain_format::Header& h = header.value();
-  std::vector<BloomFilter> filters;
-  filters.reserve(parts.size());
-  for (const chain_format::FilterBytes& part : parts) {
-    Result<BloomFilter> f = BloomFilter::Deserialize(part.data, part.size);
-    if (!f.ok()) return Err("filter " + std::to_string(filters.size()) + ": " + f.error());
-    filters.push_back(std::move(f).value());
-  }
   ScalableBloomFilter filter;
-  filter.options_ = ScalingOptions{h.growth, h.tightening, h.scaling};
+  filter.options_ = chain_format::OptionsOf(h);
   filter.initial_capacity_ = h.initial_capacity;
   const Result<bool> restored =
       filter.chain_.Restore(h.initial_capacity, h.fp_rate, filter.options_, std::move(filters),

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: Apache-2.0
+// Opening the filter a command names, for both types: what a read of a missing key, a write to
+// one, a key of another type and a filter still loading each answer.
+#pragma once
+
+#include "redis/command_args.h"
+#include "redis/filter_value.h"
+
+namespace sstfilter::redis {
+
+enum class Access { kRead, kWrite };
+
+// The key's filter. A read of an empty key: null, *replied false (its items are absent). A write
+// to an empty key: `create(key)`, which sets the key's value, or replies an error and returns
+// null. Another type, or a filter still loading: null, with the error replied. A write drops the
+// copy a scan keeps (SCANDUMP sees the filter as it was when its scan began, or not at all).
+template <typename Value, typename Create>
+Value* OpenFilter(RedisModuleCtx* ctx, RedisModuleString* name, RedisModuleType* type,
+                  Access access, Create&& create, bool* replied) {
+  RedisModuleKey* key = nullptr;
+  void* v = nullptr;
+  const int mode =
+      access == Access::kWrite ? REDISMODULE_READ | REDISMODULE_WRITE : REDISMODULE_READ;
+  *replied = true;
+  switch (OpenKey(ctx, name, mode, type, &key, &v)) {
+    case KeyState::kWrongType:
+      RedisModule_ReplyWithError(ctx, kWrongTypeError);
+      return nullptr;
+    case KeyState::kEmpty:
+      if (access == Access::kRead) {
+        *replied = false;
+        return nullptr;
+      }
+      if (Value* created = create(key)) {
+        *replied = false;
+        return created;
+      }
+      return nullptr;
+    case KeyState::kOurs:
+      break;
+  }
+  Value* value = static_cast<Value*>(v);
+  if (!value->loaded()) {
+    RedisModule_ReplyWithError(ctx, "ERR the filter is still loading (LOADCHUNK)");
+    return nullptr;
+  }
+  *replied = false;
+  if (access == Access::kWrite) FreeString(&value->scan_cache);
+  return value;
+}
+
+// For the `create` of a command that does not create: the key is not found.
+template <typename Value>
+Value* NotFound(RedisModuleCtx* ctx) {
+  RedisModule_ReplyWithError(ctx, "ERR not found");
+  return nullptr;
+}
+
+// A write's filter, for the type *kType holds: created by kCreate with `options` if the key is
+// empty and `create`, else not found.
+template <typename Value, RedisModuleType** kType, typename Options,
+          Value* (*kCreate)(RedisModuleCtx*, RedisModuleKey*, const Options&)>
+Value* FilterForWrite(RedisModuleCtx* ctx, RedisModuleString* name, bool create,
+                      const Options& options, bool* replied) {
+  return OpenFilter<Value>(
+      ctx, name, *kType, Access::kWrite,
+      [&](RedisModuleKey* key) {
+        return create ? kCreate(ctx, key, options) : NotFound<Value>(ctx);
+      },
+      replied);
+}
+
+// A read's filter, for the type *kType holds: null for an empty key, its items absent.
+template <typename Value, RedisModuleType** kType>
+const Value* FilterForRead(RedisModuleCtx* ctx, RedisModuleString* name, bool* replied) {
+  return OpenFilter<Value>(
+      ctx, name, *kType, Access::kRead, [](RedisModuleKey*) { return nullptr; }, replied);
+}
+
+}  // namespace sstfilter::redis

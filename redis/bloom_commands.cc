@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // BF.*: RedisBloom's Bloom filter commands over ScalableBloomFilter
-// (include/sstfilter/scalable_bloom_filter.h), with RedisBloom's arities, replies, defaults and
-// error texts. Every write is replicated verbatim: the filter's bytes follow from the commands
-// alone, so a replica's are the primary's.
+// (include/sstfilter/scalable_bloom_filter.h) in the standard layout: the textbook filter's bits,
+// the fewest for a rate (a Redis command costs more than the cache misses of its probes). With
+// RedisBloom's arities, replies, defaults and error texts. Every write is replicated verbatim: the
+// filter's bytes follow from the commands alone, so a replica's are the primary's.
 #include "redis/bloom_commands.h"
 
 #include <memory>
@@ -39,17 +40,11 @@ BloomValue* Create(RedisModuleCtx* ctx, RedisModuleKey* key, const BloomOptions&
   scaling.growth = static_cast<double>(options.expansion);
   scaling.tightening = kTightening;
   scaling.scaling = !options.nonscaling;
-  Result<ScalableBloomFilter> filter = ScalableBloomFilter::Create(
-      static_cast<uint64_t>(options.capacity), options.error_rate, scaling);
-  if (!filter.ok()) {
-    RedisModule_ReplyWithError(ctx, ("ERR " + filter.error()).c_str());
-    return nullptr;
-  }
-  auto value = std::make_unique<BloomValue>();
-  value->filter = std::make_unique<ScalableBloomFilter>(std::move(filter).value());
-  BloomValue* raw = value.release();
-  RedisModule_ModuleTypeSetValue(key, bloom_type, raw);
-  return raw;
+  return SetNewFilter<BloomValue>(
+      ctx, key, bloom_type,
+      ScalableBloomFilter::Create(static_cast<uint64_t>(options.capacity), options.error_rate,
+                                  scaling, BloomLayout::kStandard),
+      DumpHeader());
 }
 
 constexpr auto FilterForWrite =
@@ -120,15 +115,7 @@ int Reserve(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (options.nonscaling && expansion_given) {
     return RedisModule_ReplyWithError(ctx, "ERR Nonscaling filters cannot expand");
   }
-  RedisModuleKey* key = nullptr;
-  void* v = nullptr;
-  if (OpenKey(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, bloom_type, &key, &v) !=
-      KeyState::kEmpty) {
-    return RedisModule_ReplyWithError(ctx, "ERR item exists");
-  }
-  if (Create(ctx, key, options) == nullptr) return REDISMODULE_OK;  // replied
-  RedisModule_ReplicateVerbatim(ctx);
-  return RedisModule_ReplyWithSimpleString(ctx, "OK");
+  return ReserveNew<BloomValue, &bloom_type, BloomOptions, Create>(ctx, argv[1], options);
 }
 
 // BF.ADD key item

@@ -40,20 +40,15 @@ CuckooValue* Create(RedisModuleCtx* ctx, RedisModuleKey* key, const CuckooOption
   scaling.growth = options.expansion == 0 ? 1 : static_cast<double>(options.expansion);
   scaling.tightening = kTightening;
   scaling.scaling = options.expansion != 0;
-  Result<ScalableCuckooFilter> filter = ScalableCuckooFilter::Create(
-      static_cast<uint64_t>(options.capacity), options.error_rate, scaling);
-  if (!filter.ok()) {
-    RedisModule_ReplyWithError(ctx, ("ERR " + filter.error()).c_str());
-    return nullptr;
-  }
-  auto value = std::make_unique<CuckooValue>();
-  value->filter = std::make_unique<ScalableCuckooFilter>(std::move(filter).value());
-  value->header.type = DumpType::kCuckoo;
-  value->header.bucket_size = static_cast<uint16_t>(options.bucket_size);
-  value->header.max_iterations = static_cast<uint32_t>(options.max_iterations);
-  CuckooValue* raw = value.release();
-  RedisModule_ModuleTypeSetValue(key, cuckoo_type, raw);
-  return raw;
+  DumpHeader header;
+  header.type = DumpType::kCuckoo;
+  header.bucket_size = static_cast<uint16_t>(options.bucket_size);
+  header.max_iterations = static_cast<uint32_t>(options.max_iterations);
+  return SetNewFilter<CuckooValue>(
+      ctx, key, cuckoo_type,
+      ScalableCuckooFilter::Create(static_cast<uint64_t>(options.capacity), options.error_rate,
+                                   scaling),
+      header);
 }
 
 constexpr auto FilterForWrite =
@@ -105,15 +100,7 @@ int Reserve(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     return RedisModule_ReplyWithError(ctx, "ERR Bad capacity");
   }
   if (!ParseReserveOptions(ctx, argv, argc, &options)) return REDISMODULE_OK;
-  RedisModuleKey* key = nullptr;
-  void* v = nullptr;
-  if (OpenKey(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, cuckoo_type, &key, &v) !=
-      KeyState::kEmpty) {
-    return RedisModule_ReplyWithError(ctx, "ERR item exists");
-  }
-  if (Create(ctx, key, options) == nullptr) return REDISMODULE_OK;
-  RedisModule_ReplicateVerbatim(ctx);
-  return RedisModule_ReplyWithSimpleString(ctx, "OK");
+  return ReserveNew<CuckooValue, &cuckoo_type, CuckooOptions, Create>(ctx, argv[1], options);
 }
 
 // CF.ADD and CF.ADDNX key item

@@ -3,6 +3,9 @@
 // one, a key of another type and a filter still loading each answer.
 #pragma once
 
+#include <memory>
+#include <utility>
+
 #include "redis/command_args.h"
 #include "redis/filter_value.h"
 
@@ -54,6 +57,39 @@ template <typename Value>
 Value* NotFound(RedisModuleCtx* ctx) {
   RedisModule_ReplyWithError(ctx, "ERR not found");
   return nullptr;
+}
+
+// The key's new value, `filter` with `header` (the options the dump keeps); when the filter
+// could not be made, its error replied and null.
+template <typename Value, typename Filter>
+Value* SetNewFilter(RedisModuleCtx* ctx, RedisModuleKey* key, RedisModuleType* type,
+                    Result<Filter> filter, const DumpHeader& header) {
+  if (!filter.ok()) {
+    RedisModule_ReplyWithError(ctx, ("ERR " + filter.error()).c_str());
+    return nullptr;
+  }
+  auto value = std::make_unique<Value>();
+  value->filter = std::make_unique<Filter>(std::move(filter).value());
+  value->header = header;
+  Value* raw = value.release();
+  RedisModule_ModuleTypeSetValue(key, type, raw);
+  return raw;
+}
+
+// RESERVE: a new filter made by kCreate with `options` at an empty key; "item exists" at any
+// other (RedisBloom's reply, whatever the key holds).
+template <typename Value, RedisModuleType** kType, typename Options,
+          Value* (*kCreate)(RedisModuleCtx*, RedisModuleKey*, const Options&)>
+int ReserveNew(RedisModuleCtx* ctx, RedisModuleString* name, const Options& options) {
+  RedisModuleKey* key = nullptr;
+  void* v = nullptr;
+  if (OpenKey(ctx, name, REDISMODULE_READ | REDISMODULE_WRITE, *kType, &key, &v) !=
+      KeyState::kEmpty) {
+    return RedisModule_ReplyWithError(ctx, "ERR item exists");
+  }
+  if (kCreate(ctx, key, options) == nullptr) return REDISMODULE_OK;  // replied
+  RedisModule_ReplicateVerbatim(ctx);
+  return RedisModule_ReplyWithSimpleString(ctx, "OK");
 }
 
 // A write's filter, for the type *kType holds: created by kCreate with `options` if the key is

@@ -15,6 +15,7 @@
 #include "core/blocked_bloom/blocked_bloom.h"
 #include "core/hash.h"
 #include "core/parse.h"
+#include "core/standard_bloom/standard_bloom.h"
 
 namespace sstfilter {
 
@@ -38,14 +39,59 @@ BlockMask MaskOf(uint64_t hash, int num_probes) {
   return mask;
 }
 
+// Sets `mask`'s bits of `word`; true if any was clear. A plain load first: a locked OR costs far
+// more, and streams that repeat keys (dedup) mostly find their bits set already.
+bool SetBits(std::atomic<uint64_t>* word, uint64_t mask) {
+  if ((word->load(std::memory_order_relaxed) & mask) == mask) return false;
+  return (word->fetch_or(mask, std::memory_order_relaxed) & mask) != mask;
+}
+
+// The blocks and bits of a filter of `capacity` keys at `fp_rate` in `layout`.
+Result<uint64_t> BitsFor(BloomLayout layout, uint64_t capacity, double fp_rate, int* num_probes) {
+  switch (layout) {
+    case BloomLayout::kBlocked: {
+      const Result<BlockedBloomParams> params = BlockedBloom::ForFpRate(fp_rate);
+      if (!params.ok()) return Err(params.error());
+      const Result<uint64_t> blocks = BlockedBloom::Units(params.value(), capacity);
+      if (!blocks.ok()) return Err(blocks.error());
+      *num_probes = params.value().num_probes;
+      return blocks.value() * kBloomBlockBits;
+    }
+    case BloomLayout::kStandard: {
+      Result<StandardBloomParams> params = StandardBloom::ForFpRate(fp_rate);
+      if (!params.ok()) return Err(params.error());
+      StandardBloomParams p = params.value();
+      // The textbook bits, -ln p / ln^2 2 per key, assume the best real probe count; with a whole
+      // one the rate can be up to about 0.4% above p. Bits are added, 0.05% at a time, until the
+      // model gives at most p for this capacity.
+      for (int i = 0; i < 64; ++i) {
+        const Result<double> rate = StandardBloom::EstimatedFpRate(p, capacity);
+        if (!rate.ok() || rate.value() <= fp_rate) break;
+        p.bits_per_key *= 1.0005;
+        const Result<int> probes = StandardBloom::ProbesForBitsPerKey(p.bits_per_key);
+        if (!probes.ok()) return Err(probes.error());
+        p.num_probes = probes.value();
+      }
+      const Result<uint64_t> words = StandardBloom::Units(p, capacity);
+      if (!words.ok()) return Err(words.error());
+      *num_probes = p.num_probes;
+      return words.value() * 64;
+    }
+  }
+  return Err("unknown Bloom layout");
+}
+
 }  // namespace
 
-bool BloomFilter::Allocate(uint64_t num_blocks) {
+bool BloomFilter::Allocate(BloomLayout layout, uint64_t num_bits) {
+  const uint64_t num_blocks = (num_bits + kBloomBlockBits - 1) / kBloomBlockBits;
   void* memory =
       ::operator new[](num_blocks* kBlockBytes, std::align_val_t{kBlockBytes}, std::nothrow);
   if (memory == nullptr) return false;
   words_ = static_cast<std::atomic<uint64_t>*>(memory);
   num_blocks_ = num_blocks;
+  num_bits_ = num_bits;
+  layout_ = layout;
   for (uint64_t i = 0; i < num_blocks * kWordsPerBlock; ++i) {
     new (&words_[i]) std::atomic<uint64_t>(0);
   }
@@ -61,6 +107,8 @@ BloomFilter& BloomFilter::operator=(BloomFilter&& other) noexcept {
     if (words_ != nullptr) ::operator delete[](words_, std::align_val_t{kBlockBytes});
     words_ = std::exchange(other.words_, nullptr);
     num_blocks_ = std::exchange(other.num_blocks_, 0);
+    num_bits_ = std::exchange(other.num_bits_, 0);
+    layout_ = other.layout_;
     num_probes_ = other.num_probes_;
     capacity_ = other.capacity_;
     fp_rate_at_capacity_ = other.fp_rate_at_capacity_;
@@ -68,29 +116,38 @@ BloomFilter& BloomFilter::operator=(BloomFilter&& other) noexcept {
   return *this;
 }
 
-Result<BloomFilter> BloomFilter::Create(uint64_t capacity, double fp_rate) {
+Result<BloomFilter> BloomFilter::Create(uint64_t capacity, double fp_rate, BloomLayout layout) {
   if (capacity == 0) return Err("capacity must be at least 1 key");
-  const Result<BlockedBloomParams> params = BlockedBloom::ForFpRate(fp_rate);
-  if (!params.ok()) return Err(params.error());
-  const Result<uint64_t> blocks = BlockedBloom::Units(params.value(), capacity);
-  if (!blocks.ok()) return Err(blocks.error());
+  int num_probes = 0;
+  const Result<uint64_t> bits = BitsFor(layout, capacity, fp_rate, &num_probes);
+  if (!bits.ok()) return Err(bits.error());
   BloomFilter filter;
-  if (!filter.Allocate(blocks.value())) {
-    return Err("cannot allocate " + std::to_string(blocks.value() * kBlockBytes) +
+  if (!filter.Allocate(layout, bits.value())) {
+    return Err("cannot allocate " + std::to_string(bits.value() / 8) +
                " bytes for a Bloom filter of " + std::to_string(capacity) + " keys");
   }
-  filter.num_probes_ = params.value().num_probes;
+  filter.num_probes_ = num_probes;
   filter.capacity_ = capacity;
-  filter.fp_rate_at_capacity_ = BlockedBloom::EstimatedFpRate(params.value(), capacity).value();
+  filter.fp_rate_at_capacity_ = filter.EstimatedFpRateAt(capacity);
   return filter;
 }
 
 bool BloomFilter::IsSizedFor(uint64_t capacity, double fp_rate) const {
-  const Result<BlockedBloomParams> params = BlockedBloom::ForFpRate(fp_rate);
-  if (!params.ok()) return false;
-  const Result<uint64_t> blocks = BlockedBloom::Units(params.value(), capacity);
-  return blocks.ok() && num_blocks_ == blocks.value() && num_probes_ == params.value().num_probes &&
+  int num_probes = 0;
+  const Result<uint64_t> bits = BitsFor(layout_, capacity, fp_rate, &num_probes);
+  return bits.ok() && num_bits_ == bits.value() && num_probes_ == num_probes &&
          capacity_ == capacity;
+}
+
+double BloomFilter::EstimatedFpRateAt(uint64_t keys) const {
+  BloomParams params;
+  params.num_probes = num_probes_;
+  params.bits_per_key = std::min(kMaxBitsPerKey, static_cast<double>(num_bits_) / keys);
+  const Result<double> rate =
+      layout_ == BloomLayout::kStandard
+          ? StandardBloom::EstimatedFpRate(StandardBloomParams{params}, keys)
+          : BlockedBloom::EstimatedFpRate(BlockedBloomParams{params}, keys);
+  return rate.ok() ? rate.value() : 1.0;
 }
 
 Result<BloomFilter> BloomFilter::Deserialize(const void* data, size_t size) {
@@ -100,46 +157,51 @@ Result<BloomFilter> BloomFilter::Deserialize(const void* data, size_t size) {
                " bytes: truncated, corrupt, or of a newer version)");
   }
   const Trailer& t = parsed.trailer;
-  if (t.kind != BlockedBloom::kId) {
-    return Err("not a blocked Bloom filter (kind " + std::to_string(static_cast<int>(t.kind)) +
-               "); a BloomFilter reads only that kind");
+  if (t.kind != BlockedBloom::kId && t.kind != StandardBloom::kId) {
+    return Err("not a blocked or standard Bloom filter (kind " +
+               std::to_string(static_cast<int>(t.kind)) + "); a BloomFilter reads only those");
   }
-  if (t.num_units == 0) return Err("an empty filter (no blocks) cannot take keys");
+  if (t.num_units == 0) return Err("an empty filter (no bits) cannot take keys");
+  const bool standard = t.kind == StandardBloom::kId;
   BloomFilter filter;
-  if (!filter.Allocate(t.num_units)) {
+  if (!filter.Allocate(standard ? BloomLayout::kStandard : BloomLayout::kBlocked,
+                       parsed.body_bytes * 8)) {
     return Err("cannot allocate " + std::to_string(parsed.body_bytes) + " bytes");
   }
-  for (uint64_t i = 0; i < t.num_units * kWordsPerBlock; ++i) {
+  for (uint64_t i = 0; i < parsed.body_bytes / 8; ++i) {
     filter.words_[i].store(LoadLE64(parsed.body + 8 * i), std::memory_order_relaxed);
   }
   filter.num_probes_ = t.param;
   filter.capacity_ = std::max<uint64_t>(t.num_keys, 1);
-  BlockedBloomParams params;
-  params.num_probes = t.param;
-  params.bits_per_key = std::min(
-      kMaxBitsPerKey, static_cast<double>(t.num_units * kBloomBlockBits) / filter.capacity_);
-  const Result<double> rate = BlockedBloom::EstimatedFpRate(params, filter.capacity_);
-  filter.fp_rate_at_capacity_ = rate.ok() ? rate.value() : 1.0;
+  filter.fp_rate_at_capacity_ = filter.EstimatedFpRateAt(filter.capacity_);
   return filter;
 }
 
 bool BloomFilter::AddHash(uint64_t hash) {
   if (num_blocks_ == 0) return false;  // moved from: takes nothing (and answers "may match")
+  bool changed = false;
+  if (layout_ == BloomLayout::kStandard) {
+    ForEachStandardProbe(hash, num_probes_, num_bits_, [&](uint64_t bit) {
+      changed |= SetBits(&words_[bit >> 6], uint64_t{1} << (bit & 63));
+      return true;
+    });
+    return changed;
+  }
   const BlockMask mask = MaskOf(hash, num_probes_);
   std::atomic<uint64_t>* block = words_ + BlockedBloomBlock(hash, num_blocks_) * kWordsPerBlock;
-  bool changed = false;
   for (uint64_t w = 0; w < kWordsPerBlock; ++w) {
-    const uint64_t m = mask.words[w];
-    // A plain load first: a locked OR costs far more, and streams that repeat keys (dedup) mostly
-    // find their bits set already.
-    if ((block[w].load(std::memory_order_relaxed) & m) == m) continue;
-    changed |= (block[w].fetch_or(m, std::memory_order_relaxed) & m) != m;
+    if (mask.words[w] != 0) changed |= SetBits(&block[w], mask.words[w]);
   }
   return changed;
 }
 
 bool BloomFilter::MayContainHash(uint64_t hash) const {
   if (num_blocks_ == 0) return true;  // moved from: "may match", never a false negative
+  if (layout_ == BloomLayout::kStandard) {
+    return ForEachStandardProbe(hash, num_probes_, num_bits_, [this](uint64_t bit) {
+      return ((words_[bit >> 6].load(std::memory_order_relaxed) >> (bit & 63)) & 1) != 0;
+    });
+  }
   const BlockMask mask = MaskOf(hash, num_probes_);
   const std::atomic<uint64_t>* block =
       words_ + BlockedBloomBlock(hash, num_blocks_) * kWordsPerBlock;
@@ -155,11 +217,14 @@ void BloomFilter::MayContainBatch(const uint64_t* hashes, size_t count, bool* ma
     std::fill(may_match, may_match + count, true);
     return;
   }
+  const bool standard = layout_ == BloomLayout::kStandard;
   for (size_t start = 0; start < count; start += kPrefetchBatch) {
     const size_t n = std::min(kPrefetchBatch, count - start);
+    // A blocked key's one block; a standard key's first probe (a miss usually ends there).
     for (size_t i = 0; i < n; ++i) {
-      __builtin_prefetch(words_ +
-                         BlockedBloomBlock(hashes[start + i], num_blocks_) * kWordsPerBlock);
+      const uint64_t h = hashes[start + i];
+      __builtin_prefetch(standard ? words_ + (FastRange64(h, num_bits_) >> 6)
+                                  : words_ + BlockedBloomBlock(h, num_blocks_) * kWordsPerBlock);
     }
     for (size_t i = 0; i < n; ++i) may_match[start + i] = MayContainHash(hashes[start + i]);
   }
@@ -167,10 +232,10 @@ void BloomFilter::MayContainBatch(const uint64_t* hashes, size_t count, bool* ma
 
 Result<bool> BloomFilter::Merge(const BloomFilter& other) {
   if (!IsCompatible(other)) {
-    return Err("cannot merge a Bloom filter of " + std::to_string(other.num_blocks_) +
-               " blocks and " + std::to_string(other.num_probes_) + " probes into one of " +
-               std::to_string(num_blocks_) + " blocks and " + std::to_string(num_probes_) +
-               " probes: create both with the same capacity and rate");
+    return Err("cannot merge a Bloom filter of " + std::to_string(other.num_bits_) + " bits and " +
+               std::to_string(other.num_probes_) + " probes into one of " +
+               std::to_string(num_bits_) + " bits and " + std::to_string(num_probes_) +
+               " probes: create both with the same capacity, rate and layout");
   }
   if (&other == this) return true;
   for (uint64_t i = 0; i < num_blocks_ * kWordsPerBlock; ++i) {
@@ -182,7 +247,7 @@ Result<bool> BloomFilter::Merge(const BloomFilter& other) {
 
 Result<BloomFilter> BloomFilter::Copy() const {
   BloomFilter copy;
-  if (!copy.Allocate(num_blocks_)) {
+  if (!copy.Allocate(layout_, num_bits_)) {
     return Err("cannot allocate " + std::to_string(memory_bytes()) + " bytes for the copy");
   }
   for (uint64_t i = 0; i < num_blocks_ * kWordsPerBlock; ++i) {
@@ -211,7 +276,22 @@ void BloomFilter::BlockFillHistogram(uint64_t* blocks_with_bits) const {
   }
 }
 
+uint64_t BloomFilter::BitsSet() const {
+  uint64_t set = 0;
+  for (uint64_t i = 0; i < num_blocks_ * kWordsPerBlock; ++i) {
+    set += __builtin_popcountll(words_[i].load(std::memory_order_relaxed));
+  }
+  return set;
+}
+
 double BloomFilter::ApproximateElementCount() const {
+  if (layout_ == BloomLayout::kStandard) {
+    // m (1 - (1 - 1/m)^(k x)) bits set after x keys, inverted (Swamidass and Baldi); a full
+    // array counts as half a bit short of full.
+    const double m = static_cast<double>(num_bits_);
+    const double set = std::min(static_cast<double>(BitsSet()), m - 0.5);
+    return std::log1p(-set / m) / (num_probes_ * std::log1p(-1.0 / m));
+  }
   uint64_t histogram[kBloomBlockBits + 1];
   BlockFillHistogram(histogram);
   // A block that received x distinct keys has, in expectation, 512 (1 - (1 - 1/512)^(k x)) bits
@@ -229,6 +309,10 @@ double BloomFilter::ApproximateElementCount() const {
 
 double BloomFilter::ExpectedFpRate() const {
   if (num_blocks_ == 0) return 1;  // moved from: every query matches
+  if (layout_ == BloomLayout::kStandard) {
+    // An absent key's k probes each find a set bit with chance (bits set) / m.
+    return std::pow(static_cast<double>(BitsSet()) / static_cast<double>(num_bits_), num_probes_);
+  }
   uint64_t histogram[kBloomBlockBits + 1];
   BlockFillHistogram(histogram);
   // An absent key picks a block uniformly (its hash's high bits) and probes k positions in it;
@@ -242,17 +326,19 @@ double BloomFilter::ExpectedFpRate() const {
 }
 
 std::string BloomFilter::Serialize() const {
-  std::string out(memory_bytes() + kTrailerBytes, '\0');
+  const uint64_t body_bytes = num_bits_ / 8;
+  std::string out(body_bytes + kTrailerBytes, '\0');
   uint8_t* dst = reinterpret_cast<uint8_t*>(out.data());
-  for (uint64_t i = 0; i < num_blocks_ * kWordsPerBlock; ++i) {
+  for (uint64_t i = 0; i < body_bytes / 8; ++i) {
     StoreLE64(dst + 8 * i, words_[i].load(std::memory_order_relaxed));
   }
+  const bool standard = layout_ == BloomLayout::kStandard;
   Trailer t;
-  t.kind = BlockedBloom::kId;
+  t.kind = standard ? StandardBloom::kId : BlockedBloom::kId;
   t.num_keys = capacity_;
-  t.num_units = num_blocks_;
+  t.num_units = standard ? num_bits_ / 64 : num_blocks_;
   t.param = static_cast<uint8_t>(num_probes_);
-  EncodeTrailer(t, dst + memory_bytes());
+  EncodeTrailer(t, dst + body_bytes);
   return out;
 }
 

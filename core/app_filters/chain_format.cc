@@ -39,7 +39,7 @@ void AppendHeader(const Header& header, std::string* out) {
   out->push_back(static_cast<char>(kVersion));
   out->push_back(static_cast<char>(header.filters));
   out->push_back(static_cast<char>(header.scaling ? 1 : 0));
-  out->push_back('\0');
+  out->push_back(static_cast<char>(header.layout));
   AppendLE64(BitsOf(header.fp_rate), out);
   AppendLE64(BitsOf(header.growth), out);
   AppendLE64(BitsOf(header.tightening), out);
@@ -68,12 +68,14 @@ Result<Header> Parse(const void* data, size_t size, uint8_t filters,
                " filter's bytes, not a scalable " + (filters == kBloomChain ? "Bloom" : "cuckoo") +
                " filter's");
   }
-  if ((p[6] & ~1) != 0 || p[7] != 0 || LoadLE32(p + 60) != 0) {
+  const uint8_t max_layout = filters == kBloomChain ? 1 : 0;
+  if ((p[6] & ~1) != 0 || p[7] > max_layout || LoadLE32(p + 60) != 0) {
     return Err("a scalable filter's header with reserved bits set");
   }
   Header h;
   h.filters = filters;
   h.scaling = (p[6] & 1) != 0;
+  h.layout = p[7];
   h.fp_rate = DoubleOf(LoadLE64(p + 8));
   h.growth = DoubleOf(LoadLE64(p + 16));
   h.tightening = DoubleOf(LoadLE64(p + 24));

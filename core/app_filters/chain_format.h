@@ -8,7 +8,7 @@
 //   4       1      version: 1
 //   5       1      the chain's filters: 1 blocked Bloom (BloomFilter), 2 cuckoo (CuckooFilter)
 //   6       1      flags: bit 0 set if the chain scales (adds a filter when the newest is full)
-//   7       1      0
+//   7       1      the Bloom filters' layout: 0 blocked, 1 standard (BloomLayout; 0 for cuckoo)
 //   8       8      fp_rate, the bound asked of Create (IEEE 754 double)
 //   16      8      growth (double)
 //   24      8      tightening (double)
@@ -43,6 +43,7 @@ inline constexpr size_t kHeaderBytes = 64;
 struct Header {
   uint8_t filters = 0;  // kBloomChain or kCuckooChain
   bool scaling = true;
+  uint8_t layout = 0;  // Bloom chains: BloomLayout
   double fp_rate = 0, growth = 0, tightening = 0;
   uint64_t initial_capacity = 0;
   uint64_t newest_keys = 0;

@@ -14,17 +14,22 @@ namespace sstfilter {
 
 namespace {
 
-Result<BloomFilter> MakeBloomFilter(uint64_t capacity, double rate) {
-  return BloomFilter::Create(capacity, rate);
+// What makes each filter of a chain in `layout`.
+auto FilterMaker(BloomLayout layout) {
+  return [layout](uint64_t capacity, double rate) {
+    return BloomFilter::Create(capacity, rate, layout);
+  };
 }
 
 }  // namespace
 
 Result<ScalableBloomFilter> ScalableBloomFilter::Create(uint64_t initial_capacity, double fp_rate,
-                                                        ScalingOptions options) {
+                                                        ScalingOptions options,
+                                                        BloomLayout layout) {
   ScalableBloomFilter filter;
+  filter.layout_ = layout;
   const Result<bool> started =
-      filter.chain_.Start(initial_capacity, fp_rate, options, MakeBloomFilter);
+      filter.chain_.Start(initial_capacity, fp_rate, options, FilterMaker(layout));
   if (!started.ok()) return Err(started.error());
   filter.options_ = options;
   filter.initial_capacity_ = initial_capacity;
@@ -35,7 +40,7 @@ AddOutcome ScalableBloomFilter::AddHash(uint64_t hash) {
   if (chain_.filters().empty()) return AddOutcome::kFull;  // moved from
   if (MayContainHash(hash)) return AddOutcome::kMayBePresent;
   if (newest_keys_ >= chain_.newest_capacity()) {
-    if (!chain_.Grow(MakeBloomFilter)) return AddOutcome::kFull;
+    if (!chain_.Grow(FilterMaker(layout_))) return AddOutcome::kFull;
     newest_keys_ = 0;
   }
   // The key is in no filter, so it changes the newest: every key added is counted once.
@@ -66,6 +71,7 @@ double ScalableBloomFilter::ExpectedFpRate() const {
 std::string ScalableBloomFilter::Serialize() const {
   chain_format::Header header = chain_format::HeaderOf(chain_format::kBloomChain, options_,
                                                        chain_.fp_rate(), initial_capacity_);
+  header.layout = static_cast<uint8_t>(layout_);
   header.newest_keys = newest_keys_;
   header.size = size_;
   return chain_format::Write(header, chain_.filters());
@@ -80,10 +86,11 @@ Result<ScalableBloomFilter> ScalableBloomFilter::Deserialize(const void* data, s
   ScalableBloomFilter filter;
   filter.options_ = chain_format::OptionsOf(h);
   filter.initial_capacity_ = h.initial_capacity;
+  filter.layout_ = static_cast<BloomLayout>(h.layout);
   const Result<bool> restored =
       filter.chain_.Restore(h.initial_capacity, h.fp_rate, filter.options_, std::move(filters),
-                            [](const BloomFilter& f, uint64_t capacity, double rate) {
-                              return f.IsSizedFor(capacity, rate);
+                            [&filter](const BloomFilter& f, uint64_t capacity, double rate) {
+                              return f.layout() == filter.layout_ && f.IsSizedFor(capacity, rate);
                             });
   if (!restored.ok()) return Err(restored.error());
   if (h.newest_keys > filter.chain_.newest_capacity() || h.size < h.newest_keys ||

@@ -9,10 +9,12 @@
 //   sstfilter::BloomFilter seen = std::move(created).value();
 //   if (seen.TestAndAdd(event_id)) { /* probably a duplicate: drop it */ }
 //
-// It is a blocked Bloom filter, the layout of sstfilter's SST filters: all probes of a key fall in
-// one 64-byte block, so an add or a query touches one cache line. Its serialised bytes are a
-// blocked Bloom filter of sstfilter's byte format (docs/format.md), readable by the SST filter
-// readers; a static blocked Bloom filter deserialises into a BloomFilter that can take more keys.
+// By default it is a blocked Bloom filter, the layout of sstfilter's SST filters: all probes of a
+// key fall in one 64-byte block, so an add or a query touches one cache line;
+// BloomLayout::kStandard spreads them over the whole array, for the fewest bits per key. Its
+// serialised bytes are a blocked (or standard) Bloom filter of sstfilter's byte format
+// (docs/format.md), readable by the SST filter readers; a static one deserialises into a
+// BloomFilter that can take more keys.
 //
 // Threads: Add, TestAndAdd, MayContain, Merge (into this filter) and the statistics may run at the
 // same time from any number of threads, without a lock: bits are set by atomic OR (relaxed order).
@@ -33,15 +35,23 @@
 
 namespace sstfilter {
 
+// Where a BloomFilter puts a key's probes: kBlocked, all in one 64-byte block (one cache line per
+// add or query; about 3% more bits than kStandard for the same rate at 1%), or kStandard, over the
+// whole array (the textbook filter, -ln p / ln^2 2 bits per key: the fewest bits for a rate, at a
+// cache miss per probe). The SST filter kinds of the same names (docs/format.md).
+enum class BloomLayout : uint8_t { kBlocked = 0, kStandard = 1 };
+
 class SSTFILTER_EXPORT BloomFilter {
  public:
   // An empty filter whose false-positive rate is at most fp_rate once `capacity` distinct keys are
   // in it (the rate keeps rising beyond). Fails for a capacity of 0, a rate outside sstfilter's
   // accepted range (as the SST policies), a size that overflows, or memory that cannot be had.
-  static Result<BloomFilter> Create(uint64_t capacity, double fp_rate);
+  static Result<BloomFilter> Create(uint64_t capacity, double fp_rate,
+                                    BloomLayout layout = BloomLayout::kBlocked);
 
-  // A filter from Serialize's bytes, or from any blocked Bloom filter of sstfilter's format. Fails,
-  // with a message, for anything else: bytes of another kind, truncated or corrupt bytes.
+  // A filter from Serialize's bytes, or from any blocked or standard Bloom filter of sstfilter's
+  // format. Fails, with a message, for anything else: bytes of another kind, truncated or corrupt
+  // bytes.
   static Result<BloomFilter> Deserialize(const void* data, size_t size);
 
   // Adds a key. Returns true if the filter changed: the key was not reported present before. Two
@@ -59,10 +69,11 @@ class SSTFILTER_EXPORT BloomFilter {
   // may_match[i] = MayContainHash(hashes[i]), with the memory loads of many keys overlapped.
   void MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match) const;
 
-  // Whether Merge can take `other`: the same number of blocks and probes (filters created with the
-  // same capacity and rate, or one a copy or deserialised form of the other's kind).
+  // Whether Merge can take `other`: the same layout, bits and probes (filters created with the
+  // same capacity, rate and layout, or one a copy or deserialised form of the other).
   bool IsCompatible(const BloomFilter& other) const {
-    return num_blocks_ == other.num_blocks_ && num_probes_ == other.num_probes_;
+    return layout_ == other.layout_ && num_bits_ == other.num_bits_ &&
+           num_probes_ == other.num_probes_;
   }
   // Adds every key of `other` (the union of the two sets). Fails, changing nothing, when the
   // filters are not compatible; the message gives both shapes.
@@ -85,14 +96,16 @@ class SSTFILTER_EXPORT BloomFilter {
   // The rate at capacity, as sized (at most the rate asked of Create).
   double fp_rate_at_capacity() const { return fp_rate_at_capacity_; }
   int num_probes() const { return num_probes_; }
-  // The bytes of the bit array: 64 per block.
+  BloomLayout layout() const { return layout_; }
+  // The bytes the bit array holds: whole 64-byte blocks (a standard filter's last may be partly
+  // unused).
   uint64_t memory_bytes() const { return num_blocks_ * kBlockBytes; }
 
   // sstfilter's byte format (a blocked Bloom filter whose key count is the capacity): Deserialize
   // and the SST filter readers read it.
   std::string Serialize() const;
-  // Whether the filter is the one Create(capacity, fp_rate) makes: the same blocks, probes and
-  // capacity (a deserialised filter is checked so before it joins a scalable filter).
+  // Whether the filter is the one Create(capacity, fp_rate, layout()) makes: the same bits, probes
+  // and capacity (a deserialised filter is checked so before it joins a scalable filter).
   bool IsSizedFor(uint64_t capacity, double fp_rate) const;
 
   // A moved-from filter takes no keys and answers "may match" to every query.
@@ -109,13 +122,20 @@ class SSTFILTER_EXPORT BloomFilter {
   static constexpr uint64_t kWordsPerBlock = kBlockBytes / 8;
 
   BloomFilter() = default;
-  // A zeroed filter of num_blocks blocks; false if the memory cannot be had.
-  bool Allocate(uint64_t num_blocks);
+  // A zeroed filter of num_bits bits in `layout` (whole blocks allocated); false if the memory
+  // cannot be had.
+  bool Allocate(BloomLayout layout, uint64_t num_bits);
+  // The set bits of the whole array (kStandard's estimates read it).
+  uint64_t BitsSet() const;
+  // The rate the model of its layout gives for `keys` keys in this filter's bits and probes.
+  double EstimatedFpRateAt(uint64_t keys) const;
   // Counts blocks by their number of set bits, 0 to 512: what both estimates read.
   void BlockFillHistogram(uint64_t* blocks_with_bits) const;
 
   std::atomic<uint64_t>* words_ = nullptr;  // num_blocks_ * 8 words, 64-byte aligned
   uint64_t num_blocks_ = 0;
+  uint64_t num_bits_ = 0;  // the bits probes reach: all (kBlocked), whole words (kStandard)
+  BloomLayout layout_ = BloomLayout::kBlocked;
   int num_probes_ = 0;
   uint64_t capacity_ = 0;
   double fp_rate_at_capacity_ = 0;

@@ -43,8 +43,10 @@ class SSTFILTER_EXPORT ScalableBloomFilter {
  public:
   // Fails, with a message, for a capacity of 0, a rate sstfilter does not accept, or options out
   // of range.
+  // `layout`: the layout of every filter of the chain (BloomLayout, bloom_filter.h).
   static Result<ScalableBloomFilter> Create(uint64_t initial_capacity, double fp_rate,
-                                            ScalingOptions options = {});
+                                            ScalingOptions options = {},
+                                            BloomLayout layout = BloomLayout::kBlocked);
 
   AddOutcome Add(std::string_view key) { return AddHash(HashKey(key)); }
   AddOutcome AddHash(uint64_t hash);
@@ -77,6 +79,7 @@ class SSTFILTER_EXPORT ScalableBloomFilter {
   static Result<ScalableBloomFilter> Deserialize(const void* data, size_t size);
   const ScalingOptions& options() const { return options_; }
   uint64_t initial_capacity() const { return initial_capacity_; }
+  BloomLayout layout() const { return layout_; }
 
   // A moved-from filter takes no keys (kFull) and answers "may match" to every query.
   ScalableBloomFilter(ScalableBloomFilter&& other) noexcept { *this = std::move(other); }
@@ -86,6 +89,7 @@ class SSTFILTER_EXPORT ScalableBloomFilter {
     size_ = std::exchange(other.size_, 0);
     options_ = other.options_;
     initial_capacity_ = other.initial_capacity_;
+    layout_ = other.layout_;
     return *this;
   }
 
@@ -98,6 +102,7 @@ class SSTFILTER_EXPORT ScalableBloomFilter {
   uint64_t size_ = 0;
   ScalingOptions options_;  // as given to Create
   uint64_t initial_capacity_ = 0;
+  BloomLayout layout_ = BloomLayout::kBlocked;
 };
 
 }  // namespace sstfilter

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/blocked_bloom/blocked_bloom.h"
+#include "core/standard_bloom/standard_bloom.h"
 #include "core/cuckoo/cuckoo.h"
 #include "core/filter_reader.h"
 #include "tests/test_util.h"
@@ -172,7 +173,7 @@ TEST(BloomFilter, BadBytesAreErrors) {
   const std::string cuckoo = Cuckoo::Build(CuckooParams{12}, keys.data(), keys.size()).value();
   const auto other_kind = BloomFilter::Deserialize(cuckoo.data(), cuckoo.size());
   ASSERT_FALSE(other_kind.ok());
-  EXPECT_NE(other_kind.error().find("blocked Bloom"), std::string::npos) << other_kind.error();
+  EXPECT_NE(other_kind.error().find("standard Bloom"), std::string::npos) << other_kind.error();
   const std::string empty_static =
       BlockedBloom::Build(BlockedBloom::ForBitsPerKey(10).value(), keys.data(), 0).value();
   EXPECT_FALSE(BloomFilter::Deserialize(empty_static.data(), empty_static.size()).ok());
@@ -243,6 +244,83 @@ TEST(BloomFilter, ApproximateElementCountFollowsTheKeys) {
   }
   // Twice the capacity: the rate the bits give has grown well past the target.
   EXPECT_GT(filter.ExpectedFpRate(), 5 * filter.fp_rate_at_capacity());
+}
+
+}  // namespace
+}  // namespace sstfilter
+
+namespace sstfilter {
+namespace {
+
+BloomFilter MakeStandard(uint64_t capacity, double fp_rate) {
+  auto made = BloomFilter::Create(capacity, fp_rate, BloomLayout::kStandard);
+  EXPECT_TRUE(made.ok()) << made.error();
+  return std::move(made).value();
+}
+
+// The standard layout holds the textbook filter's bits, -ln p / ln^2 2 per key, and at most 0.5%
+// more (what the whole probe count needs to reach p, and whole words), keeps every key, and meets
+// its rate: measured within 5 binomial sigmas of the rate its bits give, which is within 2% of the
+// rate the sizing promised (no per-block spread to model).
+TEST(BloomFilterStandardLayout, TakesTheTextbookBitsAndMeetsItsRate) {
+  constexpr uint64_t kCapacity = 1'000'000;
+  for (const double target : {0.01, 0.001}) {
+    BloomFilter filter = MakeStandard(kCapacity, target);
+    EXPECT_EQ(filter.layout(), BloomLayout::kStandard);
+    const double textbook = -std::log(target) / (std::log(2) * std::log(2));
+    const double bits_per_key = 8.0 * filter.memory_bytes() / kCapacity;
+    EXPECT_GE(bits_per_key, textbook);
+    EXPECT_LE(bits_per_key, 1.005 * textbook + 512.0 / kCapacity) << target;
+    std::printf("[ figures  ] standard layout at %g: %.4f bits/key, %.4f times -ln p / ln^2 2\n",
+                target, bits_per_key, bits_per_key / textbook);
+    EXPECT_LE(filter.fp_rate_at_capacity(), target);
+    const std::vector<uint64_t> keys = testing::KeyHashes(21, kCapacity);
+    for (const uint64_t h : keys) filter.AddHash(h);
+    std::vector<uint8_t> batch(kCapacity);
+    filter.MayContainBatch(keys.data(), keys.size(), reinterpret_cast<bool*>(batch.data()));
+    uint64_t missed = 0;
+    for (size_t i = 0; i < keys.size(); ++i) missed += !filter.MayContainHash(keys[i]) + !batch[i];
+    EXPECT_EQ(missed, 0u);
+    const double expected = filter.ExpectedFpRate();
+    EXPECT_NEAR(expected, filter.fp_rate_at_capacity(), 0.02 * filter.fp_rate_at_capacity());
+    const std::vector<uint64_t> absent = testing::KeyHashes(22, 2'000'000);
+    uint64_t false_positives = 0;
+    for (const uint64_t h : absent) false_positives += filter.MayContainHash(h);
+    EXPECT_NEAR(static_cast<double>(false_positives), expected * absent.size(),
+                testing::BinomialTolerance(absent.size(), expected))
+        << "target " << target;
+    EXPECT_NEAR(filter.ApproximateElementCount(), kCapacity, 0.01 * kCapacity);
+  }
+}
+
+// Its bytes are the static standard Bloom build's for the same keys and size, read by the SST
+// readers and by Deserialize; it merges only with a filter of its own layout and shape.
+TEST(BloomFilterStandardLayout, SerializesToTheStaticBuildAndRoundTrips) {
+  const std::vector<uint64_t> keys = GoldenKeys();
+  BloomFilter filter = MakeStandard(keys.size(), 0.01);
+  for (const uint64_t h : keys) filter.AddHash(h);
+  const std::string bytes = filter.Serialize();
+  const StandardBloomParams params = StandardBloom::ForFpRate(0.01).value();
+  EXPECT_EQ(bytes, StandardBloom::Build(params, keys.data(), keys.size()).value());
+  auto loaded = BloomFilter::Deserialize(bytes.data(), bytes.size());
+  ASSERT_TRUE(loaded.ok()) << loaded.error();
+  BloomFilter again = std::move(loaded).value();
+  EXPECT_EQ(again.layout(), BloomLayout::kStandard);
+  EXPECT_EQ(again.Serialize(), bytes);
+  EXPECT_TRUE(again.IsSizedFor(keys.size(), 0.01));
+  EXPECT_FALSE(MakeFilter(keys.size(), 0.01).IsSizedFor(keys.size(), 0.02));
+  const FilterReader reader = testing::ReaderOf(bytes);
+  ASSERT_TRUE(reader.valid());
+  const std::vector<uint64_t> absent = testing::KeyHashes(23, 100'000);
+  for (const std::vector<uint64_t>* set : {&keys, &absent}) {
+    for (const uint64_t h : *set) ASSERT_EQ(reader.MayContain(h), filter.MayContainHash(h));
+  }
+  BloomFilter blocked = MakeFilter(keys.size(), 0.01);
+  EXPECT_FALSE(blocked.IsCompatible(filter));
+  EXPECT_FALSE(blocked.Merge(filter).ok());
+  BloomFilter other = MakeStandard(keys.size(), 0.01);
+  ASSERT_TRUE(other.Merge(filter).ok());
+  for (const uint64_t h : keys) ASSERT_TRUE(other.MayContainHash(h));
 }
 
 }  // namespace

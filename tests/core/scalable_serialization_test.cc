@@ -114,6 +114,28 @@ TEST(ScalableSerializationKinds, AFilterTheScheduleWouldNotMakeIsRefused) {
   EXPECT_NE(read.error().find("schedule"), std::string::npos) << read.error();
 }
 
+// A chain of standard-layout Bloom filters round-trips with its layout (header byte 7); the same
+// filters under a header that says blocked are refused.
+TEST(ScalableSerializationKinds, TheBloomLayoutRoundTripsAndMustMatchItsFilters) {
+  auto made = ScalableBloomFilter::Create(100, 0.01, ScalingOptions{}, BloomLayout::kStandard);
+  ASSERT_TRUE(made.ok()) << made.error();
+  ScalableBloomFilter filter = std::move(made).value();
+  for (int i = 0; i < 1000; ++i) filter.Add(Key(i));
+  ASSERT_GE(filter.num_filters(), 3u);
+  const std::string bytes = filter.Serialize();
+  EXPECT_EQ(bytes[7], '\x01');
+  ScalableBloomFilter copy = ReadBack<ScalableBloomFilter>(bytes);
+  EXPECT_EQ(copy.layout(), BloomLayout::kStandard);
+  for (int i = 0; i < 1000; ++i) ASSERT_TRUE(copy.MayContain(Key(i))) << i;
+  for (int i = 1000; i < 3000; ++i) ASSERT_EQ(copy.Add(Key(i)), filter.Add(Key(i))) << i;
+  EXPECT_EQ(copy.Serialize(), filter.Serialize());
+  std::string relabelled = bytes;
+  relabelled[7] = '\0';
+  EXPECT_FALSE(ScalableBloomFilter::Deserialize(relabelled.data(), relabelled.size()).ok());
+  relabelled[7] = '\x02';
+  EXPECT_FALSE(ScalableBloomFilter::Deserialize(relabelled.data(), relabelled.size()).ok());
+}
+
 // The bytes of a small filter of each kind, fixed: a change to the chain's format or to how a
 // filter places keys shows here (docs/format.md describes the chain).
 TEST(ScalableSerializationKinds, GoldenBytes) {

@@ -139,6 +139,16 @@ class RedisServer:
             return "(no log)"
 
 
+def stop_all(servers):
+    """Stops each server, newest first; one that does not stop is killed."""
+    for server in reversed(servers):
+        try:
+            server.stop()
+        finally:
+            if server.running():
+                server.kill9()
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _sstfilter_redis_prerequisites():
     reason = _skip_reason()
@@ -159,12 +169,7 @@ def redis_launcher(tmp_path):
         return server.start()
 
     yield launch
-    for server in reversed(servers):
-        try:
-            server.stop()
-        finally:
-            if server.running():
-                server.kill9()
+    stop_all(servers)
 
 
 @pytest.fixture

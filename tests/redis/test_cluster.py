@@ -35,7 +35,7 @@ import pytest
 import redis
 from redis.crc import key_slot
 
-from conftest import RedisServer, free_port
+from conftest import RedisServer, free_port, stop_all
 from sfhelpers import fp_limit, info, items, wait_for
 
 NODES = 6
@@ -102,12 +102,7 @@ def cluster_servers(tmp_path):
             server.start()
         yield servers
     finally:
-        for server in reversed(servers):
-            try:
-                server.stop()
-            finally:
-                if server.running():
-                    server.kill9()
+        stop_all(servers)
 
 
 # --- cluster state -------------------------------------------------------------------------

@@ -160,32 +160,30 @@ def test_restore_survives_debug_reload(r, kind):
     assert_same_filter(r, kind, "src", "dst", present)
 
 
+def client_round_trip(helper, src, dst):
+    """SCANDUMP of src and LOADCHUNK into dst through python3-redis's own helper methods."""
+    chunks, it = [], 0
+    while True:
+        it, data = helper.scandump(src, it)
+        if it == 0:
+            break
+        chunks.append((it, data))
+    for it, data in chunks:
+        assert helper.loadchunk(dst, it, data) == b"OK"
+
+
 def test_python_client_scandump_and_loadchunk(server):
     c = server.client()
     bf = c.bf()
     bf.create("src", 0.01, 1000)
     bf.madd("src", *PRESENT[:3000])
-    chunks, it = [], 0
-    while True:
-        it, data = bf.scandump("src", it)
-        if it == 0:
-            break
-        chunks.append((it, data))
-    for it, data in chunks:
-        assert bf.loadchunk("dst", it, data) == b"OK"
+    client_round_trip(bf, "src", "dst")
     assert bf.mexists("dst", *PRESENT[:3000]) == [1] * 3000
     assert c.dump("dst") == c.dump("src")
     cf = c.cf()
     cf.create("csrc", 5000)
     cf.insert("csrc", PRESENT[:3000])
-    chunks, it = [], 0
-    while True:
-        it, data = cf.scandump("csrc", it)
-        if it == 0:
-            break
-        chunks.append((it, data))
-    for it, data in chunks:
-        assert cf.loadchunk("cdst", it, data) == b"OK"
+    client_round_trip(cf, "csrc", "cdst")
     assert cf.mexists("cdst", *PRESENT[:3000]) == [1] * 3000
     assert c.dump("cdst") == c.dump("csrc")
     c.close()

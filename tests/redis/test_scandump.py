@@ -460,3 +460,25 @@ def test_abandoned_restore_is_safe_and_can_be_restarted(r, kind):
     assert_up(r)
     loadchunks(r, k["loadchunk"], "dst", chunks)
     assert_same_filter(r, kind, "src", "dst", present)
+
+
+def test_a_filter_over_512_mib_moves_in_pieces(r):
+    # Issue 64: SCANDUMP/LOADCHUNK round trips for filters over 512 MiB, the most one Redis
+    # string (and one bulk argument) holds. 450M items at 1%: about 540 MB in one key, moved
+    # piece by piece (at most 16 MiB each), streamed so that the test holds one piece at a time.
+    r.execute_command("BF.RESERVE", "big", "0.01", "450000000", "NONSCALING")
+    size = pairs(r.execute_command("BF.INFO", "big"))["Size"]
+    assert size > 512 * 1024 * 1024, size
+    r.execute_command("BF.MADD", "big", *PRESENT)
+    it, pieces = 0, 0
+    while True:
+        it, data = r.execute_command("BF.SCANDUMP", "big", it)
+        if it == 0:
+            break
+        assert len(data) <= 16 * 1024 * 1024
+        assert r.execute_command("BF.LOADCHUNK", "copy", it, data) == b"OK"
+        pieces += 1
+    assert pieces >= 32
+    assert r.execute_command("BF.MEXISTS", "copy", *PRESENT) == [1] * len(PRESENT)
+    assert pairs(r.execute_command("BF.INFO", "copy")) == pairs(r.execute_command("BF.INFO", "big"))
+    r.delete("big", "copy")

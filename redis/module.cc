@@ -9,6 +9,7 @@
 #include "redis/bloom_commands.h"
 #include "redis/command_args.h"
 #include "redis/cuckoo_commands.h"
+#include "sstfilter/filter_memory.h"
 
 namespace sstfilter::redis {
 namespace {
@@ -36,6 +37,12 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisMo
   }
   if (argc != 0) {
     RedisModule_Log(ctx, "warning", "sstfilter: the module takes no arguments, got %d", argc);
+    return REDISMODULE_ERR;
+  }
+  // The filters' arrays come from Redis's allocator, so that INFO memory, maxmemory and eviction
+  // count them. TryAlloc: a filter too large for the memory left is an error reply, not an abort.
+  if (!sstfilter::SetFilterAllocator({RedisModule_TryAlloc, RedisModule_Free})) {
+    RedisModule_Log(ctx, "warning", "sstfilter: cannot set the filters' allocator");
     return REDISMODULE_ERR;
   }
   // RDB loading checks RedisModule_IsIOError after each read instead of Redis exiting on a

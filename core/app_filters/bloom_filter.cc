@@ -85,10 +85,10 @@ Result<uint64_t> BitsFor(BloomLayout layout, uint64_t capacity, double fp_rate, 
 
 bool BloomFilter::Allocate(BloomLayout layout, uint64_t num_bits) {
   const uint64_t num_blocks = (num_bits + kBloomBlockBits - 1) / kBloomBlockBits;
-  void* memory =
-      ::operator new[](num_blocks* kBlockBytes, std::align_val_t{kBlockBytes}, std::nothrow);
-  if (memory == nullptr) return false;
-  words_ = static_cast<std::atomic<uint64_t>*>(memory);
+  if (num_blocks > SIZE_MAX / kBlockBytes || !buffer_.Allocate(num_blocks * kBlockBytes)) {
+    return false;
+  }
+  words_ = reinterpret_cast<std::atomic<uint64_t>*>(buffer_.data());
   num_blocks_ = num_blocks;
   num_bits_ = num_bits;
   layout_ = layout;
@@ -98,13 +98,11 @@ bool BloomFilter::Allocate(BloomLayout layout, uint64_t num_bits) {
   return true;
 }
 
-BloomFilter::~BloomFilter() {
-  if (words_ != nullptr) ::operator delete[](words_, std::align_val_t{kBlockBytes});
-}
+BloomFilter::~BloomFilter() = default;  // buffer_ frees the bits (atomics need no destruction)
 
 BloomFilter& BloomFilter::operator=(BloomFilter&& other) noexcept {
   if (this != &other) {
-    if (words_ != nullptr) ::operator delete[](words_, std::align_val_t{kBlockBytes});
+    buffer_ = std::move(other.buffer_);
     words_ = std::exchange(other.words_, nullptr);
     num_blocks_ = std::exchange(other.num_blocks_, 0);
     num_bits_ = std::exchange(other.num_bits_, 0);

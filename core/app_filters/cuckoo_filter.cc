@@ -5,7 +5,6 @@
 #include "sstfilter/cuckoo_filter.h"
 
 #include <algorithm>
-#include <exception>
 #include <string>
 #include <utility>
 
@@ -25,19 +24,12 @@ namespace {
 
 // The views of a filter's bytes: rebuilt per call (a few words), so the filter holds only plain
 // data, moves as a vector does, and its header needs none of core/'s.
-CuckooTable TableOf(std::vector<uint8_t>& bytes, uint64_t num_buckets, int fingerprint_bits) {
+CuckooTable TableOf(FilterBuffer& bytes, uint64_t num_buckets, int fingerprint_bits) {
   return CuckooTable(bytes.data(), num_buckets, fingerprint_bits);
 }
 
-// A zeroed buffer of `bytes`; false, with no exception, when the memory cannot be had.
-bool Allocate(std::vector<uint8_t>* out, uint64_t bytes) {
-  try {
-    out->assign(bytes, 0);
-    return true;
-  } catch (const std::exception&) {  // std::bad_alloc, std::length_error
-    return false;
-  }
-}
+// A zeroed buffer of `bytes` (filter_memory.h); false when the memory cannot be had.
+bool Allocate(FilterBuffer* out, uint64_t bytes) { return out->Allocate(bytes); }
 
 std::string AllocationError(uint64_t bytes) {
   return "cannot allocate " + std::to_string(bytes) + " bytes for a cuckoo filter";
@@ -75,7 +67,7 @@ Result<CuckooFilter> CuckooFilter::Deserialize(const void* data, size_t size) {
       if (!Allocate(&filter.bytes_, parsed.body_bytes)) {
         return Err(AllocationError(parsed.body_bytes));
       }
-      std::copy(parsed.body, parsed.body + parsed.body_bytes, filter.bytes_.begin());
+      std::copy(parsed.body, parsed.body + parsed.body_bytes, filter.bytes_.data());
       break;
     case CuckooLayout::kSemiSorted: {
       // A static build's semi-sorted table: the filter keeps the plain one, decoded. A static
@@ -117,7 +109,6 @@ CuckooFilter& CuckooFilter::operator=(CuckooFilter&& other) noexcept {
   seed_ = other.seed_;
   size_ = std::exchange(other.size_, 0);
   erasable_ = other.erasable_;
-  other.bytes_.clear();
   return *this;
 }
 
@@ -192,7 +183,7 @@ std::string CuckooFilter::Serialize() const {
   t.num_keys = size_;
   t.num_units = num_buckets_;
   t.seed = seed_;
-  std::string out(bytes_.begin(), bytes_.end());
+  std::string out(reinterpret_cast<const char*>(bytes_.data()), bytes_.size());
   AppendTrailer(t, &out);
   return out;
 }

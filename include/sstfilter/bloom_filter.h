@@ -30,6 +30,7 @@
 #include <string_view>
 
 #include "sstfilter/export.h"
+#include "sstfilter/filter_memory.h"
 #include "sstfilter/hash_key.h"
 #include "sstfilter/result.h"
 
@@ -132,7 +133,8 @@ class SSTFILTER_EXPORT BloomFilter {
   // Counts blocks by their number of set bits, 0 to 512: what both estimates read.
   void BlockFillHistogram(uint64_t* blocks_with_bits) const;
 
-  std::atomic<uint64_t>* words_ = nullptr;  // num_blocks_ * 8 words, 64-byte aligned
+  FilterBuffer buffer_;                     // the bits (filter_memory.h)
+  std::atomic<uint64_t>* words_ = nullptr;  // num_blocks_ * 8 words in buffer_
   uint64_t num_blocks_ = 0;
   uint64_t num_bits_ = 0;  // the bits probes reach: all (kBlocked), whole words (kStandard)
   BloomLayout layout_ = BloomLayout::kBlocked;

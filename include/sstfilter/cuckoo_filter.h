@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "sstfilter/export.h"
+#include "sstfilter/filter_memory.h"
 #include "sstfilter/hash_key.h"
 #include "sstfilter/result.h"
 
@@ -97,7 +98,7 @@ class SSTFILTER_EXPORT CuckooFilter {
   friend class Result<CuckooFilter>;  // its failed state holds a default-made filter
   CuckooFilter() = default;
 
-  std::vector<uint8_t> bytes_;  // the plain table (core/cuckoo/cuckoo_table.h), then 8 pad bytes
+  FilterBuffer bytes_;  // the plain table (core/cuckoo/cuckoo_table.h), then 8 pad bytes
   uint64_t num_buckets_ = 0;
   int fingerprint_bits_ = 0;
   uint32_t seed_ = 0;  // the hashing seed (core/cuckoo/cuckoo.h, CuckooHashing)

@@ -4,7 +4,7 @@
 #
 # Run with the system Python, which has python3-redis and pytest:
 #   /usr/bin/python3 -m pytest tests/redis
-# The module is $SSTFILTER_REDIS_MODULE, by default /work/main/build/redis/libsstfilter_redis.so.
+# The module is $SSTFILTER_REDIS_MODULE, by default build/redis/libsstfilter_redis.so of this checkout.
 # Without it, or without redis-server, every test here is skipped, with the reason.
 #
 # Server options follow redis.conf's documentation (Redis 7.0): --save "" (no RDB snapshots),
@@ -20,8 +20,10 @@ import time
 import pytest
 import redis
 
-MODULE = os.environ.get("SSTFILTER_REDIS_MODULE",
-                        "/work/main/build/redis/libsstfilter_redis.so")
+MODULE = os.environ.get(
+    "SSTFILTER_REDIS_MODULE",
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "build", "redis",
+                 "libsstfilter_redis.so"))
 REDIS_SERVER = shutil.which("redis-server")
 START_TIMEOUT = 10.0
 

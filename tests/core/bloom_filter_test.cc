@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "core/blocked_bloom/blocked_bloom.h"
-#include "core/standard_bloom/standard_bloom.h"
 #include "core/cuckoo/cuckoo.h"
 #include "core/filter_reader.h"
+#include "core/standard_bloom/standard_bloom.h"
 #include "tests/test_util.h"
 
 namespace sstfilter {
@@ -42,35 +42,42 @@ TEST(BloomFilter, BadSizesAreErrorsWithMessages) {
   EXPECT_FALSE(huge.error().empty());
 }
 
+// Fills `filter` with `capacity` keys (seed `seed`): every one is found, alone and batched; the
+// rate its bits give is within `model_tolerance` (relative) of the rate its sizing promised; the
+// rate measured on 2M absent keys is within 5 binomial sigmas of the rate its bits give.
+void FillAndMeasure(BloomFilter* filter, uint64_t capacity, double target, double model_tolerance,
+                    uint64_t seed) {
+  const std::vector<uint64_t> keys = testing::KeyHashes(seed, capacity);
+  uint64_t changed = 0;
+  for (const uint64_t h : keys) changed += filter->AddHash(h);
+  // A new key leaves the filter unchanged only if all its bits were set: a false positive.
+  EXPECT_GT(changed, capacity * (1 - 2 * target));
+  std::vector<uint8_t> batch(capacity);
+  filter->MayContainBatch(keys.data(), keys.size(), reinterpret_cast<bool*>(batch.data()));
+  uint64_t missed = 0;
+  for (size_t i = 0; i < keys.size(); ++i) missed += !filter->MayContainHash(keys[i]) + !batch[i];
+  EXPECT_EQ(missed, 0u);
+  const double expected = filter->ExpectedFpRate();
+  EXPECT_NEAR(expected, filter->fp_rate_at_capacity(),
+              model_tolerance * filter->fp_rate_at_capacity());
+  const std::vector<uint64_t> absent = testing::KeyHashes(seed + 1, 2'000'000);
+  uint64_t false_positives = 0;
+  for (const uint64_t h : absent) false_positives += filter->MayContainHash(h);
+  EXPECT_NEAR(static_cast<double>(false_positives), expected * absent.size(),
+              testing::BinomialTolerance(absent.size(), expected))
+      << "target " << target;
+}
+
 TEST(BloomFilter, EveryAddedKeyIsFoundAndTheRateIsTheEstimate) {
   constexpr uint64_t kCapacity = 1'000'000;
   for (const double target : {0.01, 0.001}) {
     BloomFilter filter = MakeFilter(kCapacity, target);
     EXPECT_LE(filter.fp_rate_at_capacity(), target);
-    const std::vector<uint64_t> keys = testing::KeyHashes(11, kCapacity);
-    uint64_t changed = 0;
-    for (const uint64_t h : keys) changed += filter.AddHash(h);
-    // A new key leaves the filter unchanged only if all its bits were set: a false positive.
-    EXPECT_GT(changed, kCapacity * (1 - 2 * target));
-    std::vector<uint8_t> batch(kCapacity);
-    filter.MayContainBatch(keys.data(), keys.size(), reinterpret_cast<bool*>(batch.data()));
-    uint64_t missed = 0;
-    for (size_t i = 0; i < keys.size(); ++i) missed += !filter.MayContainHash(keys[i]) + !batch[i];
-    EXPECT_EQ(missed, 0u);
-
     // The rate the bits give, against the rate the sizing promised. They differ by the spread of
     // the mean over 20-30k blocks (about 1% standard error here) and by the sizing model's use of
     // a block's mean fill for its fill (low by Jensen's inequality): measured 0.9% apart at 1% and
     // 2.6% at 0.1%. The bound is 6%.
-    const double expected = filter.ExpectedFpRate();
-    EXPECT_NEAR(expected, filter.fp_rate_at_capacity(), 0.06 * filter.fp_rate_at_capacity());
-    // Measured on absent keys: within 5 binomial sigmas of the rate the bits give.
-    const std::vector<uint64_t> absent = testing::KeyHashes(12, 2'000'000);
-    uint64_t false_positives = 0;
-    for (const uint64_t h : absent) false_positives += filter.MayContainHash(h);
-    EXPECT_NEAR(static_cast<double>(false_positives), expected * absent.size(),
-                testing::BinomialTolerance(absent.size(), expected))
-        << "target " << target;
+    FillAndMeasure(&filter, kCapacity, target, /*model_tolerance=*/0.06, /*seed=*/11);
   }
 }
 
@@ -246,12 +253,6 @@ TEST(BloomFilter, ApproximateElementCountFollowsTheKeys) {
   EXPECT_GT(filter.ExpectedFpRate(), 5 * filter.fp_rate_at_capacity());
 }
 
-}  // namespace
-}  // namespace sstfilter
-
-namespace sstfilter {
-namespace {
-
 BloomFilter MakeStandard(uint64_t capacity, double fp_rate) {
   auto made = BloomFilter::Create(capacity, fp_rate, BloomLayout::kStandard);
   EXPECT_TRUE(made.ok()) << made.error();
@@ -274,21 +275,7 @@ TEST(BloomFilterStandardLayout, TakesTheTextbookBitsAndMeetsItsRate) {
     std::printf("[ figures  ] standard layout at %g: %.4f bits/key, %.4f times -ln p / ln^2 2\n",
                 target, bits_per_key, bits_per_key / textbook);
     EXPECT_LE(filter.fp_rate_at_capacity(), target);
-    const std::vector<uint64_t> keys = testing::KeyHashes(21, kCapacity);
-    for (const uint64_t h : keys) filter.AddHash(h);
-    std::vector<uint8_t> batch(kCapacity);
-    filter.MayContainBatch(keys.data(), keys.size(), reinterpret_cast<bool*>(batch.data()));
-    uint64_t missed = 0;
-    for (size_t i = 0; i < keys.size(); ++i) missed += !filter.MayContainHash(keys[i]) + !batch[i];
-    EXPECT_EQ(missed, 0u);
-    const double expected = filter.ExpectedFpRate();
-    EXPECT_NEAR(expected, filter.fp_rate_at_capacity(), 0.02 * filter.fp_rate_at_capacity());
-    const std::vector<uint64_t> absent = testing::KeyHashes(22, 2'000'000);
-    uint64_t false_positives = 0;
-    for (const uint64_t h : absent) false_positives += filter.MayContainHash(h);
-    EXPECT_NEAR(static_cast<double>(false_positives), expected * absent.size(),
-                testing::BinomialTolerance(absent.size(), expected))
-        << "target " << target;
+    FillAndMeasure(&filter, kCapacity, target, /*model_tolerance=*/0.02, /*seed=*/21);
     EXPECT_NEAR(filter.ApproximateElementCount(), kCapacity, 0.01 * kCapacity);
   }
 }

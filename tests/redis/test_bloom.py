@@ -329,39 +329,6 @@ def test_card_counts_unique_items_and_matches_info(r):
 # ---------------------------------------------------------------------------------------------
 # WRONGTYPE
 
-BF_ON_KEY = [
-    ["BF.ADD", "{k}", "a"],
-    ["BF.MADD", "{k}", "a", "b"],
-    ["BF.EXISTS", "{k}", "a"],
-    ["BF.MEXISTS", "{k}", "a", "b"],
-    ["BF.INSERT", "{k}", "ITEMS", "a"],
-    ["BF.INSERT", "{k}", "NOCREATE", "ITEMS", "a"],
-    ["BF.INFO", "{k}"],
-    ["BF.INFO", "{k}", "CAPACITY"],
-    ["BF.CARD", "{k}"],
-    ["BF.SCANDUMP", "{k}", "0"],
-]
-
-
-def _fill(cmd, key):
-    return [key if a == "{k}" else a for a in cmd]
-
-
-@pytest.mark.parametrize("cmd", BF_ON_KEY, ids=lambda c: " ".join(c))
-def test_wrongtype_on_a_string_key(r, cmd):
-    r.set("s", "value")
-    expect_error(r, *_fill(cmd, "s"), contains="WRONGTYPE")
-    assert r.get("s") == b"value"
-
-
-@pytest.mark.parametrize("cmd", BF_ON_KEY, ids=lambda c: " ".join(c))
-def test_wrongtype_on_a_cuckoo_key(r, cmd):
-    r.execute_command("CF.ADD", "c", "a")
-    dump = r.dump("c")
-    expect_error(r, *_fill(cmd, "c"), contains="WRONGTYPE")
-    assert r.dump("c") == dump
-
-
 def test_wrongtype_reserve_and_loadchunk_on_a_string_key(r):
     r.set("s", "value")
     # BF.RESERVE on any existing key fails; which error (item exists or WRONGTYPE) is not

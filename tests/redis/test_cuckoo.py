@@ -387,40 +387,6 @@ def test_info_on_missing_key_is_an_error(r):
     expect_error(r, "CF.INFO", "nokey")
 
 
-CF_ON_KEY = [
-    ["CF.ADD", "{k}", "a"],
-    ["CF.ADDNX", "{k}", "a"],
-    ["CF.INSERT", "{k}", "ITEMS", "a"],
-    ["CF.INSERT", "{k}", "NOCREATE", "ITEMS", "a"],
-    ["CF.INSERTNX", "{k}", "ITEMS", "a"],
-    ["CF.EXISTS", "{k}", "a"],
-    ["CF.MEXISTS", "{k}", "a", "b"],
-    ["CF.DEL", "{k}", "a"],
-    ["CF.COUNT", "{k}", "a"],
-    ["CF.INFO", "{k}"],
-    ["CF.SCANDUMP", "{k}", "0"],
-]
-
-
-def _fill(cmd, key):
-    return [key if a == "{k}" else a for a in cmd]
-
-
-@pytest.mark.parametrize("cmd", CF_ON_KEY, ids=lambda c: " ".join(c))
-def test_wrongtype_on_a_string_key(r, cmd):
-    r.set("s", "value")
-    expect_error(r, *_fill(cmd, "s"), contains="WRONGTYPE")
-    assert r.get("s") == b"value"
-
-
-@pytest.mark.parametrize("cmd", CF_ON_KEY, ids=lambda c: " ".join(c))
-def test_wrongtype_on_a_bloom_key(r, cmd):
-    r.execute_command("BF.ADD", "b", "a")
-    dump = r.dump("b")
-    expect_error(r, *_fill(cmd, "b"), contains="WRONGTYPE")
-    assert r.dump("b") == dump
-
-
 def test_wrongtype_reserve_and_loadchunk_on_a_string_key(r):
     r.set("s", "value")
     expect_error(r, "CF.RESERVE", "s", "1000")

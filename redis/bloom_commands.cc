@@ -4,7 +4,7 @@
 // the fewest for a rate (a Redis command costs more than the cache misses of its probes). With
 // RedisBloom's arities, replies, defaults and error texts. Every write is replicated verbatim: the
 // filter's bytes follow from the commands alone, so a replica's are the primary's.
-#include "redis/bloom_commands.h"
+#include "redis/commands.h"
 
 #include <memory>
 #include <string>

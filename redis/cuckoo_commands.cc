@@ -6,7 +6,7 @@
 // table's buckets hold 4 fingerprints and its walk is its own. Every write is replicated
 // verbatim: placement follows from the key and the table (CuckooFilter's determinism), so a
 // replica's bytes are the primary's.
-#include "redis/cuckoo_commands.h"
+#include "redis/commands.h"
 
 #include <memory>
 #include <string>

@@ -6,9 +6,8 @@
 #define SSTFILTER_REDIS_DEFINE_API  // this file defines the API's function pointers
 #include "redis/redis_api.h"
 //
-#include "redis/bloom_commands.h"
 #include "redis/command_args.h"
-#include "redis/cuckoo_commands.h"
+#include "redis/commands.h"
 #include "sstfilter/filter_memory.h"
 
 namespace sstfilter::redis {

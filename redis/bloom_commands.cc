@@ -203,14 +203,7 @@ int MExists(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   bool replied = false;
   const BloomValue* value = FilterForRead(ctx, argv[1], &replied);
   if (replied) return REDISMODULE_OK;
-  const size_t count = static_cast<size_t>(argc - 2);
-  std::vector<uint64_t> hashes(count);
-  for (size_t i = 0; i < count; ++i) hashes[i] = ItemHash(argv[2 + i]);
-  const std::unique_ptr<bool[]> found(new bool[count]());
-  if (value != nullptr) value->filter->MayContainBatch(hashes.data(), count, found.get());
-  RedisModule_ReplyWithArray(ctx, static_cast<long>(count));
-  for (size_t i = 0; i < count; ++i) RedisModule_ReplyWithLongLong(ctx, found[i] ? 1 : 0);
-  return REDISMODULE_OK;
+  return ReplyMayContainBatch(ctx, value, argv, 2, argc);
 }
 
 // BF.INFO key [CAPACITY | SIZE | FILTERS | ITEMS | EXPANSION]

@@ -163,24 +163,29 @@ int Insert(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   return REDISMODULE_OK;
 }
 
-// CF.EXISTS key item, CF.MEXISTS key item [item ...], CF.COUNT key item: an empty key holds none.
-template <bool kMany, bool kCount>
+// CF.EXISTS key item, CF.COUNT key item: an empty key holds none.
+template <bool kCount>
 int Query(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
-  if (kMany ? argc < 3 : argc != 3) return RedisModule_WrongArity(ctx);
+  if (argc != 3) return RedisModule_WrongArity(ctx);
   bool replied = false;
   const CuckooValue* value = FilterForRead(ctx, argv[1], &replied);
   if (replied) return REDISMODULE_OK;
-  if (kMany) RedisModule_ReplyWithArray(ctx, argc - 2);
-  for (int i = 2; i < argc; ++i) {
-    const uint64_t hash = ItemHash(argv[i]);
-    long long answer = 0;
-    if (value != nullptr) {
-      answer = kCount ? static_cast<long long>(value->filter->CountHash(hash))
-                      : value->filter->MayContainHash(hash);
-    }
-    RedisModule_ReplyWithLongLong(ctx, answer);
+  const uint64_t hash = ItemHash(argv[2]);
+  long long answer = 0;
+  if (value != nullptr) {
+    answer = kCount ? static_cast<long long>(value->filter->CountHash(hash))
+                    : value->filter->MayContainHash(hash);
   }
-  return REDISMODULE_OK;
+  return RedisModule_ReplyWithLongLong(ctx, answer);
+}
+
+// CF.MEXISTS key item [item ...]: one hash per item, then the batched query of every filter.
+int MExists(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+  if (argc < 3) return RedisModule_WrongArity(ctx);
+  bool replied = false;
+  const CuckooValue* value = FilterForRead(ctx, argv[1], &replied);
+  if (replied) return REDISMODULE_OK;
+  return ReplyMayContainBatch(ctx, value, argv, 2, argc);
 }
 
 // CF.DEL key item: 1 one copy removed, 0 none (or more than one filter holds it: see
@@ -243,9 +248,9 @@ const ModuleCommand kCuckooCommands[] = {
     {"CF.ADDNX", Guarded<AddOne<true>>, "write deny-oom fast"},
     {"CF.INSERT", Guarded<Insert<false>>, "write deny-oom"},
     {"CF.INSERTNX", Guarded<Insert<true>>, "write deny-oom"},
-    {"CF.EXISTS", Guarded<Query<false, false>>, "readonly fast"},
-    {"CF.MEXISTS", Guarded<Query<true, false>>, "readonly"},
-    {"CF.COUNT", Guarded<Query<false, true>>, "readonly fast"},
+    {"CF.EXISTS", Guarded<Query<false>>, "readonly fast"},
+    {"CF.MEXISTS", Guarded<MExists>, "readonly"},
+    {"CF.COUNT", Guarded<Query<true>>, "readonly fast"},
     {"CF.DEL", Guarded<Del>, "write fast"},
     {"CF.INFO", Guarded<Info>, "readonly fast"},
     {"CF.SCANDUMP", Guarded<ScanDump<CuckooValue, &cuckoo_type>>, "readonly"},

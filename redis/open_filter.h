@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include "redis/command_args.h"
 #include "redis/filter_value.h"
@@ -111,6 +112,21 @@ template <typename Value, RedisModuleType** kType>
 const Value* FilterForRead(RedisModuleCtx* ctx, RedisModuleString* name, bool* replied) {
   return OpenFilter<Value>(
       ctx, name, *kType, Access::kRead, [](RedisModuleKey*) { return nullptr; }, replied);
+}
+
+// MEXISTS: one hash per item of argv[first..argc), then the filter's batched query; an array of
+// 0/1 (all 0 for an empty key, `value` null).
+template <typename Value>
+int ReplyMayContainBatch(RedisModuleCtx* ctx, const Value* value, RedisModuleString** argv,
+                         int first, int argc) {
+  const size_t count = static_cast<size_t>(argc - first);
+  std::vector<uint64_t> hashes(count);
+  for (size_t i = 0; i < count; ++i) hashes[i] = ItemHash(argv[first + i]);
+  const std::unique_ptr<bool[]> found(new bool[count]());
+  if (value != nullptr) value->filter->MayContainBatch(hashes.data(), count, found.get());
+  RedisModule_ReplyWithArray(ctx, static_cast<long>(count));
+  for (size_t i = 0; i < count; ++i) RedisModule_ReplyWithLongLong(ctx, found[i] ? 1 : 0);
+  return REDISMODULE_OK;
 }
 
 }  // namespace sstfilter::redis

@@ -132,6 +132,15 @@ bool CuckooFilter::MayContainHash(uint64_t hash) const {
          CuckooReader(bytes_.data(), num_buckets_, fingerprint_bits_, seed_).MayContain(hash);
 }
 
+void CuckooFilter::MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match) const {
+  if (size_ == 0) {
+    std::fill(may_match, may_match + count, false);
+    return;
+  }
+  CuckooReader(bytes_.data(), num_buckets_, fingerprint_bits_, seed_)
+      .MayContainBatch(hashes, count, may_match);
+}
+
 int CuckooFilter::CountHash(uint64_t hash) const {
   if (size_ == 0) return 0;
   const CuckooHashing hashing(num_buckets_, fingerprint_bits_, seed_);

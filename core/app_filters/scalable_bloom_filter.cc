@@ -50,18 +50,6 @@ AddOutcome ScalableBloomFilter::AddHash(uint64_t hash) {
   return AddOutcome::kAdded;
 }
 
-void ScalableBloomFilter::MayContainBatch(const uint64_t* hashes, size_t count,
-                                          bool* may_match) const {
-  const std::vector<BloomFilter>& filters = chain_.filters();
-  std::fill(may_match, may_match + count, filters.empty());  // moved from: "may match"
-  if (filters.empty() || count == 0) return;
-  const std::unique_ptr<bool[]> in_one(new bool[count]);
-  for (const BloomFilter& f : filters) {
-    f.MayContainBatch(hashes, count, in_one.get());
-    for (size_t i = 0; i < count; ++i) may_match[i] = may_match[i] || in_one[i];
-  }
-}
-
 double ScalableBloomFilter::ExpectedFpRate() const {
   double none = 1;  // the chance that no filter passes an absent key
   for (const BloomFilter& f : chain_.filters()) none *= 1 - f.ExpectedFpRate();

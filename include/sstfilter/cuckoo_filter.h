@@ -58,6 +58,8 @@ class SSTFILTER_EXPORT CuckooFilter {
 
   bool MayContain(std::string_view key) const { return MayContainHash(HashKey(key)); }
   bool MayContainHash(uint64_t hash) const;
+  // may_match[i] = MayContainHash(hashes[i]), with both buckets of many keys loaded at once.
+  void MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match) const;
 
   // The copies of the key's fingerprint in its two buckets, 0 to 8: how many times it was added
   // and not erased, plus any other key's equal fingerprint there (a false positive's count). In a

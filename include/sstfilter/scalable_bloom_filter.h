@@ -55,7 +55,9 @@ class SSTFILTER_EXPORT ScalableBloomFilter {
   bool MayContainHash(uint64_t hash) const { return chain_.MayContainHash(hash); }
   // may_match[i] = MayContainHash(hashes[i]): each filter answers the whole batch with its memory
   // loads overlapped (BloomFilter::MayContainBatch). Allocates a flag per hash.
-  void MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match) const;
+  void MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match) const {
+    chain_.MayContainBatch(hashes, count, may_match);
+  }
   // The filters, oldest first.
   const std::vector<BloomFilter>& filters() const { return chain_.filters(); }
 

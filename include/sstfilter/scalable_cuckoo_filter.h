@@ -60,6 +60,11 @@ class SSTFILTER_EXPORT ScalableCuckooFilter {
 
   bool MayContain(std::string_view key) const { return MayContainHash(HashKey(key)); }
   bool MayContainHash(uint64_t hash) const { return chain_.MayContainHash(hash); }
+  // may_match[i] = MayContainHash(hashes[i]): each filter answers the whole batch with its memory
+  // loads overlapped (CuckooFilter::MayContainBatch). Allocates a flag per hash.
+  void MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match) const {
+    chain_.MayContainBatch(hashes, count, may_match);
+  }
   // The filters, oldest first.
   const std::vector<CuckooFilter>& filters() const { return chain_.filters(); }
   // The copies of the key's fingerprint over all filters (CuckooFilter::Count of each).

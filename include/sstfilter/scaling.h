@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -170,6 +172,17 @@ class FilterChain {
       if (filters_[i].MayContainHash(hash)) return true;
     }
     return false;
+  }
+  // may_match[i] = MayContainHash(hashes[i]), each filter answering the whole batch
+  // (Filter::MayContainBatch); allocates a flag per hash.
+  void MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match) const {
+    for (size_t i = 0; i < count; ++i) may_match[i] = filters_.empty();
+    if (filters_.empty() || count == 0) return;
+    const std::unique_ptr<bool[]> in_one(new bool[count]);
+    for (const Filter& f : filters_) {
+      f.MayContainBatch(hashes, count, in_one.get());
+      for (size_t i = 0; i < count; ++i) may_match[i] = may_match[i] || in_one[i];
+    }
   }
   // The bytes of all the filters.
   uint64_t memory_bytes() const {

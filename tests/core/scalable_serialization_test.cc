@@ -7,8 +7,10 @@
 #include <gtest/gtest.h>
 #include <xxhash.h>
 
+#include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "sstfilter/scalable_bloom_filter.h"
 #include "sstfilter/scalable_cuckoo_filter.h"
@@ -90,6 +92,24 @@ TYPED_TEST(ScalableSerialization, AChangedHeaderByteIsRefusedOrLosesNoKey) {
   }
   // Only the key counts' high bytes and growth's low mantissa bytes may change unrefused.
   EXPECT_GE(refused, 40);
+}
+
+// The batched query answers as the single one, over a chain of several filters, for present and
+// absent keys (BF.MEXISTS and CF.MEXISTS use it).
+TYPED_TEST(ScalableSerialization, BatchedQueriesAnswerAsSingleOnes) {
+  const TypeParam filter = Make<TypeParam>(1000, 0.01, 5000);
+  ASSERT_GE(filter.num_filters(), 3u);
+  std::vector<uint64_t> hashes;
+  for (int i = 0; i < 10000; ++i) hashes.push_back(HashKey(Key(i)));  // half of them absent
+  std::unique_ptr<bool[]> batch(new bool[hashes.size()]);
+  filter.MayContainBatch(hashes.data(), hashes.size(), batch.get());
+  int present = 0;
+  for (size_t i = 0; i < hashes.size(); ++i) {
+    ASSERT_EQ(batch[i], filter.MayContainHash(hashes[i])) << i;
+    present += batch[i];
+  }
+  EXPECT_GE(present, 5000);
+  EXPECT_LT(present, 5200);
 }
 
 TEST(ScalableSerializationKinds, TheOtherKindsBytesAreRefused) {

@@ -197,15 +197,6 @@ int Exists(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
       ctx, value != nullptr && value->filter->MayContainHash(ItemHash(argv[2])));
 }
 
-// BF.MEXISTS key item [item ...]: one hash per item, then the batched query of every filter.
-int MExists(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
-  if (argc < 3) return RedisModule_WrongArity(ctx);
-  bool replied = false;
-  const BloomValue* value = FilterForRead(ctx, argv[1], &replied);
-  if (replied) return REDISMODULE_OK;
-  return ReplyMayContainBatch(ctx, value, argv, 2, argc);
-}
-
 // BF.INFO key [CAPACITY | SIZE | FILTERS | ITEMS | EXPANSION]
 int Info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (argc < 2 || argc > 3) return RedisModule_WrongArity(ctx);
@@ -268,7 +259,7 @@ const ModuleCommand kBloomCommands[] = {
     {"BF.MADD", Guarded<MAdd>, "write deny-oom"},
     {"BF.INSERT", Guarded<Insert>, "write deny-oom"},
     {"BF.EXISTS", Guarded<Exists>, "readonly fast"},
-    {"BF.MEXISTS", Guarded<MExists>, "readonly"},
+    {"BF.MEXISTS", Guarded<MExists<BloomValue, &bloom_type>>, "readonly"},
     {"BF.INFO", Guarded<Info>, "readonly fast"},
     {"BF.CARD", Guarded<Card>, "readonly fast"},
     {"BF.SCANDUMP", Guarded<ScanDump<BloomValue, &bloom_type>>, "readonly"},

@@ -179,15 +179,6 @@ int Query(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   return RedisModule_ReplyWithLongLong(ctx, answer);
 }
 
-// CF.MEXISTS key item [item ...]: one hash per item, then the batched query of every filter.
-int MExists(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
-  if (argc < 3) return RedisModule_WrongArity(ctx);
-  bool replied = false;
-  const CuckooValue* value = FilterForRead(ctx, argv[1], &replied);
-  if (replied) return REDISMODULE_OK;
-  return ReplyMayContainBatch(ctx, value, argv, 2, argc);
-}
-
 // CF.DEL key item: 1 one copy removed, 0 none (or more than one filter holds it: see
 // ScalableCuckooFilter::Erase).
 int Del(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
@@ -249,7 +240,7 @@ const ModuleCommand kCuckooCommands[] = {
     {"CF.INSERT", Guarded<Insert<false>>, "write deny-oom"},
     {"CF.INSERTNX", Guarded<Insert<true>>, "write deny-oom"},
     {"CF.EXISTS", Guarded<Query<false>>, "readonly fast"},
-    {"CF.MEXISTS", Guarded<MExists>, "readonly"},
+    {"CF.MEXISTS", Guarded<MExists<CuckooValue, &cuckoo_type>>, "readonly"},
     {"CF.COUNT", Guarded<Query<true>>, "readonly fast"},
     {"CF.DEL", Guarded<Del>, "write fast"},
     {"CF.INFO", Guarded<Info>, "readonly fast"},

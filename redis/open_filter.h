@@ -129,4 +129,14 @@ int ReplyMayContainBatch(RedisModuleCtx* ctx, const Value* value, RedisModuleStr
   return REDISMODULE_OK;
 }
 
+// BF.MEXISTS and CF.MEXISTS key item [item ...], for the type *kType holds.
+template <typename Value, RedisModuleType** kType>
+int MExists(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+  if (argc < 3) return RedisModule_WrongArity(ctx);
+  bool replied = false;
+  const Value* value = FilterForRead<Value, kType>(ctx, argv[1], &replied);
+  if (replied) return REDISMODULE_OK;
+  return ReplyMayContainBatch(ctx, value, argv, 2, argc);
+}
+
 }  // namespace sstfilter::redis

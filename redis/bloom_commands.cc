@@ -69,9 +69,14 @@ void ReplyToAdd(RedisModuleCtx* ctx, AddOutcome outcome) {
 // The items argv[first..argc) added, one reply each, in an array; replicated.
 int AddItems(RedisModuleCtx* ctx, BloomValue* value, RedisModuleString** argv, int first,
              int argc) {
-  RedisModule_ReplyWithArray(ctx, argc - first);
-  for (int i = first; i < argc; ++i) ReplyToAdd(ctx, value->filter->AddHash(ItemHash(argv[i])));
+  // Replicated before the first change and answered after the last, so that what may throw
+  // (std::bad_alloc as the filter grows) neither leaves a replica behind nor breaks the reply.
   RedisModule_ReplicateVerbatim(ctx);
+  std::vector<AddOutcome> outcomes;
+  outcomes.reserve(static_cast<size_t>(argc - first));
+  for (int i = first; i < argc; ++i) outcomes.push_back(value->filter->AddHash(ItemHash(argv[i])));
+  RedisModule_ReplyWithArray(ctx, static_cast<long>(outcomes.size()));
+  for (const AddOutcome outcome : outcomes) ReplyToAdd(ctx, outcome);
   return REDISMODULE_OK;
 }
 
@@ -124,9 +129,8 @@ int Add(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   bool replied = false;
   BloomValue* value = FilterForWrite(ctx, argv[1], /*create=*/true, BloomOptions(), &replied);
   if (value == nullptr) return REDISMODULE_OK;
-  const AddOutcome outcome = value->filter->AddHash(ItemHash(argv[2]));
-  RedisModule_ReplicateVerbatim(ctx);
-  ReplyToAdd(ctx, outcome);
+  RedisModule_ReplicateVerbatim(ctx);  // before the change: see AddItems
+  ReplyToAdd(ctx, value->filter->AddHash(ItemHash(argv[2])));
   return REDISMODULE_OK;
 }
 

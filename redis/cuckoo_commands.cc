@@ -10,6 +10,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "redis/command_args.h"
 #include "redis/dump_commands.h"
@@ -111,9 +112,9 @@ int AddOne(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   CuckooValue* value = FilterForWrite(ctx, argv[1], /*create=*/true, CuckooOptions(), &replied);
   if (value == nullptr) return REDISMODULE_OK;
   const uint64_t hash = ItemHash(argv[2]);
+  RedisModule_ReplicateVerbatim(ctx);  // before the change: see Insert
   const AddOutcome outcome =
       kIfAbsent ? value->filter->AddIfAbsentHash(hash) : value->filter->AddHash(hash);
-  RedisModule_ReplicateVerbatim(ctx);
   switch (outcome) {
     case AddOutcome::kAdded:
       return RedisModule_ReplyWithLongLong(ctx, 1);
@@ -150,16 +151,21 @@ int Insert(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   bool replied = false;
   CuckooValue* value = FilterForWrite(ctx, argv[1], !nocreate, options, &replied);
   if (value == nullptr) return REDISMODULE_OK;
-  RedisModule_ReplyWithArray(ctx, argc - items);
+  // Replicated before the first change and answered after the last, so that what may throw
+  // (std::bad_alloc as the filter grows) neither leaves a replica behind nor breaks the reply.
+  RedisModule_ReplicateVerbatim(ctx);
+  std::vector<long long> answers;
+  answers.reserve(static_cast<size_t>(argc - items));
   for (int i = items; i < argc; ++i) {
     const uint64_t hash = ItemHash(argv[i]);
     const AddOutcome outcome =
         kIfAbsent ? value->filter->AddIfAbsentHash(hash) : value->filter->AddHash(hash);
-    RedisModule_ReplyWithLongLong(ctx, outcome == AddOutcome::kAdded          ? 1
-                                       : outcome == AddOutcome::kMayBePresent ? 0
-                                                                              : -1);
+    answers.push_back(outcome == AddOutcome::kAdded          ? 1
+                      : outcome == AddOutcome::kMayBePresent ? 0
+                                                             : -1);
   }
-  RedisModule_ReplicateVerbatim(ctx);
+  RedisModule_ReplyWithArray(ctx, static_cast<long>(answers.size()));
+  for (const long long answer : answers) RedisModule_ReplyWithLongLong(ctx, answer);
   return REDISMODULE_OK;
 }
 
@@ -186,9 +192,9 @@ int Del(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   bool replied = false;
   CuckooValue* value = FilterForWrite(ctx, argv[1], /*create=*/false, CuckooOptions(), &replied);
   if (value == nullptr) return REDISMODULE_OK;
+  RedisModule_ReplicateVerbatim(ctx);
   const bool erased = value->filter->EraseHash(ItemHash(argv[2])) == EraseOutcome::kErased;
   if (erased) ++value->header.deleted;
-  RedisModule_ReplicateVerbatim(ctx);
   return RedisModule_ReplyWithLongLong(ctx, erased ? 1 : 0);
 }
 

@@ -10,9 +10,9 @@
 // piece of n bytes with iterator i lies at offset i - 1 - n. The first piece, once understood,
 // replaces the key's filter (or creates the key); until the last arrives the key holds the dump
 // so far, and the filter commands answer that it is loading. A piece that is out of order, or that
-// makes the dump one no filter reads, is refused and the key keeps what it had. A scan sees the
-// filter as it is at iterator 0 (the dump is kept until the scan ends or a write changes the
-// filter).
+// makes the dump one no filter reads, is refused and the key keeps what it had. A scan reads the
+// filter as it was at iterator 0: the dump is kept until the scan ends or a write changes the
+// filter, and a scan that finds it gone answers an error (restart at 0), never a mix of two dumps.
 #pragma once
 
 #include <climits>
@@ -43,7 +43,17 @@ int ScanDump(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   }
   Value& value = *static_cast<Value*>(v);
   if (!value.loaded()) return RedisModule_ReplyWithError(ctx, "ERR the filter is still loading");
-  if (iterator == 0 || value.scan_cache.empty()) value.scan_cache = value.Dump();
+  // A scan reads one dump, made at iterator 0. A write since (or another scan of the key that
+  // ended) dropped it: going on with a new dump would mix two states of the filter, which could
+  // lose an item that moved between pieces, so the scan must start again.
+  if (iterator == 0) {
+    value.scan_cache = value.Dump();
+  } else if (value.scan_cache.empty()) {
+    return RedisModule_ReplyWithError(
+        ctx,
+        "ERR the filter changed during the scan (or another scan of it ended): restart the "
+        "scan at iterator 0");
+  }
   const std::string& dump = value.scan_cache;
   const size_t offset = iterator == 0 ? 0 : static_cast<size_t>(iterator - 1);
   RedisModule_ReplyWithArray(ctx, 2);
@@ -61,7 +71,7 @@ int ScanDump(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 template <typename Value>
 int LoadFirstPiece(RedisModuleCtx* ctx, RedisModuleKey* key, RedisModuleType* type,
                    const char* data, size_t size) {
-  const bool complete = DumpBytesNeeded(data, size) == size;
+  const bool complete = DumpBytesNeeded(data, size) == size;  // else FromFirstPiece says why not
   auto value = complete ? Value::FromDump(data, size) : Value::FromFirstPiece(data, size);
   if (!value.ok()) return RedisModule_ReplyWithError(ctx, ("ERR " + value.error()).c_str());
   RedisModule_ModuleTypeSetValue(key, type, std::move(value).value().release());
@@ -80,20 +90,29 @@ int LoadNextPiece(RedisModuleCtx* ctx, Value* value, size_t offset, const char* 
                  .c_str());
   }
   dump.append(data, size);
+  // Whatever happens below (an error, or std::bad_alloc), the key keeps what it had unless the
+  // piece is taken.
+  struct Undo {
+    std::string* dump;
+    size_t size;
+    bool keep = false;
+    ~Undo() {
+      if (!keep) dump->resize(size);
+    }
+  } undo{&dump, offset};
   const uint64_t needed = DumpBytesNeeded(dump.data(), dump.size());
   if (needed > dump.size()) {
+    undo.keep = true;
     RedisModule_ReplicateVerbatim(ctx);
     return RedisModule_ReplyWithSimpleString(ctx, "OK");
   }
+  if (needed == 0) return RedisModule_ReplyWithError(ctx, "ERR invalid chunk: no filter reads it");
   if (needed < dump.size()) {
-    dump.resize(offset);  // the key keeps what it had
     return RedisModule_ReplyWithError(ctx, "ERR invalid chunk: it runs past the end of the dump");
   }
   auto loaded = Value::FromDump(dump.data(), dump.size());
-  if (!loaded.ok()) {
-    dump.resize(offset);
-    return RedisModule_ReplyWithError(ctx, ("ERR " + loaded.error()).c_str());
-  }
+  if (!loaded.ok()) return RedisModule_ReplyWithError(ctx, ("ERR " + loaded.error()).c_str());
+  undo.keep = true;
   *value = std::move(*std::move(loaded).value());
   FreeString(&value->loading);
   RedisModule_ReplicateVerbatim(ctx);

@@ -50,6 +50,7 @@ uint64_t DumpBytesNeeded(const void* data, size_t size) {
   if (size < kDumpHeaderBytes) return kDumpHeaderBytes + chain_format::kHeaderBytes;
   const uint8_t* p = static_cast<const uint8_t*>(data);
   const uint64_t chain = chain_format::BytesNeeded(p + kDumpHeaderBytes, size - kDumpHeaderBytes);
+  if (chain == 0) return 0;  // never a dump
   return chain > UINT64_MAX - kDumpHeaderBytes ? UINT64_MAX : kDumpHeaderBytes + chain;
 }
 

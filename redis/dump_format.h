@@ -42,7 +42,8 @@ void AppendDumpHeader(const DumpHeader& header, std::string* out);
 Result<DumpHeader> ParseDumpHeader(const void* data, size_t size, DumpType type);
 
 // The total length of the dump whose first `size` bytes are at `data`, as far as they tell
-// (chain_format::BytesNeeded, after the header): complete when it equals `size`.
+// (chain_format::BytesNeeded, after the header; 0 once they can be no dump): complete when it
+// equals `size`.
 uint64_t DumpBytesNeeded(const void* data, size_t size);
 
 }  // namespace sstfilter::redis

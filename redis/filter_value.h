@@ -10,11 +10,13 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <exception>
 #include <memory>
 #include <string>
 #include <utility>
 
+#include "core/app_filters/chain_format.h"
 #include "redis/dump_format.h"
 #include "redis/redis_api.h"
 #include "sstfilter/result.h"
@@ -63,7 +65,15 @@ struct FilterValue {
   static Result<std::unique_ptr<FilterValue>> FromFirstPiece(const void* data, size_t size) {
     const Result<DumpHeader> h = ParseDumpHeader(data, size, kType);
     if (!h.ok()) return Err(h.error());
-    if (DumpBytesNeeded(data, size) <= size) return Err("a dump that ends in its first piece");
+    // Both headers in the first piece, checked now rather than when the last piece arrives.
+    const uint8_t kind =
+        kType == DumpType::kBloom ? chain_format::kBloomChain : chain_format::kCuckooChain;
+    const Result<chain_format::Header> chain = chain_format::ParseHeader(
+        static_cast<const uint8_t*>(data) + kDumpHeaderBytes, size - kDumpHeaderBytes, kind);
+    if (!chain.ok()) return Err(chain.error());
+    const uint64_t needed = DumpBytesNeeded(data, size);
+    if (needed == 0) return Err("not a dump any filter reads");
+    if (needed <= size) return Err("a dump that ends in its first piece");
     auto value = std::make_unique<FilterValue>();
     value->loading.assign(static_cast<const char*>(data), size);
     value->header = h.value();
@@ -73,8 +83,17 @@ struct FilterValue {
   // ---- the type's callbacks ----
 
   // Every callback catches what the C++ library may throw (std::bad_alloc): nothing crosses into
-  // Redis. A dump that cannot be made is saved as an empty incomplete one, which loading refuses
-  // with a LOG line: the failure shows, never a filter with keys missing.
+  // Redis. A dump that cannot be made (the copy of a large filter in a save's memory) must fail
+  // the save, never write a file without the key: in a fork child (BGSAVE, BGREWRITEAOF, a
+  // replica's sync) the child ends, the save fails, and Redis keeps its last good file. In the
+  // server itself (SAVE, DEBUG RELOAD) the value is saved as an empty incomplete dump, which
+  // loading refuses: the failure shows when the file is read, never as a missing key.
+  static void FailSave(RedisModuleIO* io, const char* what, const std::exception& e) {
+    RedisModule_LogIOError(io, "warning", "sstfilter: cannot %s a filter: %s", what, e.what());
+    const int flags = RedisModule_GetContextFlags(RedisModule_GetContextFromIO(io));
+    if ((flags & REDISMODULE_CTX_FLAGS_IS_CHILD) != 0) std::abort();
+  }
+
   static void RdbSave(RedisModuleIO* io, void* v) {
     const FilterValue& value = *static_cast<const FilterValue*>(v);
     std::string dump;
@@ -82,7 +101,7 @@ struct FilterValue {
     try {
       dump = value.Dump();
     } catch (const std::exception& e) {
-      RedisModule_LogIOError(io, "warning", "sstfilter: cannot save a filter: %s", e.what());
+      FailSave(io, "save", e);
       dump.clear();
       loaded = false;
     }
@@ -140,7 +159,7 @@ struct FilterValue {
     try {
       dump = static_cast<const FilterValue*>(v)->Dump();
     } catch (const std::exception& e) {
-      RedisModule_LogIOError(aof, "warning", "sstfilter: cannot rewrite a filter: %s", e.what());
+      FailSave(aof, "rewrite", e);  // a rewrite runs in a fork child: it ends there
       return;
     }
     const char* command = kType == DumpType::kBloom ? "BF.LOADCHUNK" : "CF.LOADCHUNK";

@@ -54,8 +54,7 @@ void AppendFilter(const std::string& filter_bytes, std::string* out) {
   out->append(filter_bytes);
 }
 
-Result<Header> Parse(const void* data, size_t size, uint8_t filters,
-                     std::vector<FilterBytes>* filter_bytes) {
+Result<Header> ParseHeader(const void* data, size_t size, uint8_t filters) {
   const uint8_t* p = static_cast<const uint8_t*>(data);
   if (p == nullptr || size < kHeaderBytes || std::memcmp(p, kMagic, sizeof kMagic) != 0) {
     return Err("not a scalable filter's bytes (" + std::to_string(size) + " bytes, no header)");
@@ -83,13 +82,25 @@ Result<Header> Parse(const void* data, size_t size, uint8_t filters,
   h.newest_keys = LoadLE64(p + 40);
   h.size = LoadLE64(p + 48);
   h.num_filters = LoadLE32(p + 56);
-  if (h.num_filters == 0) return Err("a scalable filter of no filters");
+  if (h.num_filters == 0 || h.num_filters > kMaxChainFilters) {
+    return Err("a scalable filter of " + std::to_string(h.num_filters) + " filters (1 to " +
+               std::to_string(kMaxChainFilters) + ")");
+  }
+  return h;
+}
+
+Result<Header> Parse(const void* data, size_t size, uint8_t filters,
+                     std::vector<FilterBytes>* filter_bytes) {
+  Result<Header> header = ParseHeader(data, size, filters);
+  if (!header.ok()) return header;
+  const uint8_t* p = static_cast<const uint8_t*>(data);
   filter_bytes->clear();
   size_t at = kHeaderBytes;
-  for (uint32_t i = 0; i < h.num_filters; ++i) {
+  for (uint32_t i = 0; i < header.value().num_filters; ++i) {
     if (size - at < 8) return Err("a scalable filter's bytes cut short");
     const uint64_t length = LoadLE64(p + at);
     at += 8;
+    if (length < kTrailerBytes) return Err("a scalable filter's filter shorter than its trailer");
     if (length > size - at) return Err("a scalable filter's bytes cut short");
     filter_bytes->push_back({p + at, static_cast<size_t>(length)});
     at += length;
@@ -97,18 +108,19 @@ Result<Header> Parse(const void* data, size_t size, uint8_t filters,
   if (at != size) {
     return Err("a scalable filter's bytes with " + std::to_string(size - at) + " bytes left over");
   }
-  return h;
+  return header;
 }
 
 uint64_t BytesNeeded(const void* data, size_t size) {
   const uint8_t* p = static_cast<const uint8_t*>(data);
   if (p == nullptr || size < kHeaderBytes) return kHeaderBytes;
   const uint32_t n = LoadLE32(p + 56);
+  if (n == 0 || n > kMaxChainFilters) return 0;  // never a chain
   uint64_t at = kHeaderBytes;
   for (uint32_t i = 0; i < n; ++i) {
     if (size - at < 8) return at + 8;  // the next length is still to come
     const uint64_t length = LoadLE64(p + at);
-    if (length > UINT64_MAX - at - 8) return UINT64_MAX;  // never complete
+    if (length < kTrailerBytes || length > UINT64_MAX - at - 8) return 0;  // never a chain
     at += 8 + length;
     if (at > size) return at;
   }

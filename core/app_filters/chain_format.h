@@ -19,7 +19,8 @@
 //   60      4      0
 //   64      then n times: 8 bytes L, then the L bytes of one filter
 //
-// A reader takes nothing on trust: the filters are what the schedule of (initial capacity,
+// At most kMaxChainFilters filters (FilterChain stops growing there). A reader takes nothing on
+// trust: the filters are what the schedule of (initial capacity,
 // fp_rate, growth, tightening) makes, in order (FilterChain::Restore), and the bytes end exactly
 // after the last one. Anything else is an error, and nothing is built.
 #pragma once
@@ -60,17 +61,22 @@ struct FilterBytes {
 void AppendHeader(const Header& header, std::string* out);
 void AppendFilter(const std::string& filter_bytes, std::string* out);
 
+// The header at `data` (its first kHeaderBytes of `size`), checked: magic, version, `filters`,
+// reserved bits, a count of 1 to kMaxChainFilters filters. What a chain's first piece can tell.
+Result<Header> ParseHeader(const void* data, size_t size, uint8_t filters);
+
 // The header of `size` bytes at `data` and views of its filters' bytes; an error, with a message,
-// for bytes that are not a chain of `filters` in this format (wrong magic, version or kind, a
-// count or length that runs past the end, or bytes left over).
+// for bytes that are not a chain of `filters` in this format (ParseHeader's checks, a filter
+// shorter than a trailer, a length that runs past the end, or bytes left over).
 Result<Header> Parse(const void* data, size_t size, uint8_t filters,
                      std::vector<FilterBytes>* filter_bytes);
 
 // The total length of the chain whose first `size` bytes are at `data`, as far as they tell: a
 // header's worth while the header is incomplete, then the header and the filters whose lengths
-// the bytes hold, plus 8 for the next length while one is still to come. A chain arriving in
-// pieces is complete when this equals the bytes received (and Parse then reads it), and can never
-// be once it is smaller.
+// the bytes hold, plus 8 for the next length while one is still to come; 0 once the bytes can be
+// no chain (a count or a length Parse refuses). A chain arriving in pieces is complete when this
+// equals the bytes received (and Parse then reads it), and can never be once it is smaller. Its
+// cost is at most one step per filter, kMaxChainFilters.
 uint64_t BytesNeeded(const void* data, size_t size);
 
 // The header of a chain of `filters` with these options (its counts and n left to the writer).

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <mutex>
 #include <new>
 
 namespace sstfilter {
@@ -15,11 +16,17 @@ void HeapRelease(void* memory) { ::operator delete(memory); }
 constexpr size_t kAlignment = 64;
 
 // The pair is read as one: a filter made while another thread sets the allocator gets the old
-// pair or the new one, never half of each.
+// pair or the new one, never half of each. Each setting is a record in static storage, written
+// before it is published and never changed after (a filter may still be releasing through an
+// older one); setting a pair that has a record already reuses it.
 struct AllocatorPair {
   void* (*allocate)(size_t);
   void (*release)(void*);
 };
+constexpr int kMaxAllocatorPairs = 64;
+AllocatorPair pairs[kMaxAllocatorPairs];
+int pairs_used = 0;  // under pairs_mutex
+std::mutex pairs_mutex;
 std::atomic<const AllocatorPair*> current{nullptr};
 
 AllocatorPair Current() {
@@ -34,12 +41,16 @@ bool SetFilterAllocator(const FilterAllocator& allocator) {
     current.store(nullptr, std::memory_order_release);
     return true;
   }
-  // Each setting lives for the process (a reader may be copying an older one); programs set it
-  // once or twice, a few bytes each.
-  const AllocatorPair* pair =
-      new (std::nothrow) AllocatorPair{allocator.allocate, allocator.release};
-  if (pair == nullptr) return false;
-  current.store(pair, std::memory_order_release);
+  const std::lock_guard<std::mutex> lock(pairs_mutex);
+  for (int i = 0; i < pairs_used; ++i) {
+    if (pairs[i].allocate == allocator.allocate && pairs[i].release == allocator.release) {
+      current.store(&pairs[i], std::memory_order_release);
+      return true;
+    }
+  }
+  if (pairs_used == kMaxAllocatorPairs) return false;
+  pairs[pairs_used] = AllocatorPair{allocator.allocate, allocator.release};
+  current.store(&pairs[pairs_used++], std::memory_order_release);
   return true;
 }
 

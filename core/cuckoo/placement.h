@@ -36,6 +36,9 @@ inline Placement Place(CuckooTable* table, const CuckooHashing& hashing, uint64_
   }
   if (table->TryPut(i1, fp) || table->TryPut(i2, fp)) return Placement::kStored;
   path->clear();
+  // Room for the whole walk before the first kick: the push_backs below then cannot throw
+  // (std::bad_alloc) with a fingerprint evicted and not yet placed.
+  path->reserve(kMaxKicks);
   uint64_t r = SplitMix64(rng);
   uint64_t bucket = (r & 1) ? i1 : i2;
   uint32_t carried = fp;

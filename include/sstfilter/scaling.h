@@ -78,6 +78,10 @@ class ScalingSchedule {
   double next_capacity_ = 0, next_rate_ = 0, total_capacity_ = 0;
 };
 
+// The most filters a scalable filter holds: at growth 1 (each filter the size of the first), the
+// capacity is then 65,536 first capacities; beyond it Add answers kFull.
+inline constexpr size_t kMaxChainFilters = 65536;
+
 // The filters of a scalable filter, oldest first, with the schedule of the next: the mechanism the
 // scalable Bloom and cuckoo filters share (Filter has MayContainHash and memory_bytes).
 // `make(capacity, rate)` returns a Result<Filter> for one filter of that capacity whose
@@ -107,12 +111,14 @@ class FilterChain {
 
   // Appends the next filter. False, changing nothing, when the chain does not scale, or the
   // schedule or `make` cannot give one (a capacity past 2^62 keys, a rate too small to size, no
-  // memory): the scalable filter is then full.
+  // memory), or the chain has kMaxChainFilters: the scalable filter is then full.
   template <typename Make>
   bool Grow(Make&& make) {
     uint64_t capacity = 0;
     double rate = 0;
-    if (!scaling_ || !schedule_.Peek(&capacity, &rate)) return false;
+    if (!scaling_ || filters_.size() >= kMaxChainFilters || !schedule_.Peek(&capacity, &rate)) {
+      return false;
+    }
     auto next = make(capacity, rate);
     if (!next.ok()) return false;
     Append(std::move(next).value(), capacity);
@@ -129,6 +135,7 @@ class FilterChain {
     auto schedule = ScalingSchedule::Create(initial_capacity, fp_rate, options);
     if (!schedule.ok()) return Err(schedule.error());
     if (filters.empty()) return Err("no filters");
+    if (filters.size() > kMaxChainFilters) return Err("more than kMaxChainFilters filters");
     if (!options.scaling && filters.size() > 1) {
       return Err(std::to_string(filters.size()) + " filters in a chain that does not scale");
     }

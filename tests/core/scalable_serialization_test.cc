@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/app_filters/chain_format.h"
 #include "sstfilter/scalable_bloom_filter.h"
 #include "sstfilter/scalable_cuckoo_filter.h"
 
@@ -154,6 +155,26 @@ TEST(ScalableSerializationKinds, TheBloomLayoutRoundTripsAndMustMatchItsFilters)
   EXPECT_FALSE(ScalableBloomFilter::Deserialize(relabelled.data(), relabelled.size()).ok());
   relabelled[7] = '\x02';
   EXPECT_FALSE(ScalableBloomFilter::Deserialize(relabelled.data(), relabelled.size()).ok());
+}
+
+// Pieces arriving one by one: BytesNeeded grows with them to the whole length, and turns 0 for a
+// count or a filter length no chain has (then no piece can complete it, and the loader refuses).
+TEST(ScalableSerializationKinds, BytesNeededFollowsPiecesAndRefusesNoChain) {
+  const std::string bytes = Make<ScalableBloomFilter>(8, 0.1, 40).Serialize();
+  uint64_t last = 0;
+  for (size_t n = 0; n <= bytes.size(); ++n) {
+    const uint64_t needed = chain_format::BytesNeeded(bytes.data(), n);
+    ASSERT_GE(needed, last) << n;
+    ASSERT_GT(needed, n < bytes.size() ? n : n - 1) << n;
+    last = needed;
+  }
+  EXPECT_EQ(last, bytes.size());
+  std::string many = bytes;
+  for (int i = 56; i < 60; ++i) many[i] = '\xff';  // 2^32 - 1 filters
+  EXPECT_EQ(chain_format::BytesNeeded(many.data(), many.size()), 0u);
+  EXPECT_FALSE(ScalableBloomFilter::Deserialize(many.data(), many.size()).ok());
+  std::string short_filter = bytes.substr(0, 64) + std::string("\x08\0\0\0\0\0\0\0", 8);
+  EXPECT_EQ(chain_format::BytesNeeded(short_filter.data(), short_filter.size()), 0u);
 }
 
 // The bytes of a small filter of each kind, fixed: a change to the chain's format or to how a

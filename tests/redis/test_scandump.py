@@ -482,3 +482,18 @@ def test_a_filter_over_512_mib_moves_in_pieces(r):
     assert r.execute_command("BF.MEXISTS", "copy", *PRESENT) == [1] * len(PRESENT)
     assert pairs(r.execute_command("BF.INFO", "copy")) == pairs(r.execute_command("BF.INFO", "big"))
     r.delete("big", "copy")
+
+
+@pytest.mark.parametrize("kind", ["bf", "cf"])
+def test_a_write_during_a_scan_makes_it_restart(r, kind):
+    # A scan reads the filter as it was at iterator 0; after a write, its next call answers an
+    # error instead of pieces of another state, and a scan started again at 0 completes.
+    k = KINDS[kind]
+    present = make(r, kind, "src", "huge")
+    it, first = r.execute_command(k["scandump"], "src", 0)
+    assert it != 0 and first
+    r.execute_command(k["add"], "src", "written-during-the-scan")
+    expect_error(r, k["scandump"], "src", it, contains="restart")
+    loadchunks(r, k["loadchunk"], "dst", scandump(r, k["scandump"], "src"))
+    assert bulk(r, k["mexists"], "dst", present + ["written-during-the-scan"]) == \
+        [1] * (len(present) + 1)

@@ -20,8 +20,9 @@ struct FilterAllocator {
 
 // The allocator of every filter made from now on; {} restores the C++ heap. A filter frees its
 // memory through the allocator it was made with, so filters made before the change stay valid.
-// One process-wide setting, safe to change while other threads make filters. False, changing
-// nothing, if the few bytes that record the setting cannot be had.
+// One process-wide setting, safe to change while other threads make filters. A process may set
+// up to 64 different allocators (setting one again reuses its record); false, changing nothing,
+// beyond.
 SSTFILTER_EXPORT bool SetFilterAllocator(const FilterAllocator& allocator);
 
 // An owning array of zeroed filter bytes, 64-byte aligned (a cache line), from the allocator set

@@ -81,8 +81,11 @@ Result<ScalableBloomFilter> ScalableBloomFilter::Deserialize(const void* data, s
                               return f.layout() == filter.layout_ && f.IsSizedFor(capacity, rate);
                             });
   if (!restored.ok()) return Err(restored.error());
+  // The older filters hold size - newest_keys keys, at most their capacities: a count beyond
+  // would let the filter's size pass its capacity as it takes keys.
+  const uint64_t older_capacity = filter.chain_.capacity() - filter.chain_.newest_capacity();
   if (h.newest_keys > filter.chain_.newest_capacity() || h.size < h.newest_keys ||
-      h.size > filter.chain_.capacity()) {
+      h.size - h.newest_keys > older_capacity) {
     return Err("a scalable Bloom filter whose key counts exceed its capacity");
   }
   filter.newest_keys_ = h.newest_keys;

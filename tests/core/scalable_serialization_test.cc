@@ -157,6 +157,17 @@ TEST(ScalableSerializationKinds, TheBloomLayoutRoundTripsAndMustMatchItsFilters)
   EXPECT_FALSE(ScalableBloomFilter::Deserialize(relabelled.data(), relabelled.size()).ok());
 }
 
+// Key counts that the older filters could not hold are refused: with them, the filter's size
+// would pass its capacity as it took keys (found by dump_fuzzer).
+TEST(ScalableSerializationKinds, OlderFiltersHoldNoMoreThanTheirCapacity) {
+  std::string bytes = Make<ScalableBloomFilter>(8, 0.1, 40).Serialize();  // 8 + 16 + 32 keys
+  ASSERT_TRUE(ScalableBloomFilter::Deserialize(bytes.data(), bytes.size()).ok());
+  for (int i = 40; i < 48; ++i) bytes[i] = 0;  // no key in the newest: 40 in the older 24
+  const auto refused = ScalableBloomFilter::Deserialize(bytes.data(), bytes.size());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().find("capacity"), std::string::npos) << refused.error();
+}
+
 // Pieces arriving one by one: BytesNeeded grows with them to the whole length, and turns 0 for a
 // count or a filter length no chain has (then no piece can complete it, and the loader refuses).
 TEST(ScalableSerializationKinds, BytesNeededFollowsPiecesAndRefusesNoChain) {

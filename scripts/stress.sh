@@ -71,8 +71,11 @@ mkdir -p "$work"
 # Every policy configuration: the uris of kPolicyConfigs, the one list (tests/policy_list.h).
 mapfile -t policies < <(sed -n '/BEGIN kPolicyConfigs/,/END kPolicyConfigs/s/^ *{"[a-z_]*", "\(.*\)"},$/\1/p' \
   "$root/tests/policy_list.h")
-[ ${#policies[@]} -ge 1 ] ||
-  { echo "stress.sh: no policy configurations read from tests/policy_list.h" >&2; exit 2; }
+entries=$(sed -n '/BEGIN kPolicyConfigs/,/END kPolicyConfigs/p' "$root/tests/policy_list.h" |
+  grep -vc 'kPolicyConfigs')
+[ ${#policies[@]} -ge 1 ] && [ ${#policies[@]} -eq "$entries" ] ||
+  { echo "stress.sh: read ${#policies[@]} of $entries policy configurations from" \
+      "tests/policy_list.h (one {\"label\", \"uri\"}, per line)" >&2; exit 2; }
 # db_stress replaces the OPTIONS file's listeners with its own (db_stress_test_base.cc clears
 # options_.listeners before DB::Open), so the sstfilter.LeveledBudget listener cannot run here,
 # and sstfilter.Leveled refuses to open a database under a memory_budget without it: those

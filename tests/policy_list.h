@@ -31,8 +31,7 @@ inline constexpr PolicyConfig kPolicyConfigs[] = {
     {"ribbon", "{id=sstfilter.BumpedRibbon;fp_rate=0.01}"},
     {"leveled", "sstfilter.Leveled:10"},
     {"leveled_memory", "{id=sstfilter.Leveled;memory_budget=1M}"},
-    {"ribbon_sstfilter_family",
-     "{id=sstfilter.BumpedRibbon;bits_per_key=10;compatibility=sstfilter}"},
+    {"ribbon_family", "{id=sstfilter.BumpedRibbon;bits_per_key=10;compatibility=sstfilter}"},
     // END kPolicyConfigs
 };
 

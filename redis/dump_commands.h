@@ -6,22 +6,38 @@
 //                                iterator of the piece after it, and [0, ""] ends the scan
 //   LOADCHUNK key next piece  -> OK: the pieces in order, each with the `next` SCANDUMP gave it
 //
-// An iterator is 1 + the offset in the dump where the piece after it starts, so a LOADCHUNK
-// piece of n bytes with iterator i lies at offset i - 1 - n. The first piece, once understood,
-// replaces the key's filter (or creates the key); until the last arrives the key holds the dump
-// so far, and the filter commands answer that it is loading. A piece that is out of order, or that
-// makes the dump one no filter reads, is refused and the key keeps what it had. A scan reads the
-// filter as it was at iterator 0: the dump is kept until the scan ends or a write changes the
-// filter, and a scan that finds it gone answers an error (restart at 0), never a mix of two dumps.
+// An iterator's low kIteratorOffsetBits bits are 1 + the offset in the dump where the piece after
+// it starts, so a LOADCHUNK piece of n bytes with iterator i lies at offset (i & mask) - 1 - n.
+// The bits above hold the stamp of the value the scan began on (FilterValue::last_write, which
+// every write renews): a scan reads one state of the filter, and a call whose iterator carries
+// another stamp answers an error (restart at 0), never a piece of another state. Each piece is
+// made from the filter when it is asked for (no copy of the whole dump is kept), and scans of one
+// key may run side by side.
+//
+// The first piece LOADCHUNK takes, once understood, replaces the key's filter (or creates the
+// key); until the last arrives the key holds the dump so far, and the filter commands answer that
+// it is loading. A piece that is out of order, or that makes the dump one no filter reads, is
+// refused and the key keeps what it had.
 #pragma once
 
 #include <climits>
+#include <cstdint>
 #include <string>
 
 #include "redis/command_args.h"
 #include "redis/filter_value.h"
 
 namespace sstfilter::redis {
+
+inline constexpr int kIteratorOffsetBits = 44;  // dumps of up to 16 TiB
+inline constexpr uint64_t kIteratorOffsetMask = (uint64_t{1} << kIteratorOffsetBits) - 1;
+inline constexpr int kIteratorStampBits = 63 - kIteratorOffsetBits;  // a positive long long
+static_assert(kIteratorStampBits >= 16, "a stamp wide enough that a changed filter shows");
+
+// The stamp bits of an iterator over a value whose last write is `last_write`.
+inline uint64_t IteratorStamp(uint64_t last_write) {
+  return last_write & ((uint64_t{1} << kIteratorStampBits) - 1);
+}
 
 // SCANDUMP key iterator, for the type *kType holds.
 template <typename Value, RedisModuleType** kType>
@@ -41,30 +57,31 @@ int ScanDump(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     case KeyState::kOurs:
       break;
   }
-  Value& value = *static_cast<Value*>(v);
+  const Value& value = *static_cast<const Value*>(v);
   if (!value.loaded()) return RedisModule_ReplyWithError(ctx, "ERR the filter is still loading");
-  // A scan reads one dump, made at iterator 0. A write since (or another scan of the key that
-  // ended) dropped it: going on with a new dump would mix two states of the filter, which could
-  // lose an item that moved between pieces, so the scan must start again.
-  if (iterator == 0) {
-    value.scan_cache = value.Dump();
-  } else if (value.scan_cache.empty()) {
+  const uint64_t stamp = IteratorStamp(value.last_write);
+  const uint64_t position = static_cast<uint64_t>(iterator) & kIteratorOffsetMask;
+  if (iterator != 0 && position == 0)
+    return RedisModule_ReplyWithError(ctx, "ERR invalid iterator");
+  // Going on over a filter written since the scan began would mix two of its states, which could
+  // lose an item that moved between pieces: the scan must start again.
+  if (iterator != 0 && (static_cast<uint64_t>(iterator) >> kIteratorOffsetBits) != stamp) {
     return RedisModule_ReplyWithError(
-        ctx,
-        "ERR the filter changed during the scan (or another scan of it ended): restart the "
-        "scan at iterator 0");
+        ctx, "ERR the filter changed during the scan: restart the scan at iterator 0");
   }
-  const std::string& dump = value.scan_cache;
-  const size_t offset = iterator == 0 ? 0 : static_cast<size_t>(iterator - 1);
+  const uint64_t total = value.DumpBytes();
+  if (total >= kIteratorOffsetMask) {
+    return RedisModule_ReplyWithError(ctx, "ERR the filter's dump is too large to scan (16 TiB)");
+  }
+  const uint64_t offset = iterator == 0 ? 0 : position - 1;
+  const size_t length = static_cast<size_t>(std::min<uint64_t>(
+      kDumpChunkBytes, offset < total ? total - offset : 0));  // 0: the scan ended
+  std::string piece(length, '\0');
+  value.CopyDump(offset, length, piece.data());
   RedisModule_ReplyWithArray(ctx, 2);
-  if (offset >= dump.size()) {
-    FreeString(&value.scan_cache);  // the scan ended
-    RedisModule_ReplyWithLongLong(ctx, 0);
-    return RedisModule_ReplyWithStringBuffer(ctx, "", 0);
-  }
-  const size_t length = std::min(kDumpChunkBytes, dump.size() - offset);
-  RedisModule_ReplyWithLongLong(ctx, static_cast<long long>(offset + length + 1));
-  return RedisModule_ReplyWithStringBuffer(ctx, dump.data() + offset, length);
+  const uint64_t next = length == 0 ? 0 : (stamp << kIteratorOffsetBits) | (offset + length + 1);
+  RedisModule_ReplyWithLongLong(ctx, static_cast<long long>(next));
+  return RedisModule_ReplyWithStringBuffer(ctx, piece.data(), piece.size());
 }
 
 // The first piece of a dump, into an empty key (or one whose load it restarts).
@@ -130,10 +147,11 @@ int LoadChunk(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   }
   size_t size = 0;
   const char* data = RedisModule_StringPtrLen(argv[3], &size);
-  if (size == 0 || size > static_cast<unsigned long long>(iterator - 1)) {
+  const uint64_t position = static_cast<uint64_t>(iterator) & kIteratorOffsetMask;
+  if (size == 0 || position == 0 || size > position - 1) {
     return RedisModule_ReplyWithError(ctx, "ERR invalid chunk: it does not fit its iterator");
   }
-  const size_t offset = static_cast<size_t>(iterator - 1) - size;
+  const size_t offset = static_cast<size_t>(position - 1 - size);
   RedisModuleKey* key = nullptr;
   void* v = nullptr;
   const KeyState state =

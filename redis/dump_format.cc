@@ -15,8 +15,8 @@ constexpr uint8_t kVersion = 1;
 
 }  // namespace
 
-void AppendDumpHeader(const DumpHeader& header, std::string* out) {
-  uint8_t bytes[kDumpHeaderBytes] = {};
+void EncodeDumpHeader(const DumpHeader& header, uint8_t* bytes) {
+  std::memset(bytes, 0, kDumpHeaderBytes);
   std::memcpy(bytes, kMagic, sizeof kMagic);
   bytes[4] = kVersion;
   bytes[5] = static_cast<uint8_t>(header.type);
@@ -24,7 +24,6 @@ void AppendDumpHeader(const DumpHeader& header, std::string* out) {
   bytes[7] = static_cast<uint8_t>(header.bucket_size >> 8);
   StoreLE32(bytes + 8, header.max_iterations);
   StoreLE64(bytes + 16, header.deleted);
-  out->append(reinterpret_cast<const char*>(bytes), sizeof bytes);
 }
 
 Result<DumpHeader> ParseDumpHeader(const void* data, size_t size, DumpType type) {

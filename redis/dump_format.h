@@ -36,7 +36,8 @@ struct DumpHeader {
   uint64_t deleted = 0;
 };
 
-void AppendDumpHeader(const DumpHeader& header, std::string* out);
+// Writes `header` as its kDumpHeaderBytes bytes at `bytes`.
+void EncodeDumpHeader(const DumpHeader& header, uint8_t* bytes);
 
 // The header of the dump at `data` (at least kDumpHeaderBytes), which must be of `type`.
 Result<DumpHeader> ParseDumpHeader(const void* data, size_t size, DumpType type);

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -16,6 +17,7 @@
 #include <string>
 #include <utility>
 
+#include "core/app_filters/byte_range.h"
 #include "core/app_filters/chain_format.h"
 #include "redis/dump_format.h"
 #include "redis/redis_api.h"
@@ -26,6 +28,14 @@ namespace sstfilter::redis {
 // The bytes an SCANDUMP call returns, and AOF rewrites and RDB files write, in one piece.
 inline constexpr size_t kDumpChunkBytes = size_t{16} << 20;
 
+// A stamp for a value that is made or written, never the same twice in a process: a scan checks
+// that the value it reads is the one it began on (redis/dump_commands.h). Commands run on
+// Redis's main thread; the atomic keeps the stamps unique under any threading.
+inline uint64_t NextWriteStamp() {
+  static std::atomic<uint64_t> clock{0};
+  return clock.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
 // Empties `s` and gives its memory back (assigning an empty string may keep the buffer).
 inline void FreeString(std::string* s) { std::string().swap(*s); }
 
@@ -34,17 +44,48 @@ struct FilterValue {
   std::unique_ptr<Filter> filter;  // null while a dump is loading
   std::string loading;             // the dump received so far, while filter is null
   DumpHeader header;               // what the dump carries besides the filter (cuckoo options)
-  std::string scan_cache;          // the dump SCANDUMP last made; every write drops it
+  uint64_t last_write = NextWriteStamp();  // renewed by every write (FilterForWrite)
 
   bool loaded() const { return filter != nullptr; }
 
-  // The dump: header, then the filter's bytes; for a value still loading, what it received.
-  std::string Dump() const {
-    if (!loaded()) return loading;
-    std::string out;
-    AppendDumpHeader(header, &out);
-    out += filter->Serialize();
-    return out;
+  // The length of the dump: header, then the filter's bytes; for a value still loading, what it
+  // received.
+  uint64_t DumpBytes() const {
+    return loaded() ? kDumpHeaderBytes + filter->SerializedBytes() : loading.size();
+  }
+
+  // The dump's bytes [offset, offset + length), to `out`; how many there were. Made from the
+  // filter as it is, with no copy of the whole: a save of a filter of gigabytes needs one
+  // piece's memory.
+  size_t CopyDump(uint64_t offset, size_t length, char* out) const {
+    RangeCopier copier(offset, length, out);
+    if (!loaded()) {
+      copier.NextBytes(loading.data(), loading.size());
+      return copier.copied();
+    }
+    uint8_t header_bytes[kDumpHeaderBytes];
+    EncodeDumpHeader(header, header_bytes);
+    copier.NextBytes(header_bytes, sizeof header_bytes);
+    copier.Next(filter->SerializedBytes(), [this](uint64_t from, size_t n, uint8_t* dst) {
+      filter->SerializeRange(from, n, dst);
+    });
+    return copier.copied();
+  }
+
+  // A buffer for one piece of the dump: kDumpChunkBytes, or the whole dump if it is shorter.
+  // Throws std::bad_alloc if it cannot be had.
+  std::string PieceBuffer() const {
+    return std::string(static_cast<size_t>(std::min<uint64_t>(DumpBytes(), kDumpChunkBytes)), '\0');
+  }
+
+  // Calls emit(offset, piece, size) for each piece of the dump in order, made in `buffer`
+  // (PieceBuffer's): pieces of kDumpChunkBytes but the last.
+  template <typename Emit>
+  void ForEachDumpPiece(std::string* buffer, Emit&& emit) const {
+    const uint64_t total = DumpBytes();
+    for (uint64_t at = 0; at < total; at += kDumpChunkBytes) {
+      emit(at, buffer->data(), CopyDump(at, buffer->size(), buffer->data()));
+    }
   }
 
   // A value from a complete dump; an error, with a message, for anything else.
@@ -83,7 +124,7 @@ struct FilterValue {
   // ---- the type's callbacks ----
 
   // Every callback catches what the C++ library may throw (std::bad_alloc): nothing crosses into
-  // Redis. A dump that cannot be made (the copy of a large filter in a save's memory) must fail
+  // Redis. A dump that cannot be made (the buffer of one piece, up to kDumpChunkBytes) must fail
   // the save, never write a file without the key: in a fork child (BGSAVE, BGREWRITEAOF, a
   // replica's sync) the child ends, the save fails, and Redis keeps its last good file. In the
   // server itself (SAVE, DEBUG RELOAD) the value is saved as an empty incomplete dump, which
@@ -94,25 +135,23 @@ struct FilterValue {
     if ((flags & REDISMODULE_CTX_FLAGS_IS_CHILD) != 0) std::abort();
   }
 
+  // Saved as: whether the dump is complete, the number of pieces, each piece as a string.
   static void RdbSave(RedisModuleIO* io, void* v) {
     const FilterValue& value = *static_cast<const FilterValue*>(v);
-    std::string dump;
-    bool loaded = value.loaded();
+    std::string buffer;
     try {
-      dump = value.Dump();
+      buffer = value.PieceBuffer();
     } catch (const std::exception& e) {
       FailSave(io, "save", e);
-      dump.clear();
-      loaded = false;
+      RedisModule_SaveUnsigned(io, 0);
+      RedisModule_SaveUnsigned(io, 0);
+      return;
     }
-    RedisModule_SaveUnsigned(io, loaded ? 1 : 0);
-    const uint64_t chunks = (dump.size() + kDumpChunkBytes - 1) / kDumpChunkBytes;
-    RedisModule_SaveUnsigned(io, chunks);
-    for (uint64_t i = 0; i < chunks; ++i) {
-      const size_t at = i * kDumpChunkBytes;
-      RedisModule_SaveStringBuffer(io, dump.data() + at,
-                                   std::min(kDumpChunkBytes, dump.size() - at));
-    }
+    RedisModule_SaveUnsigned(io, value.loaded() ? 1 : 0);
+    RedisModule_SaveUnsigned(io, (value.DumpBytes() + kDumpChunkBytes - 1) / kDumpChunkBytes);
+    value.ForEachDumpPiece(&buffer, [io](uint64_t, const char* piece, size_t size) {
+      RedisModule_SaveStringBuffer(io, piece, size);
+    });
   }
 
   static void* RdbLoad(RedisModuleIO* io, int encoding_version) {
@@ -155,25 +194,25 @@ struct FilterValue {
 
   // LOADCHUNK commands of at most kDumpChunkBytes each, as SCANDUMP would give them.
   static void AofRewrite(RedisModuleIO* aof, RedisModuleString* key, void* v) {
-    std::string dump;
+    const FilterValue& value = *static_cast<const FilterValue*>(v);
+    std::string buffer;
     try {
-      dump = static_cast<const FilterValue*>(v)->Dump();
+      buffer = value.PieceBuffer();
     } catch (const std::exception& e) {
       FailSave(aof, "rewrite", e);  // a rewrite runs in a fork child: it ends there
       return;
     }
     const char* command = kType == DumpType::kBloom ? "BF.LOADCHUNK" : "CF.LOADCHUNK";
-    for (size_t at = 0; at < dump.size(); at += kDumpChunkBytes) {
-      const size_t length = std::min(kDumpChunkBytes, dump.size() - at);
-      RedisModule_EmitAOF(aof, command, "slb", key, static_cast<long long>(at + length + 1),
-                          dump.data() + at, length);
-    }
+    value.ForEachDumpPiece(&buffer, [&](uint64_t at, const char* piece, size_t size) {
+      RedisModule_EmitAOF(aof, command, "slb", key, static_cast<long long>(at + size + 1), piece,
+                          size);
+    });
   }
 
   static size_t MemoryUsage(const void* v) {
     const FilterValue& value = *static_cast<const FilterValue*>(v);
     return sizeof(FilterValue) + (value.loaded() ? value.filter->memory_bytes() : 0) +
-           value.loading.capacity() + value.scan_cache.capacity();
+           value.loading.capacity();
   }
 
   static void Free(void* v) { delete static_cast<FilterValue*>(v); }

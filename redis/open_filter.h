@@ -49,7 +49,7 @@ Value* OpenFilter(RedisModuleCtx* ctx, RedisModuleString* name, RedisModuleType*
     return nullptr;
   }
   *replied = false;
-  if (access == Access::kWrite) FreeString(&value->scan_cache);
+  if (access == Access::kWrite) value->last_write = NextWriteStamp();
   return value;
 }
 

@@ -11,6 +11,7 @@
 #include <new>
 #include <utility>
 
+#include "core/app_filters/byte_range.h"
 #include "core/batch.h"
 #include "core/blocked_bloom/blocked_bloom.h"
 #include "core/hash.h"
@@ -324,20 +325,38 @@ double BloomFilter::ExpectedFpRate() const {
 }
 
 std::string BloomFilter::Serialize() const {
-  const uint64_t body_bytes = num_bits_ / 8;
-  std::string out(body_bytes + kTrailerBytes, '\0');
-  uint8_t* dst = reinterpret_cast<uint8_t*>(out.data());
-  for (uint64_t i = 0; i < body_bytes / 8; ++i) {
-    StoreLE64(dst + 8 * i, words_[i].load(std::memory_order_relaxed));
-  }
+  std::string out(SerializedBytes(), '\0');
+  SerializeRange(0, out.size(), out.data());
+  return out;
+}
+
+uint64_t BloomFilter::SerializedBytes() const { return num_bits_ / 8 + kTrailerBytes; }
+
+// The body is the bit array's words, little-endian; then the trailer.
+size_t BloomFilter::SerializeRange(uint64_t offset, size_t length, void* out) const {
+  RangeCopier copier(offset, length, out);
+  copier.Next(num_bits_ / 8, [this](uint64_t from, size_t n, uint8_t* dst) {
+    while (n > 0) {
+      uint8_t word[8];
+      StoreLE64(word, words_[from >> 3].load(std::memory_order_relaxed));
+      const size_t skip = static_cast<size_t>(from & 7);
+      const size_t take = std::min(sizeof word - skip, n);
+      std::memcpy(dst, word + skip, take);
+      dst += take;
+      from += take;
+      n -= take;
+    }
+  });
   const bool standard = layout_ == BloomLayout::kStandard;
   Trailer t;
   t.kind = standard ? StandardBloom::kId : BlockedBloom::kId;
   t.num_keys = capacity_;
   t.num_units = standard ? num_bits_ / 64 : num_blocks_;
   t.param = static_cast<uint8_t>(num_probes_);
-  EncodeTrailer(t, dst + body_bytes);
-  return out;
+  uint8_t trailer[kTrailerBytes];
+  EncodeTrailer(t, trailer);
+  copier.NextBytes(trailer, sizeof trailer);
+  return copier.copied();
 }
 
 }  // namespace sstfilter

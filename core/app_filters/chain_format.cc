@@ -26,32 +26,21 @@ double DoubleOf(uint64_t bits) {
   return v;
 }
 
-void AppendLE64(uint64_t v, std::string* out) {
-  uint8_t bytes[8];
-  StoreLE64(bytes, v);
-  out->append(reinterpret_cast<const char*>(bytes), sizeof bytes);
-}
-
 }  // namespace
 
-void AppendHeader(const Header& header, std::string* out) {
-  out->append(kMagic, sizeof kMagic);
-  out->push_back(static_cast<char>(kVersion));
-  out->push_back(static_cast<char>(header.filters));
-  out->push_back(static_cast<char>(header.scaling ? 1 : 0));
-  out->push_back(static_cast<char>(header.layout));
-  AppendLE64(BitsOf(header.fp_rate), out);
-  AppendLE64(BitsOf(header.growth), out);
-  AppendLE64(BitsOf(header.tightening), out);
-  AppendLE64(header.initial_capacity, out);
-  AppendLE64(header.newest_keys, out);
-  AppendLE64(header.size, out);
-  AppendLE64(header.num_filters, out);  // n, then the 4 zero bytes
-}
-
-void AppendFilter(const std::string& filter_bytes, std::string* out) {
-  AppendLE64(filter_bytes.size(), out);
-  out->append(filter_bytes);
+void EncodeHeader(const Header& header, uint8_t* out) {
+  std::memcpy(out, kMagic, sizeof kMagic);
+  out[4] = kVersion;
+  out[5] = header.filters;
+  out[6] = header.scaling ? 1 : 0;
+  out[7] = header.layout;
+  StoreLE64(out + 8, BitsOf(header.fp_rate));
+  StoreLE64(out + 16, BitsOf(header.growth));
+  StoreLE64(out + 24, BitsOf(header.tightening));
+  StoreLE64(out + 32, header.initial_capacity);
+  StoreLE64(out + 40, header.newest_keys);
+  StoreLE64(out + 48, header.size);
+  StoreLE64(out + 56, header.num_filters);  // n, then the 4 zero bytes
 }
 
 Result<Header> ParseHeader(const void* data, size_t size, uint8_t filters) {

@@ -31,6 +31,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/app_filters/byte_range.h"
+#include "core/format.h"
 #include "sstfilter/result.h"
 #include "sstfilter/scaling.h"
 
@@ -58,8 +60,8 @@ struct FilterBytes {
   size_t size;
 };
 
-void AppendHeader(const Header& header, std::string* out);
-void AppendFilter(const std::string& filter_bytes, std::string* out);
+// Writes `header` as its kHeaderBytes bytes at `out`.
+void EncodeHeader(const Header& header, uint8_t* out);
 
 // The header at `data` (its first kHeaderBytes of `size`), checked: magic, version, `filters`,
 // reserved bits, a count of 1 to kMaxChainFilters filters. What a chain's first piece can tell.
@@ -95,13 +97,42 @@ inline ScalingOptions OptionsOf(const Header& h) {
   return ScalingOptions{h.growth, h.tightening, h.scaling};
 }
 
-// The chain's bytes: `header` (n set here), then each filter's Serialize.
+// The length of the chain's bytes.
 template <typename Filter>
-std::string Write(Header header, const std::vector<Filter>& filters) {
+uint64_t BytesOf(const std::vector<Filter>& filters) {
+  uint64_t bytes = kHeaderBytes;
+  for (const Filter& f : filters) bytes += 8 + f.SerializedBytes();
+  return bytes;
+}
+
+// The bytes [offset, offset + length) of the chain's bytes (`header`, n set here, then each
+// filter's length and its SerializeRange), to `out`; returns how many there were. Only the
+// filters the range touches are read.
+template <typename Filter>
+size_t CopyRange(Header header, const std::vector<Filter>& filters, uint64_t offset, size_t length,
+                 void* out) {
   header.num_filters = static_cast<uint32_t>(filters.size());
-  std::string out;
-  AppendHeader(header, &out);
-  for (const Filter& f : filters) AppendFilter(f.Serialize(), &out);
+  uint8_t header_bytes[kHeaderBytes];
+  EncodeHeader(header, header_bytes);
+  RangeCopier copier(offset, length, out);
+  copier.NextBytes(header_bytes, sizeof header_bytes);
+  for (const Filter& f : filters) {
+    if (copier.done()) break;
+    const uint64_t filter_bytes = f.SerializedBytes();
+    uint8_t length_bytes[8];
+    StoreLE64(length_bytes, filter_bytes);
+    copier.NextBytes(length_bytes, sizeof length_bytes);
+    copier.Next(filter_bytes,
+                [&f](uint64_t from, size_t n, uint8_t* dst) { f.SerializeRange(from, n, dst); });
+  }
+  return copier.copied();
+}
+
+// The chain's bytes, whole.
+template <typename Filter>
+std::string Write(const Header& header, const std::vector<Filter>& filters) {
+  std::string out(BytesOf(filters), '\0');
+  CopyRange(header, filters, 0, out.size(), out.data());
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "core/app_filters/byte_range.h"
 #include "core/cuckoo/cuckoo.h"
 #include "core/cuckoo/cuckoo_table.h"
 #include "core/cuckoo/placement.h"
@@ -186,15 +187,27 @@ bool CuckooFilter::IsSizedFor(uint64_t capacity, int fingerprint_bits) const {
 }
 
 std::string CuckooFilter::Serialize() const {
+  std::string out(SerializedBytes(), '\0');
+  SerializeRange(0, out.size(), out.data());
+  return out;
+}
+
+uint64_t CuckooFilter::SerializedBytes() const { return bytes_.size() + kTrailerBytes; }
+
+// The body is the plain table's bytes as they are; then the trailer.
+size_t CuckooFilter::SerializeRange(uint64_t offset, size_t length, void* out) const {
+  RangeCopier copier(offset, length, out);
+  copier.NextBytes(bytes_.data(), bytes_.size());
   Trailer t;
   t.kind = Cuckoo::kId;
   t.param = static_cast<uint8_t>(fingerprint_bits_);
   t.num_keys = size_;
   t.num_units = num_buckets_;
   t.seed = seed_;
-  std::string out(reinterpret_cast<const char*>(bytes_.data()), bytes_.size());
-  AppendTrailer(t, &out);
-  return out;
+  uint8_t trailer[kTrailerBytes];
+  EncodeTrailer(t, trailer);
+  copier.NextBytes(trailer, sizeof trailer);
+  return copier.copied();
 }
 
 }  // namespace sstfilter

@@ -56,13 +56,27 @@ double ScalableBloomFilter::ExpectedFpRate() const {
   return 1 - none;
 }
 
+// The chain's header as Serialize writes it (its count of filters left to chain_format).
+static chain_format::Header ChainHeaderOf(const ScalableBloomFilter& f, uint64_t newest_keys) {
+  chain_format::Header header = chain_format::HeaderOf(chain_format::kBloomChain, f.options(),
+                                                       f.fp_rate(), f.initial_capacity());
+  header.layout = static_cast<uint8_t>(f.layout());
+  header.newest_keys = newest_keys;
+  header.size = f.size();
+  return header;
+}
+
 std::string ScalableBloomFilter::Serialize() const {
-  chain_format::Header header = chain_format::HeaderOf(chain_format::kBloomChain, options_,
-                                                       chain_.fp_rate(), initial_capacity_);
-  header.layout = static_cast<uint8_t>(layout_);
-  header.newest_keys = newest_keys_;
-  header.size = size_;
-  return chain_format::Write(header, chain_.filters());
+  return chain_format::Write(ChainHeaderOf(*this, newest_keys_), chain_.filters());
+}
+
+uint64_t ScalableBloomFilter::SerializedBytes() const {
+  return chain_format::BytesOf(chain_.filters());
+}
+
+size_t ScalableBloomFilter::SerializeRange(uint64_t offset, size_t length, void* out) const {
+  return chain_format::CopyRange(ChainHeaderOf(*this, newest_keys_), chain_.filters(), offset,
+                                 length, out);
 }
 
 Result<ScalableBloomFilter> ScalableBloomFilter::Deserialize(const void* data, size_t size) {

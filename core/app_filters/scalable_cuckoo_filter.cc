@@ -95,10 +95,22 @@ double ScalableCuckooFilter::FpRateBound() const {
   return bound;
 }
 
+// The chain's header as Serialize writes it (its count of filters left to chain_format).
+static chain_format::Header ChainHeaderOf(const ScalableCuckooFilter& f) {
+  return chain_format::HeaderOf(chain_format::kCuckooChain, f.options(), f.fp_rate(),
+                                f.initial_capacity());
+}
+
 std::string ScalableCuckooFilter::Serialize() const {
-  chain_format::Header header = chain_format::HeaderOf(chain_format::kCuckooChain, options_,
-                                                       chain_.fp_rate(), initial_capacity_);
-  return chain_format::Write(header, chain_.filters());
+  return chain_format::Write(ChainHeaderOf(*this), chain_.filters());
+}
+
+uint64_t ScalableCuckooFilter::SerializedBytes() const {
+  return chain_format::BytesOf(chain_.filters());
+}
+
+size_t ScalableCuckooFilter::SerializeRange(uint64_t offset, size_t length, void* out) const {
+  return chain_format::CopyRange(ChainHeaderOf(*this), chain_.filters(), offset, length, out);
 }
 
 Result<ScalableCuckooFilter> ScalableCuckooFilter::Deserialize(const void* data, size_t size) {

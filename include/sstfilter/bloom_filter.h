@@ -105,6 +105,12 @@ class SSTFILTER_EXPORT BloomFilter {
   // sstfilter's byte format (a blocked Bloom filter whose key count is the capacity): Deserialize
   // and the SST filter readers read it.
   std::string Serialize() const;
+  // The length of Serialize()'s bytes, and a part of them: SerializeRange copies the bytes
+  // [offset, offset + length) of Serialize() to `out`, as many of them as there are, and returns
+  // how many. A filter of gigabytes goes to a file or a socket in pieces so, with no copy of the
+  // whole.
+  uint64_t SerializedBytes() const;
+  size_t SerializeRange(uint64_t offset, size_t length, void* out) const;
   // Whether the filter is the one Create(capacity, fp_rate, layout()) makes: the same bits, probes
   // and capacity (a deserialised filter is checked so before it joins a scalable filter).
   bool IsSizedFor(uint64_t capacity, double fp_rate) const;

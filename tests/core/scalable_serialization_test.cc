@@ -113,6 +113,48 @@ TYPED_TEST(ScalableSerialization, BatchedQueriesAnswerAsSingleOnes) {
   EXPECT_LT(present, 5200);
 }
 
+// Every part SerializeRange gives is that part of Serialize(): pieces that start and end inside a
+// header, a length, a filter's body or its trailer, and ranges that run past the end (fewer bytes)
+// or start there (none); the same for the single filters the chain holds.
+template <typename Filter>
+void ExpectRangesAreSerializesParts(const Filter& filter) {
+  const std::string whole = filter.Serialize();
+  ASSERT_EQ(filter.SerializedBytes(), whole.size());
+  std::vector<uint64_t> offsets = {0, 1, 7, 8, 63, 64, 65, 71, 72, 73, 100};
+  for (uint64_t at = 0; at < whole.size(); at += 997) offsets.push_back(at);
+  for (uint64_t back = 1; back <= 40; ++back) offsets.push_back(whole.size() - back);
+  offsets.push_back(whole.size());
+  offsets.push_back(whole.size() + 5);
+  for (const uint64_t offset : offsets) {
+    for (const size_t length :
+         {size_t{1}, size_t{3}, size_t{8}, size_t{33}, size_t{4096}, whole.size()}) {
+      std::string part(length, '\x5a');
+      const size_t copied = filter.SerializeRange(offset, length, part.data());
+      const std::string expected = offset < whole.size() ? whole.substr(offset, length) : "";
+      ASSERT_EQ(copied, expected.size()) << offset << "+" << length;
+      ASSERT_EQ(part.substr(0, copied), expected) << offset << "+" << length;
+      ASSERT_EQ(part.substr(copied), std::string(length - copied, '\x5a'))
+          << "written past the part, " << offset << "+" << length;
+    }
+  }
+}
+
+TYPED_TEST(ScalableSerialization, SerializeRangeGivesPartsOfSerialize) {
+  const TypeParam filter = Make<TypeParam>(1000, 0.01, 5000);
+  ASSERT_GE(filter.num_filters(), 3u);
+  ExpectRangesAreSerializesParts(filter);
+  for (const auto& f : filter.filters()) ExpectRangesAreSerializesParts(f);
+}
+
+TEST(ScalableSerializationKinds, SerializeRangeOfTheStandardLayout) {
+  auto made = ScalableBloomFilter::Create(1000, 0.01, ScalingOptions{}, BloomLayout::kStandard);
+  ASSERT_TRUE(made.ok()) << made.error();
+  ScalableBloomFilter filter = std::move(made).value();
+  for (int i = 0; i < 3000; ++i) filter.Add(Key(i));
+  ASSERT_GE(filter.num_filters(), 2u);
+  ExpectRangesAreSerializesParts(filter);
+}
+
 TEST(ScalableSerializationKinds, TheOtherKindsBytesAreRefused) {
   const std::string bloom = Make<ScalableBloomFilter>(8, 0.1, 40).Serialize();
   const std::string cuckoo = Make<ScalableCuckooFilter>(8, 0.1, 40).Serialize();

@@ -4,6 +4,7 @@
 // filters' Deserialize (core/app_filters/chain_format.h). Any crash, out-of-bounds read (ASan) or
 // undefined behaviour (UBSan) is a failure; so is a filter that, once accepted, misses a key it
 // added, or whose bytes do not read back as the same filter.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -27,6 +28,15 @@ void Exercise(const uint8_t* data, size_t size) {
   const std::string before = filter.Serialize();
   auto again = Filter::Deserialize(before.data(), before.size());
   if (!again.ok() || again.value().Serialize() != before) __builtin_trap();
+  // Its bytes in pieces, as RDB saves and SCANDUMP make them, are its bytes.
+  if (filter.SerializedBytes() != before.size()) __builtin_trap();
+  const size_t piece = 1 + size % 97;
+  std::string pieces(before.size(), '\0');
+  for (size_t at = 0; at < before.size(); at += piece) {
+    const size_t want = std::min(piece, before.size() - at);
+    if (filter.SerializeRange(at, piece, pieces.data() + at) != want) __builtin_trap();
+  }
+  if (pieces != before) __builtin_trap();
   for (uint64_t i = 0; i < 8; ++i) {
     const uint64_t hash = sstfilter::KeyHash(&i, sizeof(i)) + size;
     if (filter.AddHash(hash) != sstfilter::AddOutcome::kFull && !filter.MayContainHash(hash)) {

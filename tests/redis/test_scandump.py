@@ -497,3 +497,48 @@ def test_a_write_during_a_scan_makes_it_restart(r, kind):
     loadchunks(r, k["loadchunk"], "dst", scandump(r, k["scandump"], "src"))
     assert bulk(r, k["mexists"], "dst", present + ["written-during-the-scan"]) == \
         [1] * (len(present) + 1)
+
+
+@pytest.mark.parametrize("kind", ["bf", "cf"])
+def test_scans_side_by_side_and_a_write_between_them(r, kind):
+    # Two scans of one key, interleaved, each give the whole dump. A write, then a scan begun after
+    # it: the older scan's next call is refused (its iterator names the state it began on), the
+    # newer one completes with the write in it.
+    k = KINDS[kind]
+    present = make(r, kind, "src", "huge")
+    whole = scandump(r, k["scandump"], "src")
+    a_it, a_first = r.execute_command(k["scandump"], "src", 0)
+    b_it, b_first = r.execute_command(k["scandump"], "src", 0)
+    assert (a_it, a_first) == (b_it, b_first) == whole[0]
+    for it, data in whole[1:]:
+        a_it, a_data = r.execute_command(k["scandump"], "src", a_it)
+        b_it, b_data = r.execute_command(k["scandump"], "src", b_it)
+        assert (a_it, a_data) == (b_it, b_data) == (it, data)
+    assert r.execute_command(k["scandump"], "src", a_it)[0] == 0
+
+    old_it, _ = r.execute_command(k["scandump"], "src", 0)
+    r.execute_command(k["add"], "src", "written-between-the-scans")
+    new_chunks = [r.execute_command(k["scandump"], "src", 0)]
+    expect_error(r, k["scandump"], "src", old_it, contains="restart")
+    while True:
+        it, data = r.execute_command(k["scandump"], "src", new_chunks[-1][0])
+        if it == 0:
+            break
+        new_chunks.append((it, data))
+    loadchunks(r, k["loadchunk"], "dst", new_chunks)
+    assert bulk(r, k["mexists"], "dst", present + ["written-between-the-scans"]) == \
+        [1] * (len(present) + 1)
+    r.delete("src", "dst")
+
+
+@pytest.mark.parametrize("kind", ["bf", "cf"])
+def test_a_scan_keeps_no_copy_of_the_dump(r, kind):
+    # Each piece is made when it is asked for: a scan left half done holds no memory.
+    k = KINDS[kind]
+    make(r, kind, "src", "huge")
+    before = r.memory_usage("src")
+    chunks = scandump(r, k["scandump"], "src")
+    assert len(chunks) >= 2
+    r.execute_command(k["scandump"], "src", 0)
+    assert r.memory_usage("src") == before
+    r.delete("src")

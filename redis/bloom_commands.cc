@@ -49,7 +49,10 @@ BloomValue* Create(RedisModuleCtx* ctx, RedisModuleKey* key, const BloomOptions&
 
 constexpr auto FilterForWrite =
     redis::FilterForWrite<BloomValue, &bloom_type, BloomOptions, Create>;
-constexpr auto FilterForRead = redis::FilterForRead<BloomValue, &bloom_type>;
+template <typename Reply>
+int ReadFilter(RedisModuleCtx* ctx, RedisModuleString* name, Reply&& reply) {
+  return redis::ReadFilter<BloomValue, &bloom_type>(ctx, name, std::forward<Reply>(reply));
+}
 
 // One item's reply to an add: 1 added, 0 reported before, an error when the filter is full.
 void ReplyToAdd(RedisModuleCtx* ctx, AddOutcome outcome) {
@@ -194,28 +197,23 @@ int Insert(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 // BF.EXISTS key item
 int Exists(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (argc != 3) return RedisModule_WrongArity(ctx);
-  bool replied = false;
-  const BloomValue* value = FilterForRead(ctx, argv[1], &replied);
-  if (replied) return REDISMODULE_OK;
-  return RedisModule_ReplyWithLongLong(
-      ctx, value != nullptr && value->filter->MayContainHash(ItemHash(argv[2])));
+  return ReadFilter(ctx, argv[1], [&](const BloomValue* value) {
+    return RedisModule_ReplyWithLongLong(
+        ctx, value != nullptr && value->filter->MayContainHash(ItemHash(argv[2])));
+  });
 }
 
-// BF.INFO key [CAPACITY | SIZE | FILTERS | ITEMS | EXPANSION]
-int Info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
-  if (argc < 2 || argc > 3) return RedisModule_WrongArity(ctx);
-  bool replied = false;
-  const BloomValue* value = FilterForRead(ctx, argv[1], &replied);
-  if (replied) return REDISMODULE_OK;
-  if (value == nullptr) return RedisModule_ReplyWithError(ctx, "ERR not found");
-  const ScalableBloomFilter& f = *value->filter;
+// The reply of BF.INFO for the filter `value`: every field, or the one
+// `asked` names (if not null).
+int ReplyInfo(RedisModuleCtx* ctx, const BloomValue& value, RedisModuleString* asked) {
+  const ScalableBloomFilter& f = *value.filter;
   const struct {
     const char* option;
     const char* name;
     long long number;
   } fields[] = {
       {"CAPACITY", "Capacity", static_cast<long long>(f.capacity())},
-      {"SIZE", "Size", static_cast<long long>(BloomValue::MemoryUsage(value))},
+      {"SIZE", "Size", static_cast<long long>(BloomValue::MemoryUsage(&value))},
       {"FILTERS", "Number of filters", static_cast<long long>(f.num_filters())},
       {"ITEMS", "Number of items inserted", static_cast<long long>(f.size())},
       {"EXPANSION", "Expansion rate", static_cast<long long>(f.options().growth)},
@@ -225,9 +223,9 @@ int Info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     if (!scaling && field.option[0] == 'E') return RedisModule_ReplyWithNull(ctx);
     return RedisModule_ReplyWithLongLong(ctx, field.number);
   };
-  if (argc == 3) {
+  if (asked != nullptr) {
     for (const auto& field : fields) {
-      if (!ArgIs(argv[2], field.option)) continue;
+      if (!ArgIs(asked, field.option)) continue;
       RedisModule_ReplyWithArray(ctx, 1);
       return reply_number(field);
     }
@@ -241,34 +239,40 @@ int Info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   return REDISMODULE_OK;
 }
 
+// BF.INFO key [CAPACITY | SIZE | FILTERS | ITEMS | EXPANSION]
+int Info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+  if (argc < 2 || argc > 3) return RedisModule_WrongArity(ctx);
+  return ReadFilter(ctx, argv[1], [&](const BloomValue* value) {
+    if (value == nullptr) return RedisModule_ReplyWithError(ctx, "ERR not found");
+    return ReplyInfo(ctx, *value, argc == 3 ? argv[2] : nullptr);
+  });
+}
+
 // BF.CARD key
 int Card(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (argc != 2) return RedisModule_WrongArity(ctx);
-  bool replied = false;
-  const BloomValue* value = FilterForRead(ctx, argv[1], &replied);
-  if (replied) return REDISMODULE_OK;
-  return RedisModule_ReplyWithLongLong(
-      ctx, value == nullptr ? 0 : static_cast<long long>(value->filter->size()));
+  return ReadFilter(ctx, argv[1], [&](const BloomValue* value) {
+    return RedisModule_ReplyWithLongLong(
+        ctx, value == nullptr ? 0 : static_cast<long long>(value->filter->size()));
+  });
 }
 
 }  // namespace
 
-bool CreateBloomType(RedisModuleCtx* ctx) {
-  return BloomValue::CreateType(ctx, kBloomTypeName, kEncodingVersion, &bloom_type);
+bool LoadBloom(RedisModuleCtx* ctx) {
+  static const ModuleCommand kCommands[] = {
+      {"BF.RESERVE", Guarded<Reserve>, "write deny-oom"},
+      {"BF.ADD", Guarded<Add>, "write deny-oom fast"},
+      {"BF.MADD", Guarded<MAdd>, "write deny-oom"},
+      {"BF.INSERT", Guarded<Insert>, "write deny-oom"},
+      {"BF.EXISTS", Guarded<Exists>, "readonly fast"},
+      {"BF.MEXISTS", Guarded<MExists<BloomValue, &bloom_type>>, "readonly"},
+      {"BF.SCANDUMP", Guarded<ScanDump<BloomValue, &bloom_type>>, "readonly"},
+      {"BF.LOADCHUNK", Guarded<LoadChunk<BloomValue, &bloom_type>>, "write deny-oom"},
+      {"BF.INFO", Guarded<Info>, "readonly fast"},
+      {"BF.CARD", Guarded<Card>, "readonly fast"},
+  };
+  return LoadType<BloomValue, &bloom_type>(ctx, kBloomTypeName, kCommands);
 }
-
-const ModuleCommand kBloomCommands[] = {
-    {"BF.RESERVE", Guarded<Reserve>, "write deny-oom"},
-    {"BF.ADD", Guarded<Add>, "write deny-oom fast"},
-    {"BF.MADD", Guarded<MAdd>, "write deny-oom"},
-    {"BF.INSERT", Guarded<Insert>, "write deny-oom"},
-    {"BF.EXISTS", Guarded<Exists>, "readonly fast"},
-    {"BF.MEXISTS", Guarded<MExists<BloomValue, &bloom_type>>, "readonly"},
-    {"BF.INFO", Guarded<Info>, "readonly fast"},
-    {"BF.CARD", Guarded<Card>, "readonly fast"},
-    {"BF.SCANDUMP", Guarded<ScanDump<BloomValue, &bloom_type>>, "readonly"},
-    {"BF.LOADCHUNK", Guarded<LoadChunk<BloomValue, &bloom_type>>, "write deny-oom"},
-};
-const size_t kNumBloomCommands = sizeof kBloomCommands / sizeof kBloomCommands[0];
 
 }  // namespace sstfilter::redis

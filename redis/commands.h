@@ -10,13 +10,20 @@
 
 namespace sstfilter::redis {
 
-// Each creates its type, at module load; false if Redis refuses it.
-bool CreateBloomType(RedisModuleCtx* ctx);
-bool CreateCuckooType(RedisModuleCtx* ctx);
+// Each creates its type and registers its commands, at module load; false if Redis refuses one
+// (RegisterCommands logs which command).
+bool LoadBloom(RedisModuleCtx* ctx);
+bool LoadCuckoo(RedisModuleCtx* ctx);
 
-extern const ModuleCommand kBloomCommands[];
-extern const size_t kNumBloomCommands;
-extern const ModuleCommand kCuckooCommands[];
-extern const size_t kNumCuckooCommands;
+// Registers each command, its key the first argument (module.cc); false, with a LOG line naming
+// the command, if Redis refuses one.
+bool RegisterCommands(RedisModuleCtx* ctx, const ModuleCommand* commands, size_t count);
+
+// Creates the type of Value into *kType, named `type_name`, then registers its commands.
+template <typename Value, RedisModuleType** kType, size_t kCount>
+bool LoadType(RedisModuleCtx* ctx, const char* type_name, const ModuleCommand (&commands)[kCount]) {
+  return Value::CreateType(ctx, type_name, kEncodingVersion, kType) &&
+         RegisterCommands(ctx, commands, kCount);
+}
 
 }  // namespace sstfilter::redis

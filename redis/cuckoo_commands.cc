@@ -54,7 +54,10 @@ CuckooValue* Create(RedisModuleCtx* ctx, RedisModuleKey* key, const CuckooOption
 
 constexpr auto FilterForWrite =
     redis::FilterForWrite<CuckooValue, &cuckoo_type, CuckooOptions, Create>;
-constexpr auto FilterForRead = redis::FilterForRead<CuckooValue, &cuckoo_type>;
+template <typename Reply>
+int ReadFilter(RedisModuleCtx* ctx, RedisModuleString* name, Reply&& reply) {
+  return redis::ReadFilter<CuckooValue, &cuckoo_type>(ctx, name, std::forward<Reply>(reply));
+}
 
 // ---- options ----
 
@@ -173,16 +176,15 @@ int Insert(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 template <bool kCount>
 int Query(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (argc != 3) return RedisModule_WrongArity(ctx);
-  bool replied = false;
-  const CuckooValue* value = FilterForRead(ctx, argv[1], &replied);
-  if (replied) return REDISMODULE_OK;
-  const uint64_t hash = ItemHash(argv[2]);
-  long long answer = 0;
-  if (value != nullptr) {
-    answer = kCount ? static_cast<long long>(value->filter->CountHash(hash))
-                    : value->filter->MayContainHash(hash);
-  }
-  return RedisModule_ReplyWithLongLong(ctx, answer);
+  return ReadFilter(ctx, argv[1], [&](const CuckooValue* value) {
+    const uint64_t hash = ItemHash(argv[2]);
+    long long answer = 0;
+    if (value != nullptr) {
+      answer = kCount ? static_cast<long long>(value->filter->CountHash(hash))
+                      : value->filter->MayContainHash(hash);
+    }
+    return RedisModule_ReplyWithLongLong(ctx, answer);
+  });
 }
 
 // CF.DEL key item: 1 one copy removed, 0 none (or more than one filter holds it: see
@@ -198,32 +200,27 @@ int Del(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   return RedisModule_ReplyWithLongLong(ctx, erased ? 1 : 0);
 }
 
-// CF.INFO key
-int Info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
-  if (argc != 2) return RedisModule_WrongArity(ctx);
-  bool replied = false;
-  const CuckooValue* value = FilterForRead(ctx, argv[1], &replied);
-  if (replied) return REDISMODULE_OK;
-  if (value == nullptr) return RedisModule_ReplyWithError(ctx, "ERR not found");
-  const ScalableCuckooFilter& f = *value->filter;
+// The reply of CF.INFO for the filter `value`.
+int ReplyInfo(RedisModuleCtx* ctx, const CuckooValue& value) {
+  const ScalableCuckooFilter& f = *value.filter;
   // The slots, reported as buckets of the size CF.RESERVE was given (the table's hold 4).
   uint64_t slots = 0;
   for (const CuckooFilter& one : f.filters()) slots += 4 * one.num_buckets();
-  const uint64_t bucket_size = value->header.bucket_size == 0 ? 4 : value->header.bucket_size;
+  const uint64_t bucket_size = value.header.bucket_size == 0 ? 4 : value.header.bucket_size;
   const uint64_t buckets = (slots + bucket_size - 1) / bucket_size;
   const long long expansion = f.options().scaling ? static_cast<long long>(f.options().growth) : 0;
   const struct {
     const char* name;
     long long number;
   } fields[] = {
-      {"Size", static_cast<long long>(CuckooValue::MemoryUsage(value))},
+      {"Size", static_cast<long long>(CuckooValue::MemoryUsage(&value))},
       {"Number of buckets", static_cast<long long>(buckets)},
       {"Number of filters", static_cast<long long>(f.num_filters())},
       {"Number of items inserted", static_cast<long long>(f.size())},
-      {"Number of items deleted", static_cast<long long>(value->header.deleted)},
-      {"Bucket size", value->header.bucket_size},
+      {"Number of items deleted", static_cast<long long>(value.header.deleted)},
+      {"Bucket size", value.header.bucket_size},
       {"Expansion rate", expansion},
-      {"Max iterations", value->header.max_iterations},
+      {"Max iterations", value.header.max_iterations},
   };
   RedisModule_ReplyWithArray(ctx, 2 * static_cast<long>(sizeof fields / sizeof fields[0]));
   for (const auto& field : fields) {
@@ -233,26 +230,33 @@ int Info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   return REDISMODULE_OK;
 }
 
-}  // namespace
-
-bool CreateCuckooType(RedisModuleCtx* ctx) {
-  return CuckooValue::CreateType(ctx, kCuckooTypeName, kEncodingVersion, &cuckoo_type);
+// CF.INFO key
+int Info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+  if (argc != 2) return RedisModule_WrongArity(ctx);
+  return ReadFilter(ctx, argv[1], [&](const CuckooValue* value) {
+    if (value == nullptr) return RedisModule_ReplyWithError(ctx, "ERR not found");
+    return ReplyInfo(ctx, *value);
+  });
 }
 
-const ModuleCommand kCuckooCommands[] = {
-    {"CF.RESERVE", Guarded<Reserve>, "write deny-oom"},
-    {"CF.ADD", Guarded<AddOne<false>>, "write deny-oom fast"},
-    {"CF.ADDNX", Guarded<AddOne<true>>, "write deny-oom fast"},
-    {"CF.INSERT", Guarded<Insert<false>>, "write deny-oom"},
-    {"CF.INSERTNX", Guarded<Insert<true>>, "write deny-oom"},
-    {"CF.EXISTS", Guarded<Query<false>>, "readonly fast"},
-    {"CF.MEXISTS", Guarded<MExists<CuckooValue, &cuckoo_type>>, "readonly"},
-    {"CF.COUNT", Guarded<Query<true>>, "readonly fast"},
-    {"CF.DEL", Guarded<Del>, "write fast"},
-    {"CF.INFO", Guarded<Info>, "readonly fast"},
-    {"CF.SCANDUMP", Guarded<ScanDump<CuckooValue, &cuckoo_type>>, "readonly"},
-    {"CF.LOADCHUNK", Guarded<LoadChunk<CuckooValue, &cuckoo_type>>, "write deny-oom"},
-};
-const size_t kNumCuckooCommands = sizeof kCuckooCommands / sizeof kCuckooCommands[0];
+}  // namespace
+
+bool LoadCuckoo(RedisModuleCtx* ctx) {
+  static const ModuleCommand kCommands[] = {
+      {"CF.RESERVE", Guarded<Reserve>, "write deny-oom"},
+      {"CF.ADD", Guarded<AddOne<false>>, "write deny-oom fast"},
+      {"CF.ADDNX", Guarded<AddOne<true>>, "write deny-oom fast"},
+      {"CF.INSERT", Guarded<Insert<false>>, "write deny-oom"},
+      {"CF.INSERTNX", Guarded<Insert<true>>, "write deny-oom"},
+      {"CF.EXISTS", Guarded<Query<false>>, "readonly fast"},
+      {"CF.MEXISTS", Guarded<MExists<CuckooValue, &cuckoo_type>>, "readonly"},
+      {"CF.SCANDUMP", Guarded<ScanDump<CuckooValue, &cuckoo_type>>, "readonly"},
+      {"CF.LOADCHUNK", Guarded<LoadChunk<CuckooValue, &cuckoo_type>>, "write deny-oom"},
+      {"CF.COUNT", Guarded<Query<true>>, "readonly fast"},
+      {"CF.DEL", Guarded<Del>, "write fast"},
+      {"CF.INFO", Guarded<Info>, "readonly fast"},
+  };
+  return LoadType<CuckooValue, &cuckoo_type>(ctx, kCuckooTypeName, kCommands);
+}
 
 }  // namespace sstfilter::redis

@@ -11,20 +11,18 @@
 #include "sstfilter/filter_memory.h"
 
 namespace sstfilter::redis {
-namespace {
 
-int RegisterCommands(RedisModuleCtx* ctx, const ModuleCommand* commands, size_t count) {
+bool RegisterCommands(RedisModuleCtx* ctx, const ModuleCommand* commands, size_t count) {
   for (size_t i = 0; i < count; ++i) {
     if (RedisModule_CreateCommand(ctx, commands[i].name, commands[i].run, commands[i].flags,
                                   /*firstkey=*/1, /*lastkey=*/1, /*keystep=*/1) != REDISMODULE_OK) {
       RedisModule_Log(ctx, "warning", "sstfilter: cannot register %s", commands[i].name);
-      return REDISMODULE_ERR;
+      return false;
     }
   }
-  return REDISMODULE_OK;
+  return true;
 }
 
-}  // namespace
 }  // namespace sstfilter::redis
 
 extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisModuleCtx* ctx,
@@ -47,12 +45,8 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisMo
   // RDB loading checks RedisModule_IsIOError after each read instead of Redis exiting on a
   // short read, so that a bad value is refused with a LOG line (a RESTORE answers an error).
   RedisModule_SetModuleOptions(ctx, REDISMODULE_OPTIONS_HANDLE_IO_ERRORS);
-  if (!CreateBloomType(ctx) || !CreateCuckooType(ctx)) {
-    RedisModule_Log(ctx, "warning", "sstfilter: cannot create the data types");
-    return REDISMODULE_ERR;
-  }
-  if (RegisterCommands(ctx, kBloomCommands, kNumBloomCommands) != REDISMODULE_OK ||
-      RegisterCommands(ctx, kCuckooCommands, kNumCuckooCommands) != REDISMODULE_OK) {
+  if (!LoadBloom(ctx) || !LoadCuckoo(ctx)) {
+    RedisModule_Log(ctx, "warning", "sstfilter: cannot create the data types and commands");
     return REDISMODULE_ERR;
   }
   return REDISMODULE_OK;

@@ -16,8 +16,8 @@ enum class Access { kRead, kWrite };
 
 // The key's filter. A read of an empty key: null, *replied false (its items are absent). A write
 // to an empty key: `create(key)`, which sets the key's value, or replies an error and returns
-// null. Another type, or a filter still loading: null, with the error replied. A write drops the
-// copy a scan keeps (SCANDUMP sees the filter as it was when its scan began, or not at all).
+// null. Another type, or a filter still loading: null, with the error replied. A write renews the
+// value's stamp, so that a scan begun before it is refused (redis/dump_commands.h).
 template <typename Value, typename Create>
 Value* OpenFilter(RedisModuleCtx* ctx, RedisModuleString* name, RedisModuleType* type,
                   Access access, Create&& create, bool* replied) {
@@ -114,6 +114,16 @@ const Value* FilterForRead(RedisModuleCtx* ctx, RedisModuleString* name, bool* r
       ctx, name, *kType, Access::kRead, [](RedisModuleKey*) { return nullptr; }, replied);
 }
 
+// A read command's reply: reply(value) with the filter the key `name` holds for the type *kType
+// holds, null for an empty key (its items absent); for another type or a filter still loading,
+// the error, replied.
+template <typename Value, RedisModuleType** kType, typename Reply>
+int ReadFilter(RedisModuleCtx* ctx, RedisModuleString* name, Reply&& reply) {
+  bool replied = false;
+  const Value* value = FilterForRead<Value, kType>(ctx, name, &replied);
+  return replied ? REDISMODULE_OK : reply(value);
+}
+
 // MEXISTS: one hash per item of argv[first..argc), then the filter's batched query; an array of
 // 0/1 (all 0 for an empty key, `value` null).
 template <typename Value>
@@ -133,10 +143,9 @@ int ReplyMayContainBatch(RedisModuleCtx* ctx, const Value* value, RedisModuleStr
 template <typename Value, RedisModuleType** kType>
 int MExists(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (argc < 3) return RedisModule_WrongArity(ctx);
-  bool replied = false;
-  const Value* value = FilterForRead<Value, kType>(ctx, argv[1], &replied);
-  if (replied) return REDISMODULE_OK;
-  return ReplyMayContainBatch(ctx, value, argv, 2, argc);
+  return ReadFilter<Value, kType>(ctx, argv[1], [&](const Value* value) {
+    return ReplyMayContainBatch(ctx, value, argv, 2, argc);
+  });
 }
 
 }  // namespace sstfilter::redis

@@ -88,10 +88,7 @@ class SSTFILTER_EXPORT CuckooFilter {
   // The byte format of the cuckoo kind, with plain buckets (format version 1; a static build
   // semi-sorts them): readable by the SST filter readers and by Deserialize.
   std::string Serialize() const;
-  // The length of Serialize()'s bytes, and a part of them: SerializeRange copies the bytes
-  // [offset, offset + length) of Serialize() to `out`, as many of them as there are, and returns
-  // how many. A filter of gigabytes goes to a file or a socket in pieces so, with no copy of the
-  // whole.
+  // Serialize()'s length, and its bytes [offset, offset + length) (BloomFilter's contract).
   uint64_t SerializedBytes() const;
   size_t SerializeRange(uint64_t offset, size_t length, void* out) const;
   // Whether the filter is the one Create(capacity, fingerprint_bits) makes: the same buckets and

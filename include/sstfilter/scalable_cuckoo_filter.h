@@ -90,10 +90,7 @@ class SSTFILTER_EXPORT ScalableCuckooFilter {
   // cuckoo filter this one could have become (truncated, corrupt, of another kind, or with filters
   // that its options would not have made), and then builds nothing.
   std::string Serialize() const;
-  // The length of Serialize()'s bytes, and a part of them: SerializeRange copies the bytes
-  // [offset, offset + length) of Serialize() to `out`, as many of them as there are, and returns
-  // how many. A filter of gigabytes goes to a file or a socket in pieces so, with no copy of the
-  // whole.
+  // Serialize()'s length and a part of it, as ScalableBloomFilter's.
   uint64_t SerializedBytes() const;
   size_t SerializeRange(uint64_t offset, size_t length, void* out) const;
   static Result<ScalableCuckooFilter> Deserialize(const void* data, size_t size);

@@ -151,36 +151,29 @@ int Insert(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (argc < 4) return RedisModule_WrongArity(ctx);
   BloomOptions options;
   bool nocreate = false, sized = false, expansion_given = false;
-  int items = 0;
-  for (int i = 2; i < argc && items == 0; ++i) {
-    if (ArgIs(argv[i], "ITEMS")) {
-      items = i + 1;
-    } else if (ArgIs(argv[i], "NOCREATE")) {
-      nocreate = true;
-    } else if (ArgIs(argv[i], "NONSCALING")) {
+  const int items = ScanInsertOptions(ctx, argv, argc, &nocreate, [&](int* i) -> const char* {
+    if (ArgIs(argv[*i], "NONSCALING")) {
       options.nonscaling = true;
-    } else if (i + 1 >= argc) {
-      return RedisModule_ReplyWithError(ctx, "ERR syntax error");
-    } else if (ArgIs(argv[i], "CAPACITY")) {
-      if (!ParseCapacity(argv[++i], &options.capacity)) {
-        return RedisModule_ReplyWithError(ctx, kCapacityError);
-      }
-      sized = true;
-    } else if (ArgIs(argv[i], "ERROR")) {
-      if (!ParseRate(argv[++i], &options.error_rate)) {
-        return RedisModule_ReplyWithError(ctx, kRateError);
-      }
-      sized = true;
-    } else if (ArgIs(argv[i], "EXPANSION")) {
-      if (!ParseExpansion(argv[++i], &options.expansion)) {
-        return RedisModule_ReplyWithError(ctx, kExpansionError);
-      }
-      expansion_given = true;
-    } else {
-      return RedisModule_ReplyWithError(ctx, "ERR syntax error");
+      return nullptr;
     }
-  }
-  if (items == 0 || items >= argc) return RedisModule_WrongArity(ctx);
+    if (*i + 1 >= argc) return "ERR syntax error";
+    RedisModuleString* name = argv[*i];
+    RedisModuleString* number = argv[++*i];
+    if (ArgIs(name, "CAPACITY")) {
+      sized = true;
+      return ParseCapacity(number, &options.capacity) ? nullptr : kCapacityError;
+    }
+    if (ArgIs(name, "ERROR")) {
+      sized = true;
+      return ParseRate(number, &options.error_rate) ? nullptr : kRateError;
+    }
+    if (ArgIs(name, "EXPANSION")) {
+      expansion_given = true;
+      return ParseExpansion(number, &options.expansion) ? nullptr : kExpansionError;
+    }
+    return "ERR syntax error";
+  });
+  if (items == 0) return REDISMODULE_OK;  // replied
   if (nocreate && sized) {
     return RedisModule_ReplyWithError(
         ctx, "ERR NOCREATE cannot be used together with CAPACITY or ERROR");

@@ -58,6 +58,31 @@ struct ModuleCommand {
 };
 
 // The types' names (9 characters, as Redis requires) and the encoding of their RDB values.
+// The options of BF.INSERT / CF.INSERT, argv[2] up to ITEMS: NOCREATE sets *nocreate, and any
+// other option is option(&i), which reads argv[i] (and its value, moving i past it) and returns
+// null, or the error to reply. The index of the first item; 0 once an error is replied (no ITEMS,
+// or ITEMS with no item, is a wrong arity, as in RedisBloom).
+template <typename Option>
+int ScanInsertOptions(RedisModuleCtx* ctx, RedisModuleString** argv, int argc, bool* nocreate,
+                      Option&& option) {
+  for (int i = 2; i < argc; ++i) {
+    if (ArgIs(argv[i], "ITEMS")) {
+      if (i + 1 < argc) return i + 1;
+      break;
+    }
+    if (ArgIs(argv[i], "NOCREATE")) {
+      *nocreate = true;
+      continue;
+    }
+    if (const char* error = option(&i)) {
+      RedisModule_ReplyWithError(ctx, error);
+      return 0;
+    }
+  }
+  RedisModule_WrongArity(ctx);
+  return 0;
+}
+
 inline constexpr const char* kBloomTypeName = "SSTFbloom";
 inline constexpr const char* kCuckooTypeName = "SSTFckoo1";
 inline constexpr int kEncodingVersion = 1;

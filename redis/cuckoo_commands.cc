@@ -136,21 +136,11 @@ int Insert(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (argc < 4) return RedisModule_WrongArity(ctx);
   CuckooOptions options;
   bool nocreate = false;
-  int items = 0;
-  for (int i = 2; i < argc && items == 0; ++i) {
-    if (ArgIs(argv[i], "ITEMS")) {
-      items = i + 1;
-    } else if (ArgIs(argv[i], "NOCREATE")) {
-      nocreate = true;
-    } else if (ArgIs(argv[i], "CAPACITY") && i + 1 < argc) {
-      if (!ParseCapacity(argv[++i], &options.capacity)) {
-        return RedisModule_ReplyWithError(ctx, "ERR Bad capacity");
-      }
-    } else {
-      return RedisModule_ReplyWithError(ctx, "ERR syntax error");
-    }
-  }
-  if (items == 0 || items >= argc) return RedisModule_WrongArity(ctx);
+  const int items = ScanInsertOptions(ctx, argv, argc, &nocreate, [&](int* i) -> const char* {
+    if (!ArgIs(argv[*i], "CAPACITY") || *i + 1 >= argc) return "ERR syntax error";
+    return ParseCapacity(argv[++*i], &options.capacity) ? nullptr : "ERR Bad capacity";
+  });
+  if (items == 0) return REDISMODULE_OK;  // replied
   bool replied = false;
   CuckooValue* value = FilterForWrite(ctx, argv[1], !nocreate, options, &replied);
   if (value == nullptr) return REDISMODULE_OK;

@@ -81,6 +81,12 @@ def wrong_arity(r, *args):
     expect_error(r, *args, contains="wrong number of arguments")
 
 
+def assert_fields(fields, expected):
+    """Each field of `expected` (a dict) has its value in `fields` (pairs of an INFO reply)."""
+    for name, value in expected.items():
+        assert fields[name] == value, f"{name}: {fields[name]!r}, expected {value!r}"
+
+
 def fp_limit(rate, n):
     """The rate plus a 3-sigma binomial margin for n trials."""
     return rate + 3 * math.sqrt(rate * (1 - rate) / n)

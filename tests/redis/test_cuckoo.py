@@ -40,7 +40,8 @@
 import pytest
 import redis
 
-from sfhelpers import bulk, each, expect_error, fp_limit, info, items, pairs, wrong_arity
+from sfhelpers import (assert_fields, bulk, each, expect_error, fp_limit, info, items, pairs,
+                       wrong_arity)
 
 CF_INFO_FIELDS = ["Size", "Number of buckets", "Number of filters", "Number of items inserted",
                   "Number of items deleted", "Bucket size", "Expansion rate", "Max iterations"]
@@ -228,11 +229,8 @@ def test_write_to_missing_key_creates_default_filter(r, first):
     r.execute_command("CF.ADD", "ref", "x")
     created = info(r, "CF.INFO", "cf")
     assert created == info(r, "CF.INFO", "ref")
-    assert created["Bucket size"] == 2
-    assert created["Max iterations"] == 20
-    assert created["Expansion rate"] == 1
-    assert created["Number of filters"] == 1
-    assert created["Number of items inserted"] == 1
+    assert_fields(created, {"Bucket size": 2, "Max iterations": 20, "Expansion rate": 1,
+                            "Number of filters": 1, "Number of items inserted": 1})
     r.execute_command("CF.RESERVE", "other", "100000")
     assert info(r, "CF.INFO", "other")["Size"] != created["Size"]
 

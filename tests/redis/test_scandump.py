@@ -78,6 +78,14 @@ def make(r, kind, key, shape):
     return (make_bloom if kind == "bf" else make_cuckoo)(r, key, shape)
 
 
+def huge_dump(r, kind):
+    """A "huge" filter at "src" (a dump of three 16 MiB chunks): its items and its chunks."""
+    present = make(r, kind, "src", "huge")
+    chunks = scandump(r, KINDS[kind]["scandump"], "src")
+    assert len(chunks) >= 3, "a dump of 35 MB came in fewer than three chunks"
+    return present, chunks
+
+
 def info_without_size(r, kind, key):
     fields = pairs(r.execute_command(KINDS[kind]["info"], key))
     del fields["Size"]  # compared on its own: test_restored_filter_reports_the_same_size
@@ -286,9 +294,7 @@ def test_garbage_or_truncated_first_chunk_leaves_an_existing_filter_unchanged(r,
 @pytest.mark.parametrize("kind", ["bf", "cf"])
 def test_chunk_with_extra_bytes_is_refused(r, kind):
     k = KINDS[kind]
-    present = make(r, kind, "src", "huge")
-    chunks = scandump(r, k["scandump"], "src")
-    assert len(chunks) >= 2
+    present, chunks = huge_dump(r, kind)
     last_it, last = chunks[-1]
     loadchunks(r, k["loadchunk"], "dst", chunks[:-1])
     for bad_it, bad in ((last_it, last + b"\x00"), (last_it + 1, last + b"\x00"),
@@ -304,9 +310,7 @@ def test_chunk_with_extra_bytes_is_refused(r, kind):
 @pytest.mark.parametrize("kind", ["bf", "cf"])
 def test_bad_chunks_mid_restore_are_refused_and_change_nothing(r, kind):
     k = KINDS[kind]
-    present = make(r, kind, "src", "huge")
-    chunks = scandump(r, k["scandump"], "src")
-    assert len(chunks) >= 3, "a dump of 35 MB came in fewer than three chunks"
+    present, chunks = huge_dump(r, kind)
     lc = k["loadchunk"]
     assert r.execute_command(lc, "dst", *chunks[0]) == b"OK"
     for i in range(1, len(chunks)):
@@ -442,9 +446,7 @@ def test_abandoned_restore_is_safe_and_can_be_restarted(r, kind):
     # A restore stopped after its first chunk: commands on the key, DUMP and DEBUG RELOAD answer
     # without bringing the server down, and loading from the first chunk again restores it.
     k = KINDS[kind]
-    present = make(r, kind, "src", "huge")
-    chunks = scandump(r, k["scandump"], "src")
-    assert len(chunks) >= 2
+    present, chunks = huge_dump(r, kind)
     assert r.execute_command(k["loadchunk"], "dst", *chunks[0]) == b"OK"
     for cmd in ([k["mexists"], "dst", *present[:10]], [k["info"], "dst"], ["DUMP", "dst"],
                 [k["scandump"], "dst", 0]):

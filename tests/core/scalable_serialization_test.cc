@@ -37,6 +37,15 @@ Filter ReadBack(const std::string& bytes) {
   return std::move(read).value();
 }
 
+// A chain of standard-layout Bloom filters at 1%, the first of `capacity`, holding keys 0..keys-1.
+ScalableBloomFilter StandardLayoutChain(uint64_t capacity, int keys) {
+  auto made = ScalableBloomFilter::Create(capacity, 0.01, ScalingOptions{}, BloomLayout::kStandard);
+  EXPECT_TRUE(made.ok()) << made.error();
+  ScalableBloomFilter filter = std::move(made).value();
+  for (int i = 0; i < keys; ++i) filter.Add(Key(i));
+  return filter;
+}
+
 template <typename Filter>
 class ScalableSerialization : public ::testing::Test {};
 using Filters = ::testing::Types<ScalableBloomFilter, ScalableCuckooFilter>;
@@ -147,10 +156,7 @@ TYPED_TEST(ScalableSerialization, SerializeRangeGivesPartsOfSerialize) {
 }
 
 TEST(ScalableSerializationKinds, SerializeRangeOfTheStandardLayout) {
-  auto made = ScalableBloomFilter::Create(1000, 0.01, ScalingOptions{}, BloomLayout::kStandard);
-  ASSERT_TRUE(made.ok()) << made.error();
-  ScalableBloomFilter filter = std::move(made).value();
-  for (int i = 0; i < 3000; ++i) filter.Add(Key(i));
+  const ScalableBloomFilter filter = StandardLayoutChain(1000, 3000);
   ASSERT_GE(filter.num_filters(), 2u);
   ExpectRangesAreSerializesParts(filter);
 }
@@ -180,10 +186,7 @@ TEST(ScalableSerializationKinds, AFilterTheScheduleWouldNotMakeIsRefused) {
 // A chain of standard-layout Bloom filters round-trips with its layout (header byte 7); the same
 // filters under a header that says blocked are refused.
 TEST(ScalableSerializationKinds, TheBloomLayoutRoundTripsAndMustMatchItsFilters) {
-  auto made = ScalableBloomFilter::Create(100, 0.01, ScalingOptions{}, BloomLayout::kStandard);
-  ASSERT_TRUE(made.ok()) << made.error();
-  ScalableBloomFilter filter = std::move(made).value();
-  for (int i = 0; i < 1000; ++i) filter.Add(Key(i));
+  ScalableBloomFilter filter = StandardLayoutChain(100, 1000);
   ASSERT_GE(filter.num_filters(), 3u);
   const std::string bytes = filter.Serialize();
   EXPECT_EQ(bytes[7], '\x01');

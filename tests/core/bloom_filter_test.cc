@@ -100,15 +100,23 @@ std::vector<uint64_t> GoldenKeys() {
   return out;
 }
 
+// Adds `keys` to *filter (made for them at 1%) and returns its bytes, expected to be the static
+// build's of Kind for the same keys at 1%.
+template <typename Kind>
+std::string AddAndCompareWithStaticBuild(const std::vector<uint64_t>& keys, BloomFilter* filter) {
+  for (const uint64_t h : keys) filter->AddHash(h);
+  const std::string bytes = filter->Serialize();
+  const auto params = Kind::ForFpRate(0.01).value();
+  EXPECT_EQ(bytes, Kind::Build(params, keys.data(), keys.size()).value());
+  return bytes;
+}
+
 // A BloomFilter holds exactly the bits of the static blocked Bloom build of the same keys at the
 // same size: one layout, one set of probe positions (ForEachBlockedProbe), bytes pinned.
 TEST(BloomFilter, SerializesToTheStaticBuildsBytes) {
   const std::vector<uint64_t> keys = GoldenKeys();
   BloomFilter filter = MakeFilter(keys.size(), 0.01);
-  for (const uint64_t h : keys) filter.AddHash(h);
-  const std::string bytes = filter.Serialize();
-  const BlockedBloomParams params = BlockedBloom::ForFpRate(0.01).value();
-  EXPECT_EQ(bytes, BlockedBloom::Build(params, keys.data(), keys.size()).value());
+  const std::string bytes = AddAndCompareWithStaticBuild<BlockedBloom>(keys, &filter);
   EXPECT_EQ(bytes.size(), filter.memory_bytes() + kTrailerBytes);
   EXPECT_EQ(filter.memory_bytes(), 1280u);  // 20 blocks (the blocked layout's 9.9 bits/key at 1%)
   EXPECT_EQ(filter.num_probes(), 6);
@@ -285,10 +293,7 @@ TEST(BloomFilterStandardLayout, TakesTheTextbookBitsAndMeetsItsRate) {
 TEST(BloomFilterStandardLayout, SerializesToTheStaticBuildAndRoundTrips) {
   const std::vector<uint64_t> keys = GoldenKeys();
   BloomFilter filter = MakeStandard(keys.size(), 0.01);
-  for (const uint64_t h : keys) filter.AddHash(h);
-  const std::string bytes = filter.Serialize();
-  const StandardBloomParams params = StandardBloom::ForFpRate(0.01).value();
-  EXPECT_EQ(bytes, StandardBloom::Build(params, keys.data(), keys.size()).value());
+  const std::string bytes = AddAndCompareWithStaticBuild<StandardBloom>(keys, &filter);
   auto loaded = BloomFilter::Deserialize(bytes.data(), bytes.size());
   ASSERT_TRUE(loaded.ok()) << loaded.error();
   BloomFilter again = std::move(loaded).value();

@@ -34,9 +34,6 @@ namespace {
 
 using ROCKSDB_NAMESPACE::BlockBasedTableOptions;
 using ROCKSDB_NAMESPACE::FilterBitsBuilder;
-using ROCKSDB_NAMESPACE::FilterBitsReader;
-using ROCKSDB_NAMESPACE::FilterBuildingContext;
-using ROCKSDB_NAMESPACE::Slice;
 using testing::PolicyFrom;
 
 // Not padded ("key7"): as the builders' tests name them.
@@ -89,7 +86,7 @@ TEST(BlockCacheFit, BuildersWarnOfFilterBlocksTooLargeForTheirShards) {
       table.partition_filters = partitioned;
       table.block_cache = ROCKSDB_NAMESPACE::NewLRUCache(32 << 20);
       testing::RecordingLogger logger;
-      FilterBuildingContext context(table);
+      ROCKSDB_NAMESPACE::FilterBuildingContext context(table);
       context.info_log = &logger;
       context.level_at_creation = 1;
       constexpr int kFiles = 66;
@@ -368,7 +365,7 @@ double LevelFourBitsPerKey(const std::string& column_family, size_t cache_bytes,
       testing::BuilderWithAccounts(table, accounts, &logger, alive, column_family, 4);
   for (size_t i = 0; i < num_keys; ++i) builder->AddKey(Key(static_cast<int>(i)));
   std::unique_ptr<const char[]> buf;
-  const Slice filter = builder->Finish(&buf);
+  const ROCKSDB_NAMESPACE::Slice filter = builder->Finish(&buf);
   const double bits = 8.0 * filter.size() / static_cast<double>(num_keys);
   for (const auto& [level, line] : logger.lines) {
     if (line.find("re-reads") != std::string::npos ||
@@ -381,7 +378,8 @@ double LevelFourBitsPerKey(const std::string& column_family, size_t cache_bytes,
   }
   EXPECT_TRUE(
       FilterReader::Open(reinterpret_cast<const uint8_t*>(filter.data()), filter.size()).valid());
-  std::unique_ptr<FilterBitsReader> reader(table.filter_policy->GetFilterBitsReader(filter));
+  std::unique_ptr<ROCKSDB_NAMESPACE::FilterBitsReader> reader(
+      table.filter_policy->GetFilterBitsReader(filter));
   for (size_t i = 0; i < num_keys; ++i) EXPECT_TRUE(reader->MayMatch(Key(static_cast<int>(i))));
   int absent_found = 0;
   for (int i = 0; i < 1000; ++i) absent_found += reader->MayMatch("absent" + Key(i)) ? 1 : 0;

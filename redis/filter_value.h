@@ -182,6 +182,12 @@ struct FilterValue {
       }
       dump.append(piece, length);
       RedisModule_Free(piece);
+      // Room for the whole dump as soon as its lengths tell it (no more than the pieces still to
+      // come can bring), so that the string does not grow by copies of itself: loading then
+      // needs the dump and the filter, not three times the dump.
+      const uint64_t needed = DumpBytesNeeded(dump.data(), dump.size());
+      const uint64_t can_come = (chunks - 1 - i) * uint64_t{kDumpChunkBytes} + dump.size();
+      if (needed > dump.capacity() && needed <= can_come) dump.reserve(needed);
     }
     Result<std::unique_ptr<FilterValue>> value =
         complete ? FromDump(dump.data(), dump.size()) : FromFirstPiece(dump.data(), dump.size());

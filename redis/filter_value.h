@@ -3,8 +3,10 @@
 // rewrite, memory usage, free (as Redis's src/modules/hellotype.c lays a type out).
 //
 // A value holds a scalable filter, or, while BF.LOADCHUNK / CF.LOADCHUNK pieces arrive, the dump
-// received so far (redis/dump_format.h). RDB files and AOF rewrites carry the same dump, so that
-// one parser, which checks every byte, reads whatever a client or a file gives.
+// received so far (redis/dump_format.h). RDB files and AOF rewrites carry the same dump, and one
+// reader, which checks every byte, reads whatever a client or a file gives
+// (chain_format::ReadFrom): from an RDB file piece by piece, each filter's body straight into its
+// memory; from LOADCHUNK once the dump is whole.
 #pragma once
 
 #include <algorithm>
@@ -12,10 +14,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "core/app_filters/byte_range.h"
 #include "core/app_filters/chain_format.h"
@@ -41,6 +46,9 @@ inline void FreeString(std::string* s) { std::string().swap(*s); }
 
 template <typename Filter, DumpType kType>
 struct FilterValue {
+  static constexpr uint8_t kChainKind =
+      kType == DumpType::kBloom ? chain_format::kBloomChain : chain_format::kCuckooChain;
+
   std::unique_ptr<Filter> filter;  // null while a dump is loading
   std::string loading;             // the dump received so far, while filter is null
   DumpHeader header;               // what the dump carries besides the filter (cuckoo options)
@@ -107,10 +115,8 @@ struct FilterValue {
     const Result<DumpHeader> h = ParseDumpHeader(data, size, kType);
     if (!h.ok()) return Err(h.error());
     // Both headers in the first piece, checked now rather than when the last piece arrives.
-    const uint8_t kind =
-        kType == DumpType::kBloom ? chain_format::kBloomChain : chain_format::kCuckooChain;
     const Result<chain_format::Header> chain = chain_format::ParseHeader(
-        static_cast<const uint8_t*>(data) + kDumpHeaderBytes, size - kDumpHeaderBytes, kind);
+        static_cast<const uint8_t*>(data) + kDumpHeaderBytes, size - kDumpHeaderBytes, kChainKind);
     if (!chain.ok()) return Err(chain.error());
     const uint64_t needed = DumpBytesNeeded(data, size);
     if (needed == 0) return Err("not a dump any filter reads");
@@ -172,30 +178,88 @@ struct FilterValue {
     const uint64_t complete = RedisModule_LoadUnsigned(io);
     const uint64_t chunks = RedisModule_LoadUnsigned(io);
     if (RedisModule_IsIOError(io) || complete > 1 || chunks > (uint64_t{1} << 24)) return nullptr;
-    std::string dump;
-    for (uint64_t i = 0; i < chunks; ++i) {
-      size_t length = 0;
-      char* piece = RedisModule_LoadStringBuffer(io, &length);
-      if (piece == nullptr || RedisModule_IsIOError(io)) {
-        if (piece != nullptr) RedisModule_Free(piece);
-        return nullptr;
-      }
-      dump.append(piece, length);
-      RedisModule_Free(piece);
-      // Room for the whole dump as soon as its lengths tell it (no more than the pieces still to
-      // come can bring), so that the string does not grow by copies of itself: loading then
-      // needs the dump and the filter, not three times the dump.
-      const uint64_t needed = DumpBytesNeeded(dump.data(), dump.size());
-      const uint64_t can_come = (chunks - 1 - i) * uint64_t{kDumpChunkBytes} + dump.size();
-      if (needed > dump.capacity() && needed <= can_come) dump.reserve(needed);
-    }
+    RdbPieces pieces{io, chunks};
     Result<std::unique_ptr<FilterValue>> value =
-        complete ? FromDump(dump.data(), dump.size()) : FromFirstPiece(dump.data(), dump.size());
+        complete ? FromPieces(pieces) : IncompleteFromPieces(pieces);
     if (!value.ok()) {
       RedisModule_LogIOError(io, "warning", "sstfilter: %s", value.error().c_str());
       return nullptr;
     }
     return std::move(value).value().release();
+  }
+
+  // The bytes of an RDB value's pieces, pulled in order (chain_format::ReadFrom's source); each
+  // piece is freed once read, so that loading holds one piece beside the filter it builds.
+  struct RdbPieces {
+    RedisModuleIO* io;
+    uint64_t left;  // pieces not yet loaded
+    char* piece = nullptr;
+    size_t size = 0, at = 0;
+
+    RdbPieces(RedisModuleIO* rdb, uint64_t count) : io(rdb), left(count) {}
+    RdbPieces(const RdbPieces&) = delete;
+    RdbPieces& operator=(const RdbPieces&) = delete;
+    ~RdbPieces() { Release(); }
+
+    // The next n bytes to `out`; false once they cannot be had.
+    bool operator()(void* out, size_t n) {
+      uint8_t* to = static_cast<uint8_t*>(out);
+      while (n > 0) {
+        if (at == size && !Next()) return false;
+        const size_t take = std::min(n, size - at);
+        std::memcpy(to, piece + at, take);
+        to += take;
+        at += take;
+        n -= take;
+      }
+      return true;
+    }
+    bool Next() {
+      Release();
+      if (left == 0) return false;
+      --left;
+      piece = RedisModule_LoadStringBuffer(io, &size);
+      return piece != nullptr && !RedisModule_IsIOError(io);
+    }
+    void Release() {
+      if (piece != nullptr) RedisModule_Free(piece);
+      piece = nullptr;
+      size = at = 0;
+    }
+    // The pieces' sizes are not known ahead: any length may come (a body's buffer is allocated
+    // for overwriting, so a false claim costs address space until the pieces run out).
+    bool CanHave(uint64_t) const { return true; }
+    // Whether every byte of every piece has been read.
+    bool done() const { return left == 0 && at == size; }
+  };
+
+  // A complete dump's value, each filter's body read from the pieces straight into its memory.
+  static Result<std::unique_ptr<FilterValue>> FromPieces(RdbPieces& pieces) {
+    uint8_t dump_header[kDumpHeaderBytes];
+    if (!pieces(dump_header, sizeof dump_header)) return Err("a value cut short");
+    const Result<DumpHeader> h = ParseDumpHeader(dump_header, sizeof dump_header, kType);
+    if (!h.ok()) return Err(h.error());
+    using Part =
+        typename std::decay_t<decltype(std::declval<const Filter&>().filters())>::value_type;
+    uint8_t chain_header[chain_format::kHeaderBytes];
+    std::vector<Part> parts;
+    const Result<bool> read = chain_format::ReadFrom(pieces, kChainKind, chain_header, &parts);
+    if (!read.ok()) return Err(read.error());
+    if (!pieces.done()) return Err("a value with bytes after its filter");
+    Result<Filter> f = Filter::FromFilters(chain_header, std::move(parts));
+    if (!f.ok()) return Err(f.error());
+    auto value = std::make_unique<FilterValue>();
+    value->filter = std::make_unique<Filter>(std::move(f).value());
+    value->header = h.value();
+    return value;
+  }
+
+  // A value saved while LOADCHUNK pieces arrived: the dump received so far, whole.
+  static Result<std::unique_ptr<FilterValue>> IncompleteFromPieces(RdbPieces& pieces) {
+    std::string dump;
+    while (pieces.Next()) dump.append(pieces.piece, pieces.size);
+    if (RedisModule_IsIOError(pieces.io) || pieces.left != 0) return Err("a value cut short");
+    return FromFirstPiece(dump.data(), dump.size());
   }
 
   // LOADCHUNK commands of at most kDumpChunkBytes each, as SCANDUMP would give them.

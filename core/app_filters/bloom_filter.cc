@@ -82,20 +82,47 @@ Result<uint64_t> BitsFor(BloomLayout layout, uint64_t capacity, double fp_rate, 
   return Err("unknown Bloom layout");
 }
 
+std::string NotOurFormat(uint64_t size) {
+  return "not a filter of sstfilter's format (" + std::to_string(size) +
+         " bytes: truncated, corrupt, or of a newer version)";
+}
+
+std::string AllocationError(uint64_t bytes) {
+  return "cannot allocate " + std::to_string(bytes) + " bytes";
+}
+
 }  // namespace
 
 bool BloomFilter::Allocate(BloomLayout layout, uint64_t num_bits) {
   const uint64_t num_blocks = (num_bits + kBloomBlockBits - 1) / kBloomBlockBits;
-  if (num_blocks > SIZE_MAX / kBlockBytes || !buffer_.Allocate(num_blocks * kBlockBytes)) {
-    return false;
-  }
+  FilterBuffer buffer;
+  return num_blocks <= SIZE_MAX / kBlockBytes && buffer.Allocate(num_blocks * kBlockBytes) &&
+         Adopt(layout, num_bits, &buffer);  // zeroed bytes: zero words
+}
+
+bool BloomFilter::Adopt(BloomLayout layout, uint64_t num_bits, FilterBuffer* buffer) {
+  const uint64_t num_blocks = (num_bits + kBloomBlockBits - 1) / kBloomBlockBits;
+  if (num_blocks > buffer->size() / kBlockBytes) return false;
+  buffer_ = std::move(*buffer);
   words_ = reinterpret_cast<std::atomic<uint64_t>*>(buffer_.data());
   num_blocks_ = num_blocks;
   num_bits_ = num_bits;
   layout_ = layout;
   for (uint64_t i = 0; i < num_blocks * kWordsPerBlock; ++i) {
-    new (&words_[i]) std::atomic<uint64_t>(0);
+    const uint64_t word = LoadLE64(buffer_.data() + 8 * i);
+    new (&words_[i]) std::atomic<uint64_t>(word);
   }
+  return true;
+}
+
+bool BloomFilter::AllocateBody(uint64_t body_bytes, FilterBuffer* body) {
+  const uint64_t num_blocks = body_bytes / kBlockBytes + (body_bytes % kBlockBytes != 0 ? 1 : 0);
+  if (num_blocks > SIZE_MAX / kBlockBytes ||
+      !body->AllocateForOverwrite(num_blocks * kBlockBytes)) {
+    return false;
+  }
+  // A standard filter's last block is partly past its words: zero, as Allocate leaves it.
+  std::memset(body->data() + body_bytes, 0, body->size() - body_bytes);
   return true;
 }
 
@@ -152,10 +179,22 @@ double BloomFilter::EstimatedFpRateAt(uint64_t keys) const {
 Result<BloomFilter> BloomFilter::Deserialize(const void* data, size_t size) {
   ParsedFilter parsed;
   if (data == nullptr || !ParseFilter(static_cast<const uint8_t*>(data), size, &parsed)) {
-    return Err("not a filter of sstfilter's format (" + std::to_string(size) +
-               " bytes: truncated, corrupt, or of a newer version)");
+    return Err(NotOurFormat(size));
   }
-  const Trailer& t = parsed.trailer;
+  FilterBuffer body;
+  if (!AllocateBody(parsed.body_bytes, &body)) return Err(AllocationError(parsed.body_bytes));
+  std::memcpy(body.data(), parsed.body, parsed.body_bytes);
+  return FromBody(std::move(body), parsed.body_bytes, parsed.body + parsed.body_bytes);
+}
+
+Result<BloomFilter> BloomFilter::FromBody(FilterBuffer body, uint64_t body_bytes,
+                                          const uint8_t* trailer) {
+  Trailer t;
+  uint64_t expected_bytes = 0;
+  if (trailer == nullptr || !DecodeTrailer(trailer, kTrailerBytes, &t) ||
+      !BodyBytes(t, &expected_bytes) || expected_bytes != body_bytes) {
+    return Err(NotOurFormat(body_bytes + kTrailerBytes));
+  }
   if (t.kind != BlockedBloom::kId && t.kind != StandardBloom::kId) {
     return Err("not a blocked or standard Bloom filter (kind " +
                std::to_string(static_cast<int>(t.kind)) + "); a BloomFilter reads only those");
@@ -163,12 +202,9 @@ Result<BloomFilter> BloomFilter::Deserialize(const void* data, size_t size) {
   if (t.num_units == 0) return Err("an empty filter (no bits) cannot take keys");
   const bool standard = t.kind == StandardBloom::kId;
   BloomFilter filter;
-  if (!filter.Allocate(standard ? BloomLayout::kStandard : BloomLayout::kBlocked,
-                       parsed.body_bytes * 8)) {
-    return Err("cannot allocate " + std::to_string(parsed.body_bytes) + " bytes");
-  }
-  for (uint64_t i = 0; i < parsed.body_bytes / 8; ++i) {
-    filter.words_[i].store(LoadLE64(parsed.body + 8 * i), std::memory_order_relaxed);
+  if (!filter.Adopt(standard ? BloomLayout::kStandard : BloomLayout::kBlocked, body_bytes * 8,
+                    &body)) {
+    return Err("a body buffer of " + std::to_string(body.size()) + " bytes, not AllocateBody's");
   }
   filter.num_probes_ = t.param;
   filter.capacity_ = std::max<uint64_t>(t.num_keys, 1);

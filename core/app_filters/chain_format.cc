@@ -78,26 +78,14 @@ Result<Header> ParseHeader(const void* data, size_t size, uint8_t filters) {
   return h;
 }
 
-Result<Header> Parse(const void* data, size_t size, uint8_t filters,
-                     std::vector<FilterBytes>* filter_bytes) {
-  Result<Header> header = ParseHeader(data, size, filters);
-  if (!header.ok()) return header;
-  const uint8_t* p = static_cast<const uint8_t*>(data);
-  filter_bytes->clear();
-  size_t at = kHeaderBytes;
-  for (uint32_t i = 0; i < header.value().num_filters; ++i) {
-    if (size - at < 8) return Err("a scalable filter's bytes cut short");
-    const uint64_t length = LoadLE64(p + at);
-    at += 8;
-    if (length < kTrailerBytes) return Err("a scalable filter's filter shorter than its trailer");
-    if (length > size - at) return Err("a scalable filter's bytes cut short");
-    filter_bytes->push_back({p + at, static_cast<size_t>(length)});
-    at += length;
+Result<Header> ParseFilters(const void* header, uint8_t filters, size_t num_filters) {
+  Result<Header> parsed = ParseHeader(header, kHeaderBytes, filters);
+  if (parsed.ok() && parsed.value().num_filters != num_filters) {
+    return Err("a scalable filter's header that counts " +
+               std::to_string(parsed.value().num_filters) + " filters, with " +
+               std::to_string(num_filters));
   }
-  if (at != size) {
-    return Err("a scalable filter's bytes with " + std::to_string(size - at) + " bytes left over");
-  }
-  return header;
+  return parsed;
 }
 
 uint64_t BytesNeeded(const void* data, size_t size) {

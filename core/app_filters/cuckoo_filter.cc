@@ -57,7 +57,24 @@ Result<CuckooFilter> CuckooFilter::Deserialize(const void* data, size_t size) {
   if (data == nullptr || !ParseFilter(static_cast<const uint8_t*>(data), size, &parsed)) {
     return Err("not a valid sstfilter filter");
   }
-  const Trailer& t = parsed.trailer;
+  FilterBuffer body;
+  if (!AllocateBody(parsed.body_bytes, &body)) return Err(AllocationError(parsed.body_bytes));
+  std::copy(parsed.body, parsed.body + parsed.body_bytes, body.data());
+  return FromBody(std::move(body), parsed.body_bytes, parsed.body + parsed.body_bytes);
+}
+
+bool CuckooFilter::AllocateBody(uint64_t body_bytes, FilterBuffer* body) {
+  return body->AllocateForOverwrite(body_bytes);
+}
+
+Result<CuckooFilter> CuckooFilter::FromBody(FilterBuffer body, uint64_t body_bytes,
+                                            const uint8_t* trailer) {
+  Trailer t;
+  uint64_t expected_bytes = 0;
+  if (trailer == nullptr || !DecodeTrailer(trailer, kTrailerBytes, &t) ||
+      !BodyBytes(t, &expected_bytes) || expected_bytes != body_bytes || body.size() < body_bytes) {
+    return Err("not a valid sstfilter filter");
+  }
   if (t.kind != Cuckoo::kId) {
     return Err(std::string("not a cuckoo filter: ") + FilterKindName(t.kind));
   }
@@ -65,10 +82,8 @@ Result<CuckooFilter> CuckooFilter::Deserialize(const void* data, size_t size) {
   if (t.num_units == 0) return filter;  // built from no keys: holds nothing, accepts nothing
   switch (static_cast<CuckooLayout>(t.version)) {
     case CuckooLayout::kPlain:
-      if (!Allocate(&filter.bytes_, parsed.body_bytes)) {
-        return Err(AllocationError(parsed.body_bytes));
-      }
-      std::copy(parsed.body, parsed.body + parsed.body_bytes, filter.bytes_.data());
+      if (body.size() != body_bytes) return Err("a body buffer that is not AllocateBody's");
+      filter.bytes_ = std::move(body);
       break;
     case CuckooLayout::kSemiSorted: {
       // A static build's semi-sorted table: the filter keeps the plain one, decoded. A static
@@ -78,7 +93,7 @@ Result<CuckooFilter> CuckooFilter::Deserialize(const void* data, size_t size) {
       const uint64_t bytes = CuckooTableView::BytesFor(t.num_units, t.param);
       if (!Allocate(&filter.bytes_, bytes)) return Err(AllocationError(bytes));
       CuckooTable table = TableOf(filter.bytes_, t.num_units, t.param);
-      if (!SemiSortedTableView(parsed.body, t.num_units, t.param).Decode(&table)) {
+      if (!SemiSortedTableView(body.data(), t.num_units, t.param).Decode(&table)) {
         return Err("corrupt cuckoo filter: a bucket of the semi-sorted table is not understood");
       }
       break;

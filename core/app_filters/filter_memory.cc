@@ -55,6 +55,12 @@ bool SetFilterAllocator(const FilterAllocator& allocator) {
 }
 
 bool FilterBuffer::Allocate(size_t bytes) {
+  if (!AllocateForOverwrite(bytes)) return false;
+  std::memset(data_, 0, bytes);
+  return true;
+}
+
+bool FilterBuffer::AllocateForOverwrite(size_t bytes) {
   Clear();
   if (bytes > SIZE_MAX - kAlignment) return false;
   const AllocatorPair allocator = Current();
@@ -62,7 +68,6 @@ bool FilterBuffer::Allocate(size_t bytes) {
   if (block == nullptr) return false;
   const uintptr_t at = (reinterpret_cast<uintptr_t>(block) + kAlignment - 1) & ~(kAlignment - 1);
   data_ = reinterpret_cast<uint8_t*>(at);
-  std::memset(data_, 0, bytes);
   block_ = block;
   size_ = bytes;
   release_ = allocator.release;

@@ -81,10 +81,17 @@ size_t ScalableBloomFilter::SerializeRange(uint64_t offset, size_t length, void*
 
 Result<ScalableBloomFilter> ScalableBloomFilter::Deserialize(const void* data, size_t size) {
   std::vector<BloomFilter> filters;
-  const Result<chain_format::Header> header =
-      chain_format::Read(data, size, chain_format::kBloomChain, &filters);
-  if (!header.ok()) return Err(header.error());
-  const chain_format::Header& h = header.value();
+  const Result<bool> read = chain_format::Read(data, size, chain_format::kBloomChain, &filters);
+  if (!read.ok()) return Err(read.error());
+  return FromFilters(data, std::move(filters));
+}
+
+Result<ScalableBloomFilter> ScalableBloomFilter::FromFilters(const void* header,
+                                                             std::vector<BloomFilter> filters) {
+  const Result<chain_format::Header> parsed =
+      chain_format::ParseFilters(header, chain_format::kBloomChain, filters.size());
+  if (!parsed.ok()) return Err(parsed.error());
+  const chain_format::Header& h = parsed.value();
   ScalableBloomFilter filter;
   filter.options_ = chain_format::OptionsOf(h);
   filter.initial_capacity_ = h.initial_capacity;

@@ -115,10 +115,17 @@ size_t ScalableCuckooFilter::SerializeRange(uint64_t offset, size_t length, void
 
 Result<ScalableCuckooFilter> ScalableCuckooFilter::Deserialize(const void* data, size_t size) {
   std::vector<CuckooFilter> filters;
-  const Result<chain_format::Header> header =
-      chain_format::Read(data, size, chain_format::kCuckooChain, &filters);
-  if (!header.ok()) return Err(header.error());
-  const chain_format::Header& h = header.value();
+  const Result<bool> read = chain_format::Read(data, size, chain_format::kCuckooChain, &filters);
+  if (!read.ok()) return Err(read.error());
+  return FromFilters(data, std::move(filters));
+}
+
+Result<ScalableCuckooFilter> ScalableCuckooFilter::FromFilters(const void* header,
+                                                               std::vector<CuckooFilter> filters) {
+  const Result<chain_format::Header> parsed =
+      chain_format::ParseFilters(header, chain_format::kCuckooChain, filters.size());
+  if (!parsed.ok()) return Err(parsed.error());
+  const chain_format::Header& h = parsed.value();
   if (h.newest_keys != 0 || h.size != 0) {
     return Err("a scalable cuckoo filter's header with key counts (its tables count them)");
   }

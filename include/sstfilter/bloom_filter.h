@@ -54,6 +54,13 @@ class SSTFILTER_EXPORT BloomFilter {
   // format. Fails, with a message, for anything else: bytes of another kind, truncated or corrupt
   // bytes.
   static Result<BloomFilter> Deserialize(const void* data, size_t size);
+  // Deserialize in two steps, for bytes that arrive in pieces (the Redis module's RDB loading):
+  // AllocateBody gives a buffer for a body of `body_bytes` (Serialize()'s bytes but the last 32),
+  // which the caller fills with it; FromBody makes the filter of that body and the 32-byte
+  // trailer after it, checked as Deserialize checks. The body becomes the filter's memory.
+  static bool AllocateBody(uint64_t body_bytes, FilterBuffer* body);
+  static Result<BloomFilter> FromBody(FilterBuffer body, uint64_t body_bytes,
+                                      const uint8_t* trailer);
 
   // Adds a key. Returns true if the filter changed: the key was not reported present before. Two
   // threads adding the same new key at the same moment may both see true.
@@ -132,6 +139,9 @@ class SSTFILTER_EXPORT BloomFilter {
   // A zeroed filter of num_bits bits in `layout` (whole blocks allocated); false if the memory
   // cannot be had.
   bool Allocate(BloomLayout layout, uint64_t num_bits);
+  // Takes `buffer` (num_bits in whole blocks, at least) as the bit array, its bytes read as
+  // little-endian words; false, taking nothing, if it is too small.
+  bool Adopt(BloomLayout layout, uint64_t num_bits, FilterBuffer* buffer);
   // The set bits of the whole array (kStandard's estimates read it).
   uint64_t BitsSet() const;
   // The rate the model of its layout gives for `keys` keys in this filter's bits and probes.

@@ -49,6 +49,11 @@ class SSTFILTER_EXPORT CuckooFilter {
   // A filter from the serialised bytes of any cuckoo filter (static or dynamic). Fails, with a
   // message, for bytes that are not a valid cuckoo filter.
   static Result<CuckooFilter> Deserialize(const void* data, size_t size);
+  // Deserialize in two steps, as BloomFilter's: a buffer for the body, then the filter of the
+  // filled body and its trailer (a plain table becomes the filter's memory).
+  static bool AllocateBody(uint64_t body_bytes, FilterBuffer* body);
+  static Result<CuckooFilter> FromBody(FilterBuffer body, uint64_t body_bytes,
+                                       const uint8_t* trailer);
 
   // Adds a key. Returns false, leaving the filter exactly as it was, when the key cannot be placed:
   // the table is full around this key. There is no hidden "victim" slot: a key that was not added

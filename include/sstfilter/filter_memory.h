@@ -32,6 +32,9 @@ class SSTFILTER_EXPORT FilterBuffer {
   FilterBuffer() = default;
   // Replaces the array with `bytes` zeroed bytes; false, holding nothing, when they cannot be had.
   bool Allocate(size_t bytes);
+  // As Allocate, with the bytes left as the allocator gives them: for a caller that writes every
+  // one (a filter read from its serialised bytes), so that the memory is written once.
+  bool AllocateForOverwrite(size_t bytes);
   uint8_t* data() const { return data_; }
   size_t size() const { return size_; }
   void Clear();

@@ -83,6 +83,11 @@ class SSTFILTER_EXPORT ScalableBloomFilter {
   uint64_t SerializedBytes() const;
   size_t SerializeRange(uint64_t offset, size_t length, void* out) const;
   static Result<ScalableBloomFilter> Deserialize(const void* data, size_t size);
+  // Deserialize's last step, for bytes read in pieces (the Redis module's RDB loading): the
+  // filter of the chain's 64-byte header and its filters, each read (BloomFilter::FromBody),
+  // checked as Deserialize checks them.
+  static Result<ScalableBloomFilter> FromFilters(const void* header,
+                                                 std::vector<BloomFilter> filters);
   const ScalingOptions& options() const { return options_; }
   uint64_t initial_capacity() const { return initial_capacity_; }
   BloomLayout layout() const { return layout_; }

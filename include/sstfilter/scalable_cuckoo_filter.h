@@ -94,6 +94,9 @@ class SSTFILTER_EXPORT ScalableCuckooFilter {
   uint64_t SerializedBytes() const;
   size_t SerializeRange(uint64_t offset, size_t length, void* out) const;
   static Result<ScalableCuckooFilter> Deserialize(const void* data, size_t size);
+  // Deserialize's last step, as ScalableBloomFilter's.
+  static Result<ScalableCuckooFilter> FromFilters(const void* header,
+                                                  std::vector<CuckooFilter> filters);
   const ScalingOptions& options() const { return options_; }
   uint64_t initial_capacity() const { return initial_capacity_; }
 

@@ -7,9 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <utility>
 
+#include "core/format.h"
 #include "sstfilter/bloom_filter.h"
 #include "sstfilter/cuckoo_filter.h"
 #include "sstfilter/scalable_bloom_filter.h"
@@ -57,6 +59,43 @@ TEST(FilterMemory, FiltersUseTheAllocatorTheyWereMadeWith) {
     ScalableBloomFilter grows = ScalableBloomFilter::Create(100, 0.01).value();
     for (int i = 0; i < 1000; ++i) grows.Add("key" + std::to_string(i));
     EXPECT_EQ(allocations, 2 + static_cast<int>(grows.num_filters()));
+  }
+  EXPECT_EQ(releases, allocations);
+}
+
+// Read back, a filter's body buffer becomes its memory: one allocation per filter, from the
+// allocator set, and nothing copied into a second array.
+TEST(FilterMemory, AReadFilterKeepsTheBufferItsBodyWasReadInto) {
+  HeapAfterwards restore;
+  BloomFilter standard = BloomFilter::Create(10'000, 0.01, BloomLayout::kStandard).value();
+  CuckooFilter cuckoo = CuckooFilter::Create(10'000, 12).value();
+  ASSERT_TRUE(standard.Add("k") && cuckoo.Add("k"));
+  const std::string bloom_bytes = standard.Serialize();
+  const std::string cuckoo_bytes = cuckoo.Serialize();
+  allocations = releases = 0;
+  ASSERT_TRUE(SetFilterAllocator({CountedAllocate, CountedRelease}));
+  {
+    const uint64_t body_bytes = bloom_bytes.size() - kTrailerBytes;
+    FilterBuffer body;
+    ASSERT_TRUE(BloomFilter::AllocateBody(body_bytes, &body));
+    std::memcpy(body.data(), bloom_bytes.data(), body_bytes);
+    auto read =
+        BloomFilter::FromBody(std::move(body), body_bytes,
+                              reinterpret_cast<const uint8_t*>(bloom_bytes.data()) + body_bytes);
+    ASSERT_TRUE(read.ok()) << read.error();
+    EXPECT_TRUE(read.value().MayContain("k"));
+    EXPECT_EQ(read.value().Serialize(), bloom_bytes);
+    auto again = CuckooFilter::Deserialize(cuckoo_bytes.data(), cuckoo_bytes.size());
+    ASSERT_TRUE(again.ok()) << again.error();
+    EXPECT_TRUE(again.value().MayContain("k"));
+    EXPECT_EQ(allocations, 2);
+    // A body of another length than its trailer's is refused.
+    FilterBuffer short_body;
+    ASSERT_TRUE(BloomFilter::AllocateBody(body_bytes - 64, &short_body));
+    EXPECT_FALSE(
+        BloomFilter::FromBody(std::move(short_body), body_bytes - 64,
+                              reinterpret_cast<const uint8_t*>(bloom_bytes.data()) + body_bytes)
+            .ok());
   }
   EXPECT_EQ(releases, allocations);
 }

@@ -7,8 +7,11 @@
 #include <gtest/gtest.h>
 #include <xxhash.h>
 
+#include <algorithm>
+#include <cstring>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -153,6 +156,74 @@ TYPED_TEST(ScalableSerialization, SerializeRangeGivesPartsOfSerialize) {
   ASSERT_GE(filter.num_filters(), 3u);
   ExpectRangesAreSerializesParts(filter);
   for (const auto& f : filter.filters()) ExpectRangesAreSerializesParts(f);
+}
+
+// ReadFrom's source that gives the bytes at `data` in pieces of `piece` bytes at most, as an RDB
+// file's strings give them, and counts what it gave.
+class PieceSource {
+ public:
+  PieceSource(const std::string& bytes, size_t piece) : bytes_(bytes), piece_(piece) {}
+  bool CanHave(uint64_t n) const { return n <= bytes_.size() - at_; }
+  bool operator()(void* out, size_t n) {
+    if (n > bytes_.size() - at_) return false;
+    for (size_t done = 0; done < n; done += piece_) {  // as separate copies, piece by piece
+      std::memcpy(static_cast<char*>(out) + done, bytes_.data() + at_ + done,
+                  std::min(piece_, n - done));
+    }
+    at_ += n;
+    return true;
+  }
+  size_t at() const { return at_; }
+
+ private:
+  const std::string& bytes_;
+  size_t piece_;
+  size_t at_ = 0;
+};
+
+// Read from a source piece by piece (each filter's body straight into its buffer, then FromBody
+// and FromFilters, the Redis module's RDB loading), a filter is the one Deserialize reads, byte
+// for byte; cut short anywhere, it is refused.
+TYPED_TEST(ScalableSerialization, ReadFromPiecesGivesWhatDeserializeGives) {
+  using Part = typename std::decay_t<decltype(std::declval<TypeParam>().filters())>::value_type;
+  const TypeParam filter = Make<TypeParam>(1000, 0.01, 5000);
+  const std::string bytes = filter.Serialize();
+  const uint8_t kind = std::is_same_v<TypeParam, ScalableBloomFilter> ? chain_format::kBloomChain
+                                                                      : chain_format::kCuckooChain;
+  for (const size_t piece : {size_t{1}, size_t{7}, size_t{4096}, bytes.size()}) {
+    PieceSource source(bytes, piece);
+    uint8_t header[chain_format::kHeaderBytes];
+    std::vector<Part> parts;
+    const Result<bool> read = chain_format::ReadFrom(source, kind, header, &parts);
+    ASSERT_TRUE(read.ok()) << read.error();
+    EXPECT_EQ(source.at(), bytes.size());
+    Result<TypeParam> made = TypeParam::FromFilters(header, std::move(parts));
+    ASSERT_TRUE(made.ok()) << made.error();
+    EXPECT_EQ(made.value().Serialize(), bytes) << "pieces of " << piece;
+  }
+  for (const size_t cut : {size_t{10}, size_t{64}, size_t{70}, size_t{200}, bytes.size() - 1}) {
+    const std::string short_bytes = bytes.substr(0, cut);
+    PieceSource source(short_bytes, 4096);
+    uint8_t header[chain_format::kHeaderBytes];
+    std::vector<Part> parts;
+    const Result<bool> read = chain_format::ReadFrom(source, kind, header, &parts);
+    ASSERT_FALSE(read.ok()) << "cut at " << cut;
+    EXPECT_NE(read.error().find("cut short"), std::string::npos) << read.error();
+  }
+}
+
+// FromFilters takes a header whose count is the filters' only.
+TEST(ScalableSerializationKinds, FromFiltersRefusesACountThatIsNotTheFilters) {
+  const ScalableBloomFilter filter = Make<ScalableBloomFilter>(1000, 0.01, 5000);
+  const std::string bytes = filter.Serialize();
+  std::vector<BloomFilter> filters;
+  ASSERT_TRUE(
+      chain_format::Read(bytes.data(), bytes.size(), chain_format::kBloomChain, &filters).ok());
+  ASSERT_GE(filters.size(), 2u);
+  filters.pop_back();
+  const auto made = ScalableBloomFilter::FromFilters(bytes.data(), std::move(filters));
+  ASSERT_FALSE(made.ok());
+  EXPECT_NE(made.error().find("counts"), std::string::npos) << made.error();
 }
 
 TEST(ScalableSerializationKinds, SerializeRangeOfTheStandardLayout) {

@@ -129,6 +129,74 @@ def test_restore_of_dump_round_trips(server):
         assert r.execute_command("CF.INFO", key + ":copy") == r.execute_command("CF.INFO", key)
 
 
+def crc64_jones(data):
+    """Redis's CRC-64 (Jones, reflected, polynomial 0xad93d23594c935a9): a DUMP payload's last 8
+    bytes, little-endian, over the bytes before them (src/crc64.c in the redis source)."""
+    crc = 0
+    for b in data:
+        crc = CRC64_TABLE[(crc ^ b) & 0xFF] ^ (crc >> 8)
+    return crc
+
+
+def _crc64_table():
+    table = []
+    for i in range(256):
+        c = i
+        for _ in range(8):
+            c = (c >> 1) ^ (0x95AC9329AC4BC9B5 if c & 1 else 0)
+        table.append(c)
+    return table
+
+
+CRC64_TABLE = _crc64_table()
+
+
+def with_checksum(body):
+    """A RESTORE payload of `body` (type, value, RDB version) and its valid checksum."""
+    return body + crc64_jones(body).to_bytes(8, "little")
+
+
+@pytest.mark.parametrize("kind", ["bf", "cf"])
+def test_restore_of_changed_payloads_never_crashes(server, kind):
+    # RESTORE hands a client's bytes to the module's RDB loading once their checksum holds: each
+    # byte of the value changed (so lengths, counts and claims of gigabytes too), and the value cut
+    # short, are refused or make a filter that answers; the server stays up and never loses the
+    # key it had.
+    r = server.client()
+    if kind == "bf":
+        r.execute_command("BF.RESERVE", "src", "0.01", "100", "EXPANSION", "2")
+        bulk(r, "BF.MADD", "src", PRESENT[:400])
+        commands = ("BF.EXISTS", "BF.INFO", "BF.ADD")
+    else:
+        r.execute_command("CF.RESERVE", "src", "100", "EXPANSION", "2")
+        bulk(r, "CF.INSERT", "src", PRESENT[:300], prefix_args=("ITEMS",))
+        commands = ("CF.EXISTS", "CF.INFO", "CF.ADD")
+    payload = r.dump("src")
+    assert with_checksum(payload[:-8]) == payload, "the checksum is Redis's"
+    body = payload[:-8]
+    value_end = len(body) - 2  # the RDB version's 2 bytes close the body
+    flipped = []
+    for at in range(9, value_end):  # past the type byte and the module's 8-byte id
+        for xor in (0x01, 0x80, 0xFF):
+            flipped.append(body[:at] + bytes([body[at] ^ xor]) + body[at + 1:])
+    cut = [body[:end] + body[value_end:] for end in range(10, value_end, 7)]
+    refused = 0
+    for i, candidate in enumerate(flipped + cut):
+        try:
+            r.restore("dst", 0, with_checksum(candidate), replace=True)
+        except redis.ResponseError:
+            refused += 1
+            continue
+        assert i < len(flipped), f"a value cut at {i - len(flipped)} was accepted"
+        r.execute_command(commands[0], "dst", "probe")  # a body's bits may be anything
+        r.execute_command(commands[1], "dst")
+        r.execute_command(commands[2], "dst", f"added-{i}")
+    assert r.ping()
+    assert refused > len(cut), "no changed byte was refused"
+    assert bulk(r, commands[0].replace("EXISTS", "MEXISTS"), "src", PRESENT[:300]) == [1] * 300
+    r.delete("src", "dst")
+
+
 # ---------------------------------------------------------------------------------------------
 # AOF
 

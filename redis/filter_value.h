@@ -180,7 +180,7 @@ struct FilterValue {
     if (RedisModule_IsIOError(io) || complete > 1 || chunks > (uint64_t{1} << 24)) return nullptr;
     RdbPieces pieces{io, chunks};
     Result<std::unique_ptr<FilterValue>> value =
-        complete ? FromPieces(pieces) : IncompleteFromPieces(pieces);
+        complete ? FromSource(pieces) : IncompleteFromPieces(pieces);
     if (!value.ok()) {
       RedisModule_LogIOError(io, "warning", "sstfilter: %s", value.error().c_str());
       return nullptr;
@@ -233,8 +233,10 @@ struct FilterValue {
     bool done() const { return left == 0 && at == size; }
   };
 
-  // A complete dump's value, each filter's body read from the pieces straight into its memory.
-  static Result<std::unique_ptr<FilterValue>> FromPieces(RdbPieces& pieces) {
+  // The value of a complete dump pulled from `source` (RdbPieces, DumpSource), each filter's body
+  // read straight into its memory.
+  template <typename Source>
+  static Result<std::unique_ptr<FilterValue>> FromSource(Source& pieces) {
     uint8_t dump_header[kDumpHeaderBytes];
     if (!pieces(dump_header, sizeof dump_header)) return Err("a value cut short");
     const Result<DumpHeader> h = ParseDumpHeader(dump_header, sizeof dump_header, kType);
@@ -253,6 +255,19 @@ struct FilterValue {
     value->header = h.value();
     return value;
   }
+
+  // The dump of a loaded value as a source for FromSource: a copy made piece by piece.
+  struct DumpSource {
+    const FilterValue& from;
+    uint64_t at = 0;
+    bool operator()(void* out, size_t n) {
+      if (from.CopyDump(at, n, static_cast<char*>(out)) != n) return false;
+      at += n;
+      return true;
+    }
+    bool CanHave(uint64_t n) const { return n <= from.DumpBytes() - at; }
+    bool done() const { return at == from.DumpBytes(); }
+  };
 
   // A value saved while LOADCHUNK pieces arrived: the dump received so far, whole.
   static Result<std::unique_ptr<FilterValue>> IncompleteFromPieces(RdbPieces& pieces) {
@@ -287,6 +302,31 @@ struct FilterValue {
 
   static void Free(void* v) { delete static_cast<FilterValue*>(v); }
 
+  // COPY: a value of its own (null, which COPY answers as an error, if it cannot be made).
+  static void* Copy(RedisModuleString*, RedisModuleString*, const void* v) {
+    const FilterValue& from = *static_cast<const FilterValue*>(v);
+    try {
+      if (!from.loaded()) {
+        auto copy = std::make_unique<FilterValue>();
+        copy->loading = from.loading;
+        copy->header = from.header;
+        return copy.release();
+      }
+      DumpSource source{from};
+      Result<std::unique_ptr<FilterValue>> copy = FromSource(source);
+      return copy.ok() ? std::move(copy).value().release() : nullptr;
+    } catch (const std::exception&) {
+      return nullptr;
+    }
+  }
+
+  // Megabytes, at least 1: Redis frees a value of more than 64 in a background thread (UNLINK,
+  // the lazyfree-lazy-* settings), so giving back a large filter's memory never stalls the
+  // server. Free touches nothing but the value and RedisModule_Free, as a background free needs.
+  static size_t FreeEffort(RedisModuleString*, const void* v) {
+    return 1 + MemoryUsage(v) / (size_t{1} << 20);
+  }
+
   // Registers the type, at module load, into *type; false if Redis refuses it.
   static bool CreateType(RedisModuleCtx* ctx, const char* name, int encoding_version,
                          RedisModuleType** type) {
@@ -297,6 +337,8 @@ struct FilterValue {
     methods.aof_rewrite = AofRewrite;
     methods.mem_usage = MemoryUsage;
     methods.free = Free;
+    methods.copy = Copy;
+    methods.free_effort = FreeEffort;
     *type = RedisModule_CreateDataType(ctx, name, encoding_version, &methods);
     return *type != nullptr;
   }

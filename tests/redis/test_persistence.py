@@ -129,6 +129,48 @@ def test_restore_of_dump_round_trips(server):
         assert r.execute_command("CF.INFO", key + ":copy") == r.execute_command("CF.INFO", key)
 
 
+def test_copy_makes_a_filter_of_its_own(server):
+    # COPY (https://redis.io/docs/latest/commands/copy/): the copy answers as the source and dumps
+    # the same bytes; writes to either leave the other as it was; an existing destination needs
+    # REPLACE; a key still loading (LOADCHUNK) is copied as what it received.
+    r = server.client()
+    populate(r)
+    for key, kind in [(k, "BF") for k in BLOOM_KEYS] + [(k, "CF") for k in CUCKOO_KEYS]:
+        assert r.copy(key, key + ":copy") is True
+        assert r.dump(key + ":copy") == r.dump(key)
+        assert r.execute_command(f"{kind}.INFO", key + ":copy") == \
+            r.execute_command(f"{kind}.INFO", key)
+        before = r.dump(key)
+        r.execute_command(f"{kind}.ADD", key + ":copy", "only-in-the-copy")
+        assert r.dump(key) == before
+        assert r.execute_command(f"{kind}.EXISTS", key + ":copy", "only-in-the-copy") == 1
+        assert r.copy(key, key + ":copy") is False
+        assert r.copy(key, key + ":copy", replace=True) is True
+        assert r.dump(key + ":copy") == before
+    assert_items_present(r)
+    it, first = r.execute_command("BF.SCANDUMP", "bf:grown", 0)
+    assert r.execute_command("BF.LOADCHUNK", "loading", it, first) == b"OK"
+    assert r.copy("loading", "loading:copy") is True
+    assert r.dump("loading:copy") == r.dump("loading")
+
+
+def test_unlink_of_a_large_filter_frees_it_in_the_background(server):
+    # A value whose free effort passes Redis's lazy-free threshold (64) goes to the background
+    # thread (INFO memory lazyfreed_objects); a small one is freed at once.
+    r = server.client()
+    r.execute_command("BF.RESERVE", "small", "0.01", "1000")
+    r.execute_command("BF.RESERVE", "large", "0.01", "80000000", "NONSCALING")  # about 96 MB
+
+    def lazyfreed():
+        return r.info("memory")["lazyfreed_objects"]
+
+    before = lazyfreed()
+    assert r.unlink("small") == 1
+    assert lazyfreed() == before
+    assert r.unlink("large") == 1
+    wait_for(lambda: lazyfreed() == before + 1, "the large filter freed in the background")
+
+
 def crc64_jones(data):
     """Redis's CRC-64 (Jones, reflected, polynomial 0xad93d23594c935a9): a DUMP payload's last 8
     bytes, little-endian, over the bytes before them (src/crc64.c in the redis source)."""

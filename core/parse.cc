@@ -29,12 +29,24 @@ bool BodyBytes(const Trailer& t, uint64_t* body_bytes) {
   return known && valid;
 }
 
+bool ParseTrailerFor(const uint8_t* trailer, uint64_t body_bytes, Trailer* out) {
+  Trailer t;
+  uint64_t expected_bytes = 0;
+  if (trailer == nullptr || !DecodeTrailer(trailer, kTrailerBytes, &t) ||
+      !BodyBytes(t, &expected_bytes) || expected_bytes != body_bytes) {
+    return false;
+  }
+  *out = t;
+  return true;
+}
+
 bool ParseFilter(const uint8_t* data, size_t size, ParsedFilter* out) {
   Trailer t;
-  if (!DecodeTrailer(data, size, &t)) return false;
-  uint64_t body_bytes = 0;
-  if (!BodyBytes(t, &body_bytes)) return false;
-  if (body_bytes != size - kTrailerBytes) return false;
+  if (data == nullptr || size < kTrailerBytes ||
+      !ParseTrailerFor(data + size - kTrailerBytes, size - kTrailerBytes, &t)) {
+    return false;
+  }
+  const uint64_t body_bytes = size - kTrailerBytes;
   out->trailer = t;
   out->body = data;
   out->body_bytes = body_bytes;

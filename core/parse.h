@@ -24,6 +24,10 @@ struct ParsedFilter {
   uint64_t body_bytes = 0;
 };
 
+// The trailer at `trailer` (kTrailerBytes) of a body of `body_bytes` that arrived apart from it:
+// false, leaving *out untouched, unless the trailer is understood and implies that length.
+bool ParseTrailerFor(const uint8_t* trailer, uint64_t body_bytes, Trailer* out);
+
 // Parses [data, data + size). Returns false, leaving *out untouched, for anything not fully
 // understood (the reader rules of core/format.h).
 bool ParseFilter(const uint8_t* data, size_t size, ParsedFilter* out);

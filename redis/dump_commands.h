@@ -15,9 +15,11 @@
 // key may run side by side.
 //
 // The first piece LOADCHUNK takes, once understood, replaces the key's filter (or creates the
-// key); until the last arrives the key holds the dump so far, and the filter commands answer that
-// it is loading. A piece that is out of order, or that makes the dump one no filter reads, is
-// refused and the key keeps what it had.
+// key); until the last arrives the key holds the dump so far (redis/dump_loader.h: each filter's
+// body already in its memory), and the filter commands answer that it is loading. A piece that is
+// out of order, or that makes the dump one no filter reads, is refused and the key keeps what it
+// had. A dump complete but refused as a whole (its filters not its header's) is given up: the key
+// is deleted.
 #pragma once
 
 #include <climits>
@@ -88,50 +90,39 @@ int ScanDump(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 template <typename Value>
 int LoadFirstPiece(RedisModuleCtx* ctx, RedisModuleKey* key, RedisModuleType* type,
                    const char* data, size_t size) {
-  const bool complete = DumpBytesNeeded(data, size) == size;  // else FromFirstPiece says why not
-  auto value = complete ? Value::FromDump(data, size) : Value::FromFirstPiece(data, size);
+  auto value = Value::Begin(data, size);
   if (!value.ok()) return RedisModule_ReplyWithError(ctx, ("ERR " + value.error()).c_str());
   RedisModule_ModuleTypeSetValue(key, type, std::move(value).value().release());
   RedisModule_ReplicateVerbatim(ctx);
   return RedisModule_ReplyWithSimpleString(ctx, "OK");
 }
 
-// A further piece, appended to the dump the key holds; the filter once the dump is complete.
+// A further piece, into the dump the key is loading; the filter once the dump is complete. A
+// piece the loader refuses changes nothing. A dump whose last piece arrived but whose filters the
+// whole refuses (what only the whole can show: a filter its schedule would not make) ends the
+// load: the key is deleted, on replicas too, and the load must start again.
 template <typename Value>
-int LoadNextPiece(RedisModuleCtx* ctx, Value* value, size_t offset, const char* data, size_t size) {
-  std::string& dump = value->loading;
-  if (offset != dump.size()) {
+int LoadNextPiece(RedisModuleCtx* ctx, RedisModuleKey* key, RedisModuleString* name, Value* value,
+                  size_t offset, const char* data, size_t size) {
+  if (offset != value->loading->received()) {
     return RedisModule_ReplyWithError(
         ctx, ("ERR invalid chunk: the next piece starts at iterator-offset " +
-              std::to_string(dump.size()) + ", not " + std::to_string(offset))
+              std::to_string(value->loading->received()) + ", not " + std::to_string(offset))
                  .c_str());
   }
-  dump.append(data, size);
-  // Whatever happens below (an error, or std::bad_alloc), the key keeps what it had unless the
-  // piece is taken.
-  struct Undo {
-    std::string* dump;
-    size_t size;
-    bool keep = false;
-    ~Undo() {
-      if (!keep) dump->resize(size);
-    }
-  } undo{&dump, offset};
-  const uint64_t needed = DumpBytesNeeded(dump.data(), dump.size());
-  if (needed > dump.size()) {
-    undo.keep = true;
-    RedisModule_ReplicateVerbatim(ctx);
-    return RedisModule_ReplyWithSimpleString(ctx, "OK");
+  const Result<bool> taken = value->loading->Take(data, size);
+  if (!taken.ok()) {
+    return RedisModule_ReplyWithError(ctx, ("ERR invalid chunk: " + taken.error()).c_str());
   }
-  if (needed == 0) return RedisModule_ReplyWithError(ctx, "ERR invalid chunk: no filter reads it");
-  if (needed < dump.size()) {
-    return RedisModule_ReplyWithError(ctx, "ERR invalid chunk: it runs past the end of the dump");
+  const Result<bool> finished = value->FinishIfComplete();
+  if (!finished.ok()) {
+    RedisModule_DeleteKey(key);
+    RedisModule_Replicate(ctx, "DEL", "s", name);
+    return RedisModule_ReplyWithError(ctx, ("ERR invalid dump: " + finished.error() +
+                                            " (the load is given up: the key is "
+                                            "deleted; start again from the first piece)")
+                                               .c_str());
   }
-  auto loaded = Value::FromDump(dump.data(), dump.size());
-  if (!loaded.ok()) return RedisModule_ReplyWithError(ctx, ("ERR " + loaded.error()).c_str());
-  undo.keep = true;
-  *value = std::move(*std::move(loaded).value());
-  FreeString(&value->loading);
   RedisModule_ReplicateVerbatim(ctx);
   return RedisModule_ReplyWithSimpleString(ctx, "OK");
 }
@@ -164,7 +155,7 @@ int LoadChunk(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (state == KeyState::kEmpty || value->loaded()) {
     return RedisModule_ReplyWithError(ctx, "ERR invalid chunk: no load in progress at this key");
   }
-  return LoadNextPiece(ctx, value, offset, data, size);
+  return LoadNextPiece(ctx, key, argv[1], value, offset, data, size);
 }
 
 }  // namespace sstfilter::redis

@@ -4,7 +4,6 @@
 
 #include <cstring>
 
-#include "core/app_filters/chain_format.h"
 #include "core/format.h"
 
 namespace sstfilter::redis {
@@ -43,14 +42,6 @@ Result<DumpHeader> ParseDumpHeader(const void* data, size_t size, DumpType type)
   h.max_iterations = LoadLE32(p + 8);
   h.deleted = LoadLE64(p + 16);
   return h;
-}
-
-uint64_t DumpBytesNeeded(const void* data, size_t size) {
-  if (size < kDumpHeaderBytes) return kDumpHeaderBytes + chain_format::kHeaderBytes;
-  const uint8_t* p = static_cast<const uint8_t*>(data);
-  const uint64_t chain = chain_format::BytesNeeded(p + kDumpHeaderBytes, size - kDumpHeaderBytes);
-  if (chain == 0) return 0;  // never a dump
-  return chain > UINT64_MAX - kDumpHeaderBytes ? UINT64_MAX : kDumpHeaderBytes + chain;
 }
 
 }  // namespace sstfilter::redis

@@ -42,9 +42,4 @@ void EncodeDumpHeader(const DumpHeader& header, uint8_t* bytes);
 // The header of the dump at `data` (at least kDumpHeaderBytes), which must be of `type`.
 Result<DumpHeader> ParseDumpHeader(const void* data, size_t size, DumpType type);
 
-// The total length of the dump whose first `size` bytes are at `data`, as far as they tell
-// (chain_format::BytesNeeded, after the header; 0 once they can be no dump): complete when it
-// equals `size`.
-uint64_t DumpBytesNeeded(const void* data, size_t size);
-
 }  // namespace sstfilter::redis

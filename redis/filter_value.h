@@ -4,9 +4,8 @@
 //
 // A value holds a scalable filter, or, while BF.LOADCHUNK / CF.LOADCHUNK pieces arrive, the dump
 // received so far (redis/dump_format.h). RDB files and AOF rewrites carry the same dump, and one
-// reader, which checks every byte, reads whatever a client or a file gives
-// (chain_format::ReadFrom): from an RDB file piece by piece, each filter's body straight into its
-// memory; from LOADCHUNK once the dump is whole.
+// reader, which checks every byte, reads whatever a client or a file gives, piece by piece, each
+// filter's body straight into its memory (redis/dump_loader.h).
 #pragma once
 
 #include <algorithm>
@@ -23,8 +22,8 @@
 #include <vector>
 
 #include "core/app_filters/byte_range.h"
-#include "core/app_filters/chain_format.h"
 #include "redis/dump_format.h"
+#include "redis/dump_loader.h"
 #include "redis/redis_api.h"
 #include "sstfilter/result.h"
 
@@ -41,17 +40,13 @@ inline uint64_t NextWriteStamp() {
   return clock.fetch_add(1, std::memory_order_relaxed) + 1;
 }
 
-// Empties `s` and gives its memory back (assigning an empty string may keep the buffer).
-inline void FreeString(std::string* s) { std::string().swap(*s); }
-
 template <typename Filter, DumpType kType>
 struct FilterValue {
-  static constexpr uint8_t kChainKind =
-      kType == DumpType::kBloom ? chain_format::kBloomChain : chain_format::kCuckooChain;
+  using Loader = DumpLoader<Filter, kType>;
 
-  std::unique_ptr<Filter> filter;  // null while a dump is loading
-  std::string loading;             // the dump received so far, while filter is null
-  DumpHeader header;               // what the dump carries besides the filter (cuckoo options)
+  std::unique_ptr<Filter> filter;   // null while a dump is loading
+  std::unique_ptr<Loader> loading;  // the dump received so far, while filter is null
+  DumpHeader header;                // what the dump carries besides the filter (cuckoo options)
   uint64_t last_write = NextWriteStamp();  // renewed by every write (FilterForWrite)
 
   bool loaded() const { return filter != nullptr; }
@@ -59,7 +54,7 @@ struct FilterValue {
   // The length of the dump: header, then the filter's bytes; for a value still loading, what it
   // received.
   uint64_t DumpBytes() const {
-    return loaded() ? kDumpHeaderBytes + filter->SerializedBytes() : loading.size();
+    return loaded() ? kDumpHeaderBytes + filter->SerializedBytes() : loading->received();
   }
 
   // The dump's bytes [offset, offset + length), to `out`; how many there were. Made from the
@@ -67,10 +62,7 @@ struct FilterValue {
   // piece's memory.
   size_t CopyDump(uint64_t offset, size_t length, char* out) const {
     RangeCopier copier(offset, length, out);
-    if (!loaded()) {
-      copier.NextBytes(loading.data(), loading.size());
-      return copier.copied();
-    }
+    if (!loaded()) return loading->CopyReceived(offset, length, out);
     uint8_t header_bytes[kDumpHeaderBytes];
     EncodeDumpHeader(header, header_bytes);
     copier.NextBytes(header_bytes, sizeof header_bytes);
@@ -96,35 +88,49 @@ struct FilterValue {
     }
   }
 
-  // A value from a complete dump; an error, with a message, for anything else.
-  static Result<std::unique_ptr<FilterValue>> FromDump(const void* data, size_t size) {
-    const Result<DumpHeader> h = ParseDumpHeader(data, size, kType);
-    if (!h.ok()) return Err(h.error());
-    Result<Filter> f = Filter::Deserialize(static_cast<const uint8_t*>(data) + kDumpHeaderBytes,
-                                           size - kDumpHeaderBytes);
-    if (!f.ok()) return Err(f.error());
+  // A value begun with the first piece of a dump: the filter if the piece is the whole dump, else
+  // the value loading. An error, with a message, for a piece that cannot begin a dump of this
+  // type (both headers must be in it, so that it is known to begin one).
+  static Result<std::unique_ptr<FilterValue>> Begin(const void* data, size_t size) {
     auto value = std::make_unique<FilterValue>();
-    value->filter = std::make_unique<Filter>(std::move(f).value());
-    value->header = h.value();
+    value->loading = std::make_unique<Loader>();
+    const Result<bool> taken = value->loading->Take(data, size);
+    if (!taken.ok()) return Err(taken.error());
+    if (value->loading->received() < Loader::kHeadersBytes) {
+      return Err("a first piece must hold the dump's two headers (" +
+                 std::to_string(Loader::kHeadersBytes) + " bytes)");
+    }
+    const Result<bool> finished = value->FinishIfComplete();
+    if (!finished.ok()) return Err(finished.error());
     return value;
   }
 
-  // A value that received the first piece of a dump, not yet complete: an error if the piece
-  // cannot begin one (another type, a bad header, or a dump that is already complete or past it).
-  static Result<std::unique_ptr<FilterValue>> FromFirstPiece(const void* data, size_t size) {
-    const Result<DumpHeader> h = ParseDumpHeader(data, size, kType);
-    if (!h.ok()) return Err(h.error());
-    // Both headers in the first piece, checked now rather than when the last piece arrives.
-    const Result<chain_format::Header> chain = chain_format::ParseHeader(
-        static_cast<const uint8_t*>(data) + kDumpHeaderBytes, size - kDumpHeaderBytes, kChainKind);
-    if (!chain.ok()) return Err(chain.error());
-    const uint64_t needed = DumpBytesNeeded(data, size);
-    if (needed == 0) return Err("not a dump any filter reads");
-    if (needed <= size) return Err("a dump that ends in its first piece");
+  // A value of its own with `from`'s dump (COPY), read from it piece by piece as a load reads.
+  static Result<std::unique_ptr<FilterValue>> CopyOf(const FilterValue& from) {
+    std::string buffer = from.PieceBuffer();
     auto value = std::make_unique<FilterValue>();
-    value->loading.assign(static_cast<const char*>(data), size);
-    value->header = h.value();
+    value->loading = std::make_unique<Loader>();
+    Result<bool> taken = true;
+    from.ForEachDumpPiece(&buffer, [&](uint64_t, const char* piece, size_t size) {
+      if (taken.ok()) taken = value->loading->Take(piece, size);
+    });
+    if (!taken.ok()) return Err(taken.error());
+    const Result<bool> finished = value->FinishIfComplete();
+    if (!finished.ok()) return Err(finished.error());
     return value;
+  }
+
+  // Once the loader holds a whole dump: the filter, and the loader gone. An error, with a
+  // message, for a dump whose filters Loader::Finish refuses; the loader is then spent.
+  Result<bool> FinishIfComplete() {
+    if (loaded() || !loading->complete()) return true;
+    Result<Filter> f = loading->Finish();
+    if (!f.ok()) return Err(f.error());
+    header = loading->header();
+    filter = std::make_unique<Filter>(std::move(f).value());
+    loading.reset();
+    last_write = NextWriteStamp();
+    return true;
   }
 
   // ---- the type's callbacks ----
@@ -178,103 +184,34 @@ struct FilterValue {
     const uint64_t complete = RedisModule_LoadUnsigned(io);
     const uint64_t chunks = RedisModule_LoadUnsigned(io);
     if (RedisModule_IsIOError(io) || complete > 1 || chunks > (uint64_t{1} << 24)) return nullptr;
-    RdbPieces pieces{io, chunks};
-    Result<std::unique_ptr<FilterValue>> value =
-        complete ? FromSource(pieces) : IncompleteFromPieces(pieces);
-    if (!value.ok()) {
-      RedisModule_LogIOError(io, "warning", "sstfilter: %s", value.error().c_str());
-      return nullptr;
-    }
-    return std::move(value).value().release();
-  }
-
-  // The bytes of an RDB value's pieces, pulled in order (chain_format::ReadFrom's source); each
-  // piece is freed once read, so that loading holds one piece beside the filter it builds.
-  struct RdbPieces {
-    RedisModuleIO* io;
-    uint64_t left;  // pieces not yet loaded
-    char* piece = nullptr;
-    size_t size = 0, at = 0;
-
-    RdbPieces(RedisModuleIO* rdb, uint64_t count) : io(rdb), left(count) {}
-    RdbPieces(const RdbPieces&) = delete;
-    RdbPieces& operator=(const RdbPieces&) = delete;
-    ~RdbPieces() { Release(); }
-
-    // The next n bytes to `out`; false once they cannot be had.
-    bool operator()(void* out, size_t n) {
-      uint8_t* to = static_cast<uint8_t*>(out);
-      while (n > 0) {
-        if (at == size && !Next()) return false;
-        const size_t take = std::min(n, size - at);
-        std::memcpy(to, piece + at, take);
-        to += take;
-        at += take;
-        n -= take;
-      }
-      return true;
-    }
-    bool Next() {
-      Release();
-      if (left == 0) return false;
-      --left;
-      piece = RedisModule_LoadStringBuffer(io, &size);
-      return piece != nullptr && !RedisModule_IsIOError(io);
-    }
-    void Release() {
-      if (piece != nullptr) RedisModule_Free(piece);
-      piece = nullptr;
-      size = at = 0;
-    }
-    // The pieces' sizes are not known ahead: any length may come (a body's buffer is allocated
-    // for overwriting, so a false claim costs address space until the pieces run out).
-    bool CanHave(uint64_t) const { return true; }
-    // Whether every byte of every piece has been read.
-    bool done() const { return left == 0 && at == size; }
-  };
-
-  // The value of a complete dump pulled from `source` (RdbPieces, DumpSource), each filter's body
-  // read straight into its memory.
-  template <typename Source>
-  static Result<std::unique_ptr<FilterValue>> FromSource(Source& pieces) {
-    uint8_t dump_header[kDumpHeaderBytes];
-    if (!pieces(dump_header, sizeof dump_header)) return Err("a value cut short");
-    const Result<DumpHeader> h = ParseDumpHeader(dump_header, sizeof dump_header, kType);
-    if (!h.ok()) return Err(h.error());
-    using Part =
-        typename std::decay_t<decltype(std::declval<const Filter&>().filters())>::value_type;
-    uint8_t chain_header[chain_format::kHeaderBytes];
-    std::vector<Part> parts;
-    const Result<bool> read = chain_format::ReadFrom(pieces, kChainKind, chain_header, &parts);
-    if (!read.ok()) return Err(read.error());
-    if (!pieces.done()) return Err("a value with bytes after its filter");
-    Result<Filter> f = Filter::FromFilters(chain_header, std::move(parts));
-    if (!f.ok()) return Err(f.error());
     auto value = std::make_unique<FilterValue>();
-    value->filter = std::make_unique<Filter>(std::move(f).value());
-    value->header = h.value();
-    return value;
+    value->loading = std::make_unique<Loader>();
+    // Each piece goes into the loader and is freed: loading holds one piece beside the filter.
+    for (uint64_t i = 0; i < chunks; ++i) {
+      size_t length = 0;
+      char* piece = RedisModule_LoadStringBuffer(io, &length);
+      if (piece == nullptr || RedisModule_IsIOError(io)) {
+        if (piece != nullptr) RedisModule_Free(piece);
+        return nullptr;
+      }
+      const Result<bool> taken = value->loading->Take(piece, length);
+      RedisModule_Free(piece);
+      if (!taken.ok()) return Refuse(io, taken.error());
+    }
+    if (value->loading->received() < Loader::kHeadersBytes) {
+      return Refuse(io, "a value without the dump's two headers");
+    }
+    if ((complete == 1) != value->loading->complete()) {
+      return Refuse(io, complete == 1 ? "a dump cut short" : "a loading value that is complete");
+    }
+    const Result<bool> finished = value->FinishIfComplete();
+    if (!finished.ok()) return Refuse(io, finished.error());
+    return value.release();
   }
 
-  // The dump of a loaded value as a source for FromSource: a copy made piece by piece.
-  struct DumpSource {
-    const FilterValue& from;
-    uint64_t at = 0;
-    bool operator()(void* out, size_t n) {
-      if (from.CopyDump(at, n, static_cast<char*>(out)) != n) return false;
-      at += n;
-      return true;
-    }
-    bool CanHave(uint64_t n) const { return n <= from.DumpBytes() - at; }
-    bool done() const { return at == from.DumpBytes(); }
-  };
-
-  // A value saved while LOADCHUNK pieces arrived: the dump received so far, whole.
-  static Result<std::unique_ptr<FilterValue>> IncompleteFromPieces(RdbPieces& pieces) {
-    std::string dump;
-    while (pieces.Next()) dump.append(pieces.piece, pieces.size);
-    if (RedisModule_IsIOError(pieces.io) || pieces.left != 0) return Err("a value cut short");
-    return FromFirstPiece(dump.data(), dump.size());
+  static void* Refuse(RedisModuleIO* io, const std::string& why) {
+    RedisModule_LogIOError(io, "warning", "sstfilter: %s", why.c_str());
+    return nullptr;
   }
 
   // LOADCHUNK commands of at most kDumpChunkBytes each, as SCANDUMP would give them.
@@ -297,23 +234,15 @@ struct FilterValue {
   static size_t MemoryUsage(const void* v) {
     const FilterValue& value = *static_cast<const FilterValue*>(v);
     return sizeof(FilterValue) + (value.loaded() ? value.filter->memory_bytes() : 0) +
-           value.loading.capacity();
+           (value.loading != nullptr ? value.loading->memory_bytes() : 0);
   }
 
   static void Free(void* v) { delete static_cast<FilterValue*>(v); }
 
   // COPY: a value of its own (null, which COPY answers as an error, if it cannot be made).
   static void* Copy(RedisModuleString*, RedisModuleString*, const void* v) {
-    const FilterValue& from = *static_cast<const FilterValue*>(v);
     try {
-      if (!from.loaded()) {
-        auto copy = std::make_unique<FilterValue>();
-        copy->loading = from.loading;
-        copy->header = from.header;
-        return copy.release();
-      }
-      DumpSource source{from};
-      Result<std::unique_ptr<FilterValue>> copy = FromSource(source);
+      Result<std::unique_ptr<FilterValue>> copy = CopyOf(*static_cast<const FilterValue*>(v));
       return copy.ok() ? std::move(copy).value().release() : nullptr;
     } catch (const std::exception&) {
       return nullptr;

@@ -190,11 +190,8 @@ Result<BloomFilter> BloomFilter::Deserialize(const void* data, size_t size) {
 Result<BloomFilter> BloomFilter::FromBody(FilterBuffer body, uint64_t body_bytes,
                                           const uint8_t* trailer) {
   Trailer t;
-  uint64_t expected_bytes = 0;
-  if (trailer == nullptr || !DecodeTrailer(trailer, kTrailerBytes, &t) ||
-      !BodyBytes(t, &expected_bytes) || expected_bytes != body_bytes) {
+  if (!ParseTrailerFor(trailer, body_bytes, &t))
     return Err(NotOurFormat(body_bytes + kTrailerBytes));
-  }
   if (t.kind != BlockedBloom::kId && t.kind != StandardBloom::kId) {
     return Err("not a blocked or standard Bloom filter (kind " +
                std::to_string(static_cast<int>(t.kind)) + "); a BloomFilter reads only those");

@@ -88,21 +88,5 @@ Result<Header> ParseFilters(const void* header, uint8_t filters, size_t num_filt
   return parsed;
 }
 
-uint64_t BytesNeeded(const void* data, size_t size) {
-  const uint8_t* p = static_cast<const uint8_t*>(data);
-  if (p == nullptr || size < kHeaderBytes) return kHeaderBytes;
-  const uint32_t n = LoadLE32(p + 56);
-  if (n == 0 || n > kMaxChainFilters) return 0;  // never a chain
-  uint64_t at = kHeaderBytes;
-  for (uint32_t i = 0; i < n; ++i) {
-    if (size - at < 8) return at + 8;  // the next length is still to come
-    const uint64_t length = LoadLE64(p + at);
-    if (length < kTrailerBytes || length > UINT64_MAX - at - 8) return 0;  // never a chain
-    at += 8 + length;
-    if (at > size) return at;
-  }
-  return at;
-}
-
 }  // namespace chain_format
 }  // namespace sstfilter

@@ -19,10 +19,10 @@
 //   60      4      0
 //   64      then n times: 8 bytes L, then the L bytes of one filter
 //
-// At most kMaxChainFilters filters (FilterChain stops growing there). A reader takes nothing on
-// trust: the filters are what the schedule of (initial capacity,
-// fp_rate, growth, tightening) makes, in order (FilterChain::Restore), and the bytes end exactly
-// after the last one. Anything else is an error, and nothing is built.
+// At most kMaxChainFilters filters (FilterChain stops growing there). The reader
+// (core/app_filters/chain_loader.h) takes nothing on trust: the filters are what the schedule of
+// (initial capacity, fp_rate, growth, tightening) makes, in order (FilterChain::Restore), and the
+// bytes end exactly after the last one. Anything else is an error, and nothing is built.
 #pragma once
 
 #include <cstddef>
@@ -33,7 +33,6 @@
 
 #include "core/app_filters/byte_range.h"
 #include "core/format.h"
-#include "sstfilter/filter_memory.h"
 #include "sstfilter/result.h"
 #include "sstfilter/scaling.h"
 
@@ -65,14 +64,6 @@ Result<Header> ParseHeader(const void* data, size_t size, uint8_t filters);
 // The header at `header` (kHeaderBytes) of a chain whose `num_filters` filters have been read:
 // ParseHeader's checks, and a count in the header that is the filters'.
 Result<Header> ParseFilters(const void* header, uint8_t filters, size_t num_filters);
-
-// The total length of the chain whose first `size` bytes are at `data`, as far as they tell: a
-// header's worth while the header is incomplete, then the header and the filters whose lengths
-// the bytes hold, plus 8 for the next length while one is still to come; 0 once the bytes can be
-// no chain (a count or a length Read refuses). A chain arriving in pieces is complete when this
-// equals the bytes received (and Read then reads it), and can never be once it is smaller. Its
-// cost is at most one step per filter, kMaxChainFilters.
-uint64_t BytesNeeded(const void* data, size_t size);
 
 // The header of a chain of `filters` with these options (its counts and n left to the writer).
 inline Header HeaderOf(uint8_t filters, const ScalingOptions& options, double fp_rate,
@@ -121,84 +112,12 @@ size_t CopyRange(Header header, const std::vector<Filter>& filters, uint64_t off
   return copier.copied();
 }
 
-// The chain's bytes pulled from `source` as they come, each filter's body read straight into its
-// own memory (Filter::AllocateBody, Filter::FromBody): source(out, n) writes the next n bytes to
-// `out`, false when they cannot be had, and source.CanHave(n) is false if n more bytes never can
-// be (nothing is allocated for them). The header's kHeaderBytes go to `header`, the filters to
-// `filters`; an error, with a message, for a header ParseHeader refuses, a filter shorter than a
-// trailer, bytes cut short, or a filter its FromBody refuses. Reads no further than the last
-// filter: bytes after it are the caller's to refuse.
-template <typename Filter, typename Source>
-Result<bool> ReadFrom(Source&& source, uint8_t filters_kind, uint8_t* header,
-                      std::vector<Filter>* filters) {
-  const std::string cut_short = "a scalable filter's bytes cut short";
-  if (!source(header, kHeaderBytes)) return Err(cut_short);
-  const Result<Header> parsed = ParseHeader(header, kHeaderBytes, filters_kind);
-  if (!parsed.ok()) return Err(parsed.error());
-  filters->clear();
-  for (uint32_t i = 0; i < parsed.value().num_filters; ++i) {
-    uint8_t length_bytes[8];
-    if (!source(length_bytes, sizeof length_bytes)) return Err(cut_short);
-    const uint64_t length = LoadLE64(length_bytes);
-    if (length < kTrailerBytes) return Err("a scalable filter's filter shorter than its trailer");
-    if (!source.CanHave(length)) return Err(cut_short);
-    const uint64_t body_bytes = length - kTrailerBytes;
-    FilterBuffer body;
-    if (!Filter::AllocateBody(body_bytes, &body)) {
-      return Err("filter " + std::to_string(i) + ": cannot allocate " + std::to_string(body_bytes) +
-                 " bytes");
-    }
-    uint8_t trailer[kTrailerBytes];
-    if (!source(body.data(), body_bytes) || !source(trailer, kTrailerBytes)) return Err(cut_short);
-    Result<Filter> f = Filter::FromBody(std::move(body), body_bytes, trailer);
-    if (!f.ok()) return Err("filter " + std::to_string(i) + ": " + f.error());
-    filters->push_back(std::move(f).value());
-  }
-  return true;
-}
-
 // The chain's bytes, whole.
 template <typename Filter>
 std::string Write(const Header& header, const std::vector<Filter>& filters) {
   std::string out(BytesOf(filters), '\0');
   CopyRange(header, filters, 0, out.size(), out.data());
   return out;
-}
-
-// ReadFrom's source over the `size` bytes at `data`.
-class MemorySource {
- public:
-  MemorySource(const void* data, size_t size)
-      : at_(static_cast<const uint8_t*>(data)), left_(data == nullptr ? 0 : size) {}
-  bool CanHave(uint64_t n) const { return n <= left_; }
-  bool operator()(void* out, size_t n) {
-    if (n > left_) return false;
-    if (n > 0) std::memcpy(out, at_, n);
-    at_ += n;
-    left_ -= n;
-    return true;
-  }
-  size_t left() const { return left_; }
-
- private:
-  const uint8_t* at_;
-  size_t left_;
-};
-
-// The chain of `size` bytes at `data` (ReadFrom over them): its header's bytes are the first
-// kHeaderBytes; an error also for bytes left over after the last filter.
-template <typename Filter>
-Result<bool> Read(const void* data, size_t size, uint8_t filters_kind,
-                  std::vector<Filter>* filters) {
-  MemorySource source(data, size);
-  uint8_t header[kHeaderBytes];
-  const Result<bool> read = ReadFrom(source, filters_kind, header, filters);
-  if (!read.ok()) return read;
-  if (source.left() != 0) {
-    return Err("a scalable filter's bytes with " + std::to_string(source.left()) +
-               " bytes left over");
-  }
-  return true;
 }
 
 }  // namespace chain_format

@@ -70,9 +70,7 @@ bool CuckooFilter::AllocateBody(uint64_t body_bytes, FilterBuffer* body) {
 Result<CuckooFilter> CuckooFilter::FromBody(FilterBuffer body, uint64_t body_bytes,
                                             const uint8_t* trailer) {
   Trailer t;
-  uint64_t expected_bytes = 0;
-  if (trailer == nullptr || !DecodeTrailer(trailer, kTrailerBytes, &t) ||
-      !BodyBytes(t, &expected_bytes) || expected_bytes != body_bytes || body.size() < body_bytes) {
+  if (!ParseTrailerFor(trailer, body_bytes, &t) || body.size() < body_bytes) {
     return Err("not a valid sstfilter filter");
   }
   if (t.kind != Cuckoo::kId) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/app_filters/chain_format.h"
+#include "core/app_filters/chain_loader.h"
 
 namespace sstfilter {
 

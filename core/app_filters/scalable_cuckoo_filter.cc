@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/app_filters/chain_format.h"
+#include "core/app_filters/chain_loader.h"
 #include "core/cuckoo/math.h"
 
 namespace sstfilter {

@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "core/app_filters/chain_format.h"
+#include "core/app_filters/chain_loader.h"
+#include "core/format.h"
 #include "sstfilter/scalable_bloom_filter.h"
 #include "sstfilter/scalable_cuckoo_filter.h"
 
@@ -158,58 +160,78 @@ TYPED_TEST(ScalableSerialization, SerializeRangeGivesPartsOfSerialize) {
   for (const auto& f : filter.filters()) ExpectRangesAreSerializesParts(f);
 }
 
-// ReadFrom's source that gives the bytes at `data` in pieces of `piece` bytes at most, as an RDB
-// file's strings give them, and counts what it gave.
-class PieceSource {
- public:
-  PieceSource(const std::string& bytes, size_t piece) : bytes_(bytes), piece_(piece) {}
-  bool CanHave(uint64_t n) const { return n <= bytes_.size() - at_; }
-  bool operator()(void* out, size_t n) {
-    if (n > bytes_.size() - at_) return false;
-    for (size_t done = 0; done < n; done += piece_) {  // as separate copies, piece by piece
-      std::memcpy(static_cast<char*>(out) + done, bytes_.data() + at_ + done,
-                  std::min(piece_, n - done));
-    }
-    at_ += n;
-    return true;
-  }
-  size_t at() const { return at_; }
-
- private:
-  const std::string& bytes_;
-  size_t piece_;
-  size_t at_ = 0;
-};
-
-// Read from a source piece by piece (each filter's body straight into its buffer, then FromBody
-// and FromFilters, the Redis module's RDB loading), a filter is the one Deserialize reads, byte
-// for byte; cut short anywhere, it is refused.
-TYPED_TEST(ScalableSerialization, ReadFromPiecesGivesWhatDeserializeGives) {
+// Taken in pieces by a ChainLoader (each filter's body straight into its buffer, then FromBody and
+// FromFilters: the Redis module's loading), a filter is the one Deserialize reads, byte for byte,
+// and the loader gives back what it took; cut short anywhere, it is refused.
+TYPED_TEST(ScalableSerialization, TakenInPiecesItIsWhatDeserializeReads) {
   using Part = typename std::decay_t<decltype(std::declval<TypeParam>().filters())>::value_type;
   const TypeParam filter = Make<TypeParam>(1000, 0.01, 5000);
   const std::string bytes = filter.Serialize();
   const uint8_t kind = std::is_same_v<TypeParam, ScalableBloomFilter> ? chain_format::kBloomChain
                                                                       : chain_format::kCuckooChain;
   for (const size_t piece : {size_t{1}, size_t{7}, size_t{4096}, bytes.size()}) {
-    PieceSource source(bytes, piece);
+    chain_format::ChainLoader<Part> loader(kind);
+    for (size_t at = 0; at < bytes.size(); at += piece) {
+      ASSERT_FALSE(loader.complete()) << at;
+      const Result<bool> taken = loader.Take(bytes.data() + at, std::min(piece, bytes.size() - at));
+      ASSERT_TRUE(taken.ok()) << taken.error();
+    }
+    ASSERT_TRUE(loader.complete());
+    std::string back(bytes.size(), '\0');
+    ASSERT_EQ(loader.CopyReceived(0, back.size(), back.data()), bytes.size());
+    EXPECT_EQ(back, bytes);
     uint8_t header[chain_format::kHeaderBytes];
     std::vector<Part> parts;
-    const Result<bool> read = chain_format::ReadFrom(source, kind, header, &parts);
-    ASSERT_TRUE(read.ok()) << read.error();
-    EXPECT_EQ(source.at(), bytes.size());
+    const Result<bool> finished = loader.Finish(header, &parts);
+    ASSERT_TRUE(finished.ok()) << finished.error();
     Result<TypeParam> made = TypeParam::FromFilters(header, std::move(parts));
     ASSERT_TRUE(made.ok()) << made.error();
     EXPECT_EQ(made.value().Serialize(), bytes) << "pieces of " << piece;
   }
   for (const size_t cut : {size_t{10}, size_t{64}, size_t{70}, size_t{200}, bytes.size() - 1}) {
-    const std::string short_bytes = bytes.substr(0, cut);
-    PieceSource source(short_bytes, 4096);
+    chain_format::ChainLoader<Part> loader(kind);
+    ASSERT_TRUE(loader.Take(bytes.data(), cut).ok()) << cut;
     uint8_t header[chain_format::kHeaderBytes];
     std::vector<Part> parts;
-    const Result<bool> read = chain_format::ReadFrom(source, kind, header, &parts);
-    ASSERT_FALSE(read.ok()) << "cut at " << cut;
-    EXPECT_NE(read.error().find("cut short"), std::string::npos) << read.error();
+    const Result<bool> finished = loader.Finish(header, &parts);
+    ASSERT_FALSE(finished.ok()) << "cut at " << cut;
+    EXPECT_NE(finished.error().find(cut < 64 ? "no header" : "cut short"), std::string::npos)
+        << finished.error();
   }
+}
+
+// A piece the loader refuses leaves it as it was: the pieces that follow, the right ones, make the
+// filter. Refused: a filter count no chain has, a filter shorter than its trailer, a trailer that
+// is not its body's, bytes past the end.
+TEST(ScalableSerializationKinds, ARefusedPieceChangesNothing) {
+  const std::string bytes = Make<ScalableBloomFilter>(8, 0.1, 40).Serialize();
+  ASSERT_GT(bytes.size(), 200u);
+  const auto refused = [&](chain_format::ChainLoader<BloomFilter>* loader, std::string piece) {
+    const uint64_t before = loader->received();
+    const Result<bool> taken = loader->Take(piece.data(), piece.size());
+    EXPECT_EQ(loader->received(), before);
+    return !taken.ok();
+  };
+  chain_format::ChainLoader<BloomFilter> loader(chain_format::kBloomChain);
+  std::string many = bytes.substr(0, 64);
+  for (int i = 56; i < 60; ++i) many[i] = '\xff';  // 2^32 - 1 filters
+  EXPECT_TRUE(refused(&loader, many));
+  EXPECT_TRUE(refused(&loader, bytes.substr(0, 64) + std::string("\x08\0\0\0\0\0\0\0", 8)));
+  ASSERT_TRUE(loader.Take(bytes.data(), 100).ok());
+  // The first filter's trailer, one byte changed; then the right bytes.
+  const size_t first_end = 72 + LoadLE64(reinterpret_cast<const uint8_t*>(bytes.data()) + 64);
+  std::string bad = bytes.substr(100, first_end - 100);
+  bad.back() ^= 1;
+  EXPECT_TRUE(refused(&loader, bad));
+  ASSERT_TRUE(loader.Take(bytes.data() + 100, bytes.size() - 100).ok());
+  EXPECT_TRUE(refused(&loader, "x"));
+  ASSERT_TRUE(loader.complete());
+  uint8_t header[chain_format::kHeaderBytes];
+  std::vector<BloomFilter> filters;
+  ASSERT_TRUE(loader.Finish(header, &filters).ok());
+  auto made = ScalableBloomFilter::FromFilters(header, std::move(filters));
+  ASSERT_TRUE(made.ok()) << made.error();
+  EXPECT_EQ(made.value().Serialize(), bytes);
 }
 
 // FromFilters takes a header whose count is the filters' only.
@@ -282,26 +304,6 @@ TEST(ScalableSerializationKinds, OlderFiltersHoldNoMoreThanTheirCapacity) {
   const auto refused = ScalableBloomFilter::Deserialize(bytes.data(), bytes.size());
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.error().find("capacity"), std::string::npos) << refused.error();
-}
-
-// Pieces arriving one by one: BytesNeeded grows with them to the whole length, and turns 0 for a
-// count or a filter length no chain has (then no piece can complete it, and the loader refuses).
-TEST(ScalableSerializationKinds, BytesNeededFollowsPiecesAndRefusesNoChain) {
-  const std::string bytes = Make<ScalableBloomFilter>(8, 0.1, 40).Serialize();
-  uint64_t last = 0;
-  for (size_t n = 0; n <= bytes.size(); ++n) {
-    const uint64_t needed = chain_format::BytesNeeded(bytes.data(), n);
-    ASSERT_GE(needed, last) << n;
-    ASSERT_GT(needed, n < bytes.size() ? n : n - 1) << n;
-    last = needed;
-  }
-  EXPECT_EQ(last, bytes.size());
-  std::string many = bytes;
-  for (int i = 56; i < 60; ++i) many[i] = '\xff';  // 2^32 - 1 filters
-  EXPECT_EQ(chain_format::BytesNeeded(many.data(), many.size()), 0u);
-  EXPECT_FALSE(ScalableBloomFilter::Deserialize(many.data(), many.size()).ok());
-  std::string short_filter = bytes.substr(0, 64) + std::string("\x08\0\0\0\0\0\0\0", 8);
-  EXPECT_EQ(chain_format::BytesNeeded(short_filter.data(), short_filter.size()), 0u);
 }
 
 // The bytes of a small filter of each kind, fixed: a change to the chain's format or to how a

@@ -540,3 +540,23 @@ def test_a_scan_keeps_no_copy_of_the_dump(r, kind):
     r.execute_command(k["scandump"], "src", 0)
     assert r.memory_usage("src") == before
     r.delete("src")
+
+
+@pytest.mark.parametrize("kind", ["bf", "cf"])
+def test_a_dump_whose_filters_do_not_fit_its_header_is_given_up(r, kind):
+    # The first piece's chain header says another error rate: every piece is taken (each check a
+    # piece can meet holds), and the last, which shows the filters are not the header's, answers
+    # an error and deletes the key; a load from the first piece again then works.
+    k = KINDS[kind]
+    present, chunks = huge_dump(r, kind)
+    it, first = chunks[0]
+    changed = bytearray(first)
+    changed[24 + 8 + 7] ^= 0x01  # the chain header's fp_rate, its top byte
+    assert r.execute_command(k["loadchunk"], "dst", it, bytes(changed)) == b"OK"
+    for it, data in chunks[1:-1]:
+        assert r.execute_command(k["loadchunk"], "dst", it, data) == b"OK"
+    expect_error(r, k["loadchunk"], "dst", *chunks[-1], contains="start again")
+    assert r.exists("dst") == 0
+    loadchunks(r, k["loadchunk"], "dst", chunks)
+    assert_same_filter(r, kind, "src", "dst", present)
+    r.delete("src", "dst")

@@ -16,6 +16,8 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "core/app_filters/byte_range.h"
@@ -214,6 +216,18 @@ Result<bool> Read(const void* data, size_t size, uint8_t filters_kind,
   if (!taken.ok()) return taken;
   uint8_t header[kHeaderBytes];
   return loader.Finish(header, filters);
+}
+
+// Scalable::Deserialize: the scalable filter (ScalableBloomFilter, ScalableCuckooFilter) of the
+// `size` bytes at `data`, its filters read by Read and joined by Scalable::FromFilters.
+template <typename Scalable>
+Result<Scalable> ReadScalable(const void* data, size_t size, uint8_t filters_kind) {
+  using Filter =
+      typename std::decay_t<decltype(std::declval<const Scalable&>().filters())>::value_type;
+  std::vector<Filter> filters;
+  const Result<bool> read = Read(data, size, filters_kind, &filters);
+  if (!read.ok()) return Err(read.error());
+  return Scalable::FromFilters(data, std::move(filters));
 }
 
 }  // namespace chain_format

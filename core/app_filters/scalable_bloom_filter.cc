@@ -81,10 +81,7 @@ size_t ScalableBloomFilter::SerializeRange(uint64_t offset, size_t length, void*
 }
 
 Result<ScalableBloomFilter> ScalableBloomFilter::Deserialize(const void* data, size_t size) {
-  std::vector<BloomFilter> filters;
-  const Result<bool> read = chain_format::Read(data, size, chain_format::kBloomChain, &filters);
-  if (!read.ok()) return Err(read.error());
-  return FromFilters(data, std::move(filters));
+  return chain_format::ReadScalable<ScalableBloomFilter>(data, size, chain_format::kBloomChain);
 }
 
 Result<ScalableBloomFilter> ScalableBloomFilter::FromFilters(const void* header,

@@ -115,10 +115,7 @@ size_t ScalableCuckooFilter::SerializeRange(uint64_t offset, size_t length, void
 }
 
 Result<ScalableCuckooFilter> ScalableCuckooFilter::Deserialize(const void* data, size_t size) {
-  std::vector<CuckooFilter> filters;
-  const Result<bool> read = chain_format::Read(data, size, chain_format::kCuckooChain, &filters);
-  if (!read.ok()) return Err(read.error());
-  return FromFilters(data, std::move(filters));
+  return chain_format::ReadScalable<ScalableCuckooFilter>(data, size, chain_format::kCuckooChain);
 }
 
 Result<ScalableCuckooFilter> ScalableCuckooFilter::FromFilters(const void* header,

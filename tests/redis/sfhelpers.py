@@ -81,6 +81,18 @@ def wrong_arity(r, *args):
     expect_error(r, *args, contains="wrong number of arguments")
 
 
+# The INSERT arguments after the key that BF.INSERT, CF.INSERT and CF.INSERTNX all refuse.
+BAD_INSERT_ARGS = [
+    ["CAPACITY", "100"],                    # no ITEMS
+    ["ITEMS"],                              # ITEMS without an item
+    ["CAPACITY", "0", "ITEMS", "a"],
+    ["CAPACITY", "-5", "ITEMS", "a"],
+    ["CAPACITY", "abc", "ITEMS", "a"],
+    ["CAPACITY", "ITEMS", "a"],             # CAPACITY missing its value
+    ["BOGUS", "ITEMS", "a"],
+]
+
+
 def assert_fields(fields, expected):
     """Each field of `expected` (a dict) has its value in `fields` (pairs of an INFO reply)."""
     for name, value in expected.items():

@@ -45,8 +45,8 @@
 import pytest
 import redis
 
-from sfhelpers import (assert_fields, bulk, each, expect_error, fp_limit, info, items, pairs,
-                       wrong_arity)
+from sfhelpers import (BAD_INSERT_ARGS, assert_fields, bulk, each, expect_error, fp_limit, info,
+                       items, pairs, wrong_arity)
 
 BF_INFO_FIELDS = ["Capacity", "Size", "Number of filters", "Number of items inserted",
                   "Expansion rate"]
@@ -261,23 +261,16 @@ def test_insert_nonscaling_creates_a_nonscaling_filter(r):
     assert fields["Number of items inserted"] == 10
 
 
-@pytest.mark.parametrize("args", [
-    ["bf", "CAPACITY", "100"],                    # no ITEMS
-    ["bf", "ITEMS"],                              # ITEMS without an item
-    ["bf", "CAPACITY", "0", "ITEMS", "a"],
-    ["bf", "CAPACITY", "-5", "ITEMS", "a"],
-    ["bf", "CAPACITY", "abc", "ITEMS", "a"],
-    ["bf", "ERROR", "0", "ITEMS", "a"],
-    ["bf", "ERROR", "1", "ITEMS", "a"],
-    ["bf", "ERROR", "nan", "ITEMS", "a"],
-    ["bf", "ERROR", "abc", "ITEMS", "a"],
-    ["bf", "EXPANSION", "0", "ITEMS", "a"],
-    ["bf", "EXPANSION", "abc", "ITEMS", "a"],
-    ["bf", "CAPACITY", "ITEMS", "a"],             # CAPACITY missing its value
-    ["bf", "BOGUS", "ITEMS", "a"],
+@pytest.mark.parametrize("args", BAD_INSERT_ARGS + [
+    ["ERROR", "0", "ITEMS", "a"],
+    ["ERROR", "1", "ITEMS", "a"],
+    ["ERROR", "nan", "ITEMS", "a"],
+    ["ERROR", "abc", "ITEMS", "a"],
+    ["EXPANSION", "0", "ITEMS", "a"],
+    ["EXPANSION", "abc", "ITEMS", "a"],
 ])
 def test_insert_bad_arguments(r, args):
-    expect_error(r, "BF.INSERT", *args)
+    expect_error(r, "BF.INSERT", "bf", *args)
     assert r.exists("bf") == 0
     assert r.ping()
 

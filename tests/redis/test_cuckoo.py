@@ -40,8 +40,8 @@
 import pytest
 import redis
 
-from sfhelpers import (assert_fields, bulk, each, expect_error, fp_limit, info, items, pairs,
-                       wrong_arity)
+from sfhelpers import (BAD_INSERT_ARGS, assert_fields, bulk, each, expect_error, fp_limit, info,
+                       items, pairs, wrong_arity)
 
 CF_INFO_FIELDS = ["Size", "Number of buckets", "Number of filters", "Number of items inserted",
                   "Number of items deleted", "Bucket size", "Expansion rate", "Max iterations"]
@@ -348,17 +348,9 @@ def test_insertnx_nocreate(r):
 
 
 @pytest.mark.parametrize("command", ["CF.INSERT", "CF.INSERTNX"])
-@pytest.mark.parametrize("args", [
-    ["cf", "CAPACITY", "100"],                    # no ITEMS
-    ["cf", "ITEMS"],                              # ITEMS without an item
-    ["cf", "CAPACITY", "0", "ITEMS", "a"],
-    ["cf", "CAPACITY", "-1", "ITEMS", "a"],
-    ["cf", "CAPACITY", "abc", "ITEMS", "a"],
-    ["cf", "CAPACITY", "ITEMS", "a"],
-    ["cf", "BOGUS", "ITEMS", "a"],
-])
+@pytest.mark.parametrize("args", BAD_INSERT_ARGS + [["ERROR", "0.01", "ITEMS", "a"]])
 def test_insert_bad_arguments(r, command, args):
-    expect_error(r, command, *args)
+    expect_error(r, command, "cf", *args)
     assert r.exists("cf") == 0
     assert r.ping()
 

@@ -61,8 +61,8 @@ struct FilterValue {
   // filter as it is, with no copy of the whole: a save of a filter of gigabytes needs one
   // piece's memory.
   size_t CopyDump(uint64_t offset, size_t length, char* out) const {
-    RangeCopier copier(offset, length, out);
     if (!loaded()) return loading->CopyReceived(offset, length, out);
+    RangeCopier copier(offset, length, out);
     uint8_t header_bytes[kDumpHeaderBytes];
     EncodeDumpHeader(header, header_bytes);
     copier.NextBytes(header_bytes, sizeof header_bytes);
@@ -88,16 +88,18 @@ struct FilterValue {
     }
   }
 
-  // A value begun with the first piece of a dump: the filter if the piece is the whole dump, else
-  // the value loading. An error, with a message, for a piece that cannot begin a dump of this
-  // type (both headers must be in it, so that it is known to begin one).
-  static Result<std::unique_ptr<FilterValue>> Begin(const void* data, size_t size) {
+  // A value whose loader `feed` fills (feed(loader) takes pieces into it and answers the first
+  // refusal): the filter if the dump is then whole, else the value loading. An error, with a
+  // message, for pieces that cannot begin a dump of this type (both headers must be in, so that
+  // they are known to begin one) or a whole dump Loader::Finish refuses.
+  template <typename Feed>
+  static Result<std::unique_ptr<FilterValue>> FromLoader(Feed&& feed) {
     auto value = std::make_unique<FilterValue>();
     value->loading = std::make_unique<Loader>();
-    const Result<bool> taken = value->loading->Take(data, size);
-    if (!taken.ok()) return Err(taken.error());
+    const Result<bool> fed = feed(value->loading.get());
+    if (!fed.ok()) return Err(fed.error());
     if (value->loading->received() < Loader::kHeadersBytes) {
-      return Err("a first piece must hold the dump's two headers (" +
+      return Err("a dump's first piece must hold its two headers (" +
                  std::to_string(Loader::kHeadersBytes) + " bytes)");
     }
     const Result<bool> finished = value->FinishIfComplete();
@@ -105,19 +107,21 @@ struct FilterValue {
     return value;
   }
 
+  // A value begun with the first piece of a dump (LOADCHUNK).
+  static Result<std::unique_ptr<FilterValue>> Begin(const void* data, size_t size) {
+    return FromLoader([&](Loader* loader) { return loader->Take(data, size); });
+  }
+
   // A value of its own with `from`'s dump (COPY), read from it piece by piece as a load reads.
   static Result<std::unique_ptr<FilterValue>> CopyOf(const FilterValue& from) {
     std::string buffer = from.PieceBuffer();
-    auto value = std::make_unique<FilterValue>();
-    value->loading = std::make_unique<Loader>();
-    Result<bool> taken = true;
-    from.ForEachDumpPiece(&buffer, [&](uint64_t, const char* piece, size_t size) {
-      if (taken.ok()) taken = value->loading->Take(piece, size);
+    return FromLoader([&](Loader* loader) {
+      Result<bool> taken = true;
+      from.ForEachDumpPiece(&buffer, [&](uint64_t, const char* piece, size_t size) {
+        if (taken.ok()) taken = loader->Take(piece, size);
+      });
+      return taken;
     });
-    if (!taken.ok()) return Err(taken.error());
-    const Result<bool> finished = value->FinishIfComplete();
-    if (!finished.ok()) return Err(finished.error());
-    return value;
   }
 
   // Once the loader holds a whole dump: the filter, and the loader gone. An error, with a
@@ -180,33 +184,34 @@ struct FilterValue {
     }
   }
 
+  // An RDB value (format.md section 16): each piece goes into the loader and is freed, so that
+  // loading holds one piece beside the filter.
   static void* Load(RedisModuleIO* io) {
     const uint64_t complete = RedisModule_LoadUnsigned(io);
     const uint64_t chunks = RedisModule_LoadUnsigned(io);
     if (RedisModule_IsIOError(io) || complete > 1 || chunks > (uint64_t{1} << 24)) return nullptr;
-    auto value = std::make_unique<FilterValue>();
-    value->loading = std::make_unique<Loader>();
-    // Each piece goes into the loader and is freed: loading holds one piece beside the filter.
-    for (uint64_t i = 0; i < chunks; ++i) {
-      size_t length = 0;
-      char* piece = RedisModule_LoadStringBuffer(io, &length);
-      if (piece == nullptr || RedisModule_IsIOError(io)) {
-        if (piece != nullptr) RedisModule_Free(piece);
-        return nullptr;
+    bool io_error = false;
+    Result<std::unique_ptr<FilterValue>> value = FromLoader([&](Loader* loader) -> Result<bool> {
+      for (uint64_t i = 0; i < chunks; ++i) {
+        size_t length = 0;
+        char* piece = RedisModule_LoadStringBuffer(io, &length);
+        if (piece == nullptr || RedisModule_IsIOError(io)) {
+          if (piece != nullptr) RedisModule_Free(piece);
+          io_error = true;
+          return Err("a value cut short");
+        }
+        const Result<bool> taken = loader->Take(piece, length);
+        RedisModule_Free(piece);
+        if (!taken.ok()) return taken;
       }
-      const Result<bool> taken = value->loading->Take(piece, length);
-      RedisModule_Free(piece);
-      if (!taken.ok()) return Refuse(io, taken.error());
-    }
-    if (value->loading->received() < Loader::kHeadersBytes) {
-      return Refuse(io, "a value without the dump's two headers");
-    }
-    if ((complete == 1) != value->loading->complete()) {
-      return Refuse(io, complete == 1 ? "a dump cut short" : "a loading value that is complete");
-    }
-    const Result<bool> finished = value->FinishIfComplete();
-    if (!finished.ok()) return Refuse(io, finished.error());
-    return value.release();
+      if ((complete == 1) != loader->complete()) {
+        return Err(complete == 1 ? "a dump cut short" : "a loading value that is complete");
+      }
+      return true;
+    });
+    if (io_error) return nullptr;
+    if (!value.ok()) return Refuse(io, value.error());
+    return std::move(value).value().release();
   }
 
   static void* Refuse(RedisModuleIO* io, const std::string& why) {

@@ -63,8 +63,9 @@ int ScanDump(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (!value.loaded()) return RedisModule_ReplyWithError(ctx, "ERR the filter is still loading");
   const uint64_t stamp = IteratorStamp(value.last_write);
   const uint64_t position = static_cast<uint64_t>(iterator) & kIteratorOffsetMask;
-  if (iterator != 0 && position == 0)
+  if (iterator != 0 && position == 0) {
     return RedisModule_ReplyWithError(ctx, "ERR invalid iterator");
+  }
   // Going on over a filter written since the scan began would mix two of its states, which could
   // lose an item that moved between pieces: the scan must start again.
   if (iterator != 0 && (static_cast<uint64_t>(iterator) >> kIteratorOffsetBits) != stamp) {

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash
-# Sourced by the benchmark scripts: the checks of their --name=value arguments, each failing
+# Sourced by the benchmark and build scripts: the checks of their arguments, each failing
 # through the caller's die() (one line on stderr, exit 2).
 
 # RequirePositive NAME VALUE...: each VALUE (of --NAME) a positive integer.
@@ -46,4 +46,28 @@ ParseArgs() {
     done
     $matched || die "unknown argument $arg (see the comment at the top of the script)"
   done
+}
+
+# ParseBuildArgs SPEC ARG...: the build scripts' words: one SOURCE (a word not starting with -),
+# --work DIR into $work, and each --flag that SPEC (space-separated entries flag=variable) names,
+# setting its variable to 1. Any other option: "unknown option"; no SOURCE: "USAGE", the caller's.
+# shellcheck disable=SC2034  # work and source are the caller's
+ParseBuildArgs() {
+  local entry matched entries
+  read -r -a entries <<< "$1"
+  shift
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --work) [ $# -ge 2 ] || die "--work needs a directory"
+              work="$2"; shift ;;
+      -*) matched=false
+          for entry in "${entries[@]}"; do
+            if [ "$1" = "--${entry%%=*}" ]; then printf -v "${entry#*=}" '%s' 1; matched=true; fi
+          done
+          $matched || die "unknown option '$1'" ;;
+      *) source="$1" ;;
+    esac
+    shift
+  done
+  [ -n "$source" ] || die "usage: $USAGE"
 }

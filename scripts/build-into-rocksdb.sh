@@ -32,22 +32,10 @@ use_make=0
 use_jni=0
 compile_only=0
 work="$root/build-in-rocksdb"
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --make) use_make=1 ;;
-    --jni) use_jni=1 ;;
-    --compile-only) compile_only=1 ;;
-    --work) [ $# -ge 2 ] || { echo "build-into-rocksdb.sh: --work needs a directory" >&2; exit 2; }
-            work="$2"; shift ;;
-    -*) echo "build-into-rocksdb.sh: unknown option '$1'" >&2; exit 2 ;;
-    *) source="$1" ;;
-  esac
-  shift
-done
-if [ -z "$source" ]; then
-  echo "usage: build-into-rocksdb.sh SOURCE_DIR|TARBALL [--make [--compile-only] | --jni] [--work DIR]" >&2
-  exit 2
-fi
+die() { echo "build-into-rocksdb.sh: $*" >&2; exit 2; }
+USAGE="SOURCE_DIR|TARBALL [--make [--compile-only] | --jni] [--work DIR]"
+source "$root/scripts/args.sh"
+ParseBuildArgs "make=use_make jni=use_jni compile-only=compile_only" "$@"
 if [ $use_make = 1 ] && [ $use_jni = 1 ]; then
   echo "build-into-rocksdb.sh: --jni builds with CMake; it does not go with --make" >&2
   exit 2

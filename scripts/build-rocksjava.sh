@@ -20,20 +20,10 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 source=""
 work="$root/build-rocksjava"
 run_tests=0
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --work) [ $# -ge 2 ] || { echo "build-rocksjava.sh: --work needs a directory" >&2; exit 2; }
-            work="$2"; shift ;;
-    --test) run_tests=1 ;;
-    -*) echo "build-rocksjava.sh: unknown option '$1'" >&2; exit 2 ;;
-    *) source="$1" ;;
-  esac
-  shift
-done
-if [ -z "$source" ]; then
-  echo "usage: build-rocksjava.sh SOURCE_DIR|TARBALL [--work DIR] [--test]" >&2
-  exit 2
-fi
+die() { echo "build-rocksjava.sh: $*" >&2; exit 2; }
+USAGE="SOURCE_DIR|TARBALL [--work DIR] [--test]"
+source "$root/scripts/args.sh"
+ParseBuildArgs "test=run_tests" "$@"
 # What the build needs from Debian, installed if missing (as root; nothing else is downloaded).
 # junit4 and libassertj-core-java also for RocksJava's own build (build-into-rocksdb.sh --jni).
 packages=(cmake g++ make libxxhash-dev libhwy-dev openjdk-17-jdk-headless junit4

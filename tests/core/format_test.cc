@@ -144,57 +144,54 @@ TEST(Format, GoldenBytes) {
   const GoldenFilters golden;
   const std::vector<uint64_t>& keys = golden.keys;
   EXPECT_EQ(KeyHash("key0", 4), 0x25fe91c0b51f0819u);  // XXH3-64, seed kKeyHashSeed
-  const std::string& blocked = golden.blocked;
-  const std::string& standard = golden.standard;
-  const std::string& cuckoo = golden.cuckoo;
-  const std::string& semi_sorted = golden.semi_sorted;
-  ASSERT_EQ(golden.All().size(), 7u) << "a golden filter without its digest below";
-  EXPECT_EQ(blocked.size(), 1280u + kTrailerBytes);      // 20 blocks
-  EXPECT_EQ(standard.size(), 1256u + kTrailerBytes);     // 157 words
-  EXPECT_EQ(cuckoo.size(), 1592u + kTrailerBytes);       // 264 buckets of 48 bits, + 8 pad bytes
-  EXPECT_EQ(semi_sorted.size(), 1460u + kTrailerBytes);  // 264 buckets of 44 bits, + 8 pad bytes
-  EXPECT_EQ(Digest(AsLayout1(blocked)), 0x2c7c803a25341b87u);  // as 0.1 wrote it
-  EXPECT_EQ(Digest(blocked), 0x208cd3a4779d55d5u);
-  EXPECT_EQ(Digest(AsLayout1(standard)), 0x6217237745fe071eu);  // as 0.1 wrote it
-  EXPECT_EQ(Digest(standard), 0x156bd3c8a6771d40u);
-  EXPECT_EQ(Digest(AsLayout1(cuckoo)), 0xe615f607a42c8c87u);  // as 0.1 wrote it
-  EXPECT_EQ(Digest(cuckoo), 0x65837f56d583f8fbu);
-  EXPECT_EQ(Digest(AsLayout1(semi_sorted)), 0x186ce4a866bfd2f7u);  // as 0.1 wrote it
-  EXPECT_EQ(Digest(semi_sorted), 0x485dda69ee2fd777u);
+  // Each filter's body bytes, the digest of its bytes with the trailer in layout 1 (as 0.1 wrote
+  // them) and as written now.
+  const struct {
+    const std::string& filter;
+    uint64_t body_bytes;
+    uint64_t digest_layout1;
+    uint64_t digest;
+  } expected[] = {
+      {golden.blocked, 1280, 0x2c7c803a25341b87u, 0x208cd3a4779d55d5u},      // 20 blocks
+      {golden.standard, 1256, 0x6217237745fe071eu, 0x156bd3c8a6771d40u},     // 157 words
+      {golden.cuckoo, 1592, 0xe615f607a42c8c87u, 0x65837f56d583f8fbu},       // 264 x 48 bits + 8
+      {golden.semi_sorted, 1460, 0x186ce4a866bfd2f7u, 0x485dda69ee2fd777u},  // 264 x 44 bits + 8
+      {golden.fuse, 1384, 0x7171a34467475f72u, 0xdf45d38769031dacu},   // 1376 cells of 8 bits + 8
+      {golden.ribbon, 1088, 0xfc4d75572fd8c68u, 0x59a962c5c298a370u},  // 1088 slots, 17 blocks
+      // Layers of 5,632, 384 and 128 slots (blocks of 8 words), then the 2-bit threshold codes of
+      // the first two layers' 94 buckets (3 words).
+      {golden.bumped, 6'144 + 24, 0x536481b14b2c5568u, 0xba7436f58fa612f7u},
+  };
+  ASSERT_EQ(golden.All().size(), std::size(expected)) << "a golden filter without its digest";
+  for (const auto& e : expected) {
+    EXPECT_EQ(e.filter.size(), e.body_bytes + kTrailerBytes);
+    EXPECT_EQ(Digest(AsLayout1(e.filter)), e.digest_layout1) << e.body_bytes;
+    EXPECT_EQ(Digest(e.filter), e.digest) << e.body_bytes;
+  }
   // The static build writes the semi-sorted version by default.
-  EXPECT_EQ(Cuckoo::Build(CuckooParams{12}, keys.data(), keys.size()).value(), semi_sorted);
-  ExpectTrailerStart(semi_sorted, {0xe7, 0x03, 0, 0, 0, 0, 0, 0,  // 999 stored
-                                   0x08, 0x01, 0, 0, 0, 0, 0, 0,  // 264 buckets
-                                   0,    0,    0, 0,              // seed 0
-                                   12,   3,    2, 0});            // f, kind 3, v2
-  // The binary fuse filter (kind 4), 4-wise for 1000 keys: 1376 cells of 8 bits, + 8 pad bytes.
-  const std::string& fuse = golden.fuse;
-  EXPECT_EQ(fuse.size(), 1384u + kTrailerBytes);
-  EXPECT_EQ(Digest(AsLayout1(fuse)), 0x7171a34467475f72u);  // as 0.1 wrote it
-  EXPECT_EQ(Digest(fuse), 0xdf45d38769031dacu);
-  ExpectTrailerStart(fuse, {0xe8, 0x03, 0, 0, 0, 0, 0, 0,  // num_keys 1000
-                            0x60, 0x05, 0, 0, 0, 0, 0, 0,  // num_units: 1376 cells
-                            0,    0,    5, 4,              // seed 0, L = 2^5, 4-wise
-                            8,    4,    1, 0});            // 8 bits, kind 4, v1
-  // The Ribbon filter (kind 5) for 1000 keys: 1088 slots, 17 blocks of 8 words.
-  const std::string& ribbon = golden.ribbon;
-  EXPECT_EQ(ribbon.size(), 1088u + kTrailerBytes);
-  EXPECT_EQ(Digest(AsLayout1(ribbon)), 0xfc4d75572fd8c68u);  // as 0.1 wrote it
-  EXPECT_EQ(Digest(ribbon), 0x59a962c5c298a370u);
-  ExpectTrailerStart(ribbon, {0xe8, 0x03, 0, 0, 0, 0, 0, 0,  // num_keys 1000
-                              0x40, 0x04, 0, 0, 0, 0, 0, 0,  // num_units: 1088 slots
-                              0,    0,    0, 0,              // seed 0
-                              8,    5,    1, 0});            // 8 bits, kind 5, v1
-  // The bumped Ribbon filter (kind 6) for 6,000 keys: layers of 5,632, 384 and 128 slots (blocks
-  // of 8 words), then the 2-bit threshold codes of the first two layers' 94 buckets (3 words).
-  const std::string& bumped = golden.bumped;
-  EXPECT_EQ(bumped.size(), 6'144u + 24 + kTrailerBytes);
-  EXPECT_EQ(Digest(AsLayout1(bumped)), 0x536481b14b2c5568u);  // as 0.1 wrote it
-  EXPECT_EQ(Digest(bumped), 0xba7436f58fa612f7u);
-  ExpectTrailerStart(bumped, {0x70, 0x17, 0, 0, 0, 0, 0, 0,  // num_keys 6000
-                              0x70, 0x17, 0, 0, 0, 0, 0, 0,  // num_units: 6000 keys
-                              0,    0,    0, 0,              // seed 0
-                              8,    6,    1, 0});            // 8 bits, kind 6, v1
+  EXPECT_EQ(Cuckoo::Build(CuckooParams{12}, keys.data(), keys.size()).value(), golden.semi_sorted);
+  // The trailers' first 24 bytes: num_keys, num_units, seed, the kind's parameter bytes, kind,
+  // version (layout 1's flags byte last).
+  ExpectTrailerStart(golden.semi_sorted, {0xe7, 0x03, 0, 0, 0, 0, 0, 0,  // 999 stored
+                                          0x08, 0x01, 0, 0, 0, 0, 0, 0,  // 264 buckets
+                                          0,    0,    0, 0,              // seed 0
+                                          12,   3,    2, 0});            // f, kind 3, v2
+  // The binary fuse filter (kind 4), 4-wise for 1000 keys.
+  ExpectTrailerStart(golden.fuse, {0xe8, 0x03, 0, 0, 0, 0, 0, 0,  // num_keys 1000
+                                   0x60, 0x05, 0, 0, 0, 0, 0, 0,  // num_units: 1376 cells
+                                   0,    0,    5, 4,              // seed 0, L = 2^5, 4-wise
+                                   8,    4,    1, 0});            // 8 bits, kind 4, v1
+  // The Ribbon filter (kind 5) for 1000 keys.
+  ExpectTrailerStart(golden.ribbon, {0xe8, 0x03, 0, 0, 0, 0, 0, 0,  // num_keys 1000
+                                     0x40, 0x04, 0, 0, 0, 0, 0, 0,  // num_units: 1088 slots
+                                     0,    0,    0, 0,              // seed 0
+                                     8,    5,    1, 0});            // 8 bits, kind 5, v1
+  // The bumped Ribbon filter (kind 6) for 6,000 keys.
+  ExpectTrailerStart(golden.bumped, {0x70, 0x17, 0, 0, 0, 0, 0, 0,  // num_keys 6000
+                                     0x70, 0x17, 0, 0, 0, 0, 0, 0,  // num_units: 6000 keys
+                                     0,    0,    0, 0,              // seed 0
+                                     8,    6,    1, 0});            // 8 bits, kind 6, v1
+  const std::string& blocked = golden.blocked;
   // The trailer of the blocked filter, byte for byte.
   const std::string tail = blocked.substr(blocked.size() - kTrailerBytes);
   const unsigned char expected_prefix[23] = {0xe8, 0x03, 0, 0, 0, 0, 0, 0,  // num_keys 1000

@@ -69,7 +69,7 @@ void ReplyToAdd(RedisModuleCtx* ctx, AddOutcome outcome) {
   }
 }
 
-// The items argv[first..argc) added, one reply each, in an array; replicated.
+// The items argv[first..argc) added, one reply each, in an array; replicated and notified.
 int AddItems(RedisModuleCtx* ctx, BloomValue* value, RedisModuleString** argv, int first,
              int argc) {
   // Replicated before the first change and answered after the last, so that what may throw
@@ -78,6 +78,7 @@ int AddItems(RedisModuleCtx* ctx, BloomValue* value, RedisModuleString** argv, i
   std::vector<AddOutcome> outcomes;
   outcomes.reserve(static_cast<size_t>(argc - first));
   for (int i = first; i < argc; ++i) outcomes.push_back(value->filter->AddHash(ItemHash(argv[i])));
+  NotifyWrite(ctx, argv);
   RedisModule_ReplyWithArray(ctx, static_cast<long>(outcomes.size()));
   for (const AddOutcome outcome : outcomes) ReplyToAdd(ctx, outcome);
   return REDISMODULE_OK;
@@ -123,7 +124,7 @@ int Reserve(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (options.nonscaling && expansion_given) {
     return RedisModule_ReplyWithError(ctx, "ERR Nonscaling filters cannot expand");
   }
-  return ReserveNew<BloomValue, &bloom_type, BloomOptions, Create>(ctx, argv[1], options);
+  return ReserveNew<BloomValue, &bloom_type, BloomOptions, Create>(ctx, argv, options);
 }
 
 // BF.ADD key item
@@ -133,7 +134,9 @@ int Add(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   BloomValue* value = FilterForWrite(ctx, argv[1], /*create=*/true, BloomOptions(), &replied);
   if (value == nullptr) return REDISMODULE_OK;
   RedisModule_ReplicateVerbatim(ctx);  // before the change: see AddItems
-  ReplyToAdd(ctx, value->filter->AddHash(ItemHash(argv[2])));
+  const AddOutcome outcome = value->filter->AddHash(ItemHash(argv[2]));
+  NotifyWrite(ctx, argv);
+  ReplyToAdd(ctx, outcome);
   return REDISMODULE_OK;
 }
 

@@ -4,6 +4,7 @@
 
 #include <strings.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -50,6 +51,14 @@ uint64_t ItemHash(RedisModuleString* item) {
   size_t length = 0;
   const char* data = RedisModule_StringPtrLen(item, &length);
   return HashKey(std::string_view(data, length));
+}
+
+void NotifyWrite(RedisModuleCtx* ctx, RedisModuleString** argv) {
+  size_t length = 0;
+  const char* name = RedisModule_StringPtrLen(argv[0], &length);
+  std::string event(name, length);
+  for (char& c : event) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_GENERIC, event.c_str(), argv[1]);
 }
 
 KeyState OpenKey(RedisModuleCtx* ctx, RedisModuleString* name, int mode, RedisModuleType* type,

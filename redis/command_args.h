@@ -33,6 +33,13 @@ enum class KeyState { kEmpty, kOurs, kWrongType };
 KeyState OpenKey(RedisModuleCtx* ctx, RedisModuleString* name, int mode, RedisModuleType* type,
                  RedisModuleKey** key, void** value);
 
+// The keyspace notification of the write command argv (argv[0] the command, argv[1] its key),
+// made once its change is done, as Redis's own commands make theirs: the event is the command's
+// name in lower case ("bf.add"), of the generic class (notify-keyspace-events with g, or A). Every
+// write command that is replicated notifies, whatever it changed (BF.ADD of an item the filter
+// may hold, CF.DEL of one it does not).
+void NotifyWrite(RedisModuleCtx* ctx, RedisModuleString** argv);
+
 using CommandFunction = int (*)(RedisModuleCtx*, RedisModuleString**, int);
 
 // What the module registers for kCommand: the command with the context's automatic memory (keys

@@ -104,7 +104,7 @@ int Reserve(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     return RedisModule_ReplyWithError(ctx, "ERR Bad capacity");
   }
   if (!ParseReserveOptions(ctx, argv, argc, &options)) return REDISMODULE_OK;
-  return ReserveNew<CuckooValue, &cuckoo_type, CuckooOptions, Create>(ctx, argv[1], options);
+  return ReserveNew<CuckooValue, &cuckoo_type, CuckooOptions, Create>(ctx, argv, options);
 }
 
 // CF.ADD and CF.ADDNX key item
@@ -118,6 +118,7 @@ int AddOne(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   RedisModule_ReplicateVerbatim(ctx);  // before the change: see Insert
   const AddOutcome outcome =
       kIfAbsent ? value->filter->AddIfAbsentHash(hash) : value->filter->AddHash(hash);
+  NotifyWrite(ctx, argv);
   switch (outcome) {
     case AddOutcome::kAdded:
       return RedisModule_ReplyWithLongLong(ctx, 1);
@@ -157,6 +158,7 @@ int Insert(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
                       : outcome == AddOutcome::kMayBePresent ? 0
                                                              : -1);
   }
+  NotifyWrite(ctx, argv);
   RedisModule_ReplyWithArray(ctx, static_cast<long>(answers.size()));
   for (const long long answer : answers) RedisModule_ReplyWithLongLong(ctx, answer);
   return REDISMODULE_OK;
@@ -187,6 +189,7 @@ int Del(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   RedisModule_ReplicateVerbatim(ctx);
   const bool erased = value->filter->EraseHash(ItemHash(argv[2])) == EraseOutcome::kErased;
   if (erased) ++value->header.deleted;
+  NotifyWrite(ctx, argv);
   return RedisModule_ReplyWithLongLong(ctx, erased ? 1 : 0);
 }
 

@@ -89,21 +89,22 @@ int ScanDump(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 
 // The first piece of a dump, into an empty key (or one whose load it restarts).
 template <typename Value>
-int LoadFirstPiece(RedisModuleCtx* ctx, RedisModuleKey* key, RedisModuleType* type,
-                   const char* data, size_t size) {
+int LoadFirstPiece(RedisModuleCtx* ctx, RedisModuleString** argv, RedisModuleKey* key,
+                   RedisModuleType* type, const char* data, size_t size) {
   auto value = Value::Begin(data, size);
   if (!value.ok()) return RedisModule_ReplyWithError(ctx, ("ERR " + value.error()).c_str());
   RedisModule_ModuleTypeSetValue(key, type, std::move(value).value().release());
   RedisModule_ReplicateVerbatim(ctx);
+  NotifyWrite(ctx, argv);
   return RedisModule_ReplyWithSimpleString(ctx, "OK");
 }
 
 // A further piece, into the dump the key is loading; the filter once the dump is complete. A
 // piece the loader refuses changes nothing. A dump whose last piece arrived but whose filters the
 // whole refuses (what only the whole can show: a filter its schedule would not make) ends the
-// load: the key is deleted, on replicas too, and the load must start again.
+// load: the key is deleted (a "del" notification), on replicas too, and the load must start again.
 template <typename Value>
-int LoadNextPiece(RedisModuleCtx* ctx, RedisModuleKey* key, RedisModuleString* name, Value* value,
+int LoadNextPiece(RedisModuleCtx* ctx, RedisModuleString** argv, RedisModuleKey* key, Value* value,
                   size_t offset, const char* data, size_t size) {
   if (offset != value->loading->received()) {
     return RedisModule_ReplyWithError(
@@ -118,13 +119,15 @@ int LoadNextPiece(RedisModuleCtx* ctx, RedisModuleKey* key, RedisModuleString* n
   const Result<bool> finished = value->FinishIfComplete();
   if (!finished.ok()) {
     RedisModule_DeleteKey(key);
-    RedisModule_Replicate(ctx, "DEL", "s", name);
+    RedisModule_Replicate(ctx, "DEL", "s", argv[1]);
+    RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_GENERIC, "del", argv[1]);
     return RedisModule_ReplyWithError(ctx, ("ERR invalid dump: " + finished.error() +
                                             " (the load is given up: the key is "
                                             "deleted; start again from the first piece)")
                                                .c_str());
   }
   RedisModule_ReplicateVerbatim(ctx);
+  NotifyWrite(ctx, argv);
   return RedisModule_ReplyWithSimpleString(ctx, "OK");
 }
 
@@ -152,11 +155,11 @@ int LoadChunk(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   Value* value = static_cast<Value*>(v);
   // A first piece replaces whatever filter the key holds, once it is understood (RedisBloom's
   // LOADCHUNK overwrites too).
-  if (offset == 0) return LoadFirstPiece<Value>(ctx, key, type, data, size);
+  if (offset == 0) return LoadFirstPiece<Value>(ctx, argv, key, type, data, size);
   if (state == KeyState::kEmpty || value->loaded()) {
     return RedisModule_ReplyWithError(ctx, "ERR invalid chunk: no load in progress at this key");
   }
-  return LoadNextPiece(ctx, key, argv[1], value, offset, data, size);
+  return LoadNextPiece(ctx, argv, key, value, offset, data, size);
 }
 
 }  // namespace sstfilter::redis

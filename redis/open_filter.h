@@ -77,19 +77,20 @@ Value* SetNewFilter(RedisModuleCtx* ctx, RedisModuleKey* key, RedisModuleType* t
   return raw;
 }
 
-// RESERVE: a new filter made by kCreate with `options` at an empty key; "item exists" at any
-// other (RedisBloom's reply, whatever the key holds).
+// RESERVE key ...: a new filter made by kCreate with `options` at an empty key; "item exists" at
+// any other (RedisBloom's reply, whatever the key holds).
 template <typename Value, RedisModuleType** kType, typename Options,
           Value* (*kCreate)(RedisModuleCtx*, RedisModuleKey*, const Options&)>
-int ReserveNew(RedisModuleCtx* ctx, RedisModuleString* name, const Options& options) {
+int ReserveNew(RedisModuleCtx* ctx, RedisModuleString** argv, const Options& options) {
   RedisModuleKey* key = nullptr;
   void* v = nullptr;
-  if (OpenKey(ctx, name, REDISMODULE_READ | REDISMODULE_WRITE, *kType, &key, &v) !=
+  if (OpenKey(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, *kType, &key, &v) !=
       KeyState::kEmpty) {
     return RedisModule_ReplyWithError(ctx, "ERR item exists");
   }
   if (kCreate(ctx, key, options) == nullptr) return REDISMODULE_OK;  // replied
   RedisModule_ReplicateVerbatim(ctx);
+  NotifyWrite(ctx, argv);
   return RedisModule_ReplyWithSimpleString(ctx, "OK");
 }
 

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Helpers shared by the Redis module's tests (tests/redis/test_*.py): item names, pipelined bulk
-# commands, INFO replies as dicts, SCANDUMP loops, error checks and state snapshots.
+# commands, INFO replies as dicts, SCANDUMP loops, error checks, state snapshots
+# and keyspace events.
 #
 # Reply shapes these helpers rely on, and where they are documented:
 # - BF.INFO / CF.INFO: an array of (simple string name, integer value) pairs
@@ -164,3 +165,18 @@ def assert_same_state(before, after):
         assert not changed, (
             f"{key} answers {len(changed)} probes differently, first at {changed[:5]}")
         assert after[key]["dump"] == before[key]["dump"], f"DUMP of {key} changed"
+
+
+def events_of(pubsub, timeout=2.0):
+    """The (event, key) pairs `pubsub`, subscribed to __keyevent@0__:*, receives: those that come
+    within `timeout`, and then each within 0.3 s of the one before."""
+    out = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        message = pubsub.get_message(timeout=0.1)
+        if message is None or message["type"] != "pmessage":
+            continue
+        event = message["channel"].decode().split(":", 1)[1]
+        out.append((event, message["data"].decode()))
+        deadline = time.monotonic() + 0.3
+    return out

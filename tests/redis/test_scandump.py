@@ -18,7 +18,7 @@ import random
 import pytest
 import redis
 
-from sfhelpers import bulk, expect_error, items, loadchunks, pairs, scandump
+from sfhelpers import bulk, events_of, expect_error, items, loadchunks, pairs, scandump
 
 PRESENT = items("p", 10_000)
 ABSENT = items("a", 10_000)
@@ -549,6 +549,9 @@ def test_a_dump_whose_filters_do_not_fit_its_header_is_given_up(r, kind):
     # an error and deletes the key; a load from the first piece again then works.
     k = KINDS[kind]
     present, chunks = huge_dump(r, kind)
+    r.config_set("notify-keyspace-events", "Eg")
+    pubsub = r.pubsub()
+    pubsub.psubscribe("__keyevent@0__:*")
     it, first = chunks[0]
     changed = bytearray(first)
     changed[24 + 8 + 7] ^= 0x01  # the chain header's fp_rate, its top byte
@@ -557,6 +560,9 @@ def test_a_dump_whose_filters_do_not_fit_its_header_is_given_up(r, kind):
         assert r.execute_command(k["loadchunk"], "dst", it, data) == b"OK"
     expect_error(r, k["loadchunk"], "dst", *chunks[-1], contains="start again")
     assert r.exists("dst") == 0
+    # Each piece taken notifies its command; the one that gives the dump up, "del".
+    assert events_of(pubsub) == [(k["loadchunk"].lower(), "dst")] * (len(chunks) - 1) + [("del", "dst")]
+    pubsub.close()
     loadchunks(r, k["loadchunk"], "dst", chunks)
     assert_same_filter(r, kind, "src", "dst", present)
     r.delete("src", "dst")

@@ -6,16 +6,26 @@
 # listener, settled fill, no compression) with random (fillrandom) or ordered (fillseq) keys, under
 # {id=sstfilter.Leveled;memory_budget=B}: B a budget of 6 bits per key at the final size
 # (0.75 bytes per key), and one budget of 1 MiB for every size. Once the fill's compactions
-# settle, it prints, per database: the bits per key of the live SST files' filters, their bytes
-# against the budget (--inspect_db), and the files the listener rewrote for the budget
-# ("memory_budget: rewriting ... OK" in the LOG) against the table files created (flushes,
-# compaction outputs and rewrites).
+# settle, it prints, per database:
+#   bits/key         the live SST files' filters over their keys (--inspect_db);
+#   settled/budget   those filters' bytes against the budget;
+#   peak/budget      the most the live filters held at any account of the fill (the largest of
+#                    the "their filters now N bytes" the policy logs as each file is written,
+#                    counted by the listener after each flush and compaction, and the settled
+#                    bytes), against the budget;
+#   rewrites/tables  the files the listener rewrote for the budget ("memory_budget: rewriting
+#                    ... OK" in the LOG) against the table files created (flushes, compaction
+#                    outputs and rewrites);
+#   written          the bytes of every table file created (the LOG's table_file_creation
+#                    events: flushes, compactions, rewrites; the WAL not counted), in MiB, then
+#                    the same for the same fill under sstfilter.Leveled:<the settled bits/key>
+#                    (with the listener, no budget), and the ratio of the two.
 #
 #   scripts/bench.sh --budget [--nums=1000000,3000000,10000000] [--orders=random,ordered]
 #       [--budgets=6bits,1048576] [--db=DIR]
 #
-# --budgets: a number of bytes, or Nbits (N bits per key at the final size). About 6 minutes on
-# 2 cores at the defaults.
+# --budgets: a number of bytes, or Nbits (N bits per key at the final size). About 12 minutes on
+# 2 cores at the defaults (each cell filled twice: under the budget, then at fixed bits).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ext=${DB_BENCH_EXT:-}
@@ -38,27 +48,42 @@ fi
 common=(--settled_fill --compression_type=none --target_file_size_base=8388608
   --max_bytes_for_level_base=67108864 --level_compaction_dynamic_level_bytes
   --listeners=sstfilter.LeveledBudget --plot=)
+# Fill(NUM, ORDER, URI): a database filled from empty at $db.
+Fill() {
+  local fill=fillrandom
+  [ "$2" = ordered ] && fill=fillseq
+  rm -rf "$db"
+  "$ext" --db="$db" "${common[@]}" --num="$1" --benchmarks="$fill" --filter_uri="$3" > /dev/null
+}
+# The bytes of the table files the database at $db created, by its LOG.
+WrittenBytes() {
+  cat "$db"/policy0/LOG* | grep '"event": "table_file_creation"' |
+    grep -o '"file_size": [0-9]*' | awk '{ sum += $2 } END { printf "%d", sum }'
+}
 start=$SECONDS
-printf "%-10s %-8s %-12s %10s %16s %18s\n" keys order budget bits/key "filters/budget" \
-  "rewrites/tables"
+printf "%-10s %-8s %-10s %8s %14s %11s %16s %10s %10s %13s\n" keys order budget bits/key \
+  settled/budget peak/budget rewrites/tables "MiB written" "at fixed" "written/fixed"
 for budget in "${budget_list[@]}"; do
   for num in "${num_list[@]}"; do
     bytes=$budget
     [[ "$budget" == *bits ]] && bytes=$(( num * ${budget%bits} / 8 ))
     for order in "${order_list[@]}"; do
-      fill=fillrandom
-      [ "$order" = ordered ] && fill=fillseq
-      rm -rf "$db"
-      "$ext" --db="$db" "${common[@]}" --num="$num" --benchmarks="$fill" \
-        --filter_uri="{id=sstfilter.Leveled;memory_budget=$bytes}" > /dev/null
+      Fill "$num" "$order" "{id=sstfilter.Leveled;memory_budget=$bytes}"
       report=$("$ext" --inspect_db="$db/policy0")
       bits=$(awk '$1 ~ /\.sst$/ { keys += $4; bytes += $5 }
                   END { printf "%.2f", keys ? 8 * bytes / keys : 0 }' <<< "$report")
-      ratio=$(sed -n 's/.*its filters [0-9]* bytes, \([0-9.]*\)x the budget.*/\1/p' <<< "$report")
+      settled=$(sed -n 's/.*its filters \([0-9]*\) bytes, [0-9.]*x the budget.*/\1/p' <<< "$report")
+      peak=$(cat "$db"/policy0/LOG* | sed -n 's/.*their filters now \([0-9]*\) bytes.*/\1/p' |
+        awk -v s="${settled:-0}" 'BEGIN { m = s } $1 > m { m = $1 } END { print m }')
       rewrites=$(cat "$db"/policy0/LOG* | grep -c "memory_budget: rewriting .*): OK" || true)
       tables=$(cat "$db"/policy0/LOG* | grep -c '"event": "table_file_creation"' || true)
-      printf "%-10s %-8s %-12s %10s %15sx %18s\n" "$num" "$order" "$bytes" "$bits" "${ratio:-?}" \
-        "$rewrites / $tables"
+      written=$(WrittenBytes)
+      Fill "$num" "$order" "sstfilter.Leveled:$bits"
+      fixed=$(WrittenBytes)
+      awk -v n="$num" -v o="$order" -v b="$bytes" -v bits="$bits" -v s="${settled:-0}" \
+        -v p="$peak" -v r="$rewrites / $tables" -v w="$written" -v f="$fixed" 'BEGIN {
+        printf "%-10s %-8s %-10s %8s %13.3fx %10.3fx %16s %10.1f %10.1f %12.3fx\n", n, o, b, bits,
+          s / b, p / b, r, w / 1048576, f / 1048576, (f > 0 ? w / f : 0) }'
     done
   done
 done

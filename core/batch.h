@@ -16,12 +16,10 @@ inline constexpr size_t kPrefetchBatch = 32;
 // Who starts the loads of a batched query (Reader::MayContainBatch): the batch itself, in a pass
 // over its keys before it tests them, or its caller, who called Reader::Prefetch for each key as
 // soon as it was hashed (plugin/bits_adapters.cc), so that the loads overlap the hashing. A
-// second pass would repeat the prefetches and their address arithmetic for nothing.
-// core_bench (which batches as the plugin does), alternating runs of the second pass dropped and
-// kept: fuse at 1% 13.9-14.2 -> 12.7-12.8 ns at 1M keys; at 20M keys blocked Bloom 12.4-13.3 ->
-// 11.6-11.9, cuckoo at 0.1% 18.4-18.5 -> 16.3-16.6. Prefetching while hashing is worth it: the
-// batch's own pass alone (sstfilter.blocked-late-prefetch:10) took 10.5 ns against 5.5 at 1M
-// keys and 17.0-17.2 against 11.1-11.7 at 20M, in the same runs.
+// second pass would repeat the prefetches and their address arithmetic for nothing. Prefetching
+// while hashing is the faster of the two: the loads overlap the hashing instead of waiting
+// after it (core_bench's sstfilter.blocked-late-prefetch:10 is the batch's own pass alone;
+// measured in docs/history.md).
 enum class BatchPrefetch { kInBatch, kByCaller };
 
 // The two passes of a batched query, kPrefetchBatch keys at a time: prepare(i, k) for key i of

@@ -55,8 +55,8 @@ class FilterReader {
 
   // Queries that choose the kind's reader per query, for callers that query a filter a few times
   // (the plugin's post-build check). Hot paths take reader() once and query it directly, as the
-  // plugin's adapters do: beyond the caches (core_bench, 40M keys, blocked Bloom at 10 bits/key)
-  // this dispatch made a single miss 64.2-64.7 ns against 52.6-53.1 ns through the kind's reader.
+  // plugin's adapters do: the dispatch is a branch the predictor cannot learn across kinds, paid
+  // on every query (docs/history.md measures it beyond the caches).
   bool MayContain(uint64_t hash) const {
     return Visit(reader_, [hash](const auto& r) { return r.MayContain(hash); });
   }

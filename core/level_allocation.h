@@ -24,13 +24,8 @@
 // mixtures, the allocation is the exact optimum of the relaxed problem: the greedy walk along the
 // lower convex hull of (bits, rate) that buys the most rate per bit first, the last step bought
 // in part (a fractional knapsack; each hull step costs more per rate than the one before). At
-// most one level mixes. At a million keys per filter and 10 bits/key over 5 levels the sum of
-// rates is 0.24%, against 0.39% for the allocation of whole filters this replaced (a Lagrangian
-// relaxation, then a greedy of whole upgrades, which spent its leftover bits on the upper levels
-// that need them least). Most of that gain is the exact greedy: whole filters chosen well reach
-// 0.245% there (9-, 11- and 18-bit fuse filters on levels 4, 3 and above). At 2,000 keys per
-// filter it is 0.206% with Ribbon filters on every level (0.74% before the Ribbon kind, with fuse
-// and cuckoo filters). Test HalvesTheUniformSumOfRates prints the levels.
+// most one level mixes. Test HalvesTheUniformSumOfRates holds the sum of rates it reaches against
+// the uniform allocation's and prints the levels.
 //
 // Which kind is cheapest depends on the filters' key count: a fuse table needs 1.075 cells per
 // key for a million keys but 1.3 for 2,000 (core/fuse/math.h), a Ribbon table 1.12 and 1.06

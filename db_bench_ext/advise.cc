@@ -82,7 +82,8 @@ struct Advice {
 Advice Live(const Database& d, const std::vector<File>& files,
             const std::vector<std::string>& keys) {
   Advice a;
-  a.uri = d.table.filter_policy == nullptr ? kNoFilterUri : d.table.filter_policy->Name();
+  a.uri = d.table_options.filter_policy == nullptr ? kNoFilterUri
+                                                   : d.table_options.filter_policy->Name();
   a.live = true;
   ROCKSDB_NAMESPACE::TablePropertiesCollection props;
   const Status s = d.db->GetPropertiesOfAllTables(&props);
@@ -116,8 +117,9 @@ Advice AdviceFor(const Database& d, const PolicyUnderTest& policy) {
   if (policy.policy == nullptr) return advice;
   const sstfilter::MemoryBudgetOption budget = sstfilter::FilterMemoryBudget(*policy.policy);
   advice.budget_bytes = budget.bytes;
-  if (budget.cache_share > 0 && d.table.block_cache != nullptr && !d.table.no_block_cache) {
-    advice.cache_bytes = d.table.block_cache->GetCapacity();
+  if (budget.cache_share > 0 && d.table_options.block_cache != nullptr &&
+      !d.table_options.no_block_cache) {
+    advice.cache_bytes = d.table_options.block_cache->GetCapacity();
     advice.budget_share = budget.cache_share;
     advice.budget_bytes = std::max<uint64_t>(
         1, static_cast<uint64_t>(budget.cache_share * static_cast<double>(advice.cache_bytes)));
@@ -144,7 +146,7 @@ std::shared_ptr<ROCKSDB_NAMESPACE::Logger> LoggerFor(const Database& d,
 std::unique_ptr<FilterBitsBuilder> BuilderFor(const Database& d, const PolicyUnderTest& policy,
                                               ROCKSDB_NAMESPACE::Logger* logger, int level,
                                               int deepest) {
-  BlockBasedTableOptions table = d.table;
+  BlockBasedTableOptions table = d.table_options;
   table.filter_policy = policy.policy;
   FilterBuildingContext context(table);
   context.compaction_style = d.options.compaction_style;
@@ -303,7 +305,7 @@ void RunAdvisor() {
          ": the advisor makes that many absent keys (-1, --num, is for the read benchmarks)");
   }
   Database d;
-  Open(FLAGS_db, &d);
+  OpenReadOnly(FLAGS_db, &d);
   const std::vector<File> files = LiveFiles(d.db.get());
   if (files.empty()) Fail("--db=" + FLAGS_db + " has no SST file to advise on");
   uint64_t entries = 0;  // the files' entries (tombstones included)
@@ -322,7 +324,8 @@ void RunAdvisor() {
       sstfilter::ReadFilterFormats(d.db.get(), &described).ok()) {
     fputs(sstfilter::FormatFiltersByLevel(described).c_str(), stdout);
   }
-  const std::vector<std::vector<uint32_t>> probes = ProbesByFile(files, keys, d.options.comparator);
+  const std::vector<std::vector<uint32_t>> probes =
+      KeysConsultingEachFile(files, keys, d.options.comparator);
   std::vector<Advice> advice = {Live(d, files, keys)};
   for (Advice& a : Candidates(d, files, keys, probes, policies, entries)) {
     advice.push_back(std::move(a));

@@ -49,7 +49,7 @@ using ROCKSDB_NAMESPACE::ReadOptions;
 using ROCKSDB_NAMESPACE::Slice;
 using ROCKSDB_NAMESPACE::Status;
 
-void Open(const std::string& path, Database* d) {
+void OpenReadOnly(const std::string& path, Database* d) {
   d->path = path;
   // The error_code form: the throwing one ends the program on a directory it cannot read, a
   // symbolic link loop or a path too long, where a one-line error is due.
@@ -73,8 +73,8 @@ void Open(const std::string& path, Database* d) {
                           ? nullptr
                           : d->options.table_factory->GetOptions<BlockBasedTableOptions>();
   if (table == nullptr) Fail("--db=" + path + ": its tables are not block-based: no filters");
-  d->table = *table;
-  if (d->options.prefix_extractor != nullptr && !d->table.whole_key_filtering) {
+  d->table_options = *table;
+  if (d->options.prefix_extractor != nullptr && !d->table_options.whole_key_filtering) {
     Fail("--db=" + path + ": its filters hold key prefixes only, which the advisor does not model");
   }
 }
@@ -163,9 +163,9 @@ std::vector<std::string> MakeAbsentKeys(const Database& d, const std::vector<Fil
   return absent;
 }
 
-std::vector<std::vector<uint32_t>> ProbesByFile(const std::vector<File>& files,
-                                                const std::vector<std::string>& keys,
-                                                const Comparator* cmp) {
+std::vector<std::vector<uint32_t>> KeysConsultingEachFile(const std::vector<File>& files,
+                                                          const std::vector<std::string>& keys,
+                                                          const Comparator* cmp) {
   std::vector<std::vector<uint32_t>> probes(files.size());
   std::map<int, std::vector<size_t>> by_level;  // file indexes, sorted by smallest key
   for (size_t i = 0; i < files.size(); ++i) by_level[files[i].level].push_back(i);

@@ -36,7 +36,7 @@ struct Database {
   std::unique_ptr<ROCKSDB_NAMESPACE::DB> db;
   std::vector<ROCKSDB_NAMESPACE::ColumnFamilyHandle*> handles;
   ROCKSDB_NAMESPACE::Options options;
-  ROCKSDB_NAMESPACE::BlockBasedTableOptions table;
+  ROCKSDB_NAMESPACE::BlockBasedTableOptions table_options;
 
   ~Database() {
     for (ROCKSDB_NAMESPACE::ColumnFamilyHandle* h : handles) db->DestroyColumnFamilyHandle(h);
@@ -45,14 +45,14 @@ struct Database {
 
 // Opens the database at `path` read-only (its latest OPTIONS file, loaded strictly), with its
 // default column family's options.
-void Open(const std::string& path, Database* d);
+void OpenReadOnly(const std::string& path, Database* d);
 
 // A live SST file of the default column family.
 struct File {
   std::string path;
   int level = 0;
   std::string smallest, largest;
-  uint64_t entries = 0;
+  uint64_t entries = 0;  // the table property num_entries: tombstones included
 };
 
 // The default column family's live files.
@@ -80,7 +80,8 @@ std::vector<std::string> ReadAbsentKeys(ROCKSDB_NAMESPACE::DB* db, const std::st
 
 // `count` absent keys made from a sample of the database's keys (reservoir sampling over every
 // file): each sampled key with its last byte changed, or, after 8 tries, its last two, kept if the
-// database does not hold it. *total_keys: the keys the files hold.
+// database does not hold it. `entries`: the files' entries in all, for the progress line.
+// *total_keys: the keys the files hold.
 std::vector<std::string> MakeAbsentKeys(const Database& d, const std::vector<File>& files,
                                         uint64_t entries, uint64_t count, uint64_t seed,
                                         uint64_t* total_keys);
@@ -88,8 +89,8 @@ std::vector<std::string> MakeAbsentKeys(const Database& d, const std::vector<Fil
 // The files whose filters each absent key's lookup consults, as RocksDB's read path does: every
 // level-0 file whose range holds the key, then on each level below the one file whose range holds
 // it. By file, the keys (their indexes).
-std::vector<std::vector<uint32_t>> ProbesByFile(const std::vector<File>& files,
-                                                const std::vector<std::string>& keys,
-                                                const ROCKSDB_NAMESPACE::Comparator* cmp);
+std::vector<std::vector<uint32_t>> KeysConsultingEachFile(const std::vector<File>& files,
+                                                          const std::vector<std::string>& keys,
+                                                          const ROCKSDB_NAMESPACE::Comparator* cmp);
 
 }  // namespace db_bench_ext

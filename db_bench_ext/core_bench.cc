@@ -218,8 +218,8 @@ const std::vector<Candidate>& Candidates() {
       {"sstfilter.blocked:10", [] { return MakeSstFilter(SpecForBitsPerKey<BlockedBloom>(10)); }},
       {"sstfilter.blocked-scalar:10",
        [] { return MakeSstFilter(SpecForBitsPerKey<BlockedBloom>(10), /*simd=*/false); }},
-      // Batches that hash every key first and prefetch after (MayContainBatch), as before the
-      // plugin prefetched while hashing: the pipeline's effect, measured in one run.
+      // Batches that hash every key first and prefetch after (MayContainBatch's own pass), beside
+      // the plugin's prefetch while hashing: what that overlap is worth (core/batch.h).
       {"sstfilter.blocked-late-prefetch:10",
        [] {
          return MakeSstFilter(SpecForBitsPerKey<BlockedBloom>(10), /*simd=*/true,

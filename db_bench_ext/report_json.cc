@@ -86,8 +86,7 @@ Json PolicyJson(const PolicyResult& pr) {
                       {"missing_false_positives", counts.false_positives()}});
   }
   Json benchmarks = Json::object();
-  // A benchmark given twice keeps its last result: what JSON parsers read from the duplicate keys
-  // the hand-written writer used to emit.
+  // A benchmark given twice keeps its last result (one key per benchmark name).
   for (const BenchResult& b : pr.benches) benchmarks[b.benchmark->name] = BenchJson(pr, b);
   const PolicyResult::AllocationEstimate estimate = EstimateAllocationOf(pr);
   Json allocation = nullptr;  // no filters, absent-key lookups or probes

@@ -144,15 +144,16 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
   // the database (`db`, else null: nothing is logged).
   template <typename F>
   static void Guard(DB* db, const char* event, F&& f) {
-    const char* what = nullptr;
     try {
       f();
-      return;
     } catch (const std::exception& e) {
-      what = e.what();
+      LogSkipped(db, event, e.what());  // inside the handler: what() lives as long as `e`
     } catch (...) {
-      what = "an exception of unknown type";
+      LogSkipped(db, event, "an exception of unknown type");
     }
+  }
+
+  static void LogSkipped(DB* db, const char* event, const char* what) noexcept {
     if (db == nullptr) return;
     try {
       LogError(db->GetDBOptions().info_log.get(), std::string(kLeveledBudgetName) + ": " + event +

@@ -249,50 +249,61 @@ bool LeveledPolicy::AccountsFor(const ROCKSDB_NAMESPACE::FilterBuildingContext& 
   return true;
 }
 
-Result<double> LeveledPolicy::SteerByAccounts(
-    const ROCKSDB_NAMESPACE::FilterBuildingContext& context, const TreeId& tree,
-    const TreeAccounts& accounts, int num_levels, double bits_per_key, const CacheShards& shards,
-    LeveledChooser* chooser) const {
+namespace {
+
+// The tree's filter blocks in a cache of `shards` that holds them whole: the measured files'
+// (level 0 at its fullest lately, as the allocation counts it), and those running compactions are
+// writing, as many per key as the measured ones; *keys_per_block, their mean keys. The file being
+// written counts among the latter, if a compaction writes it: one block too many, against tens in
+// a tree whose shards it crowds. No shards (a load of none) for a tree with no filter yet.
+ShardLoad FilterBlocksInCache(const TreeAccounts& accounts, const CacheShards& shards,
+                              double* keys_per_block) {
+  ShardLoad load;
+  if (shards.shards == 0) return load;
+  LevelAccount all;
+  for (size_t i = 0; i < accounts.levels.size(); ++i) {
+    const LevelAccount& a =
+        i == 0 && accounts.level0_peak.filter_files > accounts.levels[0].filter_files
+            ? accounts.level0_peak
+            : accounts.levels[i];
+    all.filter_keys += a.filter_keys;
+    all.filter_bytes += a.filter_bytes;
+    all.filter_files += a.filter_files;
+    all.pending_keys += a.pending_keys;
+  }
+  if (all.filter_files == 0 || all.filter_keys == 0) return load;
+  *keys_per_block = static_cast<double>(all.filter_keys) / static_cast<double>(all.filter_files);
+  load.shards = shards;
+  load.other_blocks = static_cast<double>(all.filter_files) +
+                      static_cast<double>(all.pending_keys) / *keys_per_block;
+  load.mean_block_bytes =
+      static_cast<double>(all.filter_bytes) / static_cast<double>(all.filter_files);
+  if (accounts.heat != nullptr) load.heat = BlockHeatOf(*accounts.heat, accounts.counted_weight);
+  return load;
+}
+
+}  // namespace
+
+Result<bool> LeveledPolicy::SteerByAccounts(const ROCKSDB_NAMESPACE::FilterBuildingContext& context,
+                                            const TreeId& tree, const TreeAccounts& accounts,
+                                            int num_levels, double bits_per_key,
+                                            const CacheShards& shards,
+                                            LeveledChooser* chooser) const {
   const int level = num_levels > 1 ? context.level_at_creation : -1;
   TreeShape shape(accounts, level);
   // A tree with no keys yet (a new database's first flush): nothing to allocate over.
-  if (shape.Empty()) return bits_per_key;
-  // The tree's filter blocks in a cache that holds them whole: the measured files' (level 0 at
-  // its fullest lately, as the allocation counts it), and those running compactions are writing,
-  // as many per key as the measured ones. The file being written counts among the latter, if a
-  // compaction writes it: one block too many, against tens in a tree whose shards it crowds.
-  ShardLoad load;
-  double keys_per_block = 0;
+  if (shape.Empty()) return true;
   const double uncut_bits_per_key = bits_per_key;
-  if (shards.shards > 0) {
-    LevelAccount all;
-    for (size_t i = 0; i < accounts.levels.size(); ++i) {
-      const LevelAccount& a =
-          i == 0 && accounts.level0_peak.filter_files > accounts.levels[0].filter_files
-              ? accounts.level0_peak
-              : accounts.levels[i];
-      all.filter_keys += a.filter_keys;
-      all.filter_bytes += a.filter_bytes;
-      all.filter_files += a.filter_files;
-      all.pending_keys += a.pending_keys;
-    }
-    if (all.filter_files > 0 && all.filter_keys > 0) {
-      keys_per_block = static_cast<double>(all.filter_keys) / static_cast<double>(all.filter_files);
-      load.shards = shards;
-      load.other_blocks = static_cast<double>(all.filter_files) +
-                          static_cast<double>(all.pending_keys) / keys_per_block;
-      load.mean_block_bytes =
-          static_cast<double>(all.filter_bytes) / static_cast<double>(all.filter_files);
-      if (accounts.heat != nullptr)
-        load.heat = BlockHeatOf(*accounts.heat, accounts.counted_weight);
-      bits_per_key = CacheBitsPerKey(load, keys_per_block, bits_per_key, context.info_log);
-    }
+  double keys_per_block = 0;
+  const ShardLoad load = FilterBlocksInCache(accounts, shards, &keys_per_block);
+  if (load.shards.shards > 0) {
+    bits_per_key = CacheBitsPerKey(load, keys_per_block, bits_per_key, context.info_log);
   }
   const bool cache_cut = bits_per_key < uncut_bits_per_key;
   if (shape_.num_levels != 0) {  // the user's model, cut for the cache
     if (cache_cut) chooser->UseBudget(bits_per_key);
     if (load.shards.shards > 0) chooser->UseCache(load, context.info_log);
-    return bits_per_key;
+    return true;
   }
   Result<double> excess =
       ExcessBelowLevel0(shape, accounts, bits_per_key, history_->Steered(tree, bits_per_key));
@@ -327,7 +338,7 @@ Result<double> LeveledPolicy::SteerByAccounts(
   if (accounts.heat != nullptr && accounts.counted_weight > 0) {
     chooser->UseHeat(accounts.heat, accounts.counted_weight);
   }
-  return budget;
+  return true;
 }
 
 ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
@@ -368,8 +379,8 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
   TreeAccounts accounts;
   bool watched = false;
   if (AccountsFor(context, tree, shards, chooser.get(), &accounts, &watched)) {
-    const Result<double> steered = SteerByAccounts(context, tree, accounts, place.num_levels,
-                                                   bits_per_key, shards, chooser.get());
+    const Result<bool> steered = SteerByAccounts(context, tree, accounts, place.num_levels,
+                                                 bits_per_key, shards, chooser.get());
     if (!steered.ok() && watched) {
       LogNoFilter(context.info_log, Name(), steered.error());
       return nullptr;

@@ -239,7 +239,7 @@ class LeveledPolicy : public SstFilterPolicy {
   // of least cost per probe with every block at it, the best filter's rate plus the blocks'
   // re-reads (TreeRereadsPerProbe: with the readers' counts in `load.heat`, the blocks lookups
   // probe most stay cached), down to kMinCacheBudgetShare of bits_per_key in 32 equal steps
-  // (leveled_policy.cc, CheapestLeaner). A cache
+  // (leveled_chooser.cc, CheapestLeaner). A cache
   // too small for the filters at the budget re-reads them, whoever built them: fewer bits per key
   // on every block, which makes each shard's load smaller, save more reads than their rates cost
   // (where one block's cut alone, FitCache, leaves its shard as loaded). Logs when it cuts.
@@ -258,12 +258,12 @@ class LeveledPolicy : public SstFilterPolicy {
   // Gives the chooser, for a file at its place in a model of `num_levels` levels, the tree as
   // `accounts` make it and the budget steered over them (with num_levels 0), and, where `shards`
   // (the cache that holds the filters whole) has any, the tree's filter blocks in it, cut for it
-  // (CacheBitsPerKey). Under a model the user fixed (num_levels given) only the cut. The budget the
-  // chooser got.
-  Result<double> SteerByAccounts(const ROCKSDB_NAMESPACE::FilterBuildingContext& context,
-                                 const TreeId& tree, const TreeAccounts& accounts, int num_levels,
-                                 double bits_per_key, const CacheShards& shards,
-                                 LeveledChooser* chooser) const;
+  // (CacheBitsPerKey). Under a model the user fixed (num_levels given) only the cut. An error
+  // where the accounts give no allocation (NewBuilder says what the file gets then).
+  Result<bool> SteerByAccounts(const ROCKSDB_NAMESPACE::FilterBuildingContext& context,
+                               const TreeId& tree, const TreeAccounts& accounts, int num_levels,
+                               double bits_per_key, const CacheShards& shards,
+                               LeveledChooser* chooser) const;
   // The budget for the tree's next file: BudgetBitsPerKey(), or, under a memory_budget, the bits
   // per key it buys over the keys of every tree the policy builds for (logged); then
   // `*bytes_left` is the budget less what those trees' filters spend now (negative: beyond it),

@@ -8,8 +8,8 @@
 // filters. A flush of keys beyond every key flushed lately (time series, logs, queues,
 // auto-increment ids) overlaps nothing: RocksDB moves it down unchanged, from 8.4 straight into
 // the last level, and its level-0 filter then stays for the file's life. A tree built by appends
-// is made of such files only (2.7 times a budget of 10 bits/key on 1M sequential keys before this
-// guess), and its absent-key lookups consult about one filter each, since its levels hold
+// is made of such files only (so a level-0 filter sized for level 0 spends several times the
+// budget there), and its absent-key lookups consult about one filter each, since its levels hold
 // disjoint key ranges: the allocation that serves it is the budget on every file, with the best
 // filter for it.
 //

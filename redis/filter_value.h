@@ -244,14 +244,18 @@ struct FilterValue {
 
   static void Free(void* v) { delete static_cast<FilterValue*>(v); }
 
-  // COPY: a value of its own (null, which COPY answers as an error, if it cannot be made).
+  // COPY: a value of its own; if it cannot be made, null, which COPY answers as an error, and a
+  // LOG line that says why (the callback has no context: no reply of our own).
   static void* Copy(RedisModuleString*, RedisModuleString*, const void* v) {
     try {
       Result<std::unique_ptr<FilterValue>> copy = CopyOf(*static_cast<const FilterValue*>(v));
-      return copy.ok() ? std::move(copy).value().release() : nullptr;
-    } catch (const std::exception&) {
-      return nullptr;
+      if (copy.ok()) return std::move(copy).value().release();
+      RedisModule_Log(nullptr, "warning", "sstfilter: cannot copy a filter: %s",
+                      copy.error().c_str());
+    } catch (const std::exception& e) {
+      RedisModule_Log(nullptr, "warning", "sstfilter: cannot copy a filter: %s", e.what());
     }
+    return nullptr;
   }
 
   // Megabytes, at least 1: Redis frees a value of more than 64 in a background thread (UNLINK,

@@ -17,6 +17,7 @@
 #include "core/batch.h"
 #include "core/blocked_bloom/blocked_bloom.h"
 #include "core/blocked_bloom/simd.h"
+#include "core/format.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace sstfilter {
@@ -96,8 +97,8 @@ HWY_INLINE bool Match(D d, const Shape& shape, const uint8_t* block, uint64_t ha
 // Flattened, as every kernel that runs its lanes inside ForEachKeyBlock or ForEachBlockedProbe:
 // those loops are templates defined outside HWY_BEFORE_NAMESPACE, so they are instantiated for
 // the baseline target, and GCC does not inline a callee with wider instructions (the kernel's
-// lambdas) into them unless told to; as calls, the build took 17 ns a key against the scalar's
-// 8.6 (core_bench, 1M keys). (HWY_FLATTEN is empty on MSVC.)
+// lambdas) into them unless told to, and as calls the vector build is slower than the scalar
+// one. (HWY_FLATTEN is empty on MSVC.)
 HWY_FLATTEN void MayContainBatchKernel(const uint8_t* blocks, uint64_t num_blocks, int num_probes,
                                        const uint64_t* hashes, size_t count, bool* may_match,
                                        BatchPrefetch prefetch) {
@@ -176,13 +177,12 @@ HWY_EXPORT(VectorBuildKernel);
 namespace {
 // The lanes hold little-endian words of the block (bit j is bit j & 63 of word j >> 6, as in
 // BlockWord); a big-endian machine takes the scalar twins.
-constexpr bool kLittleEndian = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
-std::atomic<bool> simd_enabled{kLittleEndian};
+std::atomic<bool> simd_enabled{byte_order::kHostIsLittleEndian};
 bool UseSimd() { return simd_enabled.load(std::memory_order_relaxed); }
 }  // namespace
 
 void SetBlockedBloomSimdEnabled(bool enabled) {
-  simd_enabled.store(enabled && kLittleEndian, std::memory_order_relaxed);
+  simd_enabled.store(enabled && byte_order::kHostIsLittleEndian, std::memory_order_relaxed);
 }
 
 void BlockedBloomMayContainBatchSimd(const uint8_t* blocks, uint64_t num_blocks, int num_probes,

@@ -126,8 +126,8 @@ class SemiSortedTableView {
     const bool may2 = LowsMayHold(b2, low_lanes);
     if (!((static_cast<int>(may1) | static_cast<int>(may2)) != 0)) return false;
     // A present key decodes the bucket whose low parts matched (both, in the rare case that both
-    // did). Still a hit costs more than with the plain table (core_bench, 0.1%: 1.15x to 1.5x at
-    // 20M keys, 1.7x to 1.9x at 1M), which is small beside the data block read that follows a hit.
+    // did). A hit still costs more than with the plain table (the decode), which is small beside
+    // the data block read that follows a hit.
     if (may1 != may2) return Contains(may1 ? b1 : b2, fp);
     return (static_cast<int>(Contains(b1, fp)) | static_cast<int>(Contains(b2, fp))) != 0;
   }

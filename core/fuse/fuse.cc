@@ -21,9 +21,8 @@ constexpr uint8_t kOneEntry = 4;
 constexpr uint32_t kPeeledOut = std::numeric_limits<uint32_t>::max();
 // How far ahead, in queue entries, the peel prefetches the cells of the key it will peel, and the
 // assignment the hash of the cell it will assign. From about 4M keys the 13 bytes per cell
-// outgrow the caches: these took the build at 10M keys from 83.7 to 64.2 ns/key (core_bench, one
-// run; 30.6 and 31.0 at 1M, where they change nothing). Queue entries come in cell order, but a
-// key's cells lie segments apart, so no hardware prefetcher guesses them.
+// outgrow the caches, and each peel and assignment would wait for memory. Queue entries come in
+// cell order, but a key's cells lie segments apart, so no hardware prefetcher guesses them.
 constexpr uint64_t kPeelPrefetchDistance = 8;
 constexpr uint64_t kAssignPrefetchDistance = 16;
 

@@ -47,9 +47,8 @@ class WordsOverChunks {
 // counting sorts that stay in the caches: into partitions of 2^kPartitionBucketBits buckets
 // (about 1,000 keys each; counted as the hashes are added), then each partition by bucket, its
 // counts in L1; SortWithinBuckets finishes the buckets (about 2 per key, so each is tiny). One
-// counting sort over every bucket missed the caches on its counts (8 bytes per key): 15 ns per
-// key at a million random keys, and the encoding from its sorted copy 4 more, against about 6
-// and 2 now. The hashes and their partitioned copy lie in `words` (2 n words).
+// counting sort over every bucket would miss the caches on its counts (8 bytes per key). The
+// hashes and their partitioned copy lie in `words` (2 n words).
 class HashSorter {
  public:
   static constexpr uint32_t kPartitionBucketBits = 11;
@@ -172,13 +171,10 @@ struct AlphabetBuilder {
   uint64_t bits[kMaxWindowBytes][4] = {};
   // seen[i][c] != 0: byte i takes the value c. A byte store per byte of a window, with no load
   // (setting a bit loads the word, and a window that sets the same word waits for the store).
-  // The alphabets took 11 of 35 ns per key of a build of decimal ids when each window's bytes
-  // after those it shares with the window before were added in a loop; see Add.
   uint8_t seen[kMaxWindowBytes][256] = {};
 
-  // The bytes in `bytes_mask` (bit i: byte i) of window w: unrolled, every shift a constant (a
-  // loop over the mask's bits was 6 ns per key slower on decimal ids). The mask is the same
-  // window after window, so its tests predict well.
+  // The bytes in `bytes_mask` (bit i: byte i) of window w: unrolled, every shift a constant. The
+  // mask is the same window after window, so its tests predict well.
   void Add(Window w, uint32_t bytes_mask) {
     const uint64_t high = static_cast<uint64_t>(w >> 64), low = static_cast<uint64_t>(w);
     for (uint32_t i = 0; i < 8; ++i) {
@@ -187,7 +183,7 @@ struct AlphabetBuilder {
     }
   }
   // The same for a mask of a few bytes (random integers, once all but their first bytes are
-  // full): a loop over its bits, 3 ns per key faster there than the 16 tests.
+  // full): a loop over its few bits costs less than the 16 tests.
   void AddFew(Window w, uint32_t bytes_mask) {
     const uint64_t high = static_cast<uint64_t>(w >> 64), low = static_cast<uint64_t>(w);
     for (; bytes_mask != 0; bytes_mask &= bytes_mask - 1) {

@@ -40,9 +40,9 @@
 // opens no file itself. Files of other column families written before it are measured as
 // compactions read them (a listener has no handle on those column families); until then their
 // keys count in their levels, and neither over nor under the budget. Per file the policy builds,
-// two or three allocations (3.5 microseconds each for 7 levels, here). Per lookup, in each filter
-// of a file whose probes are counted: a test of bits of the key's hash, and for 1 probe in 32 a
-// store to a counter (0.0 to 0.2 ns per probe in core_bench at 1M keys).
+// two or three allocations (a few microseconds each: tiny beside a file's build). Per lookup, in
+// each filter of a file whose probes are counted: a test of bits of the key's hash, and for 1
+// probe in 32 a store to a counter.
 //
 // Each open of a database is a tree of its own (its name and DB::GetDbSessionId): databases that
 // share a Logger, a policy object and this listener keep separate accounts, and a database

@@ -14,9 +14,9 @@
 // measured 0.9% above it at 1% and 2.6% at 0.1%). The tests grow a filter 100x past its first
 // capacity and measure it: 0.9925% at a 1% bound with the defaults. The price is memory: filter i
 // needs about 1.44 (log2(1/p) + log2(1/(1 - r)) + i log2(1/r)) bits per key (a little more in the
-// blocked layout), so each doubling costs 1.44 bits per key more with r = 0.5, 0.46 with r = 0.8.
-// Measured, 1M keys grown from 10k at 1% (7 filters, room for 1.27M): 26.4 bits per key with r =
-// 0.5 and 21.1 with r = 0.8, against 9.9 for one filter sized for 1M keys in advance. A set
+// blocked layout), so each doubling costs 1.44 bits per key more with r = 0.5, 0.46 with r = 0.8:
+// a set grown 100x from its first capacity costs two to three times a filter sized for it in
+// advance (docs/applications.md gives the figures). A set
 // expected to grow far does better with a tightening nearer 1; one that rarely grows with 0.5,
 // which costs 1.44 bits per key before any growth against 3.3 for 0.8. The defaults are
 // RedisBloom's: growth 2, tightening 0.5.

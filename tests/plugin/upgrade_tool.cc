@@ -132,16 +132,14 @@ void Verify(const std::string& dir, bool read_write) {
       for (uint64_t i = 0; i < kMoreKeys; ++i) check(2 * (kMoreBase + i));
     }
     rocksdb::Statistics& stats = *options.statistics;
-    const uint64_t negatives_before = stats.getTickerCount(rocksdb::BLOOM_FILTER_USEFUL);
-    const uint64_t positives_before = stats.getTickerCount(rocksdb::BLOOM_FILTER_FULL_POSITIVE);
+    const sstfilter::compat::FilterTickers before = sstfilter::compat::FilterTickersOf(stats);
     uint64_t absent_found = 0;
     for (uint64_t i = 0; i < kAbsent; ++i) {
       absent_found += db->Get(rocksdb::ReadOptions(), Key(2 * i + 1), &value).ok();
     }
-    const uint64_t negatives =
-        stats.getTickerCount(rocksdb::BLOOM_FILTER_USEFUL) - negatives_before;
-    const uint64_t positives =
-        stats.getTickerCount(rocksdb::BLOOM_FILTER_FULL_POSITIVE) - positives_before;
+    const sstfilter::compat::FilterTickers lookups =
+        sstfilter::compat::FilterTickersOf(stats) - before;
+    const uint64_t negatives = lookups.negatives, positives = lookups.positives;
     std::vector<sstfilter::SstFilterInfo> files;
     const rocksdb::Status described = sstfilter::DescribeFilters(db.get(), &files);
     if (!described.ok()) Fail(std::string(d.label) + ": " + described.ToString());

@@ -144,6 +144,7 @@ void SstFilterBitsBuilder::AddToKeyRange(const Slice& key) {
     file_keys_.Add(std::string_view(key.data(), key.size()));
   } catch (const std::exception&) {
     file_keys_.SetUnbounded();  // a range not known overlaps everything: no guess of an append
+    key_range_lost_ = true;
   }
 }
 
@@ -268,6 +269,10 @@ Slice SstFilterBitsBuilder::Finish(std::unique_ptr<const char[]>* buf, Status* s
       Warn(choice->spec.ToString() + " filter of " + where +
            ": no seed solved its build; wrote a blocked Bloom filter instead");
     }
+    if (key_range_lost_) {
+      key_range_lost_ = false;
+      WarnNoThrow("out of memory tracking a file's key range: it counts as overlapping every file");
+    }
     result = Hand(built.value(), buf);
     NoteFinished(result, counted);
   } catch (const std::exception& e) {
@@ -298,7 +303,8 @@ void SstFilterBitsBuilder::NoteFinished(const Slice& filter, bool counted) {
   if (chooser_) {
     try {
       chooser_->Finished(hashes_.size(), file_keys_, filter.size());
-    } catch (const std::exception&) {  // out of memory: the chooser's record misses this filter
+    } catch (const std::exception&) {
+      WarnNoThrow("out of memory: the policy's record of the filters it built misses one");
     }
   }
   if (charge_ != nullptr) {
@@ -329,6 +335,13 @@ void SstFilterBitsBuilder::StartNextFilter() {
 #if SSTFILTER_ROCKSDB_HAS_ADD_KEY_AND_ALT
   have_last_alt_ = false;
 #endif
+}
+
+void SstFilterBitsBuilder::WarnNoThrow(const char* message) const noexcept {
+  try {
+    Warn(message);
+  } catch (const std::exception&) {  // no memory for the line either
+  }
 }
 
 void SstFilterBitsBuilder::Warn(const std::string& message) const {

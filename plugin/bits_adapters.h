@@ -149,8 +149,10 @@ class SstFilterBitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
   // so).
   Result<LevelFilter> FilterFor(uint64_t num_keys, bool finishing) const;
   void AddToKeyRange(const ROCKSDB_NAMESPACE::Slice& key);
-  // A WARN line, within the policy's rate limit.
+  // A WARN line, within the policy's rate limit; WarnNoThrow drops the line when even it cannot
+  // be had (out of memory), for the handlers of what a build survives.
   void Warn(const std::string& message) const;
+  void WarnNoThrow(const char* message) const noexcept;
   // hashes_.Add(h), and with verification on, h into added_sum_ if the list took it.
   void Record(uint64_t h);
   // `chosen`, unless the block cache refuses the charge of its build (scratch and output): then a
@@ -187,8 +189,9 @@ class SstFilterBitsBuilder : public ROCKSDB_NAMESPACE::FilterBitsBuilder {
   HashList hashes_;             // 8 bytes per distinct key (core/hash_list.h)
   // With verification on: the sum (mod 2^64) of the hashes hashes_ took since the last Finish.
   uint64_t added_sum_ = 0;
-  HashList last_hashes_;  // the keys of the last Finish, kept only for verification
-  bool failed_ = false;   // a key could not be recorded (out of memory)
+  HashList last_hashes_;         // the keys of the last Finish, kept only for verification
+  bool failed_ = false;          // a key could not be recorded (out of memory)
+  bool key_range_lost_ = false;  // the file's key range could not be tracked (said at Finish)
   // The hash of the last key added, if any (consecutive repeats are skipped)...
   bool have_last_key_ = false;
   uint64_t last_key_ = 0;

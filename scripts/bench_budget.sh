@@ -55,10 +55,11 @@ Fill() {
   rm -rf "$db"
   "$ext" --db="$db" "${common[@]}" --num="$1" --benchmarks="$fill" --filter_uri="$3" > /dev/null
 }
-# The bytes of the table files the database at $db created, by its LOG.
+# The bytes of the table files the database at $db created, by its LOG (%.0f: mawk's %d stops at
+# 2^31 - 1).
 WrittenBytes() {
   cat "$db"/policy0/LOG* | grep '"event": "table_file_creation"' |
-    grep -o '"file_size": [0-9]*' | awk '{ sum += $2 } END { printf "%d", sum }'
+    grep -o '"file_size": [0-9]*' | awk '{ sum += $2 } END { printf "%.0f", sum }'
 }
 start=$SECONDS
 printf "%-10s %-8s %-10s %8s %14s %11s %16s %10s %10s %13s\n" keys order budget bits/key \

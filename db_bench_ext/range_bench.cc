@@ -26,7 +26,7 @@
 #include "core/filter_spec.h"
 #include "core/hash.h"
 #include "core/hash_list.h"
-#include "core/range/range_filter.h"
+#include "core/range/range_api.h"
 
 DEFINE_int64(keys, 1000000, "Keys in the filter");
 DEFINE_int64(queries, 1000000, "Empty ranges per rate (random, and after a key)");

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // sstfilter.RangeFilter: the table properties collector that writes each SST file's range filter
-// (core/range/range_filter.h) into its properties, and SkipEmptyFiles, the table_filter that
+// (core/range/range_api.h) into its properties, and SkipEmptyFiles, the table_filter that
 // reads it (include/sstfilter/range_filter.h).
 #include "plugin/range_filter_collector.h"
 
@@ -16,7 +16,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "core/range/range_filter.h"
+#include "core/range/range_api.h"
 #include "plugin/policy_options.h"
 #include "plugin/skip_empty_files.h"
 #include "sstfilter/range_filter.h"

@@ -2,7 +2,7 @@
 // Elias-Fano: a non-decreasing sequence of n values below a universe U, in
 // n * (low_bits + 1) + U / 2^low_bits bits plus 32 bits per kBucketsPerSample buckets, with
 // "is there a value in [lo, hi]?" answered by one successor query (P. Elias, 1974; R. Fano, 1971).
-// The range filter (range_filter.h) stores its hashed keys this way; this file knows nothing of
+// The range filter (range_api.h) stores its hashed keys this way; this file knows nothing of
 // keys or hashing, only of the sequence.
 //
 // The layout of a body (docs/format.md section 15 has it byte by byte; words little-endian; the

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// The range filter's builder (core/range/range_filter.h): keys to positions, the Grafite hash,
+// The range filter's builder (core/range/range_api.h): keys to positions, the Grafite hash,
 // the sorted hashes; the shape a budget buys is computed in range_shape.cc.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <memory>
 
+#include "core/range/range_api.h"
 #include "core/range/range_codec.h"
-#include "core/range/range_filter.h"
 
 namespace sstfilter {
 namespace {

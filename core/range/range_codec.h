@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The range filter's bytes (core/range/range_filter.h): the format, its one header codec, and the
+// The range filter's bytes (core/range/range_api.h): the format, its one header codec, and the
 // arithmetic that builder (range_builder.cc) and reader (range_reader.cc) must share exactly.
 // Internal to core/range/.
 #pragma once
@@ -11,7 +11,7 @@
 
 #include "core/format.h"
 #include "core/hash.h"
-#include "core/range/range_filter.h"
+#include "core/range/range_api.h"
 
 namespace sstfilter {
 namespace range_detail {

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// The range filter's reader (core/range/range_filter.h): no copy, no allocation.
+// The range filter's reader (core/range/range_api.h): no copy, no allocation.
 #include <algorithm>
 #include <cstring>
 
+#include "core/range/range_api.h"
 #include "core/range/range_codec.h"
-#include "core/range/range_filter.h"
 
 namespace sstfilter {
 namespace {

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// The arithmetic of a range filter's shape (core/range/range_filter.h): the bits per key it may
+// The arithmetic of a range filter's shape (core/range/range_api.h): the bits per key it may
 // take, the shape a budget buys, and the false-positive rate that shape gives.
 #include <algorithm>
 #include <cmath>
 #include <string>
 
 #include "core/range/elias_fano.h"
-#include "core/range/range_filter.h"
+#include "core/range/range_api.h"
 #include "core/sizing.h"
 
 namespace sstfilter {

@@ -2,7 +2,7 @@
 // The range filter (core/range/): no false negatives against a sorted set, measured false-positive
 // rates within a binomial bound of RangeFpRate on random and on correlated queries, the same bytes
 // for any order of the same keys, range deletions, golden bytes, and bytes not understood.
-#include "core/range/range_filter.h"
+#include "core/range/range_api.h"
 
 #include <gtest/gtest.h>
 

@@ -21,7 +21,7 @@
 
 #include "core/format.h"
 #include "core/hash.h"
-#include "core/range/range_filter.h"
+#include "core/range/range_api.h"
 
 using sstfilter::RangeFilterBuilder;
 using sstfilter::RangeFilterReader;

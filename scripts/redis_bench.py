@@ -24,6 +24,8 @@ BF.EXISTS, CF.ADD, CF.EXISTS and the hand-built filter's Lua script.
   /usr/bin/python3 scripts/redis_bench.py --module build/redis/libsstfilter_redis.so \
       [--items 1000000] [--rate 0.01] [--batch 1000] [--absent N] [--skip-benchmark]
       [--fp-sweep E]   (also the measured rates of filters of 10^3 .. 10^E items)
+      [--against-redisbloom-cuckoo]   (instead: the cuckoo filter beside RedisBloom's, simulated
+                                       by scripts/redisbloom_cuckoo_model.py)
 
 Needs Debian's redis-server, redis-tools and python3-redis (for /usr/bin/python3).
 """
@@ -264,6 +266,46 @@ def fp_sweep(c, rate, max_exponent, batch, lookups=1_000_000):
     print(f"worst measured / requested: {worst:.3f}")
 
 
+def against_redisbloom_cuckoo(c, batch, absent=200_000):
+    """CF.RESERVE c EXPANSION 0 ERROR p beside RedisBloom's cuckoo filter of capacity c (its
+    defaults: buckets of 2, 8-bit fingerprints, expansion 1) as scripts/redisbloom_cuckoo_model.py
+    simulates it, c items in each, p the model's measured rate: bytes per item at the same or a
+    lower measured rate. The capacities put RedisBloom's first sub-filter of 2^20 slots from half
+    full to nearly full; walks of 20 moves are its default MAXITERATIONS, walks of 500 the paper's
+    (a fuller first sub-filter)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import redisbloom_cuckoo_model as model
+    print(f"\ncuckoo filters against RedisBloom's by its documented design (simulated), "
+          f"{absent} absent items each")
+    print(f"{'capacity':>9} {'walk':>4} {'RedisBloom bits/item':>20} {'its rate':>8} "
+          f"{'sub-filters':>11} {'this module bits/item':>21} {'its rate':>8} {'bytes':>7}")
+    worst = 0.0
+    for fraction in (0.51, 0.57, 0.60, 0.63, 0.66, 0.75, 0.85, 0.95):
+        n = int(fraction * (1 << 20))
+        for walk in (20, 500):
+            rb_bits, rb_rate, rb_filters, _ = model.run(n, n, 2, walk, 1, absent, seed=n)
+            c.flushall()
+            c.execute_command("CF.RESERVE", "f", str(n), "EXPANSION", "0", "ERROR", str(rb_rate))
+            pipe = c.pipeline(transaction=False)
+            for at in range(0, n, batch):
+                pipe.execute_command("CF.INSERT", "f", "ITEMS",
+                                     *(f"present:{i:012x}" for i in range(at, min(n, at + batch))))
+                if len(pipe) >= 16:
+                    pipe.execute()
+            pipe.execute()
+            wrong = 0
+            for at in range(0, absent, batch):
+                chunk = [f"absent:{i:012x}" for i in range(at, min(absent, at + batch))]
+                wrong += sum(c.execute_command("CF.MEXISTS", "f", *chunk))
+            bits = 8 * c.memory_usage("f", samples=0) / n
+            ratio = bits / rb_bits
+            if walk == 20:
+                worst = max(worst, ratio)
+            print(f"{n:9d} {walk:4d} {rb_bits:20.2f} {100 * rb_rate:7.3f}% {rb_filters:11d} "
+                  f"{bits:21.2f} {100 * wrong / absent:7.3f}% {ratio:6.3f}x")
+    print(f"worst bytes ratio at RedisBloom's default walk: {worst:.3f}x")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--module", required=True)
@@ -274,6 +316,8 @@ def main():
     parser.add_argument("--skip-benchmark", action="store_true")
     parser.add_argument("--fp-sweep", type=int, default=0, metavar="E",
                         help="also measure the rates of filters of 10^3 .. 10^E items")
+    parser.add_argument("--against-redisbloom-cuckoo", action="store_true",
+                        help="only the cuckoo filter beside RedisBloom's, simulated (3 minutes)")
     args = parser.parse_args()
     if args.items < 1 or args.batch < 1 or not 0 < args.rate < 1:
         sys.exit("redis_bench: --items and --batch must be positive, --rate in (0, 1)")
@@ -285,6 +329,9 @@ def main():
     server = Server(args.module)
     try:
         c = server.client
+        if args.against_redisbloom_cuckoo:
+            against_redisbloom_cuckoo(c, args.batch)
+            return
         n, p = str(args.items), str(args.rate)
         contenders = [
             ("bf.madd", ("BF.RESERVE", "f", p, n, "NONSCALING"),

@@ -2,9 +2,11 @@
 // sstfilter.Leveled's memory_budget (plugin/memory_budget.h): the option as RocksDB parses,
 // writes and compares it, and real databases whose filters stay within it as they grow tenfold,
 // with random and ordered keys, in one column family or two sharing the policy.
-#include "plugin/memory_budget.h"
+#include <algorithm>
+#include <cstdlib>
 
 #include "plugin/budget_rewrites.h"
+#include "plugin/memory_budget.h"
 #include "sstfilter/inspect.h"
 
 #include "tests/plugin/db_test_fixture.h"
@@ -268,6 +270,16 @@ class MemoryBudgetDb : public DbTest, public ::testing::WithParamInterface<Growt
     }
   }
 
+  // The "their filters now N bytes" of each line the policy logs as it decides a file's bits.
+  std::vector<double> LoggedFilterBytes() {
+    std::vector<double> bytes;
+    const std::string marker = "their filters now ";
+    for (const std::string& line : logger_->LinesWith(marker)) {
+      bytes.push_back(std::strtod(line.c_str() + line.find(marker) + marker.size(), nullptr));
+    }
+    return bytes;
+  }
+
   const std::shared_ptr<testing::RecordingLogger> logger_ =
       std::make_shared<testing::RecordingLogger>();
 };
@@ -279,9 +291,11 @@ class MemoryBudgetDb : public DbTest, public ::testing::WithParamInterface<Growt
 // those spending the most (plugin/budget_rewrites.h). In 7 runs (2026-11-28) the filters ended at
 // 0.94x to 0.97x of the budget with random keys and 0.97x to 1.01x with ordered keys, and no stage
 // went beyond 1.002x; without the rewrites the tree ended at 1.26x (random) and 1.31x (ordered).
-// The bounds leave room for slower machines: 1.10x at every stage, 1.08x and 0.75x at the end (a
-// ceiling, not a target: level 0's share at its fullest is not spent between flushes, and the
-// steering may run low for a while after rewrites).
+// As files were written, the filters held at most 1.015x to 1.067x (4 runs, 2026-12-03): beyond
+// the budget by the flushes since the last compaction (docs/filters.md, "What a user sees").
+// The bounds leave room for slower machines: 1.10x at every stage and as files are written, 1.08x
+// and 0.75x at the end (a ceiling, not a target: level 0's share at its fullest is not spent
+// between flushes, and the steering may run low for a while after rewrites).
 TEST_P(MemoryBudgetDb, FiltersStayWithinTheBudgetAsTheTreeGrows) {
   const bool ordered = GetParam().ordered;
   Open(BudgetOptions("{id=sstfilter.Leveled;memory_budget=" + std::to_string(kBudgetBytes) + "}"));
@@ -307,6 +321,13 @@ TEST_P(MemoryBudgetDb, FiltersStayWithinTheBudgetAsTheTreeGrows) {
   }
   EXPECT_LE(ratio[kStages - 1], 1.08);
   EXPECT_GE(ratio[kStages - 1], 0.75);
+  // Between the stages too: the live filters' bytes the policy logs as each file is written (the
+  // tree as it is mid-flush and mid-compaction, the peak that scripts/bench.sh --budget reports).
+  const std::vector<double> written = LoggedFilterBytes();
+  ASSERT_FALSE(written.empty());
+  const double peak = *std::max_element(written.begin(), written.end()) / kBudgetBytes;
+  printf("[ figures  ] the most the filters held as files were written: %.3fx the budget\n", peak);
+  EXPECT_LE(peak, 1.10);
   db_.reset();
   // The LOG says what the budget buys and what the tree spends, at each file, and each rewrite.
   EXPECT_FALSE(

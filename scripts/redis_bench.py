@@ -227,6 +227,26 @@ def redis_benchmark(port, hb, sha, requests):
               f"{float(fields[6]):7.3f}")
 
 
+def filled_rate(c, setup, add, query, n, lookups, batch):
+    """Makes key "f" anew with `setup`, adds n items with `add` (BF.MADD, or CF.INSERT ... ITEMS),
+    pipelined in round trips of `batch`, and returns the share of `lookups` absent items that
+    `query` (BF.MEXISTS, CF.MEXISTS) finds."""
+    c.flushall()
+    c.execute_command(*setup)
+    pipe = c.pipeline(transaction=False)
+    for at in range(0, n, batch):
+        chunk = [f"present:{i:012x}" for i in range(at, min(n, at + batch))]
+        pipe.execute_command(add, "f", *(["ITEMS"] if add == "CF.INSERT" else []), *chunk)
+        if len(pipe) >= 16:
+            pipe.execute()
+    pipe.execute()
+    wrong = 0
+    for at in range(0, lookups, batch):
+        chunk = [f"absent:{i:012x}" for i in range(at, min(lookups, at + batch))]
+        wrong += sum(c.execute_command(query, "f", *chunk))
+    return wrong / lookups
+
+
 def fp_sweep(c, rate, max_exponent, batch, lookups=1_000_000):
     """The measured false-positive rate of filters of 10^3 .. 10^max_exponent items, each sized
     for its items at `rate`, over `lookups` absent items: the rate each command's filter gives."""
@@ -244,20 +264,7 @@ def fp_sweep(c, rate, max_exponent, batch, lookups=1_000_000):
                 ("CF.RESERVE ... ERROR, EXPANSION 0",
                  ("CF.RESERVE", "f", str(n), "EXPANSION", "0", "ERROR", str(rate)), "CF.INSERT",
                  "CF.MEXISTS")):
-            c.flushall()
-            c.execute_command(*setup)
-            pipe = c.pipeline(transaction=False)
-            for at in range(0, n, batch):
-                chunk = [f"present:{i:012x}" for i in range(at, min(n, at + batch))]
-                pipe.execute_command(add, "f", *(["ITEMS"] if add == "CF.INSERT" else []), *chunk)
-                if len(pipe) >= 16:
-                    pipe.execute()
-            pipe.execute()
-            wrong = 0
-            for at in range(0, lookups, batch):
-                chunk = [f"absent:{i:012x}" for i in range(at, min(lookups, at + batch))]
-                wrong += sum(c.execute_command(query, "f", *chunk))
-            measured = wrong / lookups
+            measured = filled_rate(c, setup, add, query, n, lookups, batch)
             bound = rate + 3 * math.sqrt(rate * (1 - rate) / lookups)
             worst = max(worst, measured / rate)
             print(f"{n:11d} {label:34} {100 * measured:8.3f}% {100 * bound:8.3f}% "
@@ -283,26 +290,16 @@ def against_redisbloom_cuckoo(c, batch, absent=200_000):
     for fraction in (0.51, 0.57, 0.60, 0.63, 0.66, 0.75, 0.85, 0.95):
         n = int(fraction * (1 << 20))
         for walk in (20, 500):
-            rb_bits, rb_rate, rb_filters, _ = model.run(n, n, 2, walk, 1, absent, seed=n)
-            c.flushall()
-            c.execute_command("CF.RESERVE", "f", str(n), "EXPANSION", "0", "ERROR", str(rb_rate))
-            pipe = c.pipeline(transaction=False)
-            for at in range(0, n, batch):
-                pipe.execute_command("CF.INSERT", "f", "ITEMS",
-                                     *(f"present:{i:012x}" for i in range(at, min(n, at + batch))))
-                if len(pipe) >= 16:
-                    pipe.execute()
-            pipe.execute()
-            wrong = 0
-            for at in range(0, absent, batch):
-                chunk = [f"absent:{i:012x}" for i in range(at, min(absent, at + batch))]
-                wrong += sum(c.execute_command("CF.MEXISTS", "f", *chunk))
+            rb_bits, rb_rate, rb_filters, _ = model.run(n, n, 2, walk, absent, seed=n)
+            rate = filled_rate(
+                c, ("CF.RESERVE", "f", str(n), "EXPANSION", "0", "ERROR", str(rb_rate)),
+                "CF.INSERT", "CF.MEXISTS", n, absent, batch)
             bits = 8 * c.memory_usage("f", samples=0) / n
             ratio = bits / rb_bits
             if walk == 20:
                 worst = max(worst, ratio)
             print(f"{n:9d} {walk:4d} {rb_bits:20.2f} {100 * rb_rate:7.3f}% {rb_filters:11d} "
-                  f"{bits:21.2f} {100 * wrong / absent:7.3f}% {ratio:6.3f}x")
+                  f"{bits:21.2f} {100 * rate:7.3f}% {ratio:6.3f}x")
     print(f"worst bytes ratio at RedisBloom's default walk: {worst:.3f}x")
 
 

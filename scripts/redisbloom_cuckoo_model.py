@@ -14,8 +14,9 @@ follows them, written from that description alone:
   - an insert takes a free slot of either bucket in any sub-filter, oldest first ("unused capacity
     in prior sub-filters is automatically used when possible"), else evicts fingerprints at random
     along a walk of at most MAXITERATIONS (default 20) moves in the newest sub-filter; when the
-    walk fails the filter "declares itself full" and adds a sub-filter of the previous one's slots
-    times EXPANSION (default 1), which takes the fingerprint left without a place;
+    walk fails the filter "declares itself full" and adds a sub-filter as large as the previous
+    one (EXPANSION's default, 1, the only expansion modelled), which takes the fingerprint left
+    without a place;
   - a lookup asks every sub-filter.
 
 RedisBloom's page gives fill rates (55% with buckets of 1 slot, 80% with 3, 95% with 4), and the
@@ -23,7 +24,7 @@ cuckoo filter paper gives the fills of walks of 500 moves (50%, 84%, 95% with bu
 --check sets the model's beside them.
 
   /usr/bin/python3 scripts/redisbloom_cuckoo_model.py --items N [--capacity C] [--bucket-size B]
-      [--max-iterations M] [--expansion E] [--absent A] [--seed S]
+      [--max-iterations M] [--absent A] [--seed S]
   /usr/bin/python3 scripts/redisbloom_cuckoo_model.py --check
 """
 import argparse
@@ -64,8 +65,8 @@ class SubFilter:
 
 
 class Model:
-    def __init__(self, capacity, bucket_size, max_iterations, expansion, seed):
-        self.b, self.max_iterations, self.expansion = bucket_size, max_iterations, expansion
+    def __init__(self, capacity, bucket_size, max_iterations, seed):
+        self.b, self.max_iterations = bucket_size, max_iterations
         self.filters = [SubFilter(self.buckets_for(capacity), bucket_size)]
         self.rng = random.Random(seed)
         self.items = 0
@@ -99,11 +100,10 @@ class Model:
                 return
         if self.first_full_at is None:
             self.first_full_at = self.items - 1
-        grown = SubFilter(self.buckets_for(len(f.slots) * max(1, self.expansion)), self.b)
+        grown = SubFilter(f.mask + 1, self.b)
         self.filters.append(grown)
         # The fingerprint left without a place, in the new sub-filter at the bucket it was bound
-        # for (its two buckets there are the same pair modulo the larger table, as far as the
-        # model's fill is concerned).
+        # for: one of its two buckets there too, the new sub-filter being as large as the last.
         grown.try_put(bucket, fp)
 
     def contains(self, item):
@@ -114,10 +114,10 @@ class Model:
         return 8 * sum(len(f.slots) for f in self.filters)
 
 
-def run(items, capacity, bucket_size, max_iterations, expansion, absent, seed):
+def run(items, capacity, bucket_size, max_iterations, absent, seed):
     """Returns (bits per item, measured false-positive rate, sub-filters, fill of the first when it
     declared itself full, or None)."""
-    model = Model(capacity, bucket_size, max_iterations, expansion, seed)
+    model = Model(capacity, bucket_size, max_iterations, seed)
     rng = random.Random(seed + 1)
     present = set()
     while len(present) < items:
@@ -139,14 +139,15 @@ def run(items, capacity, bucket_size, max_iterations, expansion, absent, seed):
 
 def check():
     """The first sub-filter's fill when it declares itself full, against the figures published:
-    RedisBloom's page (its walk of 20 moves) and the cuckoo filter paper (walks of 500)."""
+    RedisBloom's page (which does not say after how long a walk) and the cuckoo filter paper
+    (walks of 500)."""
     print("fill of the first sub-filter when it declares itself full: the mean of 3 seeds, "
           "2^16 slots or more")
     print("bucket size  20 moves  RedisBloom's page  500 moves  the paper")
     for b, page, paper in ((1, "55%", "50%"), (2, "-", "84%"), (3, "80%", "-"), (4, "95%", "95%")):
         fills = []
         for walk in (20, 500):
-            runs = [run(2 << 16, 1 << 16, b, walk, 1, 1, seed)[3] for seed in (1, 2, 3)]
+            runs = [run(2 << 16, 1 << 16, b, walk, 1, seed)[3] for seed in (1, 2, 3)]
             fills.append(100 * sum(runs) / len(runs))
         print(f"{b:11d}  {fills[0]:7.1f}%  {page:>17}  {fills[1]:8.1f}%  {paper:>9}")
 
@@ -157,7 +158,6 @@ def main():
     parser.add_argument("--capacity", type=int, help="default: --items")
     parser.add_argument("--bucket-size", type=int, default=2)
     parser.add_argument("--max-iterations", type=int, default=20)
-    parser.add_argument("--expansion", type=int, default=1)
     parser.add_argument("--absent", type=int, default=1_000_000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--check", action="store_true")
@@ -168,7 +168,7 @@ def main():
     if not args.items or args.items < 1 or args.bucket_size < 1 or args.max_iterations < 1:
         sys.exit("redisbloom_cuckoo_model: --items, --bucket-size, --max-iterations must be >= 1")
     bits, rate, filters, fill = run(args.items, args.capacity or args.items, args.bucket_size,
-                                    args.max_iterations, args.expansion, args.absent, args.seed)
+                                    args.max_iterations, args.absent, args.seed)
     print(f"{bits:.2f} bits/item, {100 * rate:.3f}% false positives, {filters} sub-filter(s)"
           + ("" if fill is None else f", the first declared full at {100 * fill:.1f}%"))
 

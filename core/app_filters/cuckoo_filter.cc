@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// CuckooFilter (include/sstfilter/cuckoo_filter.h): the plain table of the cuckoo kind
+// CuckooFilter (include/sstfilter/cuckoo_filter.h): a table of the cuckoo kind, semi-sorted
+// (core/cuckoo/semi_sorted_table.h) from 5-bit fingerprints on, else plain
 // (core/cuckoo/cuckoo_table.h), filled key by key by the placement walk the static build uses
 // (core/cuckoo/placement.h).
 #include "sstfilter/cuckoo_filter.h"
@@ -24,9 +25,33 @@ using cuckoo_internal::Placement;
 namespace {
 
 // The views of a filter's bytes: rebuilt per call (a few words), so the filter holds only plain
-// data, moves as a vector does, and its header needs none of core/'s.
-CuckooTable TableOf(FilterBuffer& bytes, uint64_t num_buckets, int fingerprint_bits) {
-  return CuckooTable(bytes.data(), num_buckets, fingerprint_bits);
+// data, moves as a vector does, and its header needs none of core/'s. OnTable runs fn on the
+// table its layout needs (CuckooTable or SemiSortedTable), OnView on the read-only view.
+template <typename Fn>
+auto OnTable(FilterBuffer& bytes, uint64_t num_buckets, int f, uint8_t layout, Fn&& fn) {
+  if (IsSemiSorted(static_cast<CuckooLayout>(layout))) {
+    SemiSortedTable table(bytes.data(), num_buckets, f);
+    return fn(table);
+  }
+  CuckooTable table(bytes.data(), num_buckets, f);
+  return fn(table);
+}
+template <typename Fn>
+auto OnView(const FilterBuffer& bytes, uint64_t num_buckets, int f, uint8_t layout, Fn&& fn) {
+  if (IsSemiSorted(static_cast<CuckooLayout>(layout))) {
+    return fn(SemiSortedTableView(bytes.data(), num_buckets, f));
+  }
+  return fn(CuckooTableView(bytes.data(), num_buckets, f));
+}
+
+CuckooReader ReaderOf(const FilterBuffer& bytes, uint64_t num_buckets, int f, uint32_t seed,
+                      uint8_t layout) {
+  return CuckooReader(bytes.data(), num_buckets, f, seed, static_cast<CuckooLayout>(layout));
+}
+
+uint64_t TableBytes(uint64_t num_buckets, int f, CuckooLayout layout) {
+  return IsSemiSorted(layout) ? SemiSortedTableView::BytesFor(num_buckets, f)
+                              : CuckooTableView::BytesFor(num_buckets, f);
 }
 
 // A zeroed buffer of `bytes` (filter_memory.h); false when the memory cannot be had.
@@ -45,10 +70,12 @@ Result<CuckooFilter> CuckooFilter::Create(uint64_t capacity, int fingerprint_bit
   const Result<uint64_t> buckets = CuckooBuckets(capacity, kCuckooTargetLoad);
   if (!buckets.ok()) return Err(buckets.error());
   CuckooFilter filter;
-  const uint64_t bytes = CuckooTableView::BytesFor(buckets.value(), fingerprint_bits);
-  if (!Allocate(&filter.bytes_, bytes)) return Err(AllocationError(bytes));
+  const CuckooLayout layout = DynamicCuckooLayout(fingerprint_bits);
+  const uint64_t bytes = TableBytes(buckets.value(), fingerprint_bits, layout);
+  if (!Allocate(&filter.bytes_, bytes)) return Err(AllocationError(bytes));  // zeroed: empty
   filter.num_buckets_ = buckets.value();
   filter.fingerprint_bits_ = fingerprint_bits;
+  filter.layout_ = static_cast<uint8_t>(layout);
   return filter;
 }
 
@@ -80,8 +107,10 @@ Result<CuckooFilter> CuckooFilter::FromBody(FilterBuffer body, uint64_t body_byt
   if (t.num_units == 0) return filter;  // built from no keys: holds nothing, accepts nothing
   switch (static_cast<CuckooLayout>(t.version)) {
     case CuckooLayout::kPlain:
+    case CuckooLayout::kSemiSortedMultiset:
       if (body.size() != body_bytes) return Err("a body buffer that is not AllocateBody's");
       filter.bytes_ = std::move(body);
+      filter.layout_ = t.version;
       break;
     case CuckooLayout::kSemiSorted: {
       // A static build's semi-sorted table: the filter keeps the plain one, decoded. A static
@@ -90,7 +119,7 @@ Result<CuckooFilter> CuckooFilter::FromBody(FilterBuffer body, uint64_t body_byt
       filter.erasable_ = false;
       const uint64_t bytes = CuckooTableView::BytesFor(t.num_units, t.param);
       if (!Allocate(&filter.bytes_, bytes)) return Err(AllocationError(bytes));
-      CuckooTable table = TableOf(filter.bytes_, t.num_units, t.param);
+      CuckooTable table(filter.bytes_.data(), t.num_units, t.param);
       if (!SemiSortedTableView(body.data(), t.num_units, t.param).Decode(&table)) {
         return Err("corrupt cuckoo filter: a bucket of the semi-sorted table is not understood");
       }
@@ -100,13 +129,21 @@ Result<CuckooFilter> CuckooFilter::FromBody(FilterBuffer body, uint64_t body_byt
   filter.num_buckets_ = t.num_units;
   filter.fingerprint_bits_ = t.param;
   filter.seed_ = t.seed;
-  // The table must hold exactly the fingerprints the trailer counts: a filter that disagrees
-  // with itself is corrupt, and adding to it would overrun its real capacity.
-  const CuckooTable table = TableOf(filter.bytes_, t.num_units, t.param);
-  uint64_t occupied = 0;
-  for (uint64_t b = 0; b < t.num_units; ++b) {
-    for (int s = 0; s < kCuckooSlotsPerBucket; ++s) occupied += table.Slot(b, s) != 0;
+  // Every bucket understood, and the table holding exactly the fingerprints the trailer counts:
+  // a filter that disagrees with itself is corrupt, and adding to it would overrun its real
+  // capacity.
+  if (IsSemiSorted(static_cast<CuckooLayout>(filter.layout_)) &&
+      !SemiSortedTableView(filter.bytes_.data(), t.num_units, t.param).AllUnderstood()) {
+    return Err("corrupt cuckoo filter: a bucket of the semi-sorted table is not understood");
   }
+  const uint64_t occupied =
+      OnView(filter.bytes_, t.num_units, t.param, filter.layout_, [&](const auto& table) {
+        uint64_t n = 0;
+        for (uint64_t b = 0; b < t.num_units; ++b) {
+          for (int s = 0; s < kCuckooSlotsPerBucket; ++s) n += table.Slot(b, s) != 0;
+        }
+        return n;
+      });
   if (occupied != t.num_keys) {
     return Err("corrupt cuckoo filter: the trailer counts " + std::to_string(t.num_keys) +
                " keys, the table holds " + std::to_string(occupied));
@@ -123,19 +160,21 @@ CuckooFilter& CuckooFilter::operator=(CuckooFilter&& other) noexcept {
   seed_ = other.seed_;
   size_ = std::exchange(other.size_, 0);
   erasable_ = other.erasable_;
+  layout_ = other.layout_;
   return *this;
 }
 
 bool CuckooFilter::AddHash(uint64_t hash) {
   if (num_buckets_ == 0) return false;
   const CuckooHashing hashing(num_buckets_, fingerprint_bits_, seed_);
-  CuckooTable table = TableOf(bytes_, num_buckets_, fingerprint_bits_);
   const uint64_t h = hashing.Remix(hash);
   std::vector<Kick> path;  // Add is not a query path; the walk is rare below ~90% load
   // The walk's choices drawn from the key and the table's count: no state outside the table.
   uint64_t walk_state = h ^ (size_ * 0x9e3779b97f4a7c15u);
-  const Placement p =
-      Place(&table, hashing, hashing.Bucket(h), hashing.Fingerprint(h), false, &walk_state, &path);
+  const Placement p = OnTable(bytes_, num_buckets_, fingerprint_bits_, layout_, [&](auto& table) {
+    return Place(&table, hashing, hashing.Bucket(h), hashing.Fingerprint(h), false, &walk_state,
+                 &path);
+  });
   if (p == Placement::kFailed) return false;
   ++size_;
   return true;
@@ -143,7 +182,7 @@ bool CuckooFilter::AddHash(uint64_t hash) {
 
 bool CuckooFilter::MayContainHash(uint64_t hash) const {
   return size_ > 0 &&
-         CuckooReader(bytes_.data(), num_buckets_, fingerprint_bits_, seed_).MayContain(hash);
+         ReaderOf(bytes_, num_buckets_, fingerprint_bits_, seed_, layout_).MayContain(hash);
 }
 
 void CuckooFilter::MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match) const {
@@ -151,41 +190,44 @@ void CuckooFilter::MayContainBatch(const uint64_t* hashes, size_t count, bool* m
     std::fill(may_match, may_match + count, false);
     return;
   }
-  CuckooReader(bytes_.data(), num_buckets_, fingerprint_bits_, seed_)
+  ReaderOf(bytes_, num_buckets_, fingerprint_bits_, seed_, layout_)
       .MayContainBatch(hashes, count, may_match);
 }
 
 int CuckooFilter::CountHash(uint64_t hash) const {
   if (size_ == 0) return 0;
   const CuckooHashing hashing(num_buckets_, fingerprint_bits_, seed_);
-  const CuckooTableView table(bytes_.data(), num_buckets_, fingerprint_bits_);
   const uint64_t h = hashing.Remix(hash);
   const uint64_t i1 = hashing.Bucket(h);
   const uint32_t fp = hashing.Fingerprint(h);
   // The two buckets are never the same one (Alt adds an odd offset modulo an even count).
-  int copies = 0;
-  for (const uint64_t bucket : {i1, hashing.Alt(i1, fp)}) {
-    for (int s = 0; s < kCuckooSlotsPerBucket; ++s) copies += table.Slot(bucket, s) == fp;
-  }
-  return copies;
+  return OnView(bytes_, num_buckets_, fingerprint_bits_, layout_, [&](const auto& table) {
+    int copies = 0;
+    for (const uint64_t bucket : {i1, hashing.Alt(i1, fp)}) {
+      for (int s = 0; s < kCuckooSlotsPerBucket; ++s) copies += table.Slot(bucket, s) == fp;
+    }
+    return copies;
+  });
 }
 
 bool CuckooFilter::EraseHash(uint64_t hash) {
   if (size_ == 0 || !erasable_) return false;
   const CuckooHashing hashing(num_buckets_, fingerprint_bits_, seed_);
-  CuckooTable table = TableOf(bytes_, num_buckets_, fingerprint_bits_);
   const uint64_t h = hashing.Remix(hash);
   const uint64_t i1 = hashing.Bucket(h);
   const uint32_t fp = hashing.Fingerprint(h);
-  for (const uint64_t bucket : {i1, hashing.Alt(i1, fp)}) {
-    const int slot = table.FindSlot(bucket, fp);
-    if (slot >= 0) {
-      table.SetSlot(bucket, slot, 0);
-      --size_;
-      return true;
+  const bool erased = OnTable(bytes_, num_buckets_, fingerprint_bits_, layout_, [&](auto& table) {
+    for (const uint64_t bucket : {i1, hashing.Alt(i1, fp)}) {
+      const int slot = table.FindSlot(bucket, fp);
+      if (slot >= 0) {
+        table.SetSlot(bucket, slot, 0);
+        return true;
+      }
     }
-  }
-  return false;
+    return false;
+  });
+  if (erased) --size_;
+  return erased;
 }
 
 double CuckooFilter::load() const {
@@ -207,12 +249,13 @@ std::string CuckooFilter::Serialize() const {
 
 uint64_t CuckooFilter::SerializedBytes() const { return bytes_.size() + kTrailerBytes; }
 
-// The body is the plain table's bytes as they are; then the trailer.
+// The body is the table's bytes as they are; then the trailer, its version the layout.
 size_t CuckooFilter::SerializeRange(uint64_t offset, size_t length, void* out) const {
   RangeCopier copier(offset, length, out);
   copier.NextBytes(bytes_.data(), bytes_.size());
   Trailer t;
   t.kind = Cuckoo::kId;
+  t.version = layout_;
   t.param = static_cast<uint8_t>(fingerprint_bits_);
   t.num_keys = size_;
   t.num_units = num_buckets_;

@@ -29,6 +29,7 @@ uint64_t TableBytes(uint64_t num_buckets, int fingerprint_bits, CuckooLayout lay
     case CuckooLayout::kPlain:
       return CuckooTableView::BytesFor(num_buckets, fingerprint_bits);
     case CuckooLayout::kSemiSorted:
+    case CuckooLayout::kSemiSortedMultiset:
       return SemiSortedTableView::BytesFor(num_buckets, fingerprint_bits);
   }
   return 0;  // not reached: the switch is exhaustive (-Wswitch)
@@ -263,9 +264,9 @@ bool Cuckoo::BodyBytes(const Trailer& t, uint64_t* body_bytes) {
   if (!ValidCuckooFingerprintBits(t.param)) return false;
   if (t.num_units % 2 != 0) return false;  // the alternate-bucket function needs even counts
   if (t.num_keys > t.num_units * kCuckooSlotsPerBucket) return false;
-  // The version is 1 or 2 (parse.cc checks it against kMaxVersion): the layout.
+  // The version is 1 to 3 (parse.cc checks it against kMaxVersion): the layout.
   const auto layout = static_cast<CuckooLayout>(t.version);
-  if (layout == CuckooLayout::kSemiSorted && t.param < kCuckooSemiSortMinFingerprintBits) {
+  if (IsSemiSorted(layout) && t.param < kCuckooSemiSortMinFingerprintBits) {
     return false;
   }
   *body_bytes = TableBytes(t.num_units, t.param, layout);

@@ -28,9 +28,10 @@
 // This header is the static cuckoo filter kind (FilterKind 3); the dynamic CuckooFilter for
 // applications is in include/sstfilter/cuckoo_filter.h (implemented in cuckoo_filter.cc).
 //
-// Body: the bucket table, semi-sorted (core/cuckoo/semi_sorted_table.h, format version 2) from
-// 5-bit fingerprints on, plain (core/cuckoo/cuckoo_table.h, version 1) for 4 bits and for the
-// dynamic filter. A static build places fingerprints in a plain table, then encodes it. Trailer
+// Body: the bucket table, semi-sorted (core/cuckoo/semi_sorted_table.h, format version 2 from a
+// static build, 3 from the dynamic CuckooFilter) from 5-bit fingerprints on, plain
+// (core/cuckoo/cuckoo_table.h, version 1) for 4 bits (and the dynamic filters written before
+// version 3). A static build places fingerprints in a plain table, then encodes it. Trailer
 // (core/format.h): num_keys = fingerprints stored, num_units = buckets, seed = the seed placement
 // succeeded with, param = fingerprint_bits, version = the layout. Sizing math: core/cuckoo/math.h.
 // Every byte: docs/format.md.
@@ -87,13 +88,35 @@ class CuckooHashing {
 // The two bucket tables of the cuckoo kind. The value is the format version (trailer byte 22) of
 // the bytes that use it, so a reader knows the layout from the version.
 enum class CuckooLayout : uint8_t {
-  kPlain = 1,       // core/cuckoo/cuckoo_table.h: f bits a slot; the dynamic CuckooFilter's too
-  kSemiSorted = 2,  // core/cuckoo/semi_sorted_table.h: f - 1 bits a slot, for f >= 5
+  kPlain = 1,       // core/cuckoo/cuckoo_table.h: f bits a slot
+  kSemiSorted = 2,  // core/cuckoo/semi_sorted_table.h: f - 1 bits a slot, for f >= 5; a static
+                    // build's, which stores a fingerprint once for the keys of a bucket pair
+                    // that share it (so none may be erased)
+  kSemiSortedMultiset = 3,  // the same bytes, each key's fingerprint stored (the dynamic
+                            // CuckooFilter's: one copy may be erased)
 };
+
+// Whether a layout's bytes are semi-sorted buckets (one exhaustive switch: -Wswitch).
+inline bool IsSemiSorted(CuckooLayout layout) {
+  switch (layout) {
+    case CuckooLayout::kPlain:
+      return false;
+    case CuckooLayout::kSemiSorted:
+    case CuckooLayout::kSemiSortedMultiset:
+      return true;
+  }
+  return false;  // not reached
+}
 
 // The layout a static build writes for f-bit fingerprints.
 inline CuckooLayout StaticCuckooLayout(int fingerprint_bits) {
   return fingerprint_bits >= kCuckooSemiSortMinFingerprintBits ? CuckooLayout::kSemiSorted
+                                                               : CuckooLayout::kPlain;
+}
+
+// The layout the dynamic CuckooFilter creates for f-bit fingerprints.
+inline CuckooLayout DynamicCuckooLayout(int fingerprint_bits) {
+  return fingerprint_bits >= kCuckooSemiSortMinFingerprintBits ? CuckooLayout::kSemiSortedMultiset
                                                                : CuckooLayout::kPlain;
 }
 
@@ -104,8 +127,7 @@ class CuckooReader {
   CuckooReader() = default;
   CuckooReader(const uint8_t* table, uint64_t num_buckets, int fingerprint_bits, uint32_t seed,
                CuckooLayout layout = CuckooLayout::kPlain)
-      : semi_sorted_(layout == CuckooLayout::kSemiSorted),
-        hashing_(num_buckets, fingerprint_bits, seed) {
+      : semi_sorted_(IsSemiSorted(layout)), hashing_(num_buckets, fingerprint_bits, seed) {
     if (semi_sorted_) {
       sorted_ = SemiSortedTableView(table, num_buckets, fingerprint_bits);
     } else {
@@ -191,8 +213,8 @@ struct Cuckoo {
   using Reader = CuckooReader;
   static constexpr FilterKind kId = FilterKind{3};
   static constexpr const char* kName = "cuckoo";
-  // Version 1: plain buckets; version 2: semi-sorted (CuckooLayout).
-  static constexpr uint8_t kMaxVersion = 2;
+  // Version 1: plain buckets; 2 and 3: semi-sorted (CuckooLayout).
+  static constexpr uint8_t kMaxVersion = 3;
 
   // Parameters for a target rate (fingerprint width from the paper's bound) or a space budget
   // (the widest fingerprint that fits it at kCuckooTargetLoad).

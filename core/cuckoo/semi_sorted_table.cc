@@ -63,36 +63,35 @@ uint32_t SemiSortedRankForTesting(uint32_t a, uint32_t b, uint32_t c, uint32_t d
   return RankOf(a, b, c, d);
 }
 
+void SemiSortedTableView::EncodeBucket(uint32_t* fp, int low_bits, uint64_t bit, uint8_t* out) {
+  // A sorting network of 4 inputs.
+  CompareExchange(fp[0], fp[1]);
+  CompareExchange(fp[2], fp[3]);
+  CompareExchange(fp[0], fp[2]);
+  CompareExchange(fp[1], fp[3]);
+  CompareExchange(fp[1], fp[2]);
+  // Sorted fingerprints have non-decreasing nibbles.
+  const int r = low_bits;
+  StoreField(out, bit, kRankBits, RankOf(fp[0] >> r, fp[1] >> r, fp[2] >> r, fp[3] >> r));
+  for (int s = 0; s < kCuckooSlotsPerBucket; ++s) {
+    StoreField(out, bit + kRankBits + static_cast<uint64_t>(s) * r, r, fp[s] & LowBitsMask(r));
+  }
+}
+
 void SemiSortedTableView::Encode(const CuckooTableView& plain, uint8_t* out) {
   const int f = plain.fingerprint_bits();
-  const int r = f - kNibbleBits;
   const uint64_t bucket_bits = BucketBits(f);
   for (uint64_t i = 0; i < plain.num_buckets(); ++i) {
     uint32_t fp[kCuckooSlotsPerBucket];
     for (int s = 0; s < kCuckooSlotsPerBucket; ++s) fp[s] = plain.Slot(i, s);
-    // A sorting network of 4 inputs.
-    CompareExchange(fp[0], fp[1]);
-    CompareExchange(fp[2], fp[3]);
-    CompareExchange(fp[0], fp[2]);
-    CompareExchange(fp[1], fp[3]);
-    CompareExchange(fp[1], fp[2]);
-    // Sorted fingerprints have non-decreasing nibbles.
-    const uint32_t rank = RankOf(fp[0] >> r, fp[1] >> r, fp[2] >> r, fp[3] >> r);
-    const uint64_t bit = i * bucket_bits;
-    StoreField(out, bit, kRankBits, rank);
-    for (int s = 0; s < kCuckooSlotsPerBucket; ++s) {
-      StoreField(out, bit + kRankBits + static_cast<uint64_t>(s) * r, r, fp[s] & LowBitsMask(r));
-    }
+    EncodeBucket(fp, f - kNibbleBits, i * bucket_bits, out);
   }
 }
 
 bool SemiSortedTableView::Decode(CuckooTable* plain) const {
   for (uint64_t i = 0; i < num_buckets_; ++i) {
-    for (int s = 0; s < kCuckooSlotsPerBucket; ++s) {
-      const uint32_t fp = Slot(i, s);
-      if (fp == kNotUnderstood) return false;
-      plain->SetSlot(i, s, fp);
-    }
+    if (!Understood(i)) return false;
+    for (int s = 0; s < kCuckooSlotsPerBucket; ++s) plain->SetSlot(i, s, Slot(i, s));
   }
   return true;
 }

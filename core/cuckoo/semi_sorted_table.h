@@ -17,9 +17,9 @@
 // written; a reader that meets one answers "may match". The buckets are followed by kPadBytes zero
 // bytes, so that an 8-byte load at any byte where a bucket's fields start stays inside the table.
 //
-// Only static builds write it: a build places the fingerprints in a plain table, then Encode
-// converts it. Placement needs slots it can overwrite one at a time, which a sorted bucket does not
-// give; the dynamic CuckooFilter keeps the plain table.
+// A static build places the fingerprints in a plain table, then Encode converts it (version 2).
+// The dynamic CuckooFilter places into SemiSortedTable (below) directly, each change decoding and
+// encoding its bucket whole (version 3: the same bytes, read the same way).
 #pragma once
 
 #include <array>
@@ -161,13 +161,23 @@ class SemiSortedTableView {
     return found;
   }
 
+  // Whether the bucket's rank is one Encode writes (a reader answers "may match" for the others).
+  bool Understood(uint64_t bucket) const {
+    return RankIn(LoadBitsFrom(data_, bucket * bucket_bits_)) < semi_sorted_internal::kNumRanks;
+  }
+  bool AllUnderstood() const {
+    for (uint64_t b = 0; b < num_buckets_; ++b) {
+      if (!Understood(b)) return false;
+    }
+    return true;
+  }
   // Slot s of a bucket (s = 0 holds the smallest fingerprint), or kNotUnderstood for a bucket
-  // whose rank was never written.
+  // whose rank was never written (at f = 32 also a fingerprint: ask Understood first).
   static constexpr uint32_t kNotUnderstood = 0xffffffff;
   uint32_t Slot(uint64_t bucket, int slot) const;
 
   // Writes the semi-sorted form of a plain table of the same shape (f >= kMinFingerprintBits)
-  // into `out`, BytesFor(num_buckets, f) zeroed bytes.
+  // into `out`, BytesFor(num_buckets, f) bytes.
   static void Encode(const CuckooTableView& plain, uint8_t* out);
   // The reverse: writes every bucket into an empty plain table of the same shape. False if a
   // bucket was not understood.
@@ -220,6 +230,10 @@ class SemiSortedTableView {
   static constexpr uint64_t kLaneOnes = 0x0001'0001'0001'0001ull;
   static constexpr uint64_t kLaneHighs = 0x8000'8000'8000'8000ull;
 
+ protected:
+  // Sorts a bucket's 4 fingerprints and writes them as the bucket at `bit` of `out`.
+  static void EncodeBucket(uint32_t* fp, int low_bits, uint64_t bit, uint8_t* out);
+
   const uint8_t* data_ = nullptr;
   uint64_t bucket_bits_ = 0;
   int low_bits_ = 0;  // r = f - 4
@@ -232,6 +246,52 @@ class SemiSortedTableView {
   uint64_t low_lanes_mask_ = 0;
   bool whole_bucket_load_ = false;  // the bucket fits the 57 bits one load gives
   uint64_t bucket_read_bytes_ = kLoadBitsBytes;
+};
+
+// Read-write access over BytesFor(num_buckets, f) bytes that the caller owns, every bucket
+// understood (a zeroed table is: rank 0, every slot empty). The interface of CuckooTable that the
+// placement walk needs (core/cuckoo/placement.h), but a bucket holds a multiset: its slots are its
+// fingerprints sorted, so a change may move the others to other slots, and a walk is undone by
+// value (ReplaceOne), not by slot.
+class SemiSortedTable : public SemiSortedTableView {
+ public:
+  SemiSortedTable(uint8_t* data, uint64_t num_buckets, int fingerprint_bits)
+      : SemiSortedTableView(data, num_buckets, fingerprint_bits), mutable_data_(data) {}
+
+  // Replaces the fingerprint in slot `slot` with fp (0 empties it); the bucket is sorted again.
+  void SetSlot(uint64_t bucket, int slot, uint32_t fp) {
+    uint32_t fps[kCuckooSlotsPerBucket];
+    Read(bucket, fps);
+    fps[slot] = fp;
+    EncodeBucket(fps, low_bits_, bucket * bucket_bits_, mutable_data_);
+  }
+  int FindSlot(uint64_t bucket, uint32_t fp) const {
+    for (int s = 0; s < kCuckooSlotsPerBucket; ++s) {
+      if (Slot(bucket, s) == fp) return s;
+    }
+    return -1;
+  }
+  // Puts fp into an empty slot of the bucket; false if it has none.
+  bool TryPut(uint64_t bucket, uint32_t fp) {
+    const int s = FindSlot(bucket, 0);
+    if (s < 0) return false;
+    SetSlot(bucket, s, fp);
+    return true;
+  }
+  // Replaces one copy of `from` in the bucket with `to`; false if the bucket holds no `from`.
+  bool ReplaceOne(uint64_t bucket, uint32_t from, uint32_t to) {
+    const int s = FindSlot(bucket, from);
+    if (s < 0) return false;
+    SetSlot(bucket, s, to);
+    return true;
+  }
+
+ private:
+  void Read(uint64_t bucket, uint32_t* fps) const {
+    for (int s = 0; s < kCuckooSlotsPerBucket; ++s) fps[s] = Slot(bucket, s);
+  }
+
+  uint8_t* mutable_data_;
 };
 
 }  // namespace sstfilter

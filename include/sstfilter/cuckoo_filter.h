@@ -2,7 +2,8 @@
 // CuckooFilter: a cuckoo filter that grows key by key and can forget keys, for applications:
 // events already seen, items already read (RedisBloom's CF.ADD, CF.DEL, CF.COUNT). Installed with
 // sstfilter's core library (find_package(sstfilter COMPONENTS core)); no RocksDB. It serialises to
-// the byte format of the cuckoo kind of the SST filters (plain buckets, format version 1).
+// the byte format of the cuckoo kind of the SST filters: semi-sorted buckets from 5-bit
+// fingerprints on (format version 3), plain ones for 4 bits (version 1).
 //
 //   auto created = sstfilter::CuckooFilter::Create(/*capacity=*/1'000'000,
 //   /*fingerprint_bits=*/13); if (!created.ok()) { /* created.error() says why */ }
@@ -11,7 +12,8 @@
 //
 // The rate with f-bit fingerprints is at most load x 8 / (2^f - 1) (8 slots in two buckets, each
 // matching with chance 1 / (2^f - 1) when occupied), 0.093% at 13 bits and 95% load; the table
-// costs f / 0.95 bits per key of capacity.
+// costs (f - 1) / 0.95 bits per key of capacity (semi-sorted: the order of a bucket's 4
+// fingerprints carries no information, and sorting them saves 4 bits a bucket), f / 0.95 at 4.
 //
 // Deletion, and its caveat: Erase removes one copy of the key's fingerprint. Only erase keys that
 // were added. Erasing a key that was never added can remove the fingerprint of another key that
@@ -50,7 +52,7 @@ class SSTFILTER_EXPORT CuckooFilter {
   // message, for bytes that are not a valid cuckoo filter.
   static Result<CuckooFilter> Deserialize(const void* data, size_t size);
   // Deserialize in two steps, as BloomFilter's: a buffer for the body, then the filter of the
-  // filled body and its trailer (a plain table becomes the filter's memory).
+  // filled body and its trailer (a plain or version-3 table becomes the filter's memory).
   static bool AllocateBody(uint64_t body_bytes, FilterBuffer* body);
   static Result<CuckooFilter> FromBody(FilterBuffer body, uint64_t body_bytes,
                                        const uint8_t* trailer);
@@ -90,14 +92,15 @@ class SSTFILTER_EXPORT CuckooFilter {
   // The bytes of the table.
   uint64_t memory_bytes() const { return bytes_.size(); }
 
-  // The byte format of the cuckoo kind, with plain buckets (format version 1; a static build
-  // semi-sorts them): readable by the SST filter readers and by Deserialize.
+  // The byte format of the cuckoo kind, in the filter's layout (version 3 or 1, above; a static
+  // build's are 2 or 1): readable by the SST filter readers and by Deserialize.
   std::string Serialize() const;
   // Serialize()'s length, and its bytes [offset, offset + length) (BloomFilter's contract).
   uint64_t SerializedBytes() const;
   size_t SerializeRange(uint64_t offset, size_t length, void* out) const;
   // Whether the filter is the one Create(capacity, fingerprint_bits) makes: the same buckets and
-  // fingerprints, in plain buckets that Erase may change.
+  // fingerprints, in buckets that Erase may change (plain ones too: a filter serialised before
+  // version 3 keeps its layout).
   bool IsSizedFor(uint64_t capacity, int fingerprint_bits) const;
 
   // A moved-from filter is empty: it holds nothing and accepts nothing.
@@ -108,12 +111,13 @@ class SSTFILTER_EXPORT CuckooFilter {
   friend class Result<CuckooFilter>;  // its failed state holds a default-made filter
   CuckooFilter() = default;
 
-  FilterBuffer bytes_;  // the plain table (core/cuckoo/cuckoo_table.h), then 8 pad bytes
+  FilterBuffer bytes_;  // the table in layout_, then its pad bytes
   uint64_t num_buckets_ = 0;
   int fingerprint_bits_ = 0;
   uint32_t seed_ = 0;  // the hashing seed (core/cuckoo/cuckoo.h, CuckooHashing)
   uint64_t size_ = 0;
   bool erasable_ = true;  // false for a static build's semi-sorted table (see Erase)
+  uint8_t layout_ = 1;    // the format version of bytes_: 1 plain, 3 semi-sorted (CuckooLayout)
 };
 
 }  // namespace sstfilter

@@ -11,8 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "core/cuckoo/cuckoo_table.h"
 #include "core/cuckoo/math.h"
+#include "core/cuckoo/semi_sorted_table.h"
 #include "core/filter_reader.h"
+#include "core/format.h"
 #include "core/parse.h"
 #include "core/sizing.h"
 #include "tests/test_util.h"
@@ -332,6 +335,101 @@ TEST(CuckooFilter, AnEmptyDeserialisedFilterMovesAndStaysEmpty) {
   EXPECT_EQ(again.num_buckets(), 0u);
   EXPECT_FALSE(again.AddHash(KeyHash("k", 1)));
   EXPECT_FALSE(again.MayContainHash(KeyHash("k", 1)));
+}
+
+// The parsed trailer of a dynamic filter's bytes.
+Trailer TrailerOf(const std::string& bytes) {
+  ParsedFilter parsed;
+  EXPECT_TRUE(ParseFilter(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &parsed));
+  return parsed.trailer;
+}
+
+// From 5-bit fingerprints on, the dynamic table is semi-sorted (format version 3): 4 bits less a
+// bucket than the plain table (version 1), which 4-bit fingerprints keep.
+TEST(CuckooFilter, SemiSortedFromFiveBitsOnFourBitsPlain) {
+  for (int f : {4, 5, 12, 15, 16, 19, 32}) {
+    CuckooFilter filter = CuckooFilter::Create(1000, f).value();
+    const uint64_t n = filter.num_buckets();
+    EXPECT_EQ(filter.memory_bytes(),
+              f >= 5 ? (n * (4 * f - 4) + 7) / 8 + 8 : (n * 4 * f + 7) / 8 + 8)
+        << f;
+    const std::vector<uint64_t> keys = KeyHashes(100 + f, 900);
+    for (uint64_t h : keys) ASSERT_TRUE(filter.AddHash(h)) << f;
+    const std::string bytes = filter.Serialize();
+    EXPECT_EQ(TrailerOf(bytes).version, f >= 5 ? 3 : 1) << f;
+    const FilterReader reader = ReaderOf(bytes);  // as an SST reader reads it
+    for (uint64_t h : keys) ASSERT_TRUE(reader.MayContain(h)) << f;
+    CuckooFilter back =
+        CuckooFilter::Deserialize(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size())
+            .value();
+    for (uint64_t h : keys) ASSERT_TRUE(back.MayContainHash(h)) << f;
+    // The copy goes on as the original does, byte for byte (a replica replaying the writes).
+    for (uint64_t h : KeyHashes(200 + f, 40)) EXPECT_EQ(back.AddHash(h), filter.AddHash(h));
+    for (size_t i = 0; i < 100; ++i) EXPECT_EQ(back.EraseHash(keys[i]), filter.EraseHash(keys[i]));
+    EXPECT_EQ(back.Serialize(), filter.Serialize()) << f;
+  }
+}
+
+// An Add that cannot place its key leaves every byte as it was (its walk undone in reverse; in a
+// semi-sorted bucket by value, the slots having moved), in either layout.
+TEST(CuckooFilter, AFailedAddLeavesTheBytesAsTheyWere) {
+  for (int f : {4, 7, 12}) {
+    CuckooFilter filter = CuckooFilter::Create(2000, f).value();
+    const std::vector<uint64_t> keys = KeyHashes(300 + f, 4000);
+    size_t failed = 0;
+    std::string before = filter.Serialize();
+    for (uint64_t h : keys) {
+      if (filter.AddHash(h)) {
+        before = filter.Serialize();
+      } else {
+        ++failed;
+        ASSERT_EQ(filter.Serialize(), before) << f;
+      }
+    }
+    EXPECT_GT(failed, 100u) << f;  // 4000 keys offered to about 2100 slots
+  }
+}
+
+// Dynamic filters serialised before version 3 hold plain buckets, whatever their width: they load
+// as they are (a Redis RDB file or dump of an earlier release), keep their layout, and erase.
+TEST(CuckooFilter, PlainFiltersOfEveryWidthStillLoadAndErase) {
+  CuckooFilter sorted = CuckooFilter::Create(1000, 12).value();
+  const std::vector<uint64_t> keys = KeyHashes(400, 900);
+  for (uint64_t h : keys) ASSERT_TRUE(sorted.AddHash(h));
+  const std::string bytes = sorted.Serialize();
+  ParsedFilter parsed;
+  ASSERT_TRUE(ParseFilter(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &parsed));
+  // The same fingerprints in a plain table, under a version-1 trailer.
+  const uint64_t n = parsed.trailer.num_units;
+  std::string plain(CuckooTableView::BytesFor(n, 12) + kTrailerBytes, '\0');
+  CuckooTable table(reinterpret_cast<uint8_t*>(plain.data()), n, 12);
+  ASSERT_TRUE(SemiSortedTableView(parsed.body, n, 12).Decode(&table));
+  Trailer t = parsed.trailer;
+  t.version = 1;
+  EncodeTrailer(t, reinterpret_cast<uint8_t*>(plain.data()) + plain.size() - kTrailerBytes);
+  CuckooFilter old =
+      CuckooFilter::Deserialize(reinterpret_cast<const uint8_t*>(plain.data()), plain.size())
+          .value();
+  EXPECT_TRUE(old.IsSizedFor(1000, 12));
+  EXPECT_EQ(old.memory_bytes(), CuckooTableView::BytesFor(n, 12));
+  for (uint64_t h : keys) ASSERT_TRUE(old.MayContainHash(h));
+  for (size_t i = 0; i < keys.size(); i += 2) ASSERT_TRUE(old.EraseHash(keys[i]));
+  for (size_t i = 1; i < keys.size(); i += 2) ASSERT_TRUE(old.MayContainHash(keys[i]));
+  EXPECT_TRUE(old.AddHash(keys[0]));
+  EXPECT_EQ(TrailerOf(old.Serialize()).version, 1);
+}
+
+// A semi-sorted bucket whose rank no encoder writes is refused, not adopted.
+TEST(CuckooFilter, DeserialiseRefusesASemiSortedBucketItDoesNotUnderstand) {
+  CuckooFilter filter = CuckooFilter::Create(100, 12).value();
+  for (uint64_t h : KeyHashes(500, 50)) ASSERT_TRUE(filter.AddHash(h));
+  std::string bytes = filter.Serialize();
+  bytes[0] = '\xff';  // bucket 0's rank: its low 12 bits, now 4095 or near it, past 3875
+  bytes[1] = static_cast<char>(bytes[1] | 0x0f);
+  const auto back =
+      CuckooFilter::Deserialize(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  ASSERT_FALSE(back.ok());
+  EXPECT_NE(back.error().find("not understood"), std::string::npos) << back.error();
 }
 
 TEST(CuckooFilter, StaticBuildsDeserialiseToo) {

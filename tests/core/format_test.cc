@@ -21,6 +21,7 @@
 #include "core/kinds.h"
 #include "core/ribbon/ribbon.h"
 #include "core/standard_bloom/standard_bloom.h"
+#include "sstfilter/cuckoo_filter.h"
 #include "tests/test_util.h"
 
 namespace sstfilter {
@@ -59,6 +60,13 @@ std::string CuckooBytes(int fingerprint_bits, const std::vector<uint64_t>& keys,
   std::string out;
   EXPECT_TRUE(BuildCuckooFilter(params, keys.data(), keys.size(), &out, layout).ok());
   return out;
+}
+
+// A dynamic CuckooFilter for the keys, filled key by key (version 3 from f = 5 on).
+std::string DynamicCuckooBytes(int fingerprint_bits, const std::vector<uint64_t>& keys) {
+  CuckooFilter filter = CuckooFilter::Create(keys.size(), fingerprint_bits).value();
+  for (uint64_t h : keys) EXPECT_TRUE(filter.AddHash(h));
+  return filter.Serialize();
 }
 
 std::string FuseBytes(int fingerprint_bits, const std::vector<uint64_t>& keys) {
@@ -109,20 +117,21 @@ void ExpectTrailerStart(const std::string& filter, const unsigned char (&expecte
 // An accidental change of the byte format (hashing, probe derivation, layout, trailer) changes
 // these digests. A deliberate change needs a new format version, not new constants.
 // The golden filters, one or more of every kind: blocked Bloom, standard Bloom, the cuckoo kind
-// in both versions (plain buckets, version 1, which dynamic filters write; semi-sorted ones,
-// version 2), binary fuse, Ribbon, bumped Ribbon.
+// in its three versions (plain buckets, version 1; semi-sorted ones from a static build, version
+// 2, and from a dynamic CuckooFilter, version 3), binary fuse, Ribbon, bumped Ribbon.
 struct GoldenFilters {
   std::vector<uint64_t> keys = GoldenKeys();
   std::string blocked = BloomBytes<BlockedBloom>(10, keys);
   std::string standard = BloomBytes<StandardBloom>(10, keys);
   std::string cuckoo = CuckooBytes(12, keys, CuckooLayout::kPlain);
   std::string semi_sorted = CuckooBytes(12, keys, CuckooLayout::kSemiSorted);
+  std::string dynamic = DynamicCuckooBytes(12, keys);
   std::string fuse = FuseBytes(8, keys);
   std::string ribbon = RibbonBytes(8, keys);
   std::string bumped = BumpedRibbonBytes(8, KeyHashes(34, 6'000));
 
   std::vector<const std::string*> All() const {
-    return {&blocked, &standard, &cuckoo, &semi_sorted, &fuse, &ribbon, &bumped};
+    return {&blocked, &standard, &cuckoo, &semi_sorted, &dynamic, &fuse, &ribbon, &bumped};
   }
 };
 
@@ -156,6 +165,8 @@ TEST(Format, GoldenBytes) {
       {golden.standard, 1256, 0x6217237745fe071eu, 0x156bd3c8a6771d40u},     // 157 words
       {golden.cuckoo, 1592, 0xe615f607a42c8c87u, 0x65837f56d583f8fbu},       // 264 x 48 bits + 8
       {golden.semi_sorted, 1460, 0x186ce4a866bfd2f7u, 0x485dda69ee2fd777u},  // 264 x 44 bits + 8
+      {golden.dynamic, 1460, 0x5a3c6b177b34ad55u,
+       0xf2021f160a4f5191u},  // the same shape, keys placed one by one
       {golden.fuse, 1384, 0x7171a34467475f72u, 0xdf45d38769031dacu},   // 1376 cells of 8 bits + 8
       {golden.ribbon, 1088, 0xfc4d75572fd8c68u, 0x59a962c5c298a370u},  // 1088 slots, 17 blocks
       // Layers of 5,632, 384 and 128 slots (blocks of 8 words), then the 2-bit threshold codes of

@@ -392,7 +392,7 @@ TEST(CuckooFilter, AFailedAddLeavesTheBytesAsTheyWere) {
 
 // Dynamic filters serialised before version 3 hold plain buckets, whatever their width: they load
 // as they are (a Redis RDB file or dump of an earlier release), keep their layout, and erase.
-TEST(CuckooFilter, PlainFiltersOfEveryWidthStillLoadAndErase) {
+TEST(CuckooFilter, PlainFiltersSerialisedBeforeVersion3StillLoadAndErase) {
   CuckooFilter sorted = CuckooFilter::Create(1000, 12).value();
   const std::vector<uint64_t> keys = KeyHashes(400, 900);
   for (uint64_t h : keys) ASSERT_TRUE(sorted.AddHash(h));
@@ -424,7 +424,7 @@ TEST(CuckooFilter, DeserialiseRefusesASemiSortedBucketItDoesNotUnderstand) {
   CuckooFilter filter = CuckooFilter::Create(100, 12).value();
   for (uint64_t h : KeyHashes(500, 50)) ASSERT_TRUE(filter.AddHash(h));
   std::string bytes = filter.Serialize();
-  bytes[0] = '\xff';  // bucket 0's rank: its low 12 bits, now 4095 or near it, past 3875
+  bytes[0] = '\xff';  // bucket 0's rank, its first 12 bits: now 4095, past the last rank, 3875
   bytes[1] = static_cast<char>(bytes[1] | 0x0f);
   const auto back =
       CuckooFilter::Deserialize(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());

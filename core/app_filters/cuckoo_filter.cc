@@ -49,11 +49,6 @@ CuckooReader ReaderOf(const FilterBuffer& bytes, uint64_t num_buckets, int f, ui
   return CuckooReader(bytes.data(), num_buckets, f, seed, static_cast<CuckooLayout>(layout));
 }
 
-uint64_t TableBytes(uint64_t num_buckets, int f, CuckooLayout layout) {
-  return IsSemiSorted(layout) ? SemiSortedTableView::BytesFor(num_buckets, f)
-                              : CuckooTableView::BytesFor(num_buckets, f);
-}
-
 // A zeroed buffer of `bytes` (filter_memory.h); false when the memory cannot be had.
 bool Allocate(FilterBuffer* out, uint64_t bytes) { return out->Allocate(bytes); }
 
@@ -71,7 +66,7 @@ Result<CuckooFilter> CuckooFilter::Create(uint64_t capacity, int fingerprint_bit
   if (!buckets.ok()) return Err(buckets.error());
   CuckooFilter filter;
   const CuckooLayout layout = DynamicCuckooLayout(fingerprint_bits);
-  const uint64_t bytes = TableBytes(buckets.value(), fingerprint_bits, layout);
+  const uint64_t bytes = CuckooTableBytes(buckets.value(), fingerprint_bits, layout);
   if (!Allocate(&filter.bytes_, bytes)) return Err(AllocationError(bytes));  // zeroed: empty
   filter.num_buckets_ = buckets.value();
   filter.fingerprint_bits_ = fingerprint_bits;

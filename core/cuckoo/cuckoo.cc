@@ -11,6 +11,18 @@
 #include "core/static_build.h"
 
 namespace sstfilter {
+
+uint64_t CuckooTableBytes(uint64_t num_buckets, int fingerprint_bits, CuckooLayout layout) {
+  switch (layout) {
+    case CuckooLayout::kPlain:
+      return CuckooTableView::BytesFor(num_buckets, fingerprint_bits);
+    case CuckooLayout::kSemiSorted:
+    case CuckooLayout::kSemiSortedMultiset:
+      return SemiSortedTableView::BytesFor(num_buckets, fingerprint_bits);
+  }
+  return 0;  // not reached: the switch is exhaustive (-Wswitch)
+}
+
 namespace {
 
 // Seeds tried at one table size before the static build adds buckets.
@@ -22,18 +34,6 @@ using cuckoo_internal::Kick;
 using cuckoo_internal::kMaxKicks;
 using cuckoo_internal::Place;
 using cuckoo_internal::Placement;
-
-// Bytes of a table in a layout.
-uint64_t TableBytes(uint64_t num_buckets, int fingerprint_bits, CuckooLayout layout) {
-  switch (layout) {
-    case CuckooLayout::kPlain:
-      return CuckooTableView::BytesFor(num_buckets, fingerprint_bits);
-    case CuckooLayout::kSemiSorted:
-    case CuckooLayout::kSemiSortedMultiset:
-      return SemiSortedTableView::BytesFor(num_buckets, fingerprint_bits);
-  }
-  return 0;  // not reached: the switch is exhaustive (-Wswitch)
-}
 
 Result<bool> CheckParams(const CuckooParams& p) {
   if (!ValidCuckooFingerprintBits(p.fingerprint_bits)) {
@@ -92,7 +92,7 @@ Result<uint64_t> Cuckoo::FilterBytes(const Params& params, uint64_t num_keys) {
   const Result<uint64_t> buckets = CuckooBuckets(num_keys, params.load);
   if (!buckets.ok()) return Err(buckets.error());
   const int f = params.fingerprint_bits;
-  return TableBytes(buckets.value(), f, StaticCuckooLayout(f)) + kTrailerBytes;
+  return CuckooTableBytes(buckets.value(), f, StaticCuckooLayout(f)) + kTrailerBytes;
 }
 
 uint64_t Cuckoo::BuildScratchBytes(const Params& params, uint64_t num_keys) {
@@ -179,7 +179,7 @@ Result<CuckooBuildInfo> BuildCuckooFromChunks(const CuckooParams& params, uint64
       }
     });
     if (!placed_all) continue;
-    const uint64_t table_bytes = TableBytes(num_buckets, f, layout);
+    const uint64_t table_bytes = CuckooTableBytes(num_buckets, f, layout);
     if (layout == CuckooLayout::kSemiSorted) {
       out->assign(table_bytes + kTrailerBytes, '\0');
       SemiSortedTableView::Encode(table, reinterpret_cast<uint8_t*>(out->data()));
@@ -269,7 +269,7 @@ bool Cuckoo::BodyBytes(const Trailer& t, uint64_t* body_bytes) {
   if (IsSemiSorted(layout) && t.param < kCuckooSemiSortMinFingerprintBits) {
     return false;
   }
-  *body_bytes = TableBytes(t.num_units, t.param, layout);
+  *body_bytes = CuckooTableBytes(t.num_units, t.param, layout);
   return true;
 }
 

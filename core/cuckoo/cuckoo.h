@@ -120,6 +120,9 @@ inline CuckooLayout DynamicCuckooLayout(int fingerprint_bits) {
                                                                : CuckooLayout::kPlain;
 }
 
+// Bytes of a table of num_buckets buckets in a layout, its pad bytes included.
+uint64_t CuckooTableBytes(uint64_t num_buckets, int fingerprint_bits, CuckooLayout layout);
+
 // A view over a parsed cuckoo body, of either layout: the query side, for SST files and
 // serialised dynamic filters.
 class CuckooReader {

@@ -296,8 +296,9 @@ class MemoryBudgetDb : public DbTest, public ::testing::WithParamInterface<Growt
 // that take the excess back run one file at a time on the compaction thread, and pause while
 // writes wait; how far they fall behind the flushes is the machine's timing, and a loaded
 // machine's peaks are the highest (docs/history.md, 2026-12-03). The bounds: 1.10x at every
-// settled stage, 1.15x as files are written, 1.08x and 0.75x at the end (a ceiling, not a target: level 0's share at its
-// fullest is not spent between flushes, and the steering may run low for a while after rewrites).
+// settled stage, 1.15x as files are written, 1.08x and 0.75x at the end (a ceiling, not a target:
+// level 0's share at its fullest is not spent between flushes, and the steering may run low for a
+// while after rewrites).
 TEST_P(MemoryBudgetDb, FiltersStayWithinTheBudgetAsTheTreeGrows) {
   const bool ordered = GetParam().ordered;
   Open(BudgetOptions("{id=sstfilter.Leveled;memory_budget=" + std::to_string(kBudgetBytes) + "}"));

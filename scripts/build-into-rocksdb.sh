@@ -6,7 +6,8 @@
 # database with filter_policy=sstfilter.Leveled:10 and table_properties_collectors=
 # sstfilter.RangeFilter from an options string and proves both are used.
 #
-#   scripts/build-into-rocksdb.sh SOURCE [--make [--compile-only] | --jni] [--work DIR]
+#   scripts/build-into-rocksdb.sh SOURCE [--make [--compile-only] | --jni] [--unoptimized]
+#                                 [--work DIR]
 #
 # SOURCE: a RocksDB source tree or a source tarball (.tar.xz/.tar.gz, extracted under the work
 # directory), such as ../shared/rocksdb/src/rocksdb_9.11.2.orig.tar.gz. The sources this build needs
@@ -21,7 +22,8 @@
 # --jni: CMake with WITH_JNI=ON, and also RocksJava's JNI library and jar with
 # sstfilter inside (java/jni/sstfilter_jni.cc added to it), copied to WORK/java/ (the rest of the
 # Java build is scripts/build-rocksjava.sh's). RocksDB's library alone takes 10 (CMake) to 12
-# (make) minutes on 2 cores.
+# (make) minutes on 2 cores. --unoptimized (CMake): -O0 instead of Release's -O3, NDEBUG kept; a
+# build for tests (CI's), whose compile takes about 0.6x as long; never one to ship or measure.
 # RocksDB's own sources do not all build with -Werror under g++ 12 (11.8.1's -Wrestrict in
 # options/configurable.cc), so warnings are not errors here; sstfilter's own build keeps them at
 # zero.
@@ -31,17 +33,22 @@ source=""
 use_make=0
 use_jni=0
 compile_only=0
+unoptimized=0
 work="$root/build-in-rocksdb"
 die() { echo "build-into-rocksdb.sh: $*" >&2; exit 2; }
-USAGE="SOURCE_DIR|TARBALL [--make [--compile-only] | --jni] [--work DIR]"
+USAGE="SOURCE_DIR|TARBALL [--make [--compile-only] | --jni] [--unoptimized] [--work DIR]"
 source "$root/scripts/args.sh"
-ParseBuildArgs "make=use_make jni=use_jni compile-only=compile_only" "$@"
+ParseBuildArgs "make=use_make jni=use_jni compile-only=compile_only unoptimized=unoptimized" "$@"
 if [ $use_make = 1 ] && [ $use_jni = 1 ]; then
   echo "build-into-rocksdb.sh: --jni builds with CMake; it does not go with --make" >&2
   exit 2
 fi
 if [ $compile_only = 1 ] && [ $use_make = 0 ]; then
   echo "build-into-rocksdb.sh: --compile-only goes with --make" >&2
+  exit 2
+fi
+if [ $unoptimized = 1 ] && [ $use_make = 1 ]; then
+  echo "build-into-rocksdb.sh: --unoptimized builds with CMake; it does not go with --make" >&2
   exit 2
 fi
 mkdir -p "$work"
@@ -145,11 +152,15 @@ if [ $use_make = 0 ]; then
                "-DJAVA_AWT_LIBRARY=$java_home/lib/server/libjvm.so")
     targets+=(rocksdbjava)
   fi
+  # RocksDB's CMake appends its own flags (-fno-rtti) to CMAKE_CXX_FLAGS_RELEASE, -O3 -DNDEBUG
+  # unless set here.
+  optimization=()
+  [ $unoptimized = 1 ] && optimization=("-DCMAKE_CXX_FLAGS_RELEASE=-O0 -DNDEBUG")
   log="$work/configure.log"
   cmake -S "$src" -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DROCKSDB_PLUGINS=sstfilter \
     -DPORTABLE=1 -DWITH_GFLAGS=OFF -DWITH_TESTS=OFF -DWITH_BENCHMARK_TOOLS=OFF \
     -DWITH_CORE_TOOLS=OFF -DWITH_TOOLS=OFF -DROCKSDB_BUILD_SHARED=OFF -DWITH_LIBURING=OFF \
-    -DFAIL_ON_WARNINGS=OFF "${jni_flags[@]}" > "$log"
+    -DFAIL_ON_WARNINGS=OFF "${jni_flags[@]}" "${optimization[@]}" > "$log"
   log="$work/build.log"
   cmake --build "$work/build" -j "$jobs" --target "${targets[@]}" > "$log" 2>&1
   if [ $use_jni = 1 ]; then

@@ -8,10 +8,11 @@
 #   WORK/java/rocksdbjni-<version>-linux64.jar   RocksDB's jar, its JNI library with sstfilter
 #   WORK/java/sstfilter-java.jar                 org.sstfilter.SstFilters
 #
-#   scripts/build-rocksjava.sh SOURCE [--work DIR] [--test]
+#   scripts/build-rocksjava.sh SOURCE [--work DIR] [--test] [--unoptimized]
 #
 # --work: where the build goes (default build-rocksjava/ in this repository). --test: then runs
-# the JUnit tests (java/src/test/java, Debian's junit4) and the example (examples/java). Run as
+# the JUnit tests (java/src/test/java, Debian's junit4) and the example (examples/java).
+# --unoptimized: RocksDB compiled at -O0, for tests only (build-into-rocksdb.sh's). Run as
 # root, it installs what it needs from Debian (openjdk-17-jdk-headless, junit4,
 # libassertj-core-java, the compiler and sstfilter's libraries); nothing is downloaded. About 11
 # minutes on 2 cores, most of it RocksDB's library.
@@ -20,10 +21,11 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 source=""
 work="$root/build-rocksjava"
 run_tests=0
+unoptimized=0
 die() { echo "build-rocksjava.sh: $*" >&2; exit 2; }
 USAGE="SOURCE_DIR|TARBALL [--work DIR] [--test]"
 source "$root/scripts/args.sh"
-ParseBuildArgs "test=run_tests" "$@"
+ParseBuildArgs "test=run_tests unoptimized=unoptimized" "$@"
 # What the build needs from Debian, installed if missing (as root; nothing else is downloaded).
 # junit4 and libassertj-core-java also for RocksJava's own build (build-into-rocksdb.sh --jni).
 packages=(cmake g++ make libxxhash-dev libhwy-dev openjdk-17-jdk-headless junit4
@@ -32,7 +34,9 @@ packages=(cmake g++ make libxxhash-dev libhwy-dev openjdk-17-jdk-headless junit4
 junit=/usr/share/java/junit4.jar
 hamcrest=/usr/share/java/hamcrest.jar
 
-bash "$root/scripts/build-into-rocksdb.sh" "$source" --jni --work "$work"
+build_flags=(--jni)
+[ $unoptimized = 1 ] && build_flags+=(--unoptimized)
+bash "$root/scripts/build-into-rocksdb.sh" "$source" "${build_flags[@]}" --work "$work"
 out="$work/java"
 rocksdbjni=$(ls "$out"/rocksdbjni-*.jar)
 # RocksJava's classes run on Java 8 and later; so do sstfilter's.

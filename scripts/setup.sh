@@ -9,7 +9,8 @@
 # ThreadSanitizer, core/ and its tests only, since Debian's librocksdb is not instrumented
 # (build-tsan/). --rocksdb: build against another RocksDB than Debian's: a version in
 # ../shared/rocksdb/ (listed by scripts/rocksdb-versions.sh builds) or the prefix of any install
-# (build-rocksdb-<name>/, without the Google Benchmark programs).
+# (build-rocksdb-<name>/, without the Google Benchmark programs, and without core's unit tests,
+# which do not use RocksDB and run in the default build).
 #
 # Prints the build directory on its last line. Used by scripts/bench.sh, scripts/test.sh and CI.
 set -euo pipefail
@@ -59,7 +60,7 @@ if [ "$tsan" = ON ]; then
 fi
 if [ -n "$rocksdb" ]; then
   prefix=$("$root/scripts/rocksdb-prefix.sh" "$rocksdb" "$build_dir/rocksdb-prefix")
-  extra+=(-DCMAKE_PREFIX_PATH="$prefix" -DSSTFILTER_BENCHMARKS=OFF)
+  extra+=(-DCMAKE_PREFIX_PATH="$prefix" -DSSTFILTER_BENCHMARKS=OFF -DSSTFILTER_CORE_TESTS=OFF)
 fi
 # The Redis module's build needs redismodule.h: in the default build only (the module does not use
 # RocksDB, and an instrumented one cannot load into Debian's redis-server).

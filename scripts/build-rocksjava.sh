@@ -23,7 +23,7 @@ work="$root/build-rocksjava"
 run_tests=0
 unoptimized=0
 die() { echo "build-rocksjava.sh: $*" >&2; exit 2; }
-USAGE="SOURCE_DIR|TARBALL [--work DIR] [--test]"
+USAGE="SOURCE_DIR|TARBALL [--work DIR] [--test] [--unoptimized]"
 source "$root/scripts/args.sh"
 ParseBuildArgs "test=run_tests unoptimized=unoptimized" "$@"
 # What the build needs from Debian, installed if missing (as root; nothing else is downloaded).

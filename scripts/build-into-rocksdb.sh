@@ -23,7 +23,7 @@
 # sstfilter inside (java/jni/sstfilter_jni.cc added to it), copied to WORK/java/ (the rest of the
 # Java build is scripts/build-rocksjava.sh's). RocksDB's library alone takes 10 (CMake) to 12
 # (make) minutes on 2 cores. --unoptimized (CMake): -O0 instead of Release's -O3, NDEBUG kept; a
-# build for tests (CI's), whose compile takes about 0.6x as long; never one to ship or measure.
+# build for tests (CI's), whose compile takes about 0.7x as long; never one to ship or measure.
 # RocksDB's own sources do not all build with -Werror under g++ 12 (11.8.1's -Wrestrict in
 # options/configurable.cc), so warnings are not errors here; sstfilter's own build keeps them at
 # zero.

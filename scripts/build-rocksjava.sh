@@ -14,7 +14,7 @@
 # the JUnit tests (java/src/test/java, Debian's junit4) and the example (examples/java).
 # --unoptimized: RocksDB compiled at -O0, for tests only (build-into-rocksdb.sh's). Run as
 # root, it installs what it needs from Debian (openjdk-17-jdk-headless, junit4,
-# libassertj-core-java, the compiler and sstfilter's libraries); nothing is downloaded. About 11
+# libassertj-core-java, the compiler and sstfilter's libraries); nothing is downloaded. 10 to 20
 # minutes on 2 cores, most of it RocksDB's library.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)

@@ -37,8 +37,11 @@
 #
 # Prints one line per build and repeat (build.repeat), mode, cache, distribution and policy (its
 # bits/key over the SST files, false positives and storage reads per absent lookup, readmissing
-# and readmixed ops/sec), then the medians over those lines, with the ratios of each sstfilter
-# policy to RocksDB's best configuration in the same cell (the most ops/sec; the fewest reads).
+# and readmixed ops/sec, readmissing's p99.9 latency, the false positives per absent lookup its
+# allocation over the levels expects), then the medians over those lines and the mean reads per
+# absent lookup, with the ratios of each sstfilter policy to RocksDB's best configuration in the
+# same cell (the most ops/sec; the fewest reads, median and mean) and to its expected false
+# positives (reads / bound).
 # Takes about 30 minutes on 2 cores at the defaults.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -104,11 +107,25 @@ trap 'stop_lanes; rm -f "$rows"' EXIT
 trap 'exit 130' INT TERM
 
 # The rows of db_bench_ext's closing table: "policy bits/key FP% FP/look reads/look readmissing
-# multimissing readrandom readmixed ...", each printed with the cell's labels before it.
+# multimissing readrandom readmixed ...", each printed with the cell's labels before it, and two
+# figures from its policy's section: readmissing's p99.9 latency (us) and the false positives per
+# absent lookup that the allocation over the tree's levels expects ("N allocated over the
+# levels"; "-" where a policy has none).
 table_rows() {
   awk -v labels="$1" -v suffix="$2" '
+    /^== filter policy: / { policy = $4; bench = "" }
+    /^[a-z]+ +: / { bench = $1 }
+    bench == "readmissing" && / latency p50 / {
+      q = $0; sub(/.* p99\.9 /, "", q); split(q, w, " "); p999[policy] = w[1]
+    }
+    / allocated over the levels/ {
+      q = $0; sub(/ allocated over the levels.*/, "", q); n = split(q, w, " "); bound[policy] = w[n]
+    }
     /^filter policy/ { in_table = 1; getline; next }
-    in_table && NF >= 9 { printf "%s\t%s%s\t%s\t%s\t%s\t%s\t%s\n", labels, $1, suffix, $2, $4, $5, $6, $9 }
+    in_table && NF >= 9 {
+      printf "%s\t%s%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", labels, $1, suffix, $2, $4, $5, $6, $9,
+        ($1 in p999) ? p999[$1] : "-", ($1 in bound) ? bound[$1] : "-"
+    }
     in_table && NF < 9 { in_table = 0 }'
 }
 
@@ -217,47 +234,59 @@ for ((b = 1; b <= builds; b++)); do
 done
 rm -rf "$db"
 
-echo "build	mode	cache_MiB	dist	policy	bits/key	FP/look	reads/look	readmissing	readmixed"
+echo "build	mode	cache_MiB	dist	policy	bits/key	FP/look	reads/look	readmissing	readmixed	p99.9_us	bound"
 cat "$rows"
 echo
-echo "Medians over $builds builds x $repeats repeats (no filter, $lower and +hits: builds); ratios"
-echo "against RocksDB's best configuration in the cell"
-echo "(the most ops/sec, the fewest reads per absent lookup), sstfilter's policies only."
-# The median of a cell's rows (its builds and repeats), per column; then, per cell, the ratios.
+echo "Medians over $builds builds x $repeats repeats (no filter, $lower and +hits: builds), and the"
+echo "mean of the reads per absent lookup; ratios against RocksDB's best configuration in the cell"
+echo "(the most ops/sec, the fewest reads per absent lookup, the fewest on average), sstfilter's"
+echo "policies only, and their median reads over the false positives their allocation expects."
+# Per cell and policy, the median of each column over its rows (builds and repeats; "-" values
+# left out) and the mean of reads/look; then, per cell, the ratios.
 awk -F'\t' -v equal="$equal" -v lower="$lower" '
   function median(list,    n, v, i, j, t) {
     n = split(list, v, " ")
+    if (n == 0) return -1
     for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] + 0 < v[i] + 0) { t = v[i]; v[i] = v[j]; v[j] = t }
     return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
   }
+  function shown(format, x) { return x < 0 ? "-" : sprintf(format, x) }  # -1: no values
+  function lowest(table, cell, x) { if (!(cell in table) || x < table[cell]) table[cell] = x }
   {
     cell = $2 "\t" $3 "\t" $4; key = cell "\t" $5
     if (!(key in seen)) { seen[key] = 1; order[++n] = key }
-    for (c = 6; c <= 10; c++) values[key, c] = values[key, c] " " $c
+    for (c = 6; c <= 12; c++) if ($c != "-" && $c != "") values[key, c] = values[key, c] " " $c
+    sum[key] += $8; count[key]++
   }
   END {
-    printf "%-12s %6s %-8s %-28s %8s %8s %10s %12s %10s %10s %8s %8s\n", "mode", "cache",
-      "dist", "policy", "bits/key", "FP/look", "reads/look", "readmissing", "readmixed",
-      "missing x", "reads x", "mixed x"
+    printf "%-12s %6s %-8s %-28s %8s %8s %10s %10s %12s %10s %9s %8s %9s %7s %7s %7s %7s\n",
+      "mode", "cache", "dist", "policy", "bits/key", "FP/look", "reads/look", "reads mean",
+      "readmissing", "readmixed", "p99.9 us", "bound", "missing x", "reads x", "mean x",
+      "mixed x", "/bound"
     for (i = 1; i <= n; i++) {
       key = order[i]; split(key, k, "\t"); cell = k[1] "\t" k[2] "\t" k[3]
-      for (c = 6; c <= 10; c++) med[key, c] = median(values[key, c])
+      for (c = 6; c <= 12; c++) med[key, c] = median(values[key, c])
+      mean[key] = sum[key] / count[key]
       if (k[4] != equal && k[4] != lower && k[4] != "none") {
         if (!(cell in best_missing) || med[key, 9] > best_missing[cell]) best_missing[cell] = med[key, 9]
         if (!(cell in best_mixed) || med[key, 10] > best_mixed[cell]) best_mixed[cell] = med[key, 10]
-        if (!(cell in best_reads) || med[key, 8] < best_reads[cell]) best_reads[cell] = med[key, 8]
+        lowest(best_reads, cell, med[key, 8])
+        lowest(best_mean, cell, mean[key])
       }
     }
     for (i = 1; i <= n; i++) {
       key = order[i]; split(key, k, "\t"); cell = k[1] "\t" k[2] "\t" k[3]
       ratios = ""
       if (k[4] == equal || k[4] == lower) {
-        ratios = sprintf("%9.2fx %7.2fx %7.2fx", med[key, 9] / best_missing[cell],
+        ratios = sprintf("%8.2fx %6.2fx %6.2fx %6.2fx %6.2fx", med[key, 9] / best_missing[cell],
                          best_reads[cell] > 0 ? med[key, 8] / best_reads[cell] : 0,
-                         med[key, 10] / best_mixed[cell])
+                         best_mean[cell] > 0 ? mean[key] / best_mean[cell] : 0,
+                         med[key, 10] / best_mixed[cell],
+                         med[key, 12] > 0 ? med[key, 8] / med[key, 12] : 0)
       }
-      printf "%-12s %6s %-8s %-28s %8.2f %8.4f %10.4f %12.0f %10.0f %s\n", k[1], k[2], k[3], k[4],
-        med[key, 6], med[key, 7], med[key, 8], med[key, 9], med[key, 10], ratios
+      printf "%-12s %6s %-8s %-28s %8.2f %8s %10.4f %10.4f %12.0f %10.0f %9s %8s %s\n", k[1],
+        k[2], k[3], k[4], med[key, 6], shown("%.4f", med[key, 7]), med[key, 8], mean[key],
+        med[key, 9], med[key, 10], shown("%.1f", med[key, 11]), shown("%.4f", med[key, 12]), ratios
     }
   }' "$rows"
 echo "took $((SECONDS - start)) s"

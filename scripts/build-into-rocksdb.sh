@@ -152,15 +152,15 @@ if [ $use_make = 0 ]; then
                "-DJAVA_AWT_LIBRARY=$java_home/lib/server/libjvm.so")
     targets+=(rocksdbjava)
   fi
-  # RocksDB's CMake appends its own flags (-fno-rtti) to CMAKE_CXX_FLAGS_RELEASE, -O3 -DNDEBUG
-  # unless set here.
-  optimization=()
-  [ $unoptimized = 1 ] && optimization=("-DCMAKE_CXX_FLAGS_RELEASE=-O0 -DNDEBUG")
+  # RocksDB's CMake appends its own flags (-fno-rtti) to CMAKE_CXX_FLAGS_RELEASE. Set every time,
+  # since the CMake cache keeps it: a work directory built --unoptimized once is -O3 again without.
+  optimization="-O3 -DNDEBUG"
+  [ $unoptimized = 1 ] && optimization="-O0 -DNDEBUG"
   log="$work/configure.log"
   cmake -S "$src" -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DROCKSDB_PLUGINS=sstfilter \
     -DPORTABLE=1 -DWITH_GFLAGS=OFF -DWITH_TESTS=OFF -DWITH_BENCHMARK_TOOLS=OFF \
     -DWITH_CORE_TOOLS=OFF -DWITH_TOOLS=OFF -DROCKSDB_BUILD_SHARED=OFF -DWITH_LIBURING=OFF \
-    -DFAIL_ON_WARNINGS=OFF "${jni_flags[@]}" "${optimization[@]}" > "$log"
+    -DFAIL_ON_WARNINGS=OFF "${jni_flags[@]}" "-DCMAKE_CXX_FLAGS_RELEASE=$optimization" > "$log"
   log="$work/build.log"
   cmake --build "$work/build" -j "$jobs" --target "${targets[@]}" > "$log" 2>&1
   if [ $use_jni = 1 ]; then

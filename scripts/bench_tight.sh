@@ -252,6 +252,7 @@ awk -F'\t' -v equal="$equal" -v lower="$lower" '
   }
   function shown(format, x) { return x < 0 ? "-" : sprintf(format, x) }  # -1: no values
   function lowest(table, cell, x) { if (!(cell in table) || x < table[cell]) table[cell] = x }
+  function highest(table, cell, x) { if (!(cell in table) || x > table[cell]) table[cell] = x }
   {
     cell = $2 "\t" $3 "\t" $4; key = cell "\t" $5
     if (!(key in seen)) { seen[key] = 1; order[++n] = key }
@@ -268,8 +269,8 @@ awk -F'\t' -v equal="$equal" -v lower="$lower" '
       for (c = 6; c <= 12; c++) med[key, c] = median(values[key, c])
       mean[key] = sum[key] / count[key]
       if (k[4] != equal && k[4] != lower && k[4] != "none") {
-        if (!(cell in best_missing) || med[key, 9] > best_missing[cell]) best_missing[cell] = med[key, 9]
-        if (!(cell in best_mixed) || med[key, 10] > best_mixed[cell]) best_mixed[cell] = med[key, 10]
+        highest(best_missing, cell, med[key, 9])
+        highest(best_mixed, cell, med[key, 10])
         lowest(best_reads, cell, med[key, 8])
         lowest(best_mean, cell, mean[key])
       }

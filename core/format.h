@@ -24,7 +24,8 @@
 //       20    1 param          Bloom: num_probes; cuckoo, fuse, ribbons: fingerprint_bits
 //       21    1 kind           FilterKind: each kind's kId (core/kinds.h lists them)
 //       22    1 version        format version of that kind: 1 .. the kind's kMaxVersion (cuckoo: 2
-//                              for semi-sorted buckets; every other kind: 1)
+//                              and 3 for semi-sorted buckets; Ribbon: 2 for a wrapped table;
+//                              every other kind: 1)
 //   Layout 2 (written since sstfilter filters share RocksDB's compatibility name):
 //       23    4 check          low 32 bits of XXH3-64(trailer bytes 0..22, seed kTrailerCheckSeed2)
 //       27    5 marker         FF 53 E0 54 46 (kRocksDbUnknownMarker): RocksDB's built-in

@@ -16,6 +16,8 @@
 //   static Result<Table> TableFor(uint64_t num_keys);   num_keys >= 1
 //   static bool Solvable(const Table&);                 false: straight to the fallback
 //   static uint64_t Units(const Table&);                trailer num_units
+//   static uint8_t Version(const Table&);               trailer version (Ribbon: 2 for a
+//                                                       wrapped table)
 //   static uint64_t TableBytes(const Table&, int fingerprint_bits);
 //   static bool TrySeed(const Table&, int fingerprint_bits, int seed, ForEachChunk&, Scratch*,
 //                       uint8_t* table, uint64_t* stored, uint32_t* trailer_seed);
@@ -74,6 +76,7 @@ bool SolveWithSeeds(const typename Kind::Solver::Table& table, int bits, int fir
     trailer.kind = Kind::kId;
     trailer.param = static_cast<uint8_t>(bits);
     trailer.num_units = Solver::Units(table);
+    trailer.version = Solver::Version(table);
     EncodeTrailer(trailer, body + table_bytes);
     info->stored = trailer.num_keys;
     return true;
@@ -109,6 +112,8 @@ Result<StaticBuildInfo> BuildStatic(const typename Kind::Params& params, uint64_
       std::is_same_v<decltype(Solver::Units(std::declval<const Table&>())), uint64_t> &&
           std::is_same_v<decltype(Solver::TableBytes(std::declval<const Table&>(), 0)), uint64_t>,
       "Solver::Units(const Table&) and Solver::TableBytes(const Table&, int) -> uint64_t");
+  static_assert(std::is_same_v<decltype(Solver::Version(std::declval<const Table&>())), uint8_t>,
+                "Solver::Version(const Table&) -> uint8_t");
   using static_build_internal::SolveWithSeeds;
   Result<int> bits = Kind::FingerprintBitsFor(params, count);
   if (!bits.ok()) return Err(bits.error());

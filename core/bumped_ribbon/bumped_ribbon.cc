@@ -158,6 +158,7 @@ struct BumpedRibbonSolver {
   static bool Solvable(const Table&) { return true; }
   // The trailer's num_units: the key count the shape is for.
   static uint64_t Units(const Table& shape) { return shape.sized_for; }
+  static uint8_t Version(const Table&) { return kFormatVersion; }
   static uint64_t TableBytes(const Table& shape, int r) { return BumpedRibbonTableBytes(shape, r); }
 
   template <typename ForEachChunk>

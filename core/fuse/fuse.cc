@@ -189,6 +189,7 @@ struct FuseSolver {
   // The queue indexes cells with 32 bits: a larger table (over 4e9 keys) takes the fallback.
   static bool Solvable(const Table& shape) { return shape.num_cells <= kPeeledOut; }
   static uint64_t Units(const Table& shape) { return shape.num_cells; }
+  static uint8_t Version(const Table&) { return kFormatVersion; }
   static uint64_t TableBytes(const Table& shape, int w) {
     return FuseTableBytes(shape.num_cells, w);
   }

@@ -19,15 +19,34 @@ Result<uint64_t> RibbonSlotsFor(uint64_t num_keys) {
   return blocks * kRibbonCoeffBits;
 }
 
+Result<RibbonTable> RibbonTableFor(uint64_t num_keys) {
+  if (num_keys == 0) return Err(kNoKeysError);
+  if (num_keys > kRibbonWrappedMaxKeys) {
+    const Result<uint64_t> slots = RibbonSlotsFor(num_keys);
+    if (!slots.ok()) return Err(slots.error());
+    return RibbonTable{slots.value(), false};
+  }
+  const double n = static_cast<double>(num_keys);
+  const double margin = std::max(0.0, 0.0165 * std::log(n) - 0.105);
+  const uint64_t starts = static_cast<uint64_t>(std::ceil(n * (1 + margin)));
+  return RibbonTable{std::max(starts + kRibbonWrappedExtraSlots, kRibbonWrappedMinSlots), true};
+}
+
 Result<int> RibbonFingerprintBitsForBudget(double bits_per_key, uint64_t num_keys) {
   if (!ValidBitsPerKey(bits_per_key)) return Err(BitsPerKeyError(bits_per_key));
   if (num_keys == 0) return kRibbonMinFingerprintBits;
-  const Result<uint64_t> slots = RibbonSlotsFor(num_keys);
-  if (!slots.ok()) return Err(slots.error());
-  const double r =
-      std::floor(bits_per_key * static_cast<double>(num_keys) / static_cast<double>(slots.value()));
-  return static_cast<int>(
-      std::clamp(r, double{kRibbonMinFingerprintBits}, double{kRibbonMaxFingerprintBits}));
+  const Result<RibbonTable> table = RibbonTableFor(num_keys);
+  if (!table.ok()) return Err(table.error());
+  const double budget_bits = bits_per_key * static_cast<double>(num_keys);
+  int r = static_cast<int>(
+      std::clamp(std::floor(budget_bits / static_cast<double>(table.value().slots)),
+                 double{kRibbonMinFingerprintBits}, double{kRibbonMaxFingerprintBits}));
+  // A wrapped table's last bits round up to a whole byte.
+  while (r > kRibbonMinFingerprintBits &&
+         8 * static_cast<double>(RibbonTableBytes(table.value(), r)) > budget_bits) {
+    --r;
+  }
+  return r;
 }
 
 }  // namespace sstfilter

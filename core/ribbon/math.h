@@ -50,7 +50,49 @@ Result<uint64_t> RibbonSlotsFor(uint64_t num_keys);
 inline uint64_t RibbonTableBytes(uint64_t num_slots, int fingerprint_bits) {
   return num_slots / 8 * static_cast<uint64_t>(fingerprint_bits);
 }
-// The widest fingerprint whose table for n keys fits a budget of b bits per key, at least 1.
+
+// Wrapped tables (the kind's version 2). A key's 64 slots run on from its start past the table's
+// last slot to its first, so every slot is a start, and the table is any whole number of slots,
+// at least 64: there are no 63 slots past the last start, and no rounding up to whole blocks (up
+// to 126 slots between them, 12% of a table of 1,000 keys). The elimination and back substitution
+// then meet around the table: the last rows' equations reach the first 63 rows, whose values the
+// build solves for as a small dense system (ribbon.h, RibbonSolveWrapped). That system's cost
+// grows with the free rows past 63 that it carries, so wrapped tables are for small sets, which
+// is where the slots they save count: SST files and filter partitions of a few thousand keys.
+inline constexpr uint64_t kRibbonWrappedMaxKeys = 16384;
+// The smallest wrapped table: every key's 64 slots are distinct.
+inline constexpr uint64_t kRibbonWrappedMinSlots = kRibbonCoeffBits;
+
+// A table's shape: its slots, and whether it wraps (version 2) or stops 63 slots past its last
+// start (version 1).
+struct RibbonTable {
+  uint64_t slots = 0;
+  bool wrapped = false;
+};
+// The slots a wrapped table adds to the starts of RibbonSlotsFor's table. Around a wrapped table
+// no slot is past the last start, and with as many slots as keys a seed solves about 1 time in
+// 12; 8 more slots make it about 98 times in 100 from 100 to 1,000 keys (measured as the share of
+// random key sets whose system has full rank).
+inline constexpr uint64_t kRibbonWrappedExtraSlots = 8;
+// The table for n distinct keys (n >= 1): wrapped for at most kRibbonWrappedMaxKeys keys, with
+// n (1 + e) slots rounded up (the starts of RibbonSlotsFor's table, without its 63 slots past the
+// last start nor its rounding to whole blocks) plus kRibbonWrappedExtraSlots, at least 64; larger
+// sets RibbonSlotsFor's.
+Result<RibbonTable> RibbonTableFor(uint64_t num_keys);
+// Bytes of a wrapped table: its num_slots / 64 whole blocks as above, then its last
+// num_slots % 64 = t rows as r planes of t bits each (bit i of plane k: bit k of row
+// 64 (num_slots / 64) + i), packed from bit 0 of the first byte, the last byte's unused high bits
+// 0.
+inline uint64_t RibbonWrappedTableBytes(uint64_t num_slots, int fingerprint_bits) {
+  const uint64_t r = static_cast<uint64_t>(fingerprint_bits);
+  return num_slots / kRibbonCoeffBits * 8 * r + (num_slots % kRibbonCoeffBits * r + 7) / 8;
+}
+inline uint64_t RibbonTableBytes(const RibbonTable& table, int fingerprint_bits) {
+  return table.wrapped ? RibbonWrappedTableBytes(table.slots, fingerprint_bits)
+                       : RibbonTableBytes(table.slots, fingerprint_bits);
+}
+// The widest fingerprint whose table (RibbonTableFor's) for n keys fits a budget of b bits per key,
+// at least 1.
 Result<int> RibbonFingerprintBitsForBudget(double bits_per_key, uint64_t num_keys);
 // The slots per key that stand for "large sets" (a million keys: 1.123, rounded up). Unlike a
 // fuse table's, a Ribbon table's slots per key keep growing with ln n, so there is no limit to

@@ -15,12 +15,53 @@ namespace {
 // The memory of one build attempt, reused by the next: per slot, the coefficients of the
 // equation whose first coefficient is there (0: none yet) and its right-hand side (12 bytes per
 // slot; BuildStatic adds 8 per key when the input had repeats, a seed stored fewer equations than
-// keys, or no seed solved).
+// keys, or no seed solved). A wrapped table's build adds its sorted remixed hashes (8 bytes per
+// key) and RibbonSolveWrapped's scratch (20 bytes per slot).
 struct RibbonScratch {
   std::vector<uint64_t> coeff;
   std::vector<uint32_t> rhs;
-  uint64_t Bytes() const { return 8 * coeff.capacity() + 4 * rhs.capacity(); }
+  std::vector<uint64_t> remixed;
+  std::vector<RibbonUnknowns> depends;
+  std::vector<uint32_t> values;
+  uint64_t Bytes() const {
+    return 8 * coeff.capacity() + 4 * rhs.capacity() + 8 * remixed.capacity() +
+           sizeof(RibbonUnknowns) * depends.capacity() + 4 * values.capacity();
+  }
 };
+
+// One attempt with one seed in a wrapped table: the equations in the order of their remixed
+// hashes (so that the bytes depend only on the set of hashes), then RibbonSolveWrapped.
+template <typename ForEachChunk>
+bool TryBuildWrapped(uint64_t num_slots, uint32_t seed_index, int r, ForEachChunk& for_each_chunk,
+                     RibbonScratch* s, uint8_t* table, uint64_t* stored) {
+  const RibbonHashing hashing(seed_index, num_slots, r, /*wrapped=*/true);
+  size_t count = 0;
+  for_each_chunk([&](const uint64_t*, size_t n) { count += n; });
+  s->remixed.clear();
+  s->remixed.reserve(count);
+  for_each_chunk([&](const uint64_t* hashes, size_t n) {
+    for (size_t i = 0; i < n; ++i) s->remixed.push_back(hashing.Remix(hashes[i]));
+  });
+  std::sort(s->remixed.begin(), s->remixed.end());
+  s->coeff.assign(num_slots, 0);
+  s->rhs.assign(num_slots, 0);
+  uint64_t equations = 0;
+  for (const uint64_t h : s->remixed) {
+    uint64_t pivot = 0;
+    const RibbonAdd added =
+        RibbonAddWrappedEquation(s->coeff.data(), s->rhs.data(), num_slots, hashing.Start(h),
+                                 RibbonHashing::Coefficients(h), hashing.Fingerprint(h), &pivot);
+    if (added == RibbonAdd::kInconsistent) return false;
+    equations += added == RibbonAdd::kStored;
+  }
+  uint64_t implied = 0;
+  if (!RibbonSolveWrapped(s->coeff.data(), s->rhs.data(), num_slots, r, &s->depends, &s->values,
+                          table, &implied)) {
+    return false;
+  }
+  *stored = equations - implied;
+  return true;
+}
 
 // One attempt with one seed. On success `table` (zeroed, RibbonTableBytes long) holds the
 // solution and *stored the equations.
@@ -92,22 +133,25 @@ void RibbonBackSubstitute(const uint64_t* coeff, const uint32_t* rhs, uint64_t n
 // The Ribbon kind's solver for BuildStatic (core/static_build.h): one attempt is one seed's
 // elimination and back substitution.
 struct RibbonSolver {
-  using Table = uint64_t;  // slots
+  using Table = RibbonTable;
   using Scratch = RibbonScratch;
   // Every seed over the input as it is: the build makes the distinct copy only when the input
   // had repeats or a seed stored fewer equations than keys.
   static constexpr int kFirstPassSeeds = std::numeric_limits<int>::max();
 
-  static Result<Table> TableFor(uint64_t num_keys) { return RibbonSlotsFor(num_keys); }
-  static bool Solvable(Table) { return true; }
-  static uint64_t Units(Table slots) { return slots; }
-  static uint64_t TableBytes(Table slots, int r) { return RibbonTableBytes(slots, r); }
+  static Result<Table> TableFor(uint64_t num_keys) { return RibbonTableFor(num_keys); }
+  static bool Solvable(const Table&) { return true; }
+  static uint64_t Units(const Table& t) { return t.slots; }
+  static uint8_t Version(const Table& t) { return t.wrapped ? 2 : 1; }
+  static uint64_t TableBytes(const Table& t, int r) { return RibbonTableBytes(t, r); }
 
   template <typename ForEachChunk>
-  static bool TrySeed(Table slots, int r, int seed, ForEachChunk& for_each_chunk, Scratch* s,
+  static bool TrySeed(const Table& t, int r, int seed, ForEachChunk& for_each_chunk, Scratch* s,
                       uint8_t* table, uint64_t* stored, uint32_t* trailer_seed) {
     *trailer_seed = static_cast<uint32_t>(seed);
-    return TryBuild(slots, static_cast<uint32_t>(seed), r, for_each_chunk, s, table, stored);
+    const uint32_t seed_index = static_cast<uint32_t>(seed);
+    return t.wrapped ? TryBuildWrapped(t.slots, seed_index, r, for_each_chunk, s, table, stored)
+                     : TryBuild(t.slots, seed_index, r, for_each_chunk, s, table, stored);
   }
 };
 
@@ -138,16 +182,24 @@ Result<int> Ribbon::FingerprintBitsFor(const Params& params, uint64_t num_keys) 
 
 bool Ribbon::BodyBytes(const Trailer& t, uint64_t* body_bytes) {
   if (!ValidRibbonFingerprintBits(t.param)) return false;
-  // Whole blocks, at least one, and no more equations than slots.
-  if (t.num_units == 0 || t.num_units % kRibbonCoeffBits != 0 || t.num_units > kRibbonMaxSlots) {
-    return false;
+  if (t.num_keys > t.num_units || t.num_units > kRibbonMaxSlots) return false;
+  if (t.version == 2) {
+    // Wrapped: at least 64 slots, any number of them.
+    if (t.num_units < kRibbonWrappedMinSlots) return false;
+    *body_bytes = RibbonWrappedTableBytes(t.num_units, t.param);
+    return true;
   }
-  if (t.num_keys > t.num_units) return false;
+  // Whole blocks, at least one.
+  if (t.num_units == 0 || t.num_units % kRibbonCoeffBits != 0) return false;
   *body_bytes = RibbonTableBytes(t.num_units, t.param);
   return true;
 }
 
 RibbonReader Ribbon::OpenReader(const Trailer& t, const uint8_t* body) {
+  if (t.version == 2) {
+    return RibbonReader(body, RibbonHashing(t.seed, t.num_units, t.param, /*wrapped=*/true),
+                        t.param, t.num_units);
+  }
   return RibbonReader(body, RibbonHashing(t.seed, t.num_units, t.param), t.param);
 }
 

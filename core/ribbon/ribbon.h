@@ -8,28 +8,32 @@
 // From a key hash h and the filter's seed index s:
 //   h'    = h                              if s = 0
 //           Mix64(h + s * kGoldenMul64)    otherwise (a retry's fresh, independent hashing)
-//   start = FastRange64(h', num_slots - 63)
+//   start = FastRange64(h', num_slots - 63)          version 1
+//           FastRange64(h', num_slots)               version 2 (wrapped)
 //   coeff = Mix64(h') | 1                  (64 coefficients; slot start's is always 1)
 //   fp    = (h' xor (h' >> 32)) & (2^r - 1)
 // The table is a solution Z (num_slots rows of r bits) of the equations
-//   XOR of Z[start + j] over the bits j of coeff  =  fp      (one per key)
+//   XOR of Z[(start + j) mod num_slots] over the bits j of coeff  =  fp      (one per key)
 // so a stored key always matches, and an absent key, whose fp is independent of its row, matches
-// with chance 2^-r.
+// with chance 2^-r. In version 1 start + j never reaches num_slots.
 //
 // Body: num_slots / 64 blocks; block b is r little-endian 64-bit words, word k holding bit k of
 // the rows 64 b .. 64 b + 63 (row 64 b + i in bit i). A query reads the r words of the block of
 // its start and, unless the start is a block's first slot, of the next block: 2 r words in one
-// span of 16 r bytes.
+// span of 16 r bytes. Version 2 (math.h, RibbonWrappedTableBytes) then holds its last
+// num_slots % 64 rows in r bit-packed planes; a query whose 64 rows reach them, or run on past
+// the last row to the first, gathers its words a piece at a time (RibbonReader::WindowOf).
 // Trailer (core/format.h): num_keys = equations stored (the distinct key hashes but any whose
-// equation the others already implied), num_units = slots,
-// param = r, seed = s. Every byte: docs/format.md.
+// equation the others already implied), num_units = slots, param = r, seed = s, version 1 or 2
+// (RibbonTableFor: 2 for at most kRibbonWrappedMaxKeys keys). Every byte: docs/format.md.
 //
 // The build (Ribbon::BuildWithInfo) never fails and never drops a key: elimination over GF(2) as
-// the keys arrive; a repeated hash gives an equation already implied and adds nothing (the table is
-// then built again at the size of the distinct keys); a seed whose system has no solution is
-// retried with the next, and after kRibbonMaxAttempts seeds it writes a blocked Bloom filter of
-// the same size instead. The bytes depend only on the set of hashes: the rows no equation fixes
-// are 0, which makes the solution the same whatever the order of the keys.
+// the keys arrive (in a wrapped table, in the order of their remixed hashes, so that the bytes do
+// not depend on the order they came in); a repeated hash gives an equation already implied and adds
+// nothing (the table is then built again at the size of the distinct keys); a seed whose system has
+// no solution is retried with the next, and after kRibbonMaxAttempts seeds it writes a blocked
+// Bloom filter of the same size instead. The bytes depend only on the set of hashes: the rows no
+// equation fixes are 0, which makes the solution the same whatever the order of the keys.
 #pragma once
 
 #include <cstddef>
@@ -51,15 +55,15 @@ namespace sstfilter {
 struct RibbonTag;
 using RibbonParams = StaticParams<RibbonTag>;
 
-// Where a key's equation lies in a table of num_slots slots, a multiple of 64 and at least 64
-// (RibbonSlotsFor's; BodyBytes checks a trailer's), so that every start has 64 slots. Cheap to
-// copy.
+// Where a key's equation lies in a table of num_slots slots: a multiple of 64 and at least 64
+// (RibbonSlotsFor's), so that every start has 64 slots; or wrapped, at least 64 (RibbonTableFor's),
+// every slot a start. BodyBytes checks a trailer's. Cheap to copy.
 class RibbonHashing {
  public:
   RibbonHashing() = default;
-  RibbonHashing(uint32_t seed_index, uint64_t num_slots, int fingerprint_bits)
+  RibbonHashing(uint32_t seed_index, uint64_t num_slots, int fingerprint_bits, bool wrapped = false)
       : seed_index_(seed_index),
-        num_starts_(num_slots - (kRibbonCoeffBits - 1)),
+        num_starts_(wrapped ? num_slots : num_slots - (kRibbonCoeffBits - 1)),
         fp_mask_(LowBitsMask(fingerprint_bits)) {}
 
   uint64_t Remix(uint64_t hash) const { return RemixHash(hash, seed_index_); }
@@ -77,8 +81,20 @@ class RibbonHashing {
 class RibbonReader {
  public:
   RibbonReader() = default;
+  // A version 1 table (whole blocks, no start within 63 slots of the end).
   RibbonReader(const uint8_t* blocks, const RibbonHashing& hashing, int fingerprint_bits)
       : blocks_(blocks), hashing_(hashing), bits_(fingerprint_bits) {}
+  // A wrapped table (version 2) of num_slots slots: RibbonWrappedTableBytes(num_slots, r) bytes.
+  RibbonReader(const uint8_t* body, const RibbonHashing& hashing, int fingerprint_bits,
+               uint64_t num_slots)
+      : blocks_(body),
+        hashing_(hashing),
+        bits_(fingerprint_bits),
+        full_slots_(num_slots / kRibbonCoeffBits * kRibbonCoeffBits),
+        num_slots_(num_slots),
+        tail_(body + RibbonTableBytes(full_slots_, fingerprint_bits)),
+        tail_bytes_(RibbonWrappedTableBytes(num_slots, fingerprint_bits) -
+                    RibbonTableBytes(full_slots_, fingerprint_bits)) {}
 
   bool MayContain(uint64_t hash) const {
     const uint64_t h = hashing_.Remix(hash);
@@ -104,9 +120,15 @@ class RibbonReader {
     return blocks_ + (start / kRibbonCoeffBits) * 8 * static_cast<uint64_t>(bits_);
   }
   void PrefetchSpan(uint64_t start) const {
+    if (start + kRibbonCoeffBits > full_slots_) {
+      PrefetchWrapped(start);
+      return;
+    }
     PrefetchBytes(BlockAddress(start), (start % kRibbonCoeffBits != 0 ? 16 : 8) * bits_);
   }
   bool Matches(uint64_t remixed, uint64_t start) const {
+    // Only a wrapped table has starts whose 64 rows leave the whole blocks.
+    if (start + kRibbonCoeffBits > full_slots_) return MatchesWrapped(remixed, start);
     const int shift = static_cast<int>(start % kRibbonCoeffBits);
     const uint64_t coeff = RibbonHashing::Coefficients(remixed);
     // Row start + j is bit shift + j of the block's words for j < 64 - shift, and bit
@@ -134,9 +156,25 @@ class RibbonReader {
   }
   static constexpr int kGroupBits = 4;
 
+  // A wrapped table's starts within 63 rows of its whole blocks' end (ribbon.cc): their rows,
+  // gathered a piece at a time from the blocks, the last rows' planes and the first block.
+  void PrefetchWrapped(uint64_t start) const;
+  bool MatchesWrapped(uint64_t remixed, uint64_t start) const;
+  // Bit k of the rows start .. start + 63 (mod num_slots), row start + j in bit j.
+  uint64_t WindowOf(int k, uint64_t start) const;
+  // Bit k of the rows first .. first + count - 1 (1 <= count <= 64), all in one block or all
+  // past the whole blocks, row first + j in bit j.
+  uint64_t RowsOf(int k, uint64_t first, int count) const;
+
   const uint8_t* blocks_ = nullptr;
   RibbonHashing hashing_;
   int bits_ = 0;
+  // The rows in whole blocks (version 1: every row, never reached), all rows, and the bit planes
+  // of the rows past the whole blocks (version 2).
+  uint64_t full_slots_ = ~uint64_t{0};
+  uint64_t num_slots_ = 0;
+  const uint8_t* tail_ = nullptr;
+  uint64_t tail_bytes_ = 0;
 };
 
 // The echelon form a build keeps, one equation per slot: coeff[i], the coefficients of the
@@ -175,6 +213,53 @@ inline RibbonAdd RibbonAddEquation(uint64_t* coeff, uint32_t* rhs, uint64_t slot
 void RibbonBackSubstitute(const uint64_t* coeff, const uint32_t* rhs, uint64_t num_slots, int r,
                           uint8_t* table);
 
+// RibbonAddEquation in a wrapped table of num_slots slots (at least 64): the remainder's first
+// slot runs on past the last slot to the first. Every subtraction moves it on by at least one, so
+// while fewer equations than slots are stored it reaches a slot with none within num_slots moves;
+// beyond that it gives up as kInconsistent.
+inline RibbonAdd RibbonAddWrappedEquation(uint64_t* coeff, uint32_t* rhs, uint64_t num_slots,
+                                          uint64_t slot, uint64_t c, uint32_t f, uint64_t* pivot) {
+  for (uint64_t moved = 0; moved <= num_slots;) {
+    const uint64_t existing = coeff[slot];
+    if (existing == 0) {
+      coeff[slot] = c;
+      rhs[slot] = f;
+      *pivot = slot;
+      return RibbonAdd::kStored;
+    }
+    c ^= existing;
+    f ^= rhs[slot];
+    if (c == 0) return f == 0 ? RibbonAdd::kImplied : RibbonAdd::kInconsistent;
+    const int skip = __builtin_ctzll(c);
+    moved += static_cast<uint64_t>(skip);
+    slot += static_cast<uint64_t>(skip);
+    if (slot >= num_slots) slot -= num_slots;
+    c >>= skip;
+  }
+  return RibbonAdd::kInconsistent;
+}
+
+// What the back substitution of a wrapped table carries: the values of the first 63 rows, which
+// the last rows' equations reach around the table's end, and of up to 64 rows past them that no
+// equation starts on, are unknowns; every other row's value is a constant plus a sum of unknowns,
+// the set of them in two words (unknown u: bit u % 64 of word u / 64).
+struct RibbonUnknowns {
+  uint64_t words[2];
+};
+inline constexpr int kRibbonCarriedRows = kRibbonCoeffBits - 1;
+inline constexpr int kRibbonExtraUnknowns = 64;
+static_assert(kRibbonCarriedRows + kRibbonExtraUnknowns <= 128,
+              "the unknowns of a wrapped table fit RibbonUnknowns' two words");
+// Writes the wrapped table (RibbonWrappedTableBytes long, zeroed) that solves the echelon form that
+// RibbonAddWrappedEquation built: back substitution from the last row down to row 63, each row's
+// value in terms of the unknowns; then the equations whose first slot is below 63 are a dense
+// system over the unknowns, solved by elimination, unknowns it leaves free 0; then every row's
+// value. False if that system has no solution (the seed fails). *implied: its equations that the
+// others implied. `depends` and `values` are scratch (num_slots entries each, reused).
+bool RibbonSolveWrapped(const uint64_t* coeff, const uint32_t* rhs, uint64_t num_slots, int r,
+                        std::vector<RibbonUnknowns>* depends, std::vector<uint32_t>* values,
+                        uint8_t* table, uint64_t* implied);
+
 // Seeds tried before the build falls back to a blocked Bloom filter. A seed solves at least 5
 // times in 6 (math.h), so 32 failures in a row have a chance below 1e-24.
 inline constexpr int kRibbonMaxAttempts = 32;
@@ -185,18 +270,19 @@ struct RibbonSolver;  // ribbon.cc
 // the fuse kind: core/static_kind.h).
 struct Ribbon : StaticKind<Ribbon, RibbonParams> {
   // What StaticKind reads.
-  // Scratch: 12 bytes per slot (ribbon.cc's RibbonScratch), at most 1.15 slots per key, and the
+  // Scratch: 12 bytes per slot (ribbon.cc's RibbonScratch), 32 in a wrapped table, at most 1.15
+  // slots per key; a wrapped build's sorted copy of the remixed hashes, 8 bytes per key; and the
   // distinct copy's 8 bytes per key.
   static constexpr StaticKindFacts kFacts = {"ribbon",
                                              kRibbonMinFingerprintBits,
                                              kRibbonMaxFingerprintBits,
                                              kRibbonNominalSlotsPerKey,
                                              kRibbonMaxAttempts,
-                                             12 * 1.15 + 8};
+                                             32 * 1.15 + 8 + 8};
   using Reader = RibbonReader;
   static constexpr FilterKind kId = FilterKind{5};
   static constexpr const char* kName = "ribbon";
-  static constexpr uint8_t kMaxVersion = 1;
+  static constexpr uint8_t kMaxVersion = 2;  // 2: a wrapped table
 
   // The fingerprint width of the filter of num_keys keys: the budget's widest that fits, at
   // least 1, or the fixed width.

@@ -118,7 +118,8 @@ void ExpectTrailerStart(const std::string& filter, const unsigned char (&expecte
 // these digests. A deliberate change needs a new format version, not new constants.
 // The golden filters, one or more of every kind: blocked Bloom, standard Bloom, the cuckoo kind
 // in its three versions (plain buckets, version 1; semi-sorted ones from a static build, version
-// 2, and from a dynamic CuckooFilter, version 3), binary fuse, Ribbon, bumped Ribbon.
+// 2, and from a dynamic CuckooFilter, version 3), binary fuse, Ribbon in its two versions (whole
+// blocks, version 1, for large sets; a wrapped table, version 2, for small ones), bumped Ribbon.
 struct GoldenFilters {
   std::vector<uint64_t> keys = GoldenKeys();
   std::string blocked = BloomBytes<BlockedBloom>(10, keys);
@@ -128,10 +129,12 @@ struct GoldenFilters {
   std::string dynamic = DynamicCuckooBytes(12, keys);
   std::string fuse = FuseBytes(8, keys);
   std::string ribbon = RibbonBytes(8, keys);
+  std::string ribbon_blocks = RibbonBytes(8, KeyHashes(35, 20'000));
   std::string bumped = BumpedRibbonBytes(8, KeyHashes(34, 6'000));
 
   std::vector<const std::string*> All() const {
-    return {&blocked, &standard, &cuckoo, &semi_sorted, &dynamic, &fuse, &ribbon, &bumped};
+    return {&blocked, &standard, &cuckoo,        &semi_sorted, &dynamic,
+            &fuse,    &ribbon,   &ribbon_blocks, &bumped};
   }
 };
 
@@ -167,8 +170,11 @@ TEST(Format, GoldenBytes) {
       {golden.semi_sorted, 1460, 0x186ce4a866bfd2f7u, 0x485dda69ee2fd777u},  // 264 x 44 bits + 8
       {golden.dynamic, 1460, 0x5a3c6b177b34ad55u,
        0xf2021f160a4f5191u},  // the same shape, keys placed one by one
-      {golden.fuse, 1384, 0x7171a34467475f72u, 0xdf45d38769031dacu},   // 1376 cells of 8 bits + 8
-      {golden.ribbon, 1088, 0xfc4d75572fd8c68u, 0x59a962c5c298a370u},  // 1088 slots, 17 blocks
+      {golden.fuse, 1384, 0x7171a34467475f72u, 0xdf45d38769031dacu},  // 1376 cells of 8 bits + 8
+      // 1,017 slots: 15 blocks, then 57 rows in 8 planes of 57 bits.
+      {golden.ribbon, 960 + 57, 0x31ad63a4c1194e71u, 0x103ef1448b538120u},
+      // 21,248 slots, 332 blocks.
+      {golden.ribbon_blocks, 21'248, 0xa5088d30c3623d60u, 0x905fe1ea37a6ee6eu},
       // Layers of 5,632, 384 and 128 slots (blocks of 8 words), then the 2-bit threshold codes of
       // the first two layers' 94 buckets (3 words).
       {golden.bumped, 6'144 + 24, 0x536481b14b2c5568u, 0xba7436f58fa612f7u},
@@ -192,11 +198,15 @@ TEST(Format, GoldenBytes) {
                                    0x60, 0x05, 0, 0, 0, 0, 0, 0,  // num_units: 1376 cells
                                    0,    0,    5, 4,              // seed 0, L = 2^5, 4-wise
                                    8,    4,    1, 0});            // 8 bits, kind 4, v1
-  // The Ribbon filter (kind 5) for 1000 keys.
-  ExpectTrailerStart(golden.ribbon, {0xe8, 0x03, 0, 0, 0, 0, 0, 0,  // num_keys 1000
-                                     0x40, 0x04, 0, 0, 0, 0, 0, 0,  // num_units: 1088 slots
-                                     0,    0,    0, 0,              // seed 0
-                                     8,    5,    1, 0});            // 8 bits, kind 5, v1
+  // The Ribbon filter (kind 5) for 1000 keys, wrapped, and for 20,000 keys.
+  ExpectTrailerStart(golden.ribbon, {0xe8, 0x03, 0, 0, 0, 0, 0, 0,         // num_keys 1000
+                                     0xf9, 0x03, 0, 0, 0, 0, 0, 0,         // num_units: 1017 slots
+                                     0,    0,    0, 0,                     // seed 0
+                                     8,    5,    2, 0});                   // 8 bits, kind 5, v2
+  ExpectTrailerStart(golden.ribbon_blocks, {0x20, 0x4e, 0, 0, 0, 0, 0, 0,  // num_keys 20,000
+                                            0x00, 0x53, 0, 0, 0, 0, 0, 0,  // 21,248 slots
+                                            0,    0,    0, 0,              // seed 0
+                                            8,    5,    1, 0});            // 8 bits, kind 5, v1
   // The bumped Ribbon filter (kind 6) for 6,000 keys.
   ExpectTrailerStart(golden.bumped, {0x70, 0x17, 0, 0, 0, 0, 0, 0,  // num_keys 6000
                                      0x70, 0x17, 0, 0, 0, 0, 0, 0,  // num_units: 6000 keys

@@ -181,7 +181,7 @@ TEST(LevelAllocation, PricedAtAKeyCountItsFiltersKeepTheBudget) {
 }
 
 // The cheapest kind for a rate depends on the set's size: a fuse table needs about 1.08 cells per
-// key at a million keys but 1.3 at 2,000, a Ribbon table 1.12 at a million and 1.06 at 2,000. So
+// key at a million keys but 1.3 at 2,000, a Ribbon table 1.12 at a million and 1.02 at 2,000. So
 // every level takes Ribbon filters when files are small and fuse filters when they are large; at
 // nominal costs (unlimited keys) every level takes fuse.
 TEST(LevelAllocation, TheCheapestKindDependsOnTheKeyCount) {
@@ -195,16 +195,16 @@ TEST(LevelAllocation, TheCheapestKindDependsOnTheKeyCount) {
     EXPECT_EQ(small[i].base.spec.kind(), Ribbon::kId) << small[i].base.spec.ToString();
   }
   // Why: at 2,000 keys a Ribbon filter of 0.1% (10-bit fingerprints) costs less than the fuse
-  // filter and the semi-sorted cuckoo filter of 0.1%, and as much as a bumped one (whose shape
-  // there is one standard table; the list's order breaks the tie); at a million keys, more than
-  // the fuse one, which costs more than the bumped one.
+  // filter and the semi-sorted cuckoo filter of 0.1%, and less than a bumped one (whose shape
+  // there is one table of whole blocks, where the Ribbon kind's wraps); at a million keys, more
+  // than the fuse one, which costs more than the bumped one.
   const FilterSpec ribbon(Ribbon::ForFpRate(0.001).value());
   const FilterSpec bumped(BumpedRibbon::ForFpRate(0.001).value());
   const FilterSpec fuse(Fuse::ForFpRate(0.001).value());
   const FilterSpec cuckoo(Cuckoo::ForFpRate(0.001).value());
   EXPECT_LT(TableBitsPerKey(ribbon, 2000), TableBitsPerKey(fuse, 2000));
   EXPECT_LT(TableBitsPerKey(ribbon, 2000), TableBitsPerKey(cuckoo, 2000));
-  EXPECT_EQ(TableBitsPerKey(ribbon, 2000), TableBitsPerKey(bumped, 2000));
+  EXPECT_LT(TableBitsPerKey(ribbon, 2000), TableBitsPerKey(bumped, 2000));
   EXPECT_GT(TableBitsPerKey(ribbon, 1000000), TableBitsPerKey(fuse, 1000000));
   EXPECT_GT(TableBitsPerKey(fuse, 1000000), TableBitsPerKey(bumped, 1000000));
 }

@@ -180,6 +180,13 @@ Result<int> Ribbon::FingerprintBitsFor(const Params& params, uint64_t num_keys) 
   return params.fingerprint_bits;
 }
 
+uint64_t Ribbon::BuildScratchBytes(const Params& params, uint64_t num_keys) {
+  const uint64_t wrapped_keys = std::min(std::max<uint64_t>(num_keys, 1), kRibbonWrappedMaxKeys);
+  const uint64_t wrapped = 32 * RibbonTableFor(wrapped_keys).value().slots + 16 * wrapped_keys;
+  if (num_keys <= kRibbonWrappedMaxKeys) return wrapped + kStaticBuildSpareBytes;
+  return StaticKind::BuildScratchBytes(params, num_keys) + wrapped;
+}
+
 bool Ribbon::BodyBytes(const Trailer& t, uint64_t* body_bytes) {
   if (!ValidRibbonFingerprintBits(t.param)) return false;
   if (t.num_keys > t.num_units || t.num_units > kRibbonMaxSlots) return false;

@@ -31,9 +31,11 @@
 // the keys arrive (in a wrapped table, in the order of their remixed hashes, so that the bytes do
 // not depend on the order they came in); a repeated hash gives an equation already implied and adds
 // nothing (the table is then built again at the size of the distinct keys); a seed whose system has
-// no solution is retried with the next, and after kRibbonMaxAttempts seeds it writes a blocked
-// Bloom filter of the same size instead. The bytes depend only on the set of hashes: the rows no
-// equation fixes are 0, which makes the solution the same whatever the order of the keys.
+// no solution, or whose wrapped table the build gives up on (RibbonAddEquationIn,
+// RibbonSolveWrapped), is retried with the next, and after kRibbonMaxAttempts seeds it writes a
+// blocked Bloom filter of the same size instead. The bytes depend only on the set of hashes: in a
+// table of whole blocks the rows no equation fixes are 0, which makes the solution the same
+// whatever the order of the keys; a wrapped table takes the keys in one order.
 #pragma once
 
 #include <cstddef>
@@ -156,8 +158,8 @@ class RibbonReader {
   }
   static constexpr int kGroupBits = 4;
 
-  // A wrapped table's starts within 63 rows of its whole blocks' end (ribbon.cc): their rows,
-  // gathered a piece at a time from the blocks, the last rows' planes and the first block.
+  // A wrapped table's starts whose 64 rows do not all lie in its whole blocks (wrapped.cc): their
+  // rows, gathered a piece at a time from the blocks, the last rows' planes and the first block.
   void PrefetchWrapped(uint64_t start) const;
   bool MatchesWrapped(uint64_t remixed, uint64_t start) const;
   // Bit k of the rows start .. start + 63 (mod num_slots), row start + j in bit j.
@@ -183,15 +185,21 @@ class RibbonReader {
 enum class RibbonAdd {
   kStored,        // the equation went in, at *pivot
   kImplied,       // it reduced to 0 = 0: the stored ones imply it (a repeated hash)
-  kInconsistent,  // it reduced to 0 = nonzero: no solution holds it with the others
+  kInconsistent,  // it reduced to 0 = nonzero: no solution holds it with the others; or, in a
+                  // wrapped table, it went round the table without finding a slot (the seed fails)
 };
 // Adds one equation (its first slot, coefficients with bit 0 set, right-hand side): while its
 // first slot already holds an equation, that one is subtracted (XOR) and the remainder moves to
 // its next coefficient. Existing equations never change, so removing the last ones added, newest
-// first, restores the form as it was before them.
-inline RibbonAdd RibbonAddEquation(uint64_t* coeff, uint32_t* rhs, uint64_t slot, uint64_t c,
-                                   uint32_t f, uint64_t* pivot) {
-  for (;;) {
+// first, restores the form as it was before them. kWrapped: a wrapped table of num_slots slots
+// (at least 64), where the remainder's first slot runs on past the last slot to the first. A move
+// can skip a slot with no equation, so there a remainder may go round the table without finding
+// one; after a full turn it gives up as kInconsistent (the seed fails). In a table of whole blocks
+// the remainder's last coefficient never moves past the last slot, so the moves end.
+template <bool kWrapped>
+inline RibbonAdd RibbonAddEquationIn(uint64_t* coeff, uint32_t* rhs, uint64_t num_slots,
+                                     uint64_t slot, uint64_t c, uint32_t f, uint64_t* pivot) {
+  for (uint64_t moved = 0; !kWrapped || moved <= num_slots;) {
     const uint64_t existing = coeff[slot];
     if (existing == 0) {
       coeff[slot] = c;
@@ -203,41 +211,28 @@ inline RibbonAdd RibbonAddEquation(uint64_t* coeff, uint32_t* rhs, uint64_t slot
     f ^= rhs[slot];
     if (c == 0) return f == 0 ? RibbonAdd::kImplied : RibbonAdd::kInconsistent;
     const int skip = __builtin_ctzll(c);
-    slot += skip;
+    slot += static_cast<uint64_t>(skip);
     c >>= skip;
+    if constexpr (kWrapped) {
+      moved += static_cast<uint64_t>(skip);
+      if (slot >= num_slots) slot -= num_slots;
+    }
   }
+  return RibbonAdd::kInconsistent;
+}
+inline RibbonAdd RibbonAddEquation(uint64_t* coeff, uint32_t* rhs, uint64_t slot, uint64_t c,
+                                   uint32_t f, uint64_t* pivot) {
+  return RibbonAddEquationIn<false>(coeff, rhs, 0, slot, c, f, pivot);
+}
+inline RibbonAdd RibbonAddWrappedEquation(uint64_t* coeff, uint32_t* rhs, uint64_t num_slots,
+                                          uint64_t slot, uint64_t c, uint32_t f, uint64_t* pivot) {
+  return RibbonAddEquationIn<true>(coeff, rhs, num_slots, slot, c, f, pivot);
 }
 // Writes the table (num_slots / 64 blocks of r words, RibbonTableBytes) that solves the echelon
 // form: back substitution, last row first; a row with no equation is 0, which makes the solution
 // the same whatever order the equations came in.
 void RibbonBackSubstitute(const uint64_t* coeff, const uint32_t* rhs, uint64_t num_slots, int r,
                           uint8_t* table);
-
-// RibbonAddEquation in a wrapped table of num_slots slots (at least 64): the remainder's first
-// slot runs on past the last slot to the first. Every subtraction moves it on by at least one, so
-// while fewer equations than slots are stored it reaches a slot with none within num_slots moves;
-// beyond that it gives up as kInconsistent.
-inline RibbonAdd RibbonAddWrappedEquation(uint64_t* coeff, uint32_t* rhs, uint64_t num_slots,
-                                          uint64_t slot, uint64_t c, uint32_t f, uint64_t* pivot) {
-  for (uint64_t moved = 0; moved <= num_slots;) {
-    const uint64_t existing = coeff[slot];
-    if (existing == 0) {
-      coeff[slot] = c;
-      rhs[slot] = f;
-      *pivot = slot;
-      return RibbonAdd::kStored;
-    }
-    c ^= existing;
-    f ^= rhs[slot];
-    if (c == 0) return f == 0 ? RibbonAdd::kImplied : RibbonAdd::kInconsistent;
-    const int skip = __builtin_ctzll(c);
-    moved += static_cast<uint64_t>(skip);
-    slot += static_cast<uint64_t>(skip);
-    if (slot >= num_slots) slot -= num_slots;
-    c >>= skip;
-  }
-  return RibbonAdd::kInconsistent;
-}
 
 // What the back substitution of a wrapped table carries: the values of the first 63 rows, which
 // the last rows' equations reach around the table's end, and of up to 64 rows past them that no
@@ -254,8 +249,10 @@ static_assert(kRibbonCarriedRows + kRibbonExtraUnknowns <= 128,
 // RibbonAddWrappedEquation built: back substitution from the last row down to row 63, each row's
 // value in terms of the unknowns; then the equations whose first slot is below 63 are a dense
 // system over the unknowns, solved by elimination, unknowns it leaves free 0; then every row's
-// value. False if that system has no solution (the seed fails). *implied: its equations that the
-// others implied. `depends` and `values` are scratch (num_slots entries each, reused).
+// value. The free rows past the 64 it carries are 0, so it can miss a solution that needs one of
+// them otherwise: false if it finds none (the seed fails). *implied: the equations that reduced to
+// 0 = 0 there, which the solution satisfies as it is (implied by the others, unless a row held at
+// 0 was what told them apart). `depends` and `values` are scratch (num_slots entries each, reused).
 bool RibbonSolveWrapped(const uint64_t* coeff, const uint32_t* rhs, uint64_t num_slots, int r,
                         std::vector<RibbonUnknowns>* depends, std::vector<uint32_t>* values,
                         uint8_t* table, uint64_t* implied);
@@ -270,15 +267,14 @@ struct RibbonSolver;  // ribbon.cc
 // the fuse kind: core/static_kind.h).
 struct Ribbon : StaticKind<Ribbon, RibbonParams> {
   // What StaticKind reads.
-  // Scratch: 12 bytes per slot (ribbon.cc's RibbonScratch), 32 in a wrapped table, at most 1.15
-  // slots per key; a wrapped build's sorted copy of the remixed hashes, 8 bytes per key; and the
-  // distinct copy's 8 bytes per key.
+  // Scratch: 12 bytes per slot (ribbon.cc's RibbonScratch), at most 1.15 slots per key, and the
+  // distinct copy's 8 bytes per key; a wrapped table's build more (BuildScratchBytes below).
   static constexpr StaticKindFacts kFacts = {"ribbon",
                                              kRibbonMinFingerprintBits,
                                              kRibbonMaxFingerprintBits,
                                              kRibbonNominalSlotsPerKey,
                                              kRibbonMaxAttempts,
-                                             32 * 1.15 + 8 + 8};
+                                             12 * 1.15 + 8};
   using Reader = RibbonReader;
   static constexpr FilterKind kId = FilterKind{5};
   static constexpr const char* kName = "ribbon";
@@ -291,6 +287,13 @@ struct Ribbon : StaticKind<Ribbon, RibbonParams> {
 
   static bool BodyBytes(const Trailer& t, uint64_t* body_bytes);
   static Reader OpenReader(const Trailer& t, const uint8_t* body);
+
+  // At least the scratch bytes a build of num_keys hashes (repeats included) holds at its peak:
+  // StaticKind's for a table of whole blocks; a wrapped table's build holds 32 bytes per slot and
+  // 16 per key (its sorted remixed hashes and the distinct copy). A build of more hashes than a
+  // wrapped table takes may still build one for their distinct keys, so its figure adds the
+  // largest wrapped build's (about 0.7 MB).
+  static uint64_t BuildScratchBytes(const Params& params, uint64_t num_keys);
 };
 
 // Instantiated in ribbon.cc, beside the Solver.

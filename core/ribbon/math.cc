@@ -7,12 +7,19 @@
 #include "core/sizing.h"
 
 namespace sstfilter {
+namespace {
+
+// The starts both tables give n keys (math.h): n (1 + e) rounded up.
+double StartsFor(uint64_t num_keys) {
+  const double n = static_cast<double>(num_keys);
+  return std::ceil(n * (1 + std::max(0.0, 0.0165 * std::log(n) - 0.105)));
+}
+
+}  // namespace
 
 Result<uint64_t> RibbonSlotsFor(uint64_t num_keys) {
   if (num_keys == 0) return Err(kNoKeysError);
-  const double n = static_cast<double>(num_keys);
-  const double margin = std::max(0.0, 0.0165 * std::log(n) - 0.105);
-  const double rows = std::ceil(n * (1 + margin)) + (kRibbonCoeffBits - 1);
+  const double rows = StartsFor(num_keys) + (kRibbonCoeffBits - 1);
   if (rows > static_cast<double>(kRibbonMaxSlots))
     return Err(OverflowError("ribbon filter", num_keys));
   const uint64_t blocks = (static_cast<uint64_t>(rows) + kRibbonCoeffBits - 1) / kRibbonCoeffBits;
@@ -26,9 +33,7 @@ Result<RibbonTable> RibbonTableFor(uint64_t num_keys) {
     if (!slots.ok()) return Err(slots.error());
     return RibbonTable{slots.value(), false};
   }
-  const double n = static_cast<double>(num_keys);
-  const double margin = std::max(0.0, 0.0165 * std::log(n) - 0.105);
-  const uint64_t starts = static_cast<uint64_t>(std::ceil(n * (1 + margin)));
+  const uint64_t starts = static_cast<uint64_t>(StartsFor(num_keys));
   return RibbonTable{std::max(starts + kRibbonWrappedExtraSlots, kRibbonWrappedMinSlots), true};
 }
 

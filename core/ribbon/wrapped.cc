@@ -32,6 +32,18 @@ struct DenseEquation {
   uint32_t value;
 };
 
+// Adds to *sum the values of the rows first + j (mod num_slots) for the bits j of `rows`
+// (first <= num_slots, so one subtraction wraps any of them).
+void AddRows(const RibbonUnknowns* depends, const uint32_t* values, uint64_t num_slots,
+             uint64_t first, uint64_t rows, DenseEquation* sum) {
+  for (; rows != 0; rows &= rows - 1) {
+    uint64_t row = first + static_cast<uint64_t>(__builtin_ctzll(rows));
+    if (row >= num_slots) row -= num_slots;
+    XorInto(&sum->unknowns, depends[row]);
+    sum->value ^= values[row];
+  }
+}
+
 // Rows 0..62 are unknowns 0..62. From the last row down to row 63, a row with an equation is
 // its right-hand side plus the rows after its first (past the end: the first rows); a row with
 // none is the next unknown while there are any left, else 0.
@@ -47,16 +59,10 @@ void SubstituteDownToTheCarriedRows(const uint64_t* coeff, const uint32_t* rhs, 
       }
       continue;
     }
-    RibbonUnknowns d = {};
-    uint32_t v = rhs[row];
-    for (uint64_t rest = c >> 1; rest != 0; rest &= rest - 1) {
-      uint64_t other = row + 1 + static_cast<uint64_t>(__builtin_ctzll(rest));
-      if (other >= num_slots) other -= num_slots;
-      XorInto(&d, depends[other]);
-      v ^= values[other];
-    }
-    depends[row] = d;
-    values[row] = v;
+    DenseEquation sum = {{}, rhs[row]};
+    AddRows(depends, values, num_slots, row + 1, c >> 1, &sum);
+    depends[row] = sum.unknowns;
+    values[row] = sum.value;
   }
 }
 
@@ -69,12 +75,7 @@ bool ReduceCarriedEquations(const uint64_t* coeff, const uint32_t* rhs, uint64_t
     const uint64_t c = coeff[row];
     if (c == 0) continue;
     DenseEquation e = {{}, rhs[row]};
-    for (uint64_t rest = c; rest != 0; rest &= rest - 1) {
-      uint64_t other = static_cast<uint64_t>(row) + static_cast<uint64_t>(__builtin_ctzll(rest));
-      if (other >= num_slots) other -= num_slots;
-      XorInto(&e.unknowns, depends[other]);
-      e.value ^= values[other];
-    }
+    AddRows(depends, values, num_slots, static_cast<uint64_t>(row), c, &e);
     for (;;) {
       const int top = Highest(e.unknowns);
       if (top < 0) {

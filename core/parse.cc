@@ -29,11 +29,28 @@ bool BodyBytes(const Trailer& t, uint64_t* body_bytes) {
   return known && valid;
 }
 
-bool ParseTrailerFor(const uint8_t* trailer, uint64_t body_bytes, Trailer* out) {
+namespace {
+
+// The trailer decoded, understood, and implying exactly body_bytes.
+bool Understood(const uint8_t* data, size_t size, uint64_t body_bytes, Trailer* out,
+                size_t* trailer_bytes) {
   Trailer t;
   uint64_t expected_bytes = 0;
-  if (trailer == nullptr || !DecodeTrailer(trailer, kTrailerBytes, &t) ||
-      !BodyBytes(t, &expected_bytes) || expected_bytes != body_bytes) {
+  if (!DecodeTrailer(data, size, &t, trailer_bytes) || !BodyBytes(t, &expected_bytes) ||
+      expected_bytes != body_bytes) {
+    return false;
+  }
+  *out = t;
+  return true;
+}
+
+}  // namespace
+
+bool ParseTrailerFor(const uint8_t* trailer, uint64_t body_bytes, Trailer* out) {
+  size_t trailer_bytes = 0;
+  Trailer t;
+  if (trailer == nullptr || !Understood(trailer, kTrailerBytes, body_bytes, &t, &trailer_bytes) ||
+      trailer_bytes != kTrailerBytes) {
     return false;
   }
   *out = t;
@@ -42,11 +59,10 @@ bool ParseTrailerFor(const uint8_t* trailer, uint64_t body_bytes, Trailer* out) 
 
 bool ParseFilter(const uint8_t* data, size_t size, ParsedFilter* out) {
   Trailer t;
-  if (data == nullptr || size < kTrailerBytes ||
-      !ParseTrailerFor(data + size - kTrailerBytes, size - kTrailerBytes, &t)) {
-    return false;
-  }
-  const uint64_t body_bytes = size - kTrailerBytes;
+  size_t trailer_bytes = 0;
+  // The body is what precedes the trailer, whose size its last bytes tell.
+  const size_t body_bytes = size - TrailerBytesOf(TrailerLayoutOf(data, size));
+  if (!Understood(data, size, body_bytes, &t, &trailer_bytes)) return false;
   out->trailer = t;
   out->body = data;
   out->body_bytes = body_bytes;

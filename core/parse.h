@@ -24,8 +24,9 @@ struct ParsedFilter {
   uint64_t body_bytes = 0;
 };
 
-// The trailer at `trailer` (kTrailerBytes) of a body of `body_bytes` that arrived apart from it:
-// false, leaving *out untouched, unless the trailer is understood and implies that length.
+// The 32-byte trailer (layout 1 or 2) at `trailer` of a body of `body_bytes` that arrived apart
+// from it: false, leaving *out untouched, unless the trailer is understood and implies that length.
+// Filters that arrive in parts (core/app_filters) never carry the compact layout.
 bool ParseTrailerFor(const uint8_t* trailer, uint64_t body_bytes, Trailer* out);
 
 // Parses [data, data + size). Returns false, leaving *out untouched, for anything not fully

@@ -19,6 +19,8 @@
 //   static uint8_t Version(const Table&);               trailer version (Ribbon: 2 for a
 //                                                       wrapped table)
 //   static uint64_t TableBytes(const Table&, int fingerprint_bits);
+//   static TrailerLayout TrailerLayoutFor(const Table&);  kLayout2, or kCompact (Ribbon: for a
+//                                                       wrapped table, whose fields always fit)
 //   static bool TrySeed(const Table&, int fingerprint_bits, int seed, ForEachChunk&, Scratch*,
 //                       uint8_t* table, uint64_t* stored, uint32_t* trailer_seed);
 //                                             one attempt into `table` (zeroed, TableBytes long):
@@ -64,8 +66,9 @@ bool SolveWithSeeds(const typename Kind::Solver::Table& table, int bits, int fir
   using Solver = typename Kind::Solver;
   if (!Solver::Solvable(table)) return false;
   const uint64_t table_bytes = Solver::TableBytes(table, bits);
+  const TrailerLayout layout = Solver::TrailerLayoutFor(table);
   for (int seed = first_seed; seed < end_seed; ++seed) {
-    out->assign(table_bytes + kTrailerBytes, '\0');
+    out->assign(table_bytes + TrailerBytesOf(layout), '\0');
     uint8_t* body = reinterpret_cast<uint8_t*>(out->data());
     ++info->attempts;
     Trailer trailer;
@@ -77,7 +80,11 @@ bool SolveWithSeeds(const typename Kind::Solver::Table& table, int bits, int fir
     trailer.param = static_cast<uint8_t>(bits);
     trailer.num_units = Solver::Units(table);
     trailer.version = Solver::Version(table);
-    EncodeTrailer(trailer, body + table_bytes);
+    if (layout != TrailerLayout::kCompact) {
+      EncodeTrailer(trailer, body + table_bytes);
+    } else if (!EncodeCompactTrailer(trailer, body + table_bytes)) {
+      continue;  // a Solver that asks for the compact layout keeps its fields within it
+    }
     info->stored = trailer.num_keys;
     return true;
   }
@@ -114,6 +121,9 @@ Result<StaticBuildInfo> BuildStatic(const typename Kind::Params& params, uint64_
       "Solver::Units(const Table&) and Solver::TableBytes(const Table&, int) -> uint64_t");
   static_assert(std::is_same_v<decltype(Solver::Version(std::declval<const Table&>())), uint8_t>,
                 "Solver::Version(const Table&) -> uint8_t");
+  static_assert(std::is_same_v<decltype(Solver::TrailerLayoutFor(std::declval<const Table&>())),
+                               TrailerLayout>,
+                "Solver::TrailerLayoutFor(const Table&) -> TrailerLayout");
   using static_build_internal::SolveWithSeeds;
   Result<int> bits = Kind::FingerprintBitsFor(params, count);
   if (!bits.ok()) return Err(bits.error());
@@ -166,10 +176,11 @@ Result<StaticBuildInfo> BuildStatic(const typename Kind::Params& params, uint64_
 // StaticKind's operations over the kind's Solver (core/static_kind.h): instantiated in the kind's
 // .cc, where the Solver is defined (`template struct StaticKind<Kind, Params>;`).
 template <typename Kind, typename Params>
-Result<uint64_t> StaticKind<Kind, Params>::TableBytesFor(uint64_t num_keys, int fingerprint_bits) {
+Result<uint64_t> StaticKind<Kind, Params>::FilterBytesFor(uint64_t num_keys, int fingerprint_bits) {
   const auto table = Kind::Solver::TableFor(num_keys);
   if (!table.ok()) return Err(table.error());
-  return Kind::Solver::TableBytes(table.value(), fingerprint_bits);
+  return Kind::Solver::TableBytes(table.value(), fingerprint_bits) +
+         TrailerBytesOf(Kind::Solver::TrailerLayoutFor(table.value()));
 }
 
 template <typename Kind, typename Params>

@@ -107,24 +107,24 @@ struct StaticKind {
     return buf;
   }
 
-  // Table plus trailer for num_keys keys (the blocked-Bloom fallback, which rounds up to 64-byte
-  // blocks, may write up to 63 bytes more); 32 for none.
-  // The table for num_keys >= 1 keys of w-bit fingerprints (the Solver's); defined in
+  // The table and trailer for num_keys >= 1 keys of w-bit fingerprints (the Solver's); defined in
   // core/static_build.h.
-  static Result<uint64_t> TableBytesFor(uint64_t num_keys, int fingerprint_bits);
+  static Result<uint64_t> FilterBytesFor(uint64_t num_keys, int fingerprint_bits);
 
+  // Table plus trailer for num_keys keys (the blocked-Bloom fallback, which rounds up to 64-byte
+  // blocks and has a 32-byte trailer, may write up to 85 bytes more); 32 for none.
   static Result<uint64_t> FilterBytes(const Params& params, uint64_t num_keys) {
     const Result<int> w = Kind::FingerprintBitsFor(params, num_keys);
     if (!w.ok()) return Err(w.error());
     if (num_keys == 0) return static_cast<uint64_t>(kTrailerBytes);
-    const Result<uint64_t> table = TableBytesFor(num_keys, w.value());
-    if (!table.ok()) return Err(table.error());
-    return table.value() + kTrailerBytes;
+    return FilterBytesFor(num_keys, w.value());
   }
 
   static uint64_t MaxKeysForBytes(const Params& params, uint64_t bytes) {
-    if (!Kind::FingerprintBitsFor(params, 1).ok() || bytes < kTrailerBytes) return 0;
-    const double guess = static_cast<double>(bytes - kTrailerBytes) * 8 / NominalBitsPerKey(params);
+    if (!Kind::FingerprintBitsFor(params, 1).ok()) return 0;
+    // A filter with keys may be smaller than the empty one (a compact trailer: core/format.h).
+    const double guess = static_cast<double>(bytes > kTrailerBytes ? bytes - kTrailerBytes : 0) *
+                         8 / NominalBitsPerKey(params);
     return MaxKeysFitting(bytes, guess, [&](uint64_t n) { return FilterBytes(params, n); });
   }
 

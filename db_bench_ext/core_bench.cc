@@ -212,7 +212,8 @@ const std::vector<Candidate>& Candidates() {
       {"rocksdb.ribbonfilter:10",
        [] { return std::make_unique<RocksDbFilter>("ribbonfilter:10"); }},
       {"rocksdb.bloomfilter:16", [] { return std::make_unique<RocksDbFilter>("bloomfilter:16"); }},
-      // Ribbon's argument is the Bloom budget it matches in rate: 15 is about 0.1%.
+      // Ribbon's argument is the Bloom budget it matches in rate: 5 is about 10%, 15 about 0.1%.
+      {"rocksdb.ribbonfilter:5", [] { return std::make_unique<RocksDbFilter>("ribbonfilter:5"); }},
       {"rocksdb.ribbonfilter:15",
        [] { return std::make_unique<RocksDbFilter>("ribbonfilter:15"); }},
       {"sstfilter.blocked:10", [] { return MakeSstFilter(SpecForBitsPerKey<BlockedBloom>(10)); }},
@@ -257,6 +258,7 @@ const std::vector<Candidate>& Candidates() {
       {"sstfilter.fuse@0.1%", [] { return MakeSstFilter(SpecForFpRate<Fuse>(0.001)); }},
       {"sstfilter.fuse:10", [] { return MakeSstFilter(SpecForBitsPerKey<Fuse>(10)); }},
       // The standard Ribbon kind, which sstfilter.Leveled takes for small files.
+      {"sstfilter.ribbon@10%", [] { return MakeSstFilter(SpecForFpRate<Ribbon>(0.1)); }},
       {"sstfilter.ribbon@1%", [] { return MakeSstFilter(SpecForFpRate<Ribbon>(0.01)); }},
       {"sstfilter.ribbon@0.1%", [] { return MakeSstFilter(SpecForFpRate<Ribbon>(0.001)); }},
       // A budget of 10 bits per key: the widest fingerprint that fits.

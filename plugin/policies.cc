@@ -154,10 +154,13 @@ ROCKSDB_NAMESPACE::FilterBitsReader* SstFilterPolicy::GetFilterBitsReader(
   // A block of at most kMarkerBytes is RocksDB's empty filter to RocksDB ("no" for every key),
   // which RocksDB never writes (a table without keys gets no filter block): here it is bytes not
   // understood, "may match".
-  if (compatibility_ == Compatibility::kRocksDb && contents.size() > kMarkerBytes &&
-      TrailerLayoutOf(reinterpret_cast<const uint8_t*>(contents.data()), contents.size()) !=
-          TrailerLayout::kLayout2) {
-    return NewBuiltinFilterBitsReader(contents);
+  if (compatibility_ == Compatibility::kRocksDb && contents.size() > kMarkerBytes) {
+    // Layouts 2 and 3 only sstfilter writes (core/format.h); RocksDB's own reader takes the rest.
+    const TrailerLayout layout =
+        TrailerLayoutOf(reinterpret_cast<const uint8_t*>(contents.data()), contents.size());
+    if (layout != TrailerLayout::kLayout2 && layout != TrailerLayout::kCompact) {
+      return NewBuiltinFilterBitsReader(contents);
+    }
   }
   return NewSstFilterBitsReader(contents);
 }

@@ -17,7 +17,7 @@ namespace sstfilter {
 
 // A level never loses its filter to a file's size: where every filter of a small set costs more
 // than the level's bits (each kind has a fixed minimum: a 64-byte block, two buckets, a few
-// segments, and the 32-byte trailer), the file gets the level's filter for large sets (`nominal`,
+// segments, and the trailer), the file gets the level's filter for large sets (`nominal`,
 // the allocation at nominal costs). A few bytes beyond the budget, rather than a read for every
 // lookup. (Where the level's base choice at this count is no filter, even if some of its files
 // would draw one. The nominal level may itself mix, which can give tiny files a second mixed

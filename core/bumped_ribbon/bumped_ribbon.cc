@@ -159,6 +159,7 @@ struct BumpedRibbonSolver {
   // The trailer's num_units: the key count the shape is for.
   static uint64_t Units(const Table& shape) { return shape.sized_for; }
   static uint8_t Version(const Table&) { return kFormatVersion; }
+  static TrailerLayout TrailerLayoutFor(const Table&) { return TrailerLayout::kLayout2; }
   static uint64_t TableBytes(const Table& shape, int r) { return BumpedRibbonTableBytes(shape, r); }
 
   template <typename ForEachChunk>

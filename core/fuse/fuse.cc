@@ -190,6 +190,7 @@ struct FuseSolver {
   static bool Solvable(const Table& shape) { return shape.num_cells <= kPeeledOut; }
   static uint64_t Units(const Table& shape) { return shape.num_cells; }
   static uint8_t Version(const Table&) { return kFormatVersion; }
+  static TrailerLayout TrailerLayoutFor(const Table&) { return TrailerLayout::kLayout2; }
   static uint64_t TableBytes(const Table& shape, int w) {
     return FuseTableBytes(shape.num_cells, w);
   }

@@ -33,8 +33,16 @@ Result<RibbonTable> RibbonTableFor(uint64_t num_keys) {
     if (!slots.ok()) return Err(slots.error());
     return RibbonTable{slots.value(), false};
   }
-  const uint64_t starts = static_cast<uint64_t>(StartsFor(num_keys));
-  return RibbonTable{std::max(starts + kRibbonWrappedExtraSlots, kRibbonWrappedMinSlots), true};
+  return RibbonTable{std::max(num_keys + RibbonWrappedSpareSlots(num_keys), kRibbonWrappedMinSlots),
+                     true};
+}
+
+uint64_t RibbonWrappedSpareSlots(uint64_t num_keys) {
+  const double thousands = static_cast<double>(num_keys) / 1000;
+  const auto quadratic =
+      std::max<uint64_t>(4, static_cast<uint64_t>(std::ceil(5.2 * thousands * thousands)));
+  const uint64_t linear = static_cast<uint64_t>(StartsFor(num_keys)) - num_keys + 8;
+  return std::min(quadratic, linear);
 }
 
 Result<int> RibbonFingerprintBitsForBudget(double bits_per_key, uint64_t num_keys) {

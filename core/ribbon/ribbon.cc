@@ -143,6 +143,11 @@ struct RibbonSolver {
   static bool Solvable(const Table&) { return true; }
   static uint64_t Units(const Table& t) { return t.slots; }
   static uint8_t Version(const Table& t) { return t.wrapped ? 2 : 1; }
+  // A wrapped table has at most 65,535 slots (static_assert in math.h), seeds below 256
+  // (kRibbonMaxAttempts) and at most 32-bit fingerprints: its fields fit the compact layout.
+  static TrailerLayout TrailerLayoutFor(const Table& t) {
+    return t.wrapped ? TrailerLayout::kCompact : TrailerLayout::kLayout2;
+  }
   static uint64_t TableBytes(const Table& t, int r) { return RibbonTableBytes(t, r); }
 
   template <typename ForEachChunk>

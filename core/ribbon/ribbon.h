@@ -257,8 +257,8 @@ bool RibbonSolveWrapped(const uint64_t* coeff, const uint32_t* rhs, uint64_t num
                         std::vector<RibbonUnknowns>* depends, std::vector<uint32_t>* values,
                         uint8_t* table, uint64_t* implied);
 
-// Seeds tried before the build falls back to a blocked Bloom filter. A seed solves at least 5
-// times in 6 (math.h), so 32 failures in a row have a chance below 1e-24.
+// Seeds tried before the build falls back to a blocked Bloom filter. A seed solves at least 2
+// times in 3 (math.h), so 32 failures in a row have a chance below 1e-15.
 inline constexpr int kRibbonMaxAttempts = 32;
 
 struct RibbonSolver;  // ribbon.cc

@@ -105,6 +105,19 @@ std::string AsLayout1(const std::string& filter, uint8_t flags = 0) {
   return out + "SSTF";
 }
 
+// The trailer bytes of a filter: 32, or 10 in the compact layout.
+size_t TrailerBytesIn(const std::string& filter) {
+  return TrailerBytesOf(
+      TrailerLayoutOf(reinterpret_cast<const uint8_t*>(filter.data()), filter.size()));
+}
+
+// The filter's kind, read by the parser.
+FilterKind KindOf(const std::string& filter) {
+  ParsedFilter parsed;
+  EXPECT_TRUE(ParseFilter(reinterpret_cast<const uint8_t*>(filter.data()), filter.size(), &parsed));
+  return parsed.trailer.kind;
+}
+
 // The first 23 bytes of the filter's trailer (num_keys, num_units, seed, param, kind, version),
 // which both layouts share, and layout 1's flags byte, 0.
 void ExpectTrailerStart(const std::string& filter, const unsigned char (&expected)[24]) {
@@ -144,10 +157,7 @@ TEST(Format, GoldenBytesCoverEveryKind) {
   ForEachKind([&](auto kind) {
     using K = decltype(kind);
     bool found = false;
-    for (const std::string* f : golden.All()) {
-      found |= static_cast<uint8_t>((*f)[f->size() - kTrailerBytes + 21]) ==
-               static_cast<uint8_t>(K::kId);
-    }
+    for (const std::string* f : golden.All()) found |= KindOf(*f) == K::kId;
     EXPECT_TRUE(found) << K::kName << " has no golden bytes in GoldenFilters";
   });
 }
@@ -157,7 +167,7 @@ TEST(Format, GoldenBytes) {
   const std::vector<uint64_t>& keys = golden.keys;
   EXPECT_EQ(KeyHash("key0", 4), 0x25fe91c0b51f0819u);  // XXH3-64, seed kKeyHashSeed
   // Each filter's body bytes, the digest of its bytes with the trailer in layout 1 (as 0.1 wrote
-  // them) and as written now.
+  // them; 0 for the wrapped Ribbon filter, whose version came after layout 1) and as written now.
   const struct {
     const std::string& filter;
     uint64_t body_bytes;
@@ -171,8 +181,8 @@ TEST(Format, GoldenBytes) {
       {golden.dynamic, 1460, 0x5a3c6b177b34ad55u,
        0xf2021f160a4f5191u},  // the same shape, keys placed one by one
       {golden.fuse, 1384, 0x7171a34467475f72u, 0xdf45d38769031dacu},  // 1376 cells of 8 bits + 8
-      // 1,017 slots: 15 blocks, then 57 rows in 8 planes of 57 bits.
-      {golden.ribbon, 960 + 57, 0x31ad63a4c1194e71u, 0x103ef1448b538120u},
+      // 1,006 slots: 15 blocks, then 46 rows in 8 planes of 46 bits; the compact trailer.
+      {golden.ribbon, 960 + 46, 0, 0x1c3a35cbabe1c5b2u},
       // 21,248 slots, 332 blocks.
       {golden.ribbon_blocks, 21'248, 0xa5088d30c3623d60u, 0x905fe1ea37a6ee6eu},
       // Layers of 5,632, 384 and 128 slots (blocks of 8 words), then the 2-bit threshold codes of
@@ -181,8 +191,10 @@ TEST(Format, GoldenBytes) {
   };
   ASSERT_EQ(golden.All().size(), std::size(expected)) << "a golden filter without its digest";
   for (const auto& e : expected) {
-    EXPECT_EQ(e.filter.size(), e.body_bytes + kTrailerBytes);
-    EXPECT_EQ(Digest(AsLayout1(e.filter)), e.digest_layout1) << e.body_bytes;
+    EXPECT_EQ(e.filter.size(), e.body_bytes + TrailerBytesIn(e.filter));
+    if (e.digest_layout1 != 0) {
+      EXPECT_EQ(Digest(AsLayout1(e.filter)), e.digest_layout1) << e.body_bytes;
+    }
     EXPECT_EQ(Digest(e.filter), e.digest) << e.body_bytes;
   }
   // The static build writes the semi-sorted version by default.
@@ -198,11 +210,21 @@ TEST(Format, GoldenBytes) {
                                    0x60, 0x05, 0, 0, 0, 0, 0, 0,  // num_units: 1376 cells
                                    0,    0,    5, 4,              // seed 0, L = 2^5, 4-wise
                                    8,    4,    1, 0});            // 8 bits, kind 4, v1
-  // The Ribbon filter (kind 5) for 1000 keys, wrapped, and for 20,000 keys.
-  ExpectTrailerStart(golden.ribbon, {0xe8, 0x03, 0, 0, 0, 0, 0, 0,         // num_keys 1000
-                                     0xf9, 0x03, 0, 0, 0, 0, 0, 0,         // num_units: 1017 slots
-                                     0,    0,    0, 0,                     // seed 0
-                                     8,    5,    2, 0});                   // 8 bits, kind 5, v2
+  // The Ribbon filter (kind 5) for 1000 keys, wrapped, in the compact layout (its check word
+  // follows), and for 20,000 keys.
+  ASSERT_EQ(TrailerBytesIn(golden.ribbon), kCompactTrailerBytes);
+  const unsigned char compact[8] = {0xee, 0x03,   // num_units: 1006 slots
+                                    0xe8, 0x03,   // num_keys 1000
+                                    0,    0,      // seed 0, the zero byte
+                                    8,    0x25};  // 8 bits, kind 5 | version 2 << 4
+  EXPECT_EQ(std::memcmp(golden.ribbon.data() + golden.ribbon.size() - kCompactTrailerBytes, compact,
+                        sizeof(compact)),
+            0);
+  // Its check word, computed here from the format's description: the low 16 bits of XXH3-64 of
+  // those 8 bytes with the seed "trailer3", little-endian.
+  const uint64_t check3 = XXH3_64bits_withSeed(compact, sizeof(compact), 0x747261696c657233);
+  EXPECT_EQ(static_cast<uint8_t>(golden.ribbon[golden.ribbon.size() - 2]), check3 & 0xFF);
+  EXPECT_EQ(static_cast<uint8_t>(golden.ribbon[golden.ribbon.size() - 1]), (check3 >> 8) & 0xFF);
   ExpectTrailerStart(golden.ribbon_blocks, {0x20, 0x4e, 0, 0, 0, 0, 0, 0,  // num_keys 20,000
                                             0x00, 0x53, 0, 0, 0, 0, 0, 0,  // 21,248 slots
                                             0,    0,    0, 0,              // seed 0
@@ -242,6 +264,77 @@ TEST(Format, TrailerRoundTrips) {
   EXPECT_EQ(parsed.trailer.param, 13);
   EXPECT_EQ(parsed.trailer.kind, Cuckoo::kId);
   EXPECT_EQ(parsed.body_bytes, bytes.size() - kTrailerBytes);
+}
+
+// Layout 3 holds the same fields in 10 bytes, for filters whose fields fit 16 and 8 bits.
+TEST(Format, CompactTrailerRoundTripsWhereItsFieldsFit) {
+  Trailer t;
+  t.num_units = 1009;
+  t.num_keys = 1000;
+  t.seed = 3;
+  t.param = 8;
+  t.kind = Ribbon::kId;
+  t.version = 2;
+  std::string bytes(RibbonWrappedTableBytes(1009, 8) + kCompactTrailerBytes, '\0');
+  auto* data = reinterpret_cast<uint8_t*>(bytes.data());
+  ASSERT_TRUE(EncodeCompactTrailer(t, data + bytes.size() - kCompactTrailerBytes));
+  EXPECT_EQ(TrailerLayoutOf(data, bytes.size()), TrailerLayout::kCompact);
+  EXPECT_EQ(bytes[bytes.size() - kMarkerBytes], '\0');  // RocksDB's "zero probes"
+  ParsedFilter parsed;
+  ASSERT_TRUE(ParseFilter(data, bytes.size(), &parsed));
+  EXPECT_EQ(parsed.trailer.num_units, 1009u);
+  EXPECT_EQ(parsed.trailer.num_keys, 1000u);
+  EXPECT_EQ(parsed.trailer.seed, 3u);
+  EXPECT_EQ(parsed.trailer.param, 8);
+  EXPECT_EQ(parsed.trailer.kind, Ribbon::kId);
+  EXPECT_EQ(parsed.trailer.version, 2);
+  EXPECT_EQ(parsed.body_bytes, bytes.size() - kCompactTrailerBytes);
+  // A trailer that arrives apart from its body (core/app_filters) is never the compact layout.
+  Trailer apart;
+  EXPECT_FALSE(
+      ParseTrailerFor(data + bytes.size() - kTrailerBytes, bytes.size() - kTrailerBytes, &apart));
+  EXPECT_TRUE(FitsCompactTrailer(t));
+  uint8_t unused[kCompactTrailerBytes];
+  for (auto edit : std::vector<void (*)(Trailer&)>{
+           [](Trailer& x) { x.num_units = 0x10000; }, [](Trailer& x) { x.num_keys = 0x10000; },
+           [](Trailer& x) { x.num_keys = 0; }, [](Trailer& x) { x.num_units = 0; },
+           [](Trailer& x) { x.seed = 256; }, [](Trailer& x) { x.version = 16; },
+           [](Trailer& x) { x.kind = static_cast<FilterKind>(16); },
+           // kind 3 version 5 would end a compact trailer in layout 1's magic "SSTF"
+           [](Trailer& x) {
+             x.kind = static_cast<FilterKind>(3);
+             x.version = 5;
+           }}) {
+    Trailer x = t;
+    edit(x);
+    EXPECT_FALSE(FitsCompactTrailer(x));
+    EXPECT_FALSE(EncodeCompactTrailer(x, unused));
+  }
+}
+
+// A wrapped Ribbon filter reads the same in either layout: the compact one it is written in now,
+// and layout 2, which it was written in before the compact layout existed.
+TEST(Format, AWrappedRibbonFilterReadsTheSameInLayouts2And3) {
+  const std::vector<uint64_t> keys = KeyHashes(36, 2'000);
+  const std::string compact = RibbonBytes(6, keys);
+  ASSERT_EQ(TrailerBytesIn(compact), kCompactTrailerBytes);
+  ParsedFilter parsed;
+  ASSERT_TRUE(
+      ParseFilter(reinterpret_cast<const uint8_t*>(compact.data()), compact.size(), &parsed));
+  std::string layout2 = compact.substr(0, parsed.body_bytes);
+  AppendTrailer(parsed.trailer, &layout2);
+  const FilterReader a = testing::ReaderOf(compact), b = testing::ReaderOf(layout2);
+  ASSERT_TRUE(a.valid());
+  ASSERT_TRUE(b.valid());
+  EXPECT_EQ(b.trailer().version, 2);
+  for (uint64_t h : keys) ASSERT_TRUE(a.MayContain(h) && b.MayContain(h));
+  uint64_t agree = 0, positives = 0;
+  for (uint64_t h : KeyHashes(37, 20'000)) {
+    agree += a.MayContain(h) == b.MayContain(h);
+    positives += a.MayContain(h);
+  }
+  EXPECT_EQ(agree, 20'000u);
+  EXPECT_LE(positives, 20'000.0 / 64 + testing::BinomialTolerance(20'000, 1.0 / 64));  // 2^-6
 }
 
 // Real filters of every kind, small enough to try every truncation.
@@ -302,7 +395,7 @@ TEST(Format, EveryTruncationMatchesAll) {
 
 TEST(Format, EveryTrailerBitFlipMatchesAll) {
   for (const std::string& filter : SampleFilters()) {
-    for (size_t byte = filter.size() - kTrailerBytes; byte < filter.size(); ++byte) {
+    for (size_t byte = filter.size() - TrailerBytesIn(filter); byte < filter.size(); ++byte) {
       for (int bit = 0; bit < 8; ++bit) {
         std::string bad = filter;
         bad[byte] = static_cast<char>(bad[byte] ^ (1 << bit));
@@ -317,10 +410,11 @@ TEST(Format, BodyCorruptionNeverCrashes) {
   // Flipped body bits are RocksDB's block checksums' business; here they only must not crash.
   std::mt19937_64 rng(7);
   for (const std::string& filter : SampleFilters()) {
-    if (filter.size() == kTrailerBytes) continue;
+    const size_t body_bytes = filter.size() - TrailerBytesIn(filter);
+    if (body_bytes == 0) continue;
     for (int round = 0; round < 200; ++round) {
       std::string bad = filter;
-      bad[rng() % (filter.size() - kTrailerBytes)] ^= static_cast<char>(1 + rng() % 255);
+      bad[rng() % body_bytes] ^= static_cast<char>(1 + rng() % 255);
       const auto exact = Exact(bad);
       const FilterReader reader = FilterReader::Open(exact.get(), bad.size());
       EXPECT_TRUE(reader.valid());
@@ -340,11 +434,12 @@ TEST(Format, RandomBytesMatchAll) {
   for (int round = 0; round < 20000; ++round) {
     std::string bytes(rng() % 300, '\0');
     for (char& c : bytes) c = static_cast<char>(rng());
-    if (round % 3 == 0 && bytes.size() >= 4) bytes.replace(bytes.size() - 4, 4, "SSTF");
-    if (round % 3 == 1 && bytes.size() >= kMarkerBytes) {
+    if (round % 4 == 0 && bytes.size() >= 4) bytes.replace(bytes.size() - 4, 4, "SSTF");
+    if (round % 4 == 1 && bytes.size() >= kMarkerBytes) {
       bytes.replace(bytes.size() - kMarkerBytes, kMarkerBytes,
                     reinterpret_cast<const char*>(kRocksDbUnknownMarker), kMarkerBytes);
     }
+    if (round % 4 == 2 && bytes.size() >= kMarkerBytes) bytes[bytes.size() - kMarkerBytes] = 0;
     ExpectMatchesAll(Exact(bytes).get(), bytes.size(), "random " + std::to_string(round));
   }
   ExpectMatchesAll(nullptr, 0, "null");
@@ -433,6 +528,7 @@ TEST(Format, Layout1TrailersStillRead) {
   const GoldenFilters golden;
   const std::vector<uint64_t> absent = KeyHashes(77, 2000);
   for (const std::string* filter : golden.All()) {
+    if (TrailerBytesIn(*filter) == kCompactTrailerBytes) continue;  // a layout that came later
     const std::string old = AsLayout1(*filter);
     ASSERT_EQ(old.size(), filter->size());
     const auto exact = Exact(old);

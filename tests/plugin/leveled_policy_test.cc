@@ -750,11 +750,11 @@ TEST(LeveledPolicy, TinyFilesKeepTheirLevelsFilter) {
 }
 
 // A partitioned filter's partitions are filters of their own, built by one builder; the file's
-// last holds what is left of its keys, often a few hundred. Priced at those few keys, the fixed
-// bytes of a filter would buy the level's budget a rate many times the level's (here the
-// allocation for 100-key sets on the last level). A partition smaller than the file's fullest
-// takes the fullest one's filter instead, so the lookups of the end of its key range (the newest
-// keys of an ordered tree) pay the level's rate.
+// last holds what is left of its keys, as few as one. Priced at those few keys, the fixed bytes
+// of a filter (a trailer; at least 64 slots for a Ribbon table) would buy the level's budget a
+// rate many times the level's (here the allocation for 50-key sets on the last level). A partition
+// smaller than the file's fullest takes the fullest one's filter instead, so the lookups of the end
+// of its key range (the newest keys of an ordered tree) pay the level's rate.
 TEST(LeveledPolicy, AFilesSmallerPartitionsKeepItsFullestPartitionsRate) {
   BlockBasedTableOptions options;
   options.filter_policy = PolicyFrom("{id=sstfilter.Leveled;bits_per_key=10;num_levels=5}");
@@ -765,9 +765,9 @@ TEST(LeveledPolicy, AFilesSmallerPartitionsKeepItsFullestPartitionsRate) {
   const LevelFilter full = leveled.Allocation(5, kFullKeys).value()[kLevel];
   ASSERT_TRUE(full.base.has_filter);
   const double full_rate = full.base.fp_rate;
-  ASSERT_GT(leveled.Allocation(5, 100).value()[kLevel].ExpectedFpRate(), 4 * full_rate)
-      << "priced at 100 keys, the last level's filters would not be leaner: the test shows nothing";
-  for (const int tail_keys : {100, 300, 1000}) {
+  ASSERT_GT(leveled.Allocation(5, 50).value()[kLevel].ExpectedFpRate(), 4 * full_rate)
+      << "priced at 50 keys, the last level's filters would not be leaner: the test shows nothing";
+  for (const int tail_keys : {50, 100, 300, 1000}) {
     SCOPED_TRACE(tail_keys);
     std::unique_ptr<FilterBitsBuilder> builder = BuilderAtLevel(options, kLevel);
     ASSERT_NE(builder, nullptr);

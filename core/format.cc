@@ -18,6 +18,10 @@ uint32_t Layout1Check(const uint8_t* trailer) {
   return static_cast<uint32_t>(XXH3_64bits_withSeed(trailer, kFieldBytes + 1, kTrailerCheckSeed));
 }
 
+// Layout 1's magic's byte -3 ("SSTF"'s second 'S'): no compact trailer's kind_version byte, its
+// byte -3, has it, so no compact trailer ends in the magic.
+constexpr uint8_t kMagicByteMinus3 = static_cast<uint8_t>(kTrailerMagic >> 8);
+
 // Layout 3's fields: its bytes 0..7 (its zero byte included).
 constexpr size_t kCompactFieldBytes = 8;
 constexpr size_t kCompactZeroAt = kCompactTrailerBytes - kMarkerBytes;  // byte -5
@@ -60,7 +64,7 @@ bool FitsCompactTrailer(const Trailer& t) {
   const auto kind = static_cast<uint8_t>(t.kind);
   return t.num_keys >= 1 && t.num_keys <= 0xFFFF && t.num_units >= 1 && t.num_units <= 0xFFFF &&
          t.seed <= 0xFF && kind >= 1 && kind <= 15 && t.version >= 1 && t.version <= 15 &&
-         (kind | t.version << 4) != 0x53;
+         (kind | t.version << 4) != kMagicByteMinus3;
 }
 
 void EncodeTrailer(const Trailer& t, uint8_t* dst) {

@@ -31,26 +31,19 @@ bool BodyBytes(const Trailer& t, uint64_t* body_bytes) {
 
 namespace {
 
-// The trailer decoded, understood, and implying exactly body_bytes.
-bool Understood(const uint8_t* data, size_t size, uint64_t body_bytes, Trailer* out,
-                size_t* trailer_bytes) {
-  Trailer t;
+// Whether an understood trailer implies exactly body_bytes.
+bool Implies(const Trailer& t, uint64_t body_bytes) {
   uint64_t expected_bytes = 0;
-  if (!DecodeTrailer(data, size, &t, trailer_bytes) || !BodyBytes(t, &expected_bytes) ||
-      expected_bytes != body_bytes) {
-    return false;
-  }
-  *out = t;
-  return true;
+  return BodyBytes(t, &expected_bytes) && expected_bytes == body_bytes;
 }
 
 }  // namespace
 
 bool ParseTrailerFor(const uint8_t* trailer, uint64_t body_bytes, Trailer* out) {
-  size_t trailer_bytes = 0;
   Trailer t;
-  if (trailer == nullptr || !Understood(trailer, kTrailerBytes, body_bytes, &t, &trailer_bytes) ||
-      trailer_bytes != kTrailerBytes) {
+  size_t trailer_bytes = 0;
+  if (trailer == nullptr || !DecodeTrailer(trailer, kTrailerBytes, &t, &trailer_bytes) ||
+      trailer_bytes != kTrailerBytes || !Implies(t, body_bytes)) {
     return false;
   }
   *out = t;
@@ -59,13 +52,13 @@ bool ParseTrailerFor(const uint8_t* trailer, uint64_t body_bytes, Trailer* out) 
 
 bool ParseFilter(const uint8_t* data, size_t size, ParsedFilter* out) {
   Trailer t;
-  size_t trailer_bytes = 0;
-  // The body is what precedes the trailer, whose size its last bytes tell.
-  const size_t body_bytes = size - TrailerBytesOf(TrailerLayoutOf(data, size));
-  if (!Understood(data, size, body_bytes, &t, &trailer_bytes)) return false;
+  size_t trailer_bytes = 0;  // the body is what precedes the trailer, whose size its layout tells
+  if (!DecodeTrailer(data, size, &t, &trailer_bytes) || !Implies(t, size - trailer_bytes)) {
+    return false;
+  }
   out->trailer = t;
   out->body = data;
-  out->body_bytes = body_bytes;
+  out->body_bytes = size - trailer_bytes;
   return true;
 }
 

@@ -176,6 +176,13 @@ Result<StaticBuildInfo> BuildStatic(const typename Kind::Params& params, uint64_
 // StaticKind's operations over the kind's Solver (core/static_kind.h): instantiated in the kind's
 // .cc, where the Solver is defined (`template struct StaticKind<Kind, Params>;`).
 template <typename Kind, typename Params>
+Result<uint64_t> StaticKind<Kind, Params>::TableBytesFor(uint64_t num_keys, int fingerprint_bits) {
+  const auto table = Kind::Solver::TableFor(num_keys);
+  if (!table.ok()) return Err(table.error());
+  return Kind::Solver::TableBytes(table.value(), fingerprint_bits);
+}
+
+template <typename Kind, typename Params>
 Result<uint64_t> StaticKind<Kind, Params>::FilterBytesFor(uint64_t num_keys, int fingerprint_bits) {
   const auto table = Kind::Solver::TableFor(num_keys);
   if (!table.ok()) return Err(table.error());

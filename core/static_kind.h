@@ -107,8 +107,9 @@ struct StaticKind {
     return buf;
   }
 
-  // The table and trailer for num_keys >= 1 keys of w-bit fingerprints (the Solver's); defined in
-  // core/static_build.h.
+  // The table, and the table and trailer, for num_keys >= 1 keys of w-bit fingerprints (the
+  // Solver's); defined in core/static_build.h.
+  static Result<uint64_t> TableBytesFor(uint64_t num_keys, int fingerprint_bits);
   static Result<uint64_t> FilterBytesFor(uint64_t num_keys, int fingerprint_bits);
 
   // Table plus trailer for num_keys keys (the blocked-Bloom fallback, which rounds up to 64-byte

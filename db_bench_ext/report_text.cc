@@ -82,15 +82,17 @@ void PrintConfig(const Config& config) {
          FLAGS_threads, FLAGS_compression_type.c_str());
 }
 
-// A fuse or Ribbon filter's size depends on its key count: the bits per key of one filter of
-// num keys.
+// A fuse or Ribbon filter's size depends on its key count: the bits per key of the table of one
+// filter of num keys (num >= 1), its trailer left out.
 template <typename Kind>
 sstfilter::Result<double> TableBitsPerKey(double fp_rate, uint64_t num) {
   const auto params = Kind::ForFpRate(fp_rate);
   if (!params.ok()) return sstfilter::Err(params.error());
-  const auto bytes = Kind::FilterBytes(params.value(), num);
+  const auto w = Kind::FingerprintBitsFor(params.value(), num);
+  if (!w.ok()) return sstfilter::Err(w.error());
+  const auto bytes = Kind::TableBytesFor(num, w.value());
   if (!bytes.ok()) return sstfilter::Err(bytes.error());
-  return 8.0 * (bytes.value() - sstfilter::kTrailerBytes) / num;
+  return 8.0 * static_cast<double>(bytes.value()) / static_cast<double>(num);
 }
 
 void PrintSizing(const Config& config) {

@@ -51,9 +51,9 @@ class SstFilterPolicy : public ROCKSDB_NAMESPACE::FilterPolicy {
   ROCKSDB_NAMESPACE::FilterBitsBuilder* GetBuilderWithContext(
       const ROCKSDB_NAMESPACE::FilterBuildingContext& context) const final;
   // Under compatibility=rocksdb, a block of more than 5 bytes that sstfilter did not write (its
-  // trailer layout 2, TrailerLayoutOf in core/format.h) is RocksDB's: a built-in policy's reader
-  // reads it. Every other block: sstfilter's reader, which answers "may match" for bytes it does
-  // not understand.
+  // trailer layouts 2 and 3, TrailerLayoutOf in core/format.h) is RocksDB's: a built-in policy's
+  // reader reads it. Every other block: sstfilter's reader, which answers "may match" for bytes it
+  // does not understand.
   ROCKSDB_NAMESPACE::FilterBitsReader* GetFilterBitsReader(
       const ROCKSDB_NAMESPACE::Slice& contents) const override;
   // Validates the options and computes the filter to build: InvalidArgument naming the policy,

@@ -53,10 +53,11 @@ class alignas(64) ProbeCell {
   std::atomic<uint64_t> count_{0};
 };
 
-// The id of a filter block: a hash of its first kIdBodyBytes bytes and its last 32 (the trailer),
-// or of all of it when shorter. Two blocks built from different keys share an id with probability
-// 2^-64, but two built from the same keys with the same filter are the same bytes and share it
-// (and their cell: a compaction that rewrites a file unchanged).
+// The id of a filter block: a hash of its first kIdBodyBytes bytes and its last 32 (the trailer,
+// or a compact trailer and the body's end), or of all of it when shorter. Two blocks built from
+// different keys share an id with probability 2^-64, but two built from the same keys with the same
+// filter are the same bytes and share it (and their cell: a compaction that rewrites a file
+// unchanged).
 uint64_t FilterBlockId(const void* data, size_t size);
 
 class ProbeRegistry {

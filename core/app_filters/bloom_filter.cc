@@ -87,6 +87,11 @@ std::string NotOurFormat(uint64_t size) {
          " bytes: truncated, corrupt, or of a newer version)";
 }
 
+std::string NotABloomFilter(FilterKind kind) {
+  return "not a blocked or standard Bloom filter (kind " + std::to_string(static_cast<int>(kind)) +
+         "); a BloomFilter reads only those";
+}
+
 std::string AllocationError(uint64_t bytes) {
   return "cannot allocate " + std::to_string(bytes) + " bytes";
 }
@@ -181,6 +186,8 @@ Result<BloomFilter> BloomFilter::Deserialize(const void* data, size_t size) {
   if (data == nullptr || !ParseFilter(static_cast<const uint8_t*>(data), size, &parsed)) {
     return Err(NotOurFormat(size));
   }
+  // FromBody takes a 32-byte trailer; a compact one (layout 3) is a small Ribbon filter's.
+  if (size - parsed.body_bytes != kTrailerBytes) return Err(NotABloomFilter(parsed.trailer.kind));
   FilterBuffer body;
   if (!AllocateBody(parsed.body_bytes, &body)) return Err(AllocationError(parsed.body_bytes));
   std::memcpy(body.data(), parsed.body, parsed.body_bytes);
@@ -192,10 +199,8 @@ Result<BloomFilter> BloomFilter::FromBody(FilterBuffer body, uint64_t body_bytes
   Trailer t;
   if (!ParseTrailerFor(trailer, body_bytes, &t))
     return Err(NotOurFormat(body_bytes + kTrailerBytes));
-  if (t.kind != BlockedBloom::kId && t.kind != StandardBloom::kId) {
-    return Err("not a blocked or standard Bloom filter (kind " +
-               std::to_string(static_cast<int>(t.kind)) + "); a BloomFilter reads only those");
-  }
+  if (t.kind != BlockedBloom::kId && t.kind != StandardBloom::kId)
+    return Err(NotABloomFilter(t.kind));
   if (t.num_units == 0) return Err("an empty filter (no bits) cannot take keys");
   const bool standard = t.kind == StandardBloom::kId;
   BloomFilter filter;

@@ -56,6 +56,10 @@ std::string AllocationError(uint64_t bytes) {
   return "cannot allocate " + std::to_string(bytes) + " bytes for a cuckoo filter";
 }
 
+std::string NotACuckooFilter(FilterKind kind) {
+  return std::string("not a cuckoo filter: ") + FilterKindName(kind);
+}
+
 }  // namespace
 
 Result<CuckooFilter> CuckooFilter::Create(uint64_t capacity, int fingerprint_bits) {
@@ -79,6 +83,8 @@ Result<CuckooFilter> CuckooFilter::Deserialize(const void* data, size_t size) {
   if (data == nullptr || !ParseFilter(static_cast<const uint8_t*>(data), size, &parsed)) {
     return Err("not a valid sstfilter filter");
   }
+  // FromBody takes a 32-byte trailer; a compact one (layout 3) is a small Ribbon filter's.
+  if (size - parsed.body_bytes != kTrailerBytes) return Err(NotACuckooFilter(parsed.trailer.kind));
   FilterBuffer body;
   if (!AllocateBody(parsed.body_bytes, &body)) return Err(AllocationError(parsed.body_bytes));
   std::copy(parsed.body, parsed.body + parsed.body_bytes, body.data());
@@ -95,9 +101,7 @@ Result<CuckooFilter> CuckooFilter::FromBody(FilterBuffer body, uint64_t body_byt
   if (!ParseTrailerFor(trailer, body_bytes, &t) || body.size() < body_bytes) {
     return Err("not a valid sstfilter filter");
   }
-  if (t.kind != Cuckoo::kId) {
-    return Err(std::string("not a cuckoo filter: ") + FilterKindName(t.kind));
-  }
+  if (t.kind != Cuckoo::kId) return Err(NotACuckooFilter(t.kind));
   CuckooFilter filter;
   if (t.num_units == 0) return filter;  // built from no keys: holds nothing, accepts nothing
   switch (static_cast<CuckooLayout>(t.version)) {

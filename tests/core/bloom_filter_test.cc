@@ -10,13 +10,17 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/blocked_bloom/blocked_bloom.h"
 #include "core/cuckoo/cuckoo.h"
 #include "core/filter_reader.h"
+#include "core/ribbon/ribbon.h"
 #include "core/standard_bloom/standard_bloom.h"
+#include "sstfilter/cuckoo_filter.h"
 #include "tests/test_util.h"
 
 namespace sstfilter {
@@ -189,6 +193,17 @@ TEST(BloomFilter, BadBytesAreErrors) {
   const auto other_kind = BloomFilter::Deserialize(cuckoo.data(), cuckoo.size());
   ASSERT_FALSE(other_kind.ok());
   EXPECT_NE(other_kind.error().find("standard Bloom"), std::string::npos) << other_kind.error();
+  // A small Ribbon filter, whose trailer is the 10-byte compact one, in a buffer of its exact size:
+  // refused for its kind, without a read past it (ASan).
+  const std::string ribbon = Ribbon::Build(RibbonParams{8}, keys.data(), keys.size()).value();
+  const std::unique_ptr<uint8_t[]> exact(new uint8_t[ribbon.size()]);
+  std::memcpy(exact.get(), ribbon.data(), ribbon.size());
+  const auto compact = BloomFilter::Deserialize(exact.get(), ribbon.size());
+  ASSERT_FALSE(compact.ok());
+  EXPECT_NE(compact.error().find("kind 5"), std::string::npos) << compact.error();
+  const auto as_cuckoo = CuckooFilter::Deserialize(exact.get(), ribbon.size());
+  ASSERT_FALSE(as_cuckoo.ok());
+  EXPECT_NE(as_cuckoo.error().find("ribbon"), std::string::npos) << as_cuckoo.error();
   const std::string empty_static =
       BlockedBloom::Build(BlockedBloom::ForBitsPerKey(10).value(), keys.data(), 0).value();
   EXPECT_FALSE(BloomFilter::Deserialize(empty_static.data(), empty_static.size()).ok());

@@ -23,10 +23,11 @@ namespace fs = std::filesystem;
 
 const std::string kSourceDir = SSTFILTER_SOURCE_DIR;
 
-// The kind byte of the trailer a file's bytes end with (0: none, or no trailer).
+// The kind of the trailer a file's bytes end with, in any layout (0: none, or no trailer).
 uint8_t TrailerKind(const std::string& bytes) {
-  if (bytes.size() < kTrailerBytes || bytes.compare(bytes.size() - 4, 4, "SSTF") != 0) return 0;
-  return static_cast<uint8_t>(bytes[bytes.size() - kTrailerBytes + 21]);
+  Trailer t;
+  if (!DecodeTrailer(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &t)) return 0;
+  return static_cast<uint8_t>(t.kind);
 }
 
 TEST(KindCompleteness, EveryKindHasAReaderFuzzSeed) {

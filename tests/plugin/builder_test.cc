@@ -18,6 +18,7 @@
 #include "compat/filter_bits_interface.h"
 #include "core/filter_reader.h"
 #include "core/filter_spec.h"
+#include "core/format.h"
 #include "plugin/block_cache_fit.h"
 #include "plugin/policies.h"
 #include "plugin/tree_history.h"
@@ -212,7 +213,9 @@ TEST_P(BuilderTest, PostVerifyCatchesACorruptedFilter) {
   for (int i = 0; i < 5000; ++i) builder->AddKey(Key(i));
   const Slice second = builder->Finish(&buf, &status);
   std::string zeroed(second.data(), second.size());
-  std::fill(zeroed.begin(), zeroed.end() - kTrailerBytes, '\0');  // every key now missing
+  const size_t trailer_bytes = TrailerBytesOf(
+      TrailerLayoutOf(reinterpret_cast<const uint8_t*>(zeroed.data()), zeroed.size()));
+  std::fill(zeroed.begin(), zeroed.end() - trailer_bytes, '\0');  // every key now missing
   EXPECT_TRUE(builder->MaybePostVerify(zeroed).IsCorruption());
   // Without the option, nothing is checked.
   auto plain = NewBuilder(/*verify=*/false);

@@ -49,8 +49,8 @@
 //        8    2 check          low 16 bits of XXH3-64(trailer bytes 0..7, seed kTrailerCheckSeed3)
 //   A span of at least 32 bytes ending in layout 2's marker is layout 2; else one of at least 32
 //   ending in layout 1's magic, layout 1; else one of at least 10 whose byte -5 is 0 and that does
-//   not end in the magic, layout 3 (TrailerLayoutOf). The compact layout's 22 bytes
-//   less are 4.4% of a filter of 1,000 keys at 4 bits each (a 6% false-positive rate).
+//   not end in the magic, layout 3 (TrailerLayoutOf). The compact layout's 22 bytes less are 4.4%
+//   of a filter of 1,000 keys at 4 bits each (a 6% false-positive rate).
 //
 // Why the marker. RocksDB's built-in filter policies (bloomfilter, ribbonfilter) read a filter by
 // its last 5 bytes (BuiltinFilterPolicy::GetBuiltinFilterBitsReader, the same in RocksDB 7.8 to
@@ -68,11 +68,11 @@
 //
 // The check word exists because a flipped trailer byte could otherwise describe a *valid* filter
 // with other parameters (one more probe, a wider fingerprint) and turn every query into a false
-// negative; layout 3's 16 bits let 1 random corruption of its 8 field bytes in 65,536 through
-// (a changed num_units or param often also changes the length the body must have). The body is not
+// negative; layout 3's 16 bits let 1 random corruption of its 8 field bytes in 65,536 through (a
+// changed num_units or param often also changes the length the body must have). The body is not
 // checksummed here: inside RocksDB, block checksums cover it and the trailer.
 //
-// Reader rules, common to all kinds: bytes that are too short, end in neither layout's marker,
+// Reader rules, common to all kinds: bytes that are too short, end in no layout's last bytes,
 // fail the check, name an unknown kind or version, or whose length does not equal exactly
 // body_bytes + the layout's trailer bytes are not understood, and a filter that is not understood
 // answers "may match" for every key. A valid filter with num_keys = 0 answers "no" for every key;

@@ -55,9 +55,9 @@ const std::vector<Offer>& NominalOffers() {
 // The offers priced for filters of num_keys keys: bits per key from the bytes each really takes,
 // the trailer included (what a user measures as the filter's size: 0.26 bits per key in a filter
 // of 1,000 keys for 32 bytes, 0.08 for a Ribbon filter's compact 10; negligible in the nominal
-// costs). The rates stay the nominal ones: the
-// kinds' rates hardly depend on the key count (rounding up to whole blocks or buckets only
-// lowers them), their sizes do (a fuse table's cells per key most of all).
+// costs). The rates stay the nominal ones: the kinds' rates hardly depend on the key count
+// (rounding up to whole blocks or buckets only lowers them), their sizes do (a fuse table's cells
+// per key most of all).
 std::vector<Offer> OffersFor(uint64_t num_keys) {
   std::vector<Offer> priced;
   for (const Offer& nominal : NominalOffers()) {

@@ -60,8 +60,8 @@ inline uint64_t RibbonTableBytes(uint64_t num_slots, int fingerprint_bits) {
 // grows with the free rows past 63 that it carries, so wrapped tables are for small sets, which
 // is where the slots they save count: SST files and filter partitions of a few thousand keys.
 inline constexpr uint64_t kRibbonWrappedMaxKeys = 16384;
-// A wrapped table has fewer spare slots than keys, so at most max(64, 2n) slots: they fit the
-// compact trailer's 16 bits (core/format.h).
+// A wrapped table has at most max(64, 2n) slots (its spare slots are at most max(4, n)): they fit
+// the compact trailer's 16 bits (core/format.h).
 static_assert(2 * kRibbonWrappedMaxKeys <= 0xFFFF, "wrapped slots fit 16 bits");
 // The smallest wrapped table: every key's 64 slots are distinct.
 inline constexpr uint64_t kRibbonWrappedMinSlots = kRibbonCoeffBits;

@@ -139,8 +139,8 @@ class BloomPolicy : public SstFilterPolicy {
 // The policies of one kind each: sstfilter.Cuckoo (core/cuckoo/), sstfilter.Fuse (the binary
 // fuse kind, core/fuse/: 1.075 to 1.4 times the information limit, the fastest static kind to
 // query) and sstfilter.BumpedRibbon (the bumped Ribbon kind, core/bumped_ribbon/: the smallest at
-// every size, 1.005 to 1.02 times the limit from 10,000 to 10M keys at 7-bit fingerprints; below
-// 3,000 keys its shape is one standard Ribbon table, 1.05 to 1.13). Each sizes its kind by the
+// every size, 1.005 to 1.02 times the limit from 10,000 to 10M keys at 7-bit fingerprints; its
+// small sets one wrapped standard Ribbon table, as the Ribbon kind's). Each sizes its kind by the
 // budget or the rate given (KindSpec). A fuse or Ribbon build that no seed solves writes a blocked
 // Bloom filter. Every reader reads both Ribbon kinds; sstfilter.Leveled chooses the standard one
 // (core/ribbon/) where it is the cheapest.

@@ -33,8 +33,10 @@ struct BucketEquation {
 // key), the first-layer hashes of the keys bumped from it and of those reaching it (8 bytes per
 // bumped key each), the counts of the sort (4 bytes per slot), and the layer's echelon form (12
 // bytes per slot: core/ribbon/ribbon.h). About 33 bytes per key at the first layer; BuildStatic
-// adds 8 per key when the input had repeats or no seed solved.
+// adds 8 per key when the input had repeats or no seed solved. A wrapped table's build holds the
+// standard Ribbon kind's scratch instead.
 struct BumpedRibbonScratch {
+  RibbonScratch wrapped;
   std::vector<LayerKey> keys;
   std::vector<uint64_t> reaching, bumped;
   std::vector<uint32_t> bucket_begin;
@@ -44,7 +46,7 @@ struct BumpedRibbonScratch {
   uint64_t Bytes() const {
     return 16 * keys.capacity() + 8 * (reaching.capacity() + bumped.capacity()) +
            4 * bucket_begin.capacity() + 8 * coeff.capacity() + 4 * rhs.capacity() +
-           sizeof(BucketEquation) * bucket.capacity();
+           sizeof(BucketEquation) * bucket.capacity() + wrapped.Bytes();
   }
 };
 
@@ -147,25 +149,47 @@ bool BuildLayer(uint64_t num_slots, int layer, bool last, int r, BumpedRibbonScr
 }  // namespace
 
 // The bumped Ribbon kind's solver for BuildStatic (core/static_build.h): one attempt is one
-// seed's layers, first to last.
+// seed's layers, first to last, or its one wrapped table.
 struct BumpedRibbonSolver {
-  using Table = BumpedRibbonShape;
+  using Table = BumpedRibbonTable;
   using Scratch = BumpedRibbonScratch;
   // Every seed over the input as it is, as the standard Ribbon kind does.
   static constexpr int kFirstPassSeeds = std::numeric_limits<int>::max();
 
-  static Result<Table> TableFor(uint64_t num_keys) { return BumpedRibbonShapeFor(num_keys); }
+  static Result<Table> TableFor(uint64_t num_keys) { return BumpedRibbonTableFor(num_keys); }
   static bool Solvable(const Table&) { return true; }
-  // The trailer's num_units: the key count the shape is for.
-  static uint64_t Units(const Table& shape) { return shape.sized_for; }
-  static uint8_t Version(const Table&) { return kFormatVersion; }
-  static TrailerLayout TrailerLayoutFor(const Table&) { return TrailerLayout::kLayout2; }
-  static uint64_t TableBytes(const Table& shape, int r) { return BumpedRibbonTableBytes(shape, r); }
+  // The trailer's num_units: the wrapped table's slots, or the key count the layers are for.
+  static uint64_t Units(const Table& t) { return t.wrapped ? t.wrapped_slots : t.shape.sized_for; }
+  static uint8_t Version(const Table& t) { return t.wrapped ? 2 : 1; }
+  // As the standard Ribbon kind's wrapped tables (core/ribbon/ribbon.cc): their fields fit.
+  static TrailerLayout TrailerLayoutFor(const Table& t) {
+    return t.wrapped ? TrailerLayout::kCompact : TrailerLayout::kLayout2;
+  }
+  static uint64_t TableBytes(const Table& t, int r) { return BumpedRibbonTableBytes(t, r); }
 
   template <typename ForEachChunk>
-  static bool TrySeed(const Table& shape, int r, int seed, ForEachChunk& for_each_chunk, Scratch* s,
+  static bool TrySeed(const Table& t, int r, int seed, ForEachChunk& for_each_chunk, Scratch* s,
                       uint8_t* table, uint64_t* stored, uint32_t* trailer_seed) {
     *trailer_seed = static_cast<uint32_t>(seed);
+    if (t.wrapped) {
+      // The layer hash of layer 0 is the remixed hash, as in a standard Ribbon table's seed.
+      RibbonRemixAll(for_each_chunk, static_cast<uint32_t>(seed), &s->wrapped.remixed);
+      uint64_t equations = 0;
+      if (!RibbonSolveWrappedSet(t.wrapped_slots, r, &s->wrapped, table, &equations)) return false;
+      // The distinct keys held, as the layers count them: each one's equation holds, stored or
+      // implied. Remixing is one-to-one, so repeats are equal neighbours in the sorted hashes.
+      const std::vector<uint64_t>& sorted = s->wrapped.remixed;
+      *stored = sorted.empty() ? 0 : 1;
+      for (size_t k = 1; k < sorted.size(); ++k) *stored += sorted[k] != sorted[k - 1];
+      return true;
+    }
+    return TryLayers(t.shape, r, seed, for_each_chunk, s, table, stored);
+  }
+
+  template <typename ForEachChunk>
+  static bool TryLayers(const BumpedRibbonShape& shape, int r, int seed,
+                        ForEachChunk& for_each_chunk, Scratch* s, uint8_t* table,
+                        uint64_t* stored) {
     // The sort counts keys in 32 bits: a filter of 2^32 keys or more (far beyond any SST file or
     // partition) takes the fallback, as a seed that fails would.
     if (shape.sized_for >= (uint64_t{1} << 32)) return false;
@@ -241,6 +265,17 @@ void BumpedRibbonReader::MayContainBatch(const uint64_t* hashes, size_t count, b
       [&](size_t k) { return MatchesFrom(h0[k], starts[k]); });
 }
 
+BumpedRibbonReader BumpedRibbonReader::Wrapped(uint64_t num_slots, const uint8_t* body,
+                                               uint32_t seed_index, int fingerprint_bits) {
+  BumpedRibbonReader reader;
+  reader.num_layers_ = 1;
+  reader.seed_index_ = seed_index;
+  reader.layers_[0] =
+      RibbonReader(body, RibbonHashing(0, num_slots, fingerprint_bits, /*wrapped=*/true),
+                   fingerprint_bits, num_slots);
+  return reader;
+}
+
 Result<int> BumpedRibbon::FingerprintBitsFor(const Params& params, uint64_t num_keys) {
   if (params.bits_per_key > 0) {
     return BumpedRibbonFingerprintBitsForBudget(params.bits_per_key, num_keys);
@@ -252,8 +287,22 @@ Result<int> BumpedRibbon::FingerprintBitsFor(const Params& params, uint64_t num_
   return params.fingerprint_bits;
 }
 
+uint64_t BumpedRibbon::BuildScratchBytes(const Params& params, uint64_t num_keys) {
+  // A build of more hashes than a wrapped table takes may still build one for its distinct keys.
+  const uint64_t wrapped_keys = std::min(std::max<uint64_t>(num_keys, 1), kRibbonWrappedMaxKeys);
+  const uint64_t wrapped = 32 * RibbonTableFor(wrapped_keys).value().slots + 16 * wrapped_keys;
+  return StaticKind::BuildScratchBytes(params, num_keys) + wrapped;
+}
+
 bool BumpedRibbon::BodyBytes(const Trailer& t, uint64_t* body_bytes) {
   if (!ValidRibbonFingerprintBits(t.param) || t.num_units == 0) return false;
+  if (t.version == 2) {
+    // One wrapped table, as the standard Ribbon kind's version 2.
+    if (t.num_units < kRibbonWrappedMinSlots || t.num_units > kRibbonMaxSlots) return false;
+    if (t.num_keys > t.num_units) return false;
+    *body_bytes = RibbonWrappedTableBytes(t.num_units, t.param);
+    return true;
+  }
   const Result<BumpedRibbonShape> shape = BumpedRibbonShapeFor(t.num_units);
   if (!shape.ok() || t.num_keys > t.num_units) return false;
   *body_bytes = BumpedRibbonTableBytes(shape.value(), t.param);
@@ -261,6 +310,7 @@ bool BumpedRibbon::BodyBytes(const Trailer& t, uint64_t* body_bytes) {
 }
 
 BumpedRibbonReader BumpedRibbon::OpenReader(const Trailer& t, const uint8_t* body) {
+  if (t.version == 2) return BumpedRibbonReader::Wrapped(t.num_units, body, t.seed, t.param);
   // BodyBytes accepted the trailer: its shape exists.
   return BumpedRibbonReader(BumpedRibbonShapeFor(t.num_units).value(), body, t.seed, t.param);
 }

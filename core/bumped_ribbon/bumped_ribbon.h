@@ -2,8 +2,10 @@
 // The bumped Ribbon filter kind (FilterKind 6): standard Ribbon tables in layers, each but the
 // last overloaded, a key that a layer cannot hold bumped to the next (math.h has the why and the
 // sizing). 1.0005 to 1.0112 slots per key from 10,000 to 10M keys, where one standard Ribbon
-// table needs 1.056 to 1.161; the smallest static kind from about 3,000 keys, below which its
-// shape is one standard Ribbon table.
+// table needs 1.056 to 1.161. Small sets, to about 5,300 keys, are one wrapped standard Ribbon
+// table instead (version 2, BumpedRibbonTableFor), the standard Ribbon kind's version 2 body and
+// hashing with this kind's trailer: so at every size the kind is within 1.01x of the smallest
+// static kind at 4- to 16-bit fingerprints.
 //
 // From a key hash h and the filter's seed index s:
 //   h_0 = h                                 if s = 0
@@ -25,7 +27,9 @@
 // Trailer (core/format.h): num_keys = the distinct key hashes (those whose equations the others
 // implied included), num_units = the key count the shape is for
 // (BumpedRibbonShapeFor(num_units) gives the layers: the format fixes that function),
-// param = r, seed = s. Every byte: docs/format.md.
+// param = r, seed = s, version 1. Version 2, one wrapped table: the body, num_units (slots) and
+// the compact trailer as the standard Ribbon kind's version 2 (core/ribbon/ribbon.h), its start
+// FastRange64(h_0, num_slots); num_keys as in version 1. Every byte: docs/format.md.
 //
 // The build (BumpedRibbon::BuildWithInfo, core/static_build.h) never fails and never drops a key:
 // a seed whose last layer has no solution is retried with the next, and after
@@ -74,6 +78,9 @@ class BumpedRibbonReader {
   BumpedRibbonReader() = default;
   BumpedRibbonReader(const BumpedRibbonShape& shape, const uint8_t* body, uint32_t seed_index,
                      int fingerprint_bits);
+  // A version 2 filter: one wrapped table of num_slots slots (RibbonWrappedTableBytes).
+  static BumpedRibbonReader Wrapped(uint64_t num_slots, const uint8_t* body, uint32_t seed_index,
+                                    int fingerprint_bits);
 
   bool MayContain(uint64_t hash) const {
     const uint64_t h0 = RemixHash(hash, seed_index_);
@@ -143,13 +150,16 @@ struct BumpedRibbon : StaticKind<BumpedRibbon, BumpedRibbonParams> {
   using Reader = BumpedRibbonReader;
   static constexpr FilterKind kId = FilterKind{6};
   static constexpr const char* kName = "bumped_ribbon";
-  static constexpr uint8_t kMaxVersion = 1;
+  static constexpr uint8_t kMaxVersion = 2;  // 2: one wrapped table
 
   static Result<int> FingerprintBitsFor(const Params& params, uint64_t num_keys);
   using Solver = BumpedRibbonSolver;
 
   static bool BodyBytes(const Trailer& t, uint64_t* body_bytes);
   static Reader OpenReader(const Trailer& t, const uint8_t* body);
+
+  // StaticKind's, plus the largest wrapped table's build (core/ribbon/ribbon.h's Ribbon has why).
+  static uint64_t BuildScratchBytes(const Params& params, uint64_t num_keys);
 };
 
 extern template struct StaticKind<BumpedRibbon, BumpedRibbonParams>;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/format.h"
 #include "core/sizing.h"
 
 namespace sstfilter {
@@ -82,15 +83,41 @@ uint64_t BumpedRibbonTableBytes(const BumpedRibbonShape& shape, int fingerprint_
   return RibbonTableBytes(shape.TotalSlots(), fingerprint_bits) + 8 * threshold_words;
 }
 
+Result<BumpedRibbonTable> BumpedRibbonTableFor(uint64_t num_keys) {
+  const Result<BumpedRibbonShape> shape = BumpedRibbonShapeFor(num_keys);
+  if (!shape.ok()) return Err(shape.error());
+  BumpedRibbonTable table;
+  table.shape = shape.value();
+  // Compared at 8-bit fingerprints, trailers included (the layers' is 32 bytes, a wrapped table's
+  // 10): the middle of the widths budgets of 4 to 16 bits per key give.
+  constexpr int kComparedBits = 8;
+  const Result<RibbonTable> one = RibbonTableFor(num_keys);
+  if (one.ok() && one.value().wrapped &&
+      RibbonWrappedTableBytes(one.value().slots, kComparedBits) + kCompactTrailerBytes <=
+          BumpedRibbonTableBytes(table.shape, kComparedBits) + kTrailerBytes) {
+    table.wrapped = true;
+    table.wrapped_slots = one.value().slots;
+  }
+  return table;
+}
+
+uint64_t BumpedRibbonTableBytes(const BumpedRibbonTable& table, int fingerprint_bits) {
+  return table.wrapped ? RibbonWrappedTableBytes(table.wrapped_slots, fingerprint_bits)
+                       : BumpedRibbonTableBytes(table.shape, fingerprint_bits);
+}
+
 Result<int> BumpedRibbonFingerprintBitsForBudget(double bits_per_key, uint64_t num_keys) {
   if (!ValidBitsPerKey(bits_per_key)) return Err(BitsPerKeyError(bits_per_key));
   if (num_keys == 0) return kRibbonMinFingerprintBits;
-  const Result<BumpedRibbonShape> shape = BumpedRibbonShapeFor(num_keys);
-  if (!shape.ok()) return Err(shape.error());
-  const double threshold_bits = static_cast<double>(
-      (shape.value().ThresholdBuckets() * kBumpedRibbonThresholdBits + 63) / 64 * 64);
+  const Result<BumpedRibbonTable> table = BumpedRibbonTableFor(num_keys);
+  if (!table.ok()) return Err(table.error());
+  // The same wrapped table as the standard Ribbon kind's for these keys.
+  if (table.value().wrapped) return RibbonFingerprintBitsForBudget(bits_per_key, num_keys);
+  const BumpedRibbonShape* shape = &table.value().shape;
+  const double threshold_bits =
+      static_cast<double>((shape->ThresholdBuckets() * kBumpedRibbonThresholdBits + 63) / 64 * 64);
   const double r = std::floor((bits_per_key * static_cast<double>(num_keys) - threshold_bits) /
-                              static_cast<double>(shape.value().TotalSlots()));
+                              static_cast<double>(shape->TotalSlots()));
   return static_cast<int>(
       std::clamp(r, double{kRibbonMinFingerprintBits}, double{kRibbonMaxFingerprintBits}));
 }

@@ -12,55 +12,13 @@
 namespace sstfilter {
 namespace {
 
-// The memory of one build attempt, reused by the next: per slot, the coefficients of the
-// equation whose first coefficient is there (0: none yet) and its right-hand side (12 bytes per
-// slot; BuildStatic adds 8 per key when the input had repeats, a seed stored fewer equations than
-// keys, or no seed solved). A wrapped table's build adds its sorted remixed hashes (8 bytes per
-// key) and RibbonSolveWrapped's scratch (20 bytes per slot).
-struct RibbonScratch {
-  std::vector<uint64_t> coeff;
-  std::vector<uint32_t> rhs;
-  std::vector<uint64_t> remixed;
-  std::vector<RibbonUnknowns> depends;
-  std::vector<uint32_t> values;
-  uint64_t Bytes() const {
-    return 8 * coeff.capacity() + 4 * rhs.capacity() + 8 * remixed.capacity() +
-           sizeof(RibbonUnknowns) * depends.capacity() + 4 * values.capacity();
-  }
-};
-
-// One attempt with one seed in a wrapped table: the equations in the order of their remixed
-// hashes (so that the bytes depend only on the set of hashes), then RibbonSolveWrapped.
+// One attempt with one seed in a wrapped table: the hashes remixed with the seed, then
+// RibbonSolveWrappedSet.
 template <typename ForEachChunk>
 bool TryBuildWrapped(uint64_t num_slots, uint32_t seed_index, int r, ForEachChunk& for_each_chunk,
                      RibbonScratch* s, uint8_t* table, uint64_t* stored) {
-  const RibbonHashing hashing(seed_index, num_slots, r, /*wrapped=*/true);
-  size_t count = 0;
-  for_each_chunk([&](const uint64_t*, size_t n) { count += n; });
-  s->remixed.clear();
-  s->remixed.reserve(count);
-  for_each_chunk([&](const uint64_t* hashes, size_t n) {
-    for (size_t i = 0; i < n; ++i) s->remixed.push_back(hashing.Remix(hashes[i]));
-  });
-  std::sort(s->remixed.begin(), s->remixed.end());
-  s->coeff.assign(num_slots, 0);
-  s->rhs.assign(num_slots, 0);
-  uint64_t equations = 0;
-  for (const uint64_t h : s->remixed) {
-    uint64_t pivot = 0;
-    const RibbonAdd added =
-        RibbonAddWrappedEquation(s->coeff.data(), s->rhs.data(), num_slots, hashing.Start(h),
-                                 RibbonHashing::Coefficients(h), hashing.Fingerprint(h), &pivot);
-    if (added == RibbonAdd::kInconsistent) return false;
-    equations += added == RibbonAdd::kStored;
-  }
-  uint64_t implied = 0;
-  if (!RibbonSolveWrapped(s->coeff.data(), s->rhs.data(), num_slots, r, &s->depends, &s->values,
-                          table, &implied)) {
-    return false;
-  }
-  *stored = equations - implied;
-  return true;
+  RibbonRemixAll(for_each_chunk, seed_index, &s->remixed);
+  return RibbonSolveWrappedSet(num_slots, r, s, table, stored);
 }
 
 // One attempt with one seed. On success `table` (zeroed, RibbonTableBytes long) holds the
@@ -128,6 +86,31 @@ void RibbonBackSubstitute(const uint64_t* coeff, const uint32_t* rhs, uint64_t n
       for (int k = 0; k < r; ++k) StoreLE64(block + 8 * k, window[k]);
     }
   }
+}
+
+bool RibbonSolveWrappedSet(uint64_t num_slots, int r, RibbonScratch* s, uint8_t* table,
+                           uint64_t* stored) {
+  // Seed 0: the hashes are remixed already.
+  const RibbonHashing hashing(0, num_slots, r, /*wrapped=*/true);
+  std::sort(s->remixed.begin(), s->remixed.end());
+  s->coeff.assign(num_slots, 0);
+  s->rhs.assign(num_slots, 0);
+  uint64_t equations = 0;
+  for (const uint64_t h : s->remixed) {
+    uint64_t pivot = 0;
+    const RibbonAdd added =
+        RibbonAddWrappedEquation(s->coeff.data(), s->rhs.data(), num_slots, hashing.Start(h),
+                                 RibbonHashing::Coefficients(h), hashing.Fingerprint(h), &pivot);
+    if (added == RibbonAdd::kInconsistent) return false;
+    equations += added == RibbonAdd::kStored;
+  }
+  uint64_t implied = 0;
+  if (!RibbonSolveWrapped(s->coeff.data(), s->rhs.data(), num_slots, r, &s->depends, &s->values,
+                          table, &implied)) {
+    return false;
+  }
+  *stored = equations - implied;
+  return true;
 }
 
 // The Ribbon kind's solver for BuildStatic (core/static_build.h): one attempt is one seed's

@@ -257,6 +257,46 @@ bool RibbonSolveWrapped(const uint64_t* coeff, const uint32_t* rhs, uint64_t num
                         std::vector<RibbonUnknowns>* depends, std::vector<uint32_t>* values,
                         uint8_t* table, uint64_t* implied);
 
+// The memory of one build attempt, reused by the next: per slot, the coefficients of the
+// equation whose first coefficient is there (0: none yet) and its right-hand side (12 bytes per
+// slot; BuildStatic adds 8 per key when the input had repeats, a seed stored fewer equations than
+// keys, or no seed solved). A wrapped table's build adds its sorted remixed hashes (8 bytes per
+// key) and RibbonSolveWrapped's scratch (20 bytes per slot).
+struct RibbonScratch {
+  std::vector<uint64_t> coeff;
+  std::vector<uint32_t> rhs;
+  std::vector<uint64_t> remixed;
+  std::vector<RibbonUnknowns> depends;
+  std::vector<uint32_t> values;
+  uint64_t Bytes() const {
+    return 8 * coeff.capacity() + 4 * rhs.capacity() + 8 * remixed.capacity() +
+           sizeof(RibbonUnknowns) * depends.capacity() + 4 * values.capacity();
+  }
+};
+
+// The hashes for_each_chunk(f) delivers as f(hashes, n), remixed with a seed (RemixHash), into
+// *remixed (replaced): a wrapped table's build takes its keys in their order.
+template <typename ForEachChunk>
+void RibbonRemixAll(ForEachChunk& for_each_chunk, uint32_t seed_index,
+                    std::vector<uint64_t>* remixed) {
+  size_t count = 0;
+  for_each_chunk([&](const uint64_t*, size_t n) { count += n; });
+  remixed->clear();
+  remixed->reserve(count);
+  for_each_chunk([&](const uint64_t* hashes, size_t n) {
+    for (size_t i = 0; i < n; ++i) remixed->push_back(RemixHash(hashes[i], seed_index));
+  });
+}
+
+// One attempt at a wrapped table of num_slots slots (RibbonTableFor's) for the hashes in
+// s->remixed, each already remixed with the attempt's seed (RemixHash): sorted there, so that the
+// bytes depend only on the set of hashes; then each key's equation in that order, and
+// RibbonSolveWrapped into `table` (zeroed, RibbonWrappedTableBytes long). True if it solved, with
+// *stored the equations stored (the others implied the rest). Shared with the bumped Ribbon kind,
+// whose small sets are one such table (core/bumped_ribbon/).
+bool RibbonSolveWrappedSet(uint64_t num_slots, int r, RibbonScratch* s, uint8_t* table,
+                           uint64_t* stored);
+
 // Seeds tried before the build falls back to a blocked Bloom filter. A seed solves at least 2
 // times in 3 (math.h), so 32 failures in a row have a chance below 1e-15.
 inline constexpr int kRibbonMaxAttempts = 32;
@@ -267,7 +307,7 @@ struct RibbonSolver;  // ribbon.cc
 // the fuse kind: core/static_kind.h).
 struct Ribbon : StaticKind<Ribbon, RibbonParams> {
   // What StaticKind reads.
-  // Scratch: 12 bytes per slot (ribbon.cc's RibbonScratch), at most 1.15 slots per key, and the
+  // Scratch: 12 bytes per slot (RibbonScratch), at most 1.15 slots per key, and the
   // distinct copy's 8 bytes per key; a wrapped table's build more (BuildScratchBytes below).
   static constexpr StaticKindFacts kFacts = {"ribbon",
                                              kRibbonMinFingerprintBits,

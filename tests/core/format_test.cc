@@ -132,7 +132,8 @@ void ExpectTrailerStart(const std::string& filter, const unsigned char (&expecte
 // The golden filters, one or more of every kind: blocked Bloom, standard Bloom, the cuckoo kind
 // in its three versions (plain buckets, version 1; semi-sorted ones from a static build, version
 // 2, and from a dynamic CuckooFilter, version 3), binary fuse, Ribbon in its two versions (whole
-// blocks, version 1, for large sets; a wrapped table, version 2, for small ones), bumped Ribbon.
+// blocks, version 1, for large sets; a wrapped table, version 2, for small ones), bumped Ribbon
+// in its two versions (layers, version 1; one wrapped table, version 2, for small sets).
 struct GoldenFilters {
   std::vector<uint64_t> keys = GoldenKeys();
   std::string blocked = BloomBytes<BlockedBloom>(10, keys);
@@ -143,11 +144,12 @@ struct GoldenFilters {
   std::string fuse = FuseBytes(8, keys);
   std::string ribbon = RibbonBytes(8, keys);
   std::string ribbon_blocks = RibbonBytes(8, KeyHashes(35, 20'000));
-  std::string bumped = BumpedRibbonBytes(8, KeyHashes(34, 6'000));
+  std::string bumped = BumpedRibbonBytes(8, KeyHashes(34, 8'000));
+  std::string bumped_wrapped = BumpedRibbonBytes(8, keys);
 
   std::vector<const std::string*> All() const {
     return {&blocked, &standard, &cuckoo,        &semi_sorted, &dynamic,
-            &fuse,    &ribbon,   &ribbon_blocks, &bumped};
+            &fuse,    &ribbon,   &ribbon_blocks, &bumped,      &bumped_wrapped};
   }
 };
 
@@ -185,9 +187,11 @@ TEST(Format, GoldenBytes) {
       {golden.ribbon, 960 + 46, 0, 0x1c3a35cbabe1c5b2u},
       // 21,248 slots, 332 blocks.
       {golden.ribbon_blocks, 21'248, 0xa5088d30c3623d60u, 0x905fe1ea37a6ee6eu},
-      // Layers of 5,632, 384 and 128 slots (blocks of 8 words), then the 2-bit threshold codes of
-      // the first two layers' 94 buckets (3 words).
-      {golden.bumped, 6'144 + 24, 0x536481b14b2c5568u, 0xba7436f58fa612f7u},
+      // Layers of 7,552, 448 and 128 slots (blocks of 8 words), then the 2-bit threshold codes of
+      // the first two layers' 125 buckets (4 words).
+      {golden.bumped, 8'128 + 32, 0x9f9fee8fa7051a07u, 0x7788a501c64a9dc7u},
+      // The wrapped Ribbon filter's body; the compact trailer.
+      {golden.bumped_wrapped, 960 + 46, 0, 0xe4a9ca9581d8147au},
   };
   ASSERT_EQ(golden.All().size(), std::size(expected)) << "a golden filter without its digest";
   for (const auto& e : expected) {
@@ -229,11 +233,17 @@ TEST(Format, GoldenBytes) {
                                             0x00, 0x53, 0, 0, 0, 0, 0, 0,  // 21,248 slots
                                             0,    0,    0, 0,              // seed 0
                                             8,    5,    1, 0});            // 8 bits, kind 5, v1
-  // The bumped Ribbon filter (kind 6) for 6,000 keys.
-  ExpectTrailerStart(golden.bumped, {0x70, 0x17, 0, 0, 0, 0, 0, 0,  // num_keys 6000
-                                     0x70, 0x17, 0, 0, 0, 0, 0, 0,  // num_units: 6000 keys
+  // The bumped Ribbon filter (kind 6) for 8,000 keys.
+  ExpectTrailerStart(golden.bumped, {0x40, 0x1f, 0, 0, 0, 0, 0, 0,  // num_keys 8000
+                                     0x40, 0x1f, 0, 0, 0, 0, 0, 0,  // num_units: 8000 keys
                                      0,    0,    0, 0,              // seed 0
                                      8,    6,    1, 0});            // 8 bits, kind 6, v1
+  // The bumped Ribbon filter for the 1000 keys: the Ribbon filter's body and trailer fields, but
+  // kind 6 | version 2 << 4.
+  ASSERT_EQ(TrailerBytesIn(golden.bumped_wrapped), kCompactTrailerBytes);
+  EXPECT_EQ(golden.bumped_wrapped.substr(0, 1006), golden.ribbon.substr(0, 1006));
+  const unsigned char bumped_compact[8] = {0xee, 0x03, 0xe8, 0x03, 0, 0, 8, 0x26};
+  EXPECT_EQ(std::memcmp(golden.bumped_wrapped.data() + 1006, bumped_compact, 8), 0);
   const std::string& blocked = golden.blocked;
   // The trailer of the blocked filter, byte for byte.
   const std::string tail = blocked.substr(blocked.size() - kTrailerBytes);

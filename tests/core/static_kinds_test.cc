@@ -59,8 +59,8 @@ constexpr KindFacts kFacts<Ribbon> = {kRibbonMaxAttempts,     100, false, 300'00
                                       kRibbonMaxAttempts / 4, 12,  0,     1.13,    8};
 
 // Bumped Ribbon: every distinct key counted (those whose equations the others implied too);
-// scratch per key, not per slot (its per-key sort: bumped_ribbon.cc), checked against a bound; at
-// most 1.13 slots per key (its small sets' one standard Ribbon table).
+// scratch per key, not per slot (its per-key sort: bumped_ribbon.cc), checked against a bound, or
+// a wrapped table's for small sets; at most 1.13 slots per key (a standard Ribbon table's).
 template <>
 constexpr KindFacts kFacts<BumpedRibbon> = {
     kBumpedRibbonMaxAttempts,     200, true, 1'000'000, 300'000, 130, 19,
@@ -77,7 +77,8 @@ class StaticKindTest : public ::testing::Test {
     if constexpr (std::is_same_v<Kind, Fuse>) {
       return FuseShapeFor(n).value().num_cells;
     } else if constexpr (std::is_same_v<Kind, BumpedRibbon>) {
-      return BumpedRibbonShapeFor(n).value().TotalSlots();
+      const BumpedRibbonTable t = BumpedRibbonTableFor(n).value();
+      return t.wrapped ? t.wrapped_slots : t.shape.TotalSlots();
     } else {
       return RibbonTableFor(n).value().slots;
     }
@@ -273,7 +274,14 @@ TYPED_TEST(StaticKindTest, ScratchMemoryIsBounded) {
         << n;
     if (n < 1000) continue;
     const uint64_t units = TestFixture::Units(n);
+    // A wrapped table's build (the standard Ribbon kind's for small sets, and the bumped kind's):
+    // 32 bytes per slot (coefficients, fingerprint, and each row's value as a constant and a set
+    // of unknowns) and its sorted remixed hashes, 8 per key.
+    bool wrapped = std::is_same_v<TypeParam, Ribbon> && n <= kRibbonWrappedMaxKeys;
     if constexpr (std::is_same_v<TypeParam, BumpedRibbon>) {
+      wrapped = BumpedRibbonTableFor(n).value().wrapped;
+    }
+    if (std::is_same_v<TypeParam, BumpedRibbon> && !wrapped) {
       // 16 bytes per key sorted, 16 per slot of the largest layer, 8 per bumped key twice: about
       // 33 per key (bumped_ribbon.cc); no distinct copy, as every key is counted.
       EXPECT_EQ(b.info.stored, n);
@@ -282,9 +290,6 @@ TYPED_TEST(StaticKindTest, ScratchMemoryIsBounded) {
              static_cast<unsigned long long>(n), static_cast<double>(b.info.scratch_bytes) / n);
       continue;
     }
-    // A wrapped Ribbon table's build: 32 bytes per slot (coefficients, fingerprint, and each row's
-    // value as a constant and a set of unknowns) and its sorted remixed hashes, 8 per key.
-    const bool wrapped = std::is_same_v<TypeParam, Ribbon> && n <= kRibbonWrappedMaxKeys;
     const uint64_t per_unit = wrapped ? 32 : f.scratch_per_unit;
     EXPECT_EQ(b.info.scratch_bytes, per_unit * units + f.scratch_spare + (wrapped ? 8 * n : 0) +
                                         (b.info.stored == n ? 0 : 8 * n))
@@ -309,7 +314,7 @@ TYPED_TEST(StaticKindTest, ABudgetPicksTheWidestFingerprintThatFitsEachFilter) {
       // The table's bits at w and w + 1 (bumped Ribbon's with its threshold codes).
       auto table_bits = [&](int width) {
         if constexpr (std::is_same_v<K, BumpedRibbon>) {
-          return 8.0 * BumpedRibbonTableBytes(BumpedRibbonShapeFor(n).value(), width);
+          return 8.0 * BumpedRibbonTableBytes(BumpedRibbonTableFor(n).value(), width);
         } else if constexpr (std::is_same_v<K, Ribbon>) {
           return 8.0 * RibbonTableBytes(RibbonTableFor(n).value(), width);
         } else {

@@ -17,16 +17,16 @@
 //                              empty filter; the match-all filter writes at least 1
 //        8    8 num_units      kind-specific size of the body: 64-byte blocks (blocked Bloom),
 //                              64-bit words (standard Bloom), buckets (cuckoo), cells (fuse),
-//                              slots (ribbon), the key count its layers are sized for (bumped
-//                              ribbon)
+//                              slots (ribbon; bumped ribbon's version 2), the key count its
+//                              layers are sized for (bumped ribbon's version 1)
 //       16    4 seed           cuckoo, ribbons: the seed that the build succeeded with (0 = the
 //                              key hash itself); fuse: that seed and the table's geometry;
 //                              Bloom: 0
 //       20    1 param          Bloom: num_probes; cuckoo, fuse, ribbons: fingerprint_bits
 //       21    1 kind           FilterKind: each kind's kId (core/kinds.h lists them)
 //       22    1 version        format version of that kind: 1 .. the kind's kMaxVersion (cuckoo: 2
-//                              and 3 for semi-sorted buckets; Ribbon: 2 for a wrapped table;
-//                              every other kind: 1)
+//                              and 3 for semi-sorted buckets; Ribbon and bumped Ribbon: 2 for a
+//                              wrapped table; every other kind: 1)
 //   Layout 2 (written since sstfilter filters share RocksDB's compatibility name):
 //       23    4 check          low 32 bits of XXH3-64(trailer bytes 0..22, seed kTrailerCheckSeed2)
 //       27    5 marker         FF 53 E0 54 46 (kRocksDbUnknownMarker): RocksDB's built-in

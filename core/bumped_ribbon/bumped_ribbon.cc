@@ -288,9 +288,12 @@ Result<int> BumpedRibbon::FingerprintBitsFor(const Params& params, uint64_t num_
 }
 
 uint64_t BumpedRibbon::BuildScratchBytes(const Params& params, uint64_t num_keys) {
-  // A build of more hashes than a wrapped table takes may still build one for its distinct keys.
-  const uint64_t wrapped_keys = std::min(std::max<uint64_t>(num_keys, 1), kRibbonWrappedMaxKeys);
+  const uint64_t wrapped_keys =
+      std::min(std::max<uint64_t>(num_keys, 1), kBumpedRibbonWrappedMaxKeys);
   const uint64_t wrapped = 32 * RibbonTableFor(wrapped_keys).value().slots + 16 * wrapped_keys;
+  // Hashes that take a wrapped table, and so do their distinct keys (fewer): that build alone.
+  if (num_keys <= kBumpedRibbonAlwaysWrappedKeys) return wrapped + kStaticBuildSpareBytes;
+  // More: the layers' build, or a wrapped one for their distinct keys.
   return StaticKind::BuildScratchBytes(params, num_keys) + wrapped;
 }
 

@@ -141,8 +141,9 @@ struct BumpedRibbonSolver;  // bumped_ribbon.cc
 // The kind's descriptor (core/kinds.h; the operations it shares with the other static kinds:
 // core/static_kind.h).
 struct BumpedRibbon : StaticKind<BumpedRibbon, BumpedRibbonParams> {
-  // Scratch: at most 36 bytes per key (bumped_ribbon.cc's BumpedRibbonScratch), and the
-  // distinct copy's 8 bytes per key.
+  // Scratch of the layers' build: at most 36 bytes per key (bumped_ribbon.cc's
+  // BumpedRibbonScratch), and the distinct copy's 8 bytes per key; a wrapped table's build more
+  // (BuildScratchBytes below).
   static constexpr StaticKindFacts kFacts = {
       "bumped Ribbon",           kRibbonMinFingerprintBits,
       kRibbonMaxFingerprintBits, kBumpedRibbonNominalSlotsPerKey,

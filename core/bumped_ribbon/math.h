@@ -25,8 +25,9 @@
 // (below about 3,000 keys: the tails of several small layers cost more than they save), the
 // shape is that one table.
 //
-// Slots per key (the shape), and bits per key over r with 7-bit fingerprints, thresholds and
-// trailer included (core_bench measures the same with each filter's false-positive rate):
+// Slots per key (the shape; below 5,278 keys writers take a wrapped table instead), and bits per
+// key over r with 7-bit fingerprints, thresholds and trailer included (core_bench measures the
+// same with each filter's false-positive rate):
 //
 //   keys                 1k      5k      10k     100k    1M      10M
 //   bumped               1.0880  1.0240  1.0112  1.0016  1.0006  1.0005
@@ -76,7 +77,8 @@ uint64_t BumpedRibbonTableBytes(const BumpedRibbonShape& shape, int fingerprint_
 // What a filter for num_keys keys is written as: one wrapped standard Ribbon table
 // (RibbonTableFor's: the kind's version 2) where that filter is no larger than the layers'
 // (BumpedRibbonShapeFor) at 8-bit fingerprints, trailers included: up to 5,277 keys, and at some
-// sizes up to 6,370, as the layers' whole blocks fall; else the layers (version 1). So the kind is
+// sizes up to 6,370, as the layers' whole blocks fall (the constants below); else the layers
+// (version 1). So the kind is
 // within 1.01x of the smaller of the two at 4- to 16-bit fingerprints
 // (tests/core/bumped_ribbon_test.cc). A wrapped table needs neither the 63 slots past the last
 // start nor whole blocks (core/ribbon/math.h), which a shape of one standard table pays for: 1,006
@@ -89,6 +91,10 @@ struct BumpedRibbonTable {
   BumpedRibbonShape shape;     // when not
 };
 Result<BumpedRibbonTable> BumpedRibbonTableFor(uint64_t num_keys);
+// Where BumpedRibbonTableFor's tables are wrapped: for every key count up to the first, for none
+// above the second (tests/core/bumped_ribbon_test.cc holds both).
+inline constexpr uint64_t kBumpedRibbonAlwaysWrappedKeys = 5277;
+inline constexpr uint64_t kBumpedRibbonWrappedMaxKeys = 6370;
 uint64_t BumpedRibbonTableBytes(const BumpedRibbonTable& table, int fingerprint_bits);
 
 // The widest fingerprint whose table (BumpedRibbonTableFor's) for n keys fits a budget of b bits

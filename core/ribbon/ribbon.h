@@ -2,8 +2,8 @@
 // The standard Ribbon filter kind (FilterKind 5): a static filter for the key set of one SST file
 // or filter partition, at 1.05 to 1.13 times the information limit of log2(1/p) bits per key for
 // 1,000 to 1,000,000 keys (math.h): smaller than a binary fuse table (up to 1.4 cells per key)
-// for small sets, and the smallest kind below about 3,000 keys, where the bumped Ribbon kind
-// (core/bumped_ribbon/, layers of these tables) is one of them.
+// for small sets, and the smallest kind below about 5,400 keys, where the bumped Ribbon kind
+// (core/bumped_ribbon/, layers of these tables) writes one wrapped table of this kind's.
 //
 // From a key hash h and the filter's seed index s:
 //   h'    = h                              if s = 0

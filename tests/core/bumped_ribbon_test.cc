@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -169,9 +170,9 @@ TEST(BumpedRibbon, SmallSetsAreOneWrappedStandardRibbonTable) {
   }
   for (uint64_t n = 1; n <= 20'000; n += n < 4'000 ? 97 : 1) {
     const BumpedRibbonTable t = BumpedRibbonTableFor(n).value();
-    if (n <= 5'277) {
+    if (n <= kBumpedRibbonAlwaysWrappedKeys) {
       EXPECT_TRUE(t.wrapped) << n;
-    } else if (n > 6'370) {
+    } else if (n > kBumpedRibbonWrappedMaxKeys) {
       EXPECT_FALSE(t.wrapped) << n;
     }
     for (int r : {4, 8, 16}) {
@@ -181,6 +182,38 @@ TEST(BumpedRibbon, SmallSetsAreOneWrappedStandardRibbonTable) {
       EXPECT_LE(bumped, 1.01 * std::min(layers, ribbon)) << n << " keys, r=" << r;
     }
   }
+}
+
+// A wrapped table's trailer counts the distinct keys, as the layers do: the same keys three times
+// over, shuffled, give the bytes of the keys once (a table for 1,000 keys, not 3,000). And a key
+// set whose first seed fails takes the next, as the standard kind does (the same bytes), and
+// loses no key.
+TEST(BumpedRibbon, AWrappedTableCountsDistinctKeysAndRetriesSeeds) {
+  const std::vector<uint64_t> keys = KeyHashes(75'000, 1'000);
+  std::vector<uint64_t> thrice;
+  for (int copy = 0; copy < 3; ++copy) thrice.insert(thrice.end(), keys.begin(), keys.end());
+  std::mt19937_64 rng(75);
+  std::shuffle(thrice.begin(), thrice.end(), rng);
+  const std::string once = Build(7, keys);
+  EXPECT_EQ(Build(7, thrice), once);
+  EXPECT_EQ(ReaderOf(once).trailer().num_keys, 1'000u);
+  EXPECT_EQ(ReaderOf(once).trailer().version, 2);
+
+  bool retried = false;
+  for (uint64_t set = 0; set < 100 && !retried; ++set) {
+    const std::vector<uint64_t> more = KeyHashes(76'000 + set, 4'000);
+    StaticBuildInfo info;
+    const std::string bumped = Build(7, more, &info);
+    if (info.attempts == 1) continue;
+    retried = true;
+    EXPECT_GT(ReaderOf(bumped).trailer().seed, 0u);
+    EXPECT_EQ(testing::CountMissing(ReaderOf(bumped), more), 0u);
+    std::string ribbon;
+    ASSERT_TRUE(Ribbon::BuildWithInfo(RibbonParams{7}, more.data(), more.size(), &ribbon).ok());
+    EXPECT_EQ(bumped.substr(0, bumped.size() - kCompactTrailerBytes),
+              ribbon.substr(0, ribbon.size() - kCompactTrailerBytes));
+  }
+  EXPECT_TRUE(retried) << "no set of 4,000 keys needed a second seed";
 }
 
 // A filter of one standard table of whole blocks (version 1), as releases before the wrapped

@@ -169,7 +169,7 @@ TEST(Format, GoldenBytes) {
   const std::vector<uint64_t>& keys = golden.keys;
   EXPECT_EQ(KeyHash("key0", 4), 0x25fe91c0b51f0819u);  // XXH3-64, seed kKeyHashSeed
   // Each filter's body bytes, the digest of its bytes with the trailer in layout 1 (as 0.1 wrote
-  // them; 0 for the wrapped Ribbon filter, whose version came after layout 1) and as written now.
+  // them; 0 for the wrapped Ribbon filters, whose versions came after layout 1) and as written now.
   const struct {
     const std::string& filter;
     uint64_t body_bytes;

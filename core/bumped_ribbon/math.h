@@ -78,13 +78,12 @@ uint64_t BumpedRibbonTableBytes(const BumpedRibbonShape& shape, int fingerprint_
 // (RibbonTableFor's: the kind's version 2) where that filter is no larger than the layers'
 // (BumpedRibbonShapeFor) at 8-bit fingerprints, trailers included: up to 5,277 keys, and at some
 // sizes up to 6,370, as the layers' whole blocks fall (the constants below); else the layers
-// (version 1). So the kind is
-// within 1.01x of the smaller of the two at 4- to 16-bit fingerprints
-// (tests/core/bumped_ribbon_test.cc). A wrapped table needs neither the 63 slots past the last
-// start nor whole blocks (core/ribbon/math.h), which a shape of one standard table pays for: 1,006
-// slots for 1,000 keys against 1,088. The writer's choice, not the format's: the trailer's version
-// says which, and a reader still reads a version 1 filter of one standard table, as earlier
-// releases wrote small sets.
+// (version 1). So the kind is within 1.01x of the smaller of the two at 4- to 16-bit
+// fingerprints (tests/core/bumped_ribbon_test.cc). A wrapped table needs neither the 63 slots
+// past the last start nor whole blocks (core/ribbon/math.h), which a shape of one standard table
+// pays for: 1,006 slots for 1,000 keys against 1,088. The writer's choice, not the format's: the
+// trailer's version says which, and a reader still reads a version 1 filter of one standard
+// table, as earlier releases wrote small sets.
 struct BumpedRibbonTable {
   bool wrapped = false;
   uint64_t wrapped_slots = 0;  // when wrapped

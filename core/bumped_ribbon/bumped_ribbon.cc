@@ -298,14 +298,8 @@ uint64_t BumpedRibbon::BuildScratchBytes(const Params& params, uint64_t num_keys
 }
 
 bool BumpedRibbon::BodyBytes(const Trailer& t, uint64_t* body_bytes) {
+  if (t.version == 2) return RibbonWrappedBodyBytes(t, body_bytes);  // one wrapped table
   if (!ValidRibbonFingerprintBits(t.param) || t.num_units == 0) return false;
-  if (t.version == 2) {
-    // One wrapped table, as the standard Ribbon kind's version 2.
-    if (t.num_units < kRibbonWrappedMinSlots || t.num_units > kRibbonMaxSlots) return false;
-    if (t.num_keys > t.num_units) return false;
-    *body_bytes = RibbonWrappedTableBytes(t.num_units, t.param);
-    return true;
-  }
   const Result<BumpedRibbonShape> shape = BumpedRibbonShapeFor(t.num_units);
   if (!shape.ok() || t.num_keys > t.num_units) return false;
   *body_bytes = BumpedRibbonTableBytes(shape.value(), t.param);

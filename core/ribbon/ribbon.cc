@@ -175,15 +175,19 @@ uint64_t Ribbon::BuildScratchBytes(const Params& params, uint64_t num_keys) {
   return StaticKind::BuildScratchBytes(params, num_keys) + wrapped;
 }
 
-bool Ribbon::BodyBytes(const Trailer& t, uint64_t* body_bytes) {
+bool RibbonWrappedBodyBytes(const Trailer& t, uint64_t* body_bytes) {
   if (!ValidRibbonFingerprintBits(t.param)) return false;
   if (t.num_keys > t.num_units || t.num_units > kRibbonMaxSlots) return false;
-  if (t.version == 2) {
-    // Wrapped: at least 64 slots, any number of them.
-    if (t.num_units < kRibbonWrappedMinSlots) return false;
-    *body_bytes = RibbonWrappedTableBytes(t.num_units, t.param);
-    return true;
-  }
+  // At least 64 slots, any number of them.
+  if (t.num_units < kRibbonWrappedMinSlots) return false;
+  *body_bytes = RibbonWrappedTableBytes(t.num_units, t.param);
+  return true;
+}
+
+bool Ribbon::BodyBytes(const Trailer& t, uint64_t* body_bytes) {
+  if (t.version == 2) return RibbonWrappedBodyBytes(t, body_bytes);
+  if (!ValidRibbonFingerprintBits(t.param)) return false;
+  if (t.num_keys > t.num_units || t.num_units > kRibbonMaxSlots) return false;
   // Whole blocks, at least one.
   if (t.num_units == 0 || t.num_units % kRibbonCoeffBits != 0) return false;
   *body_bytes = RibbonTableBytes(t.num_units, t.param);

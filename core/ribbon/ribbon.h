@@ -297,6 +297,11 @@ void RibbonRemixAll(ForEachChunk& for_each_chunk, uint32_t seed_index,
 bool RibbonSolveWrappedSet(uint64_t num_slots, int r, RibbonScratch* s, uint8_t* table,
                            uint64_t* stored);
 
+// The body bytes of a wrapped table's trailer (version 2 of the Ribbon and bumped Ribbon kinds):
+// false unless the fingerprint width, the slots (64 to kRibbonMaxSlots) and num_keys (at most the
+// slots) are ones a build writes.
+bool RibbonWrappedBodyBytes(const Trailer& t, uint64_t* body_bytes);
+
 // Seeds tried before the build falls back to a blocked Bloom filter. A seed solves at least 2
 // times in 3 (math.h), so 32 failures in a row have a chance below 1e-15.
 inline constexpr int kRibbonMaxAttempts = 32;

@@ -288,9 +288,8 @@ Result<int> BumpedRibbon::FingerprintBitsFor(const Params& params, uint64_t num_
 }
 
 uint64_t BumpedRibbon::BuildScratchBytes(const Params& params, uint64_t num_keys) {
-  const uint64_t wrapped_keys =
-      std::min(std::max<uint64_t>(num_keys, 1), kBumpedRibbonWrappedMaxKeys);
-  const uint64_t wrapped = 32 * RibbonTableFor(wrapped_keys).value().slots + 16 * wrapped_keys;
+  const uint64_t wrapped =
+      RibbonWrappedBuildScratchBytes(std::min(num_keys, kBumpedRibbonWrappedMaxKeys));
   // Hashes that take a wrapped table, and so do their distinct keys (fewer): that build alone.
   if (num_keys <= kBumpedRibbonAlwaysWrappedKeys) return wrapped + kStaticBuildSpareBytes;
   // More: the layers' build, or a wrapped one for their distinct keys.

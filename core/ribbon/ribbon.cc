@@ -168,9 +168,13 @@ Result<int> Ribbon::FingerprintBitsFor(const Params& params, uint64_t num_keys) 
   return params.fingerprint_bits;
 }
 
+uint64_t RibbonWrappedBuildScratchBytes(uint64_t num_keys) {
+  const uint64_t keys = std::min(std::max<uint64_t>(num_keys, 1), kRibbonWrappedMaxKeys);
+  return 32 * RibbonTableFor(keys).value().slots + 16 * keys;
+}
+
 uint64_t Ribbon::BuildScratchBytes(const Params& params, uint64_t num_keys) {
-  const uint64_t wrapped_keys = std::min(std::max<uint64_t>(num_keys, 1), kRibbonWrappedMaxKeys);
-  const uint64_t wrapped = 32 * RibbonTableFor(wrapped_keys).value().slots + 16 * wrapped_keys;
+  const uint64_t wrapped = RibbonWrappedBuildScratchBytes(num_keys);
   if (num_keys <= kRibbonWrappedMaxKeys) return wrapped + kStaticBuildSpareBytes;
   return StaticKind::BuildScratchBytes(params, num_keys) + wrapped;
 }

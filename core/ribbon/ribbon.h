@@ -297,6 +297,11 @@ void RibbonRemixAll(ForEachChunk& for_each_chunk, uint32_t seed_index,
 bool RibbonSolveWrappedSet(uint64_t num_slots, int r, RibbonScratch* s, uint8_t* table,
                            uint64_t* stored);
 
+// The scratch bytes of a wrapped table's build (RibbonRemixAll, RibbonSolveWrappedSet, and the
+// distinct copy BuildStatic may make) for num_keys hashes, taken as 1 to kRibbonWrappedMaxKeys: 32
+// bytes per slot and 16 per key.
+uint64_t RibbonWrappedBuildScratchBytes(uint64_t num_keys);
+
 // The body bytes of a wrapped table's trailer (version 2 of the Ribbon and bumped Ribbon kinds):
 // false unless the fingerprint width, the slots (64 to kRibbonMaxSlots) and num_keys (at most the
 // slots) are ones a build writes.

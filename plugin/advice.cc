@@ -50,7 +50,7 @@ ROCKSDB_NAMESPACE::Status AccountTreeForAdvice(
       return Status::Aborted("AccountTreeForAdvice: the accounts were not kept");
     }
     // Under a memory budget, what it buys over this tree (the database's own block cache for a
-    // share of one).
+    // share of one); one account of it, so level 0's fullest is what it holds now.
     double bits_per_key = leveled->BudgetBitsPerKey();
     if (leveled->GetMemoryBudget().Given()) {
       const ROCKSDB_NAMESPACE::Options options = db->GetOptions();
@@ -62,7 +62,8 @@ ROCKSDB_NAMESPACE::Status AccountTreeForAdvice(
                                          ? Result<uint64_t>(Err(std::string("no table options")))
                                          : leveled->GetMemoryBudget().BytesFor(*table);
       if (bytes.ok()) {
-        bits_per_key = BitsPerKeyWithin(bytes.value(), SumAccounts({tree}).keys, bits_per_key);
+        bits_per_key =
+            BitsPerKeyWithin(bytes.value(), SumAccounts({tree}, nullptr).keys, bits_per_key);
       }
     }
     const Result<std::vector<double>> bits = SteadyBitsPerKey(accounts, bits_per_key);

@@ -166,7 +166,7 @@ double LeveledPolicy::TreeBitsPerKey(const ROCKSDB_NAMESPACE::FilterBuildingCont
   const Result<uint64_t> bytes = memory.BytesFor(context.table_options);
   if (!bytes.ok()) return warn_once(warned_->no_cache, bytes.error());
   const std::vector<TreeId> all = history_->TreesWith(tree);
-  const BudgetedTrees trees = SumAccounts(all);
+  const BudgetedTrees trees = SumAccounts(all, history_.get());
   if (trees.trees == 0) {
     // A table written as the database opens (its WAL replayed) comes before the listener has
     // named the database: its tree has no accounts, listener or not.

@@ -104,7 +104,7 @@ Result<uint64_t> MemoryBudget::BytesFor(
   return static_cast<uint64_t>(std::min(std::max(share, 1.0), 0x1p62));
 }
 
-BudgetedTrees SumAccounts(const std::vector<TreeId>& trees) {
+BudgetedTrees SumAccounts(const std::vector<TreeId>& trees, const TreeHistory* history) {
   BudgetedTrees sum;
   TreeAccounts accounts;
   for (const TreeId& tree : trees) {
@@ -113,7 +113,11 @@ BudgetedTrees SumAccounts(const std::vector<TreeId>& trees) {
     for (size_t i = 0; i < accounts.levels.size(); ++i) {
       const LevelAccount& a = accounts.levels[i];
       uint64_t keys = a.keys + a.pending_keys;
-      if (i == 0) keys = std::max(keys, accounts.level0_peak.keys);
+      const uint64_t fullest = accounts.level0_peak.keys;
+      if (i == 0 && fullest > keys) {
+        keys += history == nullptr || history->FlushesAppend(tree) ? fullest - keys
+                                                                   : (fullest - keys) / 2;
+      }
       sum.keys += static_cast<double>(keys);
       sum.filter_bytes += a.filter_bytes;
     }

@@ -6,7 +6,7 @@
 //
 // How it is kept. The sstfilter.LeveledBudget listener counts each tree's keys; a new file's
 // filters are those of the policy's allocation at the bits per key the budget buys over every key
-// of those trees (level 0 counted at its fullest lately), at most the policy's bits_per_key. The
+// of those trees (level 0 as SumAccounts counts it), at most the policy's bits_per_key. The
 // listener's steering answers what the files already written spend beyond that, and the listener
 // rewrites the files that spend the most (plugin/budget_rewrites.h): a filter is fixed for its
 // file's life, and as a tree grows the files written earlier keep richer filters than the budget
@@ -51,13 +51,23 @@ struct MemoryBudget {
 // What the trees under one budget hold now, from the listener's accounts.
 struct BudgetedTrees {
   size_t trees = 0;           // with accounts
-  double keys = 0;            // level 0 at its fullest lately
+  double keys = 0;            // level 0 counted as SumAccounts says
   uint64_t filter_bytes = 0;  // of the live files measured
 };
-// Sums the accounts (Ledger::Global) of `trees`; those without accounts add nothing. A database
-// closed while its logger lives on (one the application made, shared or kept) keeps its accounts
-// until its logger goes or it reopens, and counts until then. May throw std::bad_alloc.
-BudgetedTrees SumAccounts(const std::vector<TreeId>& trees);
+// Sums the accounts (Ledger::Global) of `trees`; those without accounts add nothing. Level 0's
+// keys count as the budget must hold them, by what becomes of its files:
+// - where a tree's flushes append (`history` says so, or is null), at its fullest lately: its
+//   files move down whole and keep their filters for life, so each flush is written for the
+//   tree that holds the flushes to come;
+// - otherwise at its keys now plus half of its fullest's excess over them: compactions merge its
+//   files into the level below, and between two of them it fills from empty to its fullest, so
+//   half that is what it holds on average. Counted at its fullest, a settled tree holding few
+//   level-0 keys spends the rest of that share nowhere; a flush that finds the budget spent gets
+//   what is left (LeveledChooser::SpendAtMost), which holds the peak.
+// A database closed while its logger lives on (one the application made, shared or kept) keeps
+// its accounts until its logger goes or it reopens, and counts until then. May throw
+// std::bad_alloc.
+BudgetedTrees SumAccounts(const std::vector<TreeId>& trees, const TreeHistory* history);
 
 // The bits per key that `bytes` buy over `keys` keys: at most `ceiling`, at least
 // kMinBitsPerKey, rounded down to a sixteenth of a bit (allocations are cached by budget); the

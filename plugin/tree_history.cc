@@ -67,6 +67,15 @@ bool TreeHistory::Appends(const TreeId& tree, uint64_t file, const KeyRange& key
   return true;
 }
 
+bool TreeHistory::FlushesAppend(const TreeId& tree) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto it = trees_.find(tree);
+  if (it == trees_.end() || it->second.flushes.size() < 2) return true;
+  const std::deque<Flush>& flushes = it->second.flushes;
+  return std::none_of(flushes.begin(), flushes.end() - 1,
+                      [&](const Flush& f) { return f.keys.Overlaps(flushes.back().keys); });
+}
+
 TreeHistory::Tree& TreeHistory::TreeLocked(const TreeId& tree) {
   return TreeEntry(trees_, tree, kMaxTrees);
 }

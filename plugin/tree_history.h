@@ -178,6 +178,8 @@ struct TreeAccounts {
   // compactions; a file written for a level below it stays while level 0 fills again, so the
   // allocation counts level 0 at its fullest: the tree then spends its budget when level 0 is
   // full, and less when it is not (a flush every 64 MiB makes level 0 a third of a 4M-key tree).
+  // (The bits per key a memory budget buys count level 0 at less where compactions merge its
+  // files: SumAccounts, plugin/memory_budget.h.)
   // Flushes that land while level 0's compaction runs add to its inputs, so under a burst of
   // writes the peak can exceed the compaction trigger, as the filter blocks then live do.
   static constexpr size_t kLevel0Window = 32;
@@ -207,6 +209,9 @@ class TreeHistory {
   // Whether the keys of `file` overlap none of the tree's recent flushes but its own. May throw
   // std::bad_alloc.
   bool Appends(const TreeId& tree, uint64_t file, const KeyRange& keys) const;
+  // Whether the tree's flushes append (ordered keys: a time series, ids): its newest recorded
+  // flush overlaps none of the others recorded. True while fewer than two are recorded.
+  bool FlushesAppend(const TreeId& tree) const;
   // Records (or widens) the key range of `file`, one of the tree's flushes. May throw
   // std::bad_alloc.
   void Record(const TreeId& tree, uint64_t file, const KeyRange& keys);

@@ -74,6 +74,49 @@ TEST(MemoryBudget, BitsPerKeyWithinTheBudgetAndTheCeiling) {
   EXPECT_EQ(BitsPerKeyWithin(1000, 3000, 10), 2.625);  // 2.667, down to a sixteenth
 }
 
+// Level 0 counts at its fullest lately where the tree's flushes append (its files move down whole
+// and keep their filters), and at its keys now plus half its fullest's excess where they overlap
+// (compactions merge them into the level below): what SumAccounts gives the budget to divide.
+TEST(MemoryBudget, LevelZeroCountsAtItsFullestOnlyWhereFlushesAppend) {
+  auto range = [](const char* smallest, const char* largest) {
+    KeyRange keys;
+    keys.Add(smallest);
+    keys.Add(largest);
+    return keys;
+  };
+  TreeHistory history;
+  const auto alive = std::make_shared<int>(0);
+  const TreeId merged = LoggerTree(alive.get(), "merged"), moved = LoggerTree(alive.get(), "moved");
+  TreeAccounts accounts;
+  accounts.levels.resize(2);
+  accounts.levels[0].keys = 10'000;  // one flush now
+  accounts.levels[0].filter_bytes = 12'000;
+  accounts.level0_peak.keys = 50'000;  // five, lately
+  accounts.levels[1].keys = 100'000;
+  accounts.levels[1].filter_bytes = 120'000;
+  Ledger::Global().Publish(merged, alive, accounts);
+  Ledger::Global().Publish(moved, alive, accounts);
+  EXPECT_TRUE(history.FlushesAppend(merged));  // none recorded: as if they appended
+  history.Record(merged, history.NewFile(), range("a", "m"));
+  history.Record(merged, history.NewFile(), range("b", "z"));
+  history.Record(moved, history.NewFile(), range("a", "b"));
+  history.Record(moved, history.NewFile(), range("c", "d"));
+  EXPECT_FALSE(history.FlushesAppend(merged));
+  EXPECT_TRUE(history.FlushesAppend(moved));
+
+  EXPECT_EQ(SumAccounts({merged}, &history).keys, 10'000 + 20'000 + 100'000);
+  EXPECT_EQ(SumAccounts({moved}, &history).keys, 50'000 + 100'000);
+  EXPECT_EQ(SumAccounts({merged}, nullptr).keys, 50'000 + 100'000);
+  const BudgetedTrees both = SumAccounts({merged, moved}, &history);
+  EXPECT_EQ(both.trees, 2u);
+  EXPECT_EQ(both.keys, 130'000 + 150'000);
+  EXPECT_EQ(both.filter_bytes, 2u * 132'000);
+  // A newest flush that overlaps an earlier one: the tree's keys no longer append.
+  history.Record(moved, history.NewFile(), range("a", "z"));
+  EXPECT_FALSE(history.FlushesAppend(moved));
+  EXPECT_EQ(SumAccounts({moved}, &history).keys, 130'000);
+}
+
 // A flush that finds the budget spent gets the floor, half the bits per key the budget buys, for
 // each of its filters whatever keys it holds: the best single filter within the floor. The
 // allocation at the floor mixes two filters (at 20,000 keys, Ribbon filters of about 1 and 2 bits

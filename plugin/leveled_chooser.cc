@@ -216,7 +216,7 @@ bool LeveledChooser::Appends(const KeyRange& file_keys, bool finishing) {
   if (finishing) {
     decided_ = true;  // every filter (partition) of the file takes the first one's answer
     appends_ = appends;
-    history_->Record(tree_, file_, file_keys);  // the file's keys so far
+    history_->Record(tree_, file_, file_keys, flushed_);  // the file's keys so far
   }
   return appends;
 }

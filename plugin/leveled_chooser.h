@@ -101,9 +101,11 @@ class LeveledChooser : public FilterChooser {
         num_levels_(num_levels),
         modelled_(modelled) {}
 
-  // For a flush: the history it consults and joins, as `file` of `tree`.
-  void FollowFlushes(std::shared_ptr<TreeHistory> history, TreeId tree) {
+  // For a file written to level 0 (`flushed`: by a flush, not a compaction): the history it
+  // consults and joins, as `file` of `tree`.
+  void FollowFlushes(std::shared_ptr<TreeHistory> history, TreeId tree, bool flushed) {
     file_ = history->NewFile();
+    flushed_ = flushed;
     history_ = std::move(history);
     tree_ = std::move(tree);
   }
@@ -235,6 +237,7 @@ class LeveledChooser : public FilterChooser {
   bool built_by_compaction_ = false;
   TreeId tree_;
   uint64_t file_ = 0;
+  bool flushed_ = true;
   bool decided_ = false, appends_ = false;
   uint64_t fullest_partition_keys_ = 0;  // of the file's filters finished so far
   TreeShape tree_shape_;                 // no levels: no accounts, the modelled tree

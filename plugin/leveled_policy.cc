@@ -368,7 +368,8 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
     chooser->SpendAtMost(bytes_left, TreeHistory::kSteerLowest * bits_per_key, context.info_log);
   }
   if (place.num_levels > 1 && context.level_at_creation == 0) {
-    chooser->FollowFlushes(history_, tree);
+    chooser->FollowFlushes(
+        history_, tree, context.reason != ROCKSDB_NAMESPACE::TableFileCreationReason::kCompaction);
   }
   if (context.compaction_style == ROCKSDB_NAMESPACE::kCompactionStyleUniversal) {
     chooser->OneFilterPerFile();

@@ -59,11 +59,13 @@ struct BudgetedTrees {
 // - where a tree's flushes append (`history` says so, or is null), at its fullest lately: its
 //   files move down whole and keep their filters for life, so each flush is written for the
 //   tree that holds the flushes to come;
-// - otherwise at its keys now plus half of its fullest's excess over them: compactions merge its
-//   files into the level below, and between two of them it fills from empty to its fullest, so
-//   half that is what it holds on average. Counted at its fullest, a settled tree holding few
-//   level-0 keys spends the rest of that share nowhere; a flush that finds the budget spent gets
-//   what is left (LeveledChooser::SpendAtMost), which holds the peak.
+// - otherwise at its keys now plus half of its fullest's excess over them, the midpoint:
+//   compactions merge its files into the level below, and between two of them it fills from empty
+//   to its fullest, so just after one the midpoint is its mean until the next. Counted at its
+//   fullest, a settled tree holding few level-0 keys spends the rest of that share nowhere. A
+//   flush that finds the budget spent gets what is left, down to half the bits per key the budget
+//   buys (LeveledChooser::SpendAtMost): beyond the budget, each flush adds at most that floor for
+//   its keys.
 // A database closed while its logger lives on (one the application made, shared or kept) keeps
 // its accounts until its logger goes or it reopens, and counts until then. May throw
 // std::bad_alloc.

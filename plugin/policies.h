@@ -214,7 +214,7 @@ class LeveledPolicy : public SstFilterPolicy {
   // budget's filter) only if it lies beyond them, as the flushes that made the tree would have
   // shown. May throw std::bad_alloc.
   void RecordEarlierFlush(const TreeId& tree, const KeyRange& keys) const {
-    history_->Record(tree, history_->NewFile(), keys);
+    history_->Record(tree, history_->NewFile(), keys, /*flushed=*/true);
   }
 
   struct Shape {

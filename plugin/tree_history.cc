@@ -70,17 +70,21 @@ bool TreeHistory::Appends(const TreeId& tree, uint64_t file, const KeyRange& key
 bool TreeHistory::FlushesAppend(const TreeId& tree) const {
   std::lock_guard<std::mutex> lock(mu_);
   const auto it = trees_.find(tree);
-  if (it == trees_.end() || it->second.flushes.size() < 2) return true;
+  if (it == trees_.end()) return true;
   const std::deque<Flush>& flushes = it->second.flushes;
-  return std::none_of(flushes.begin(), flushes.end() - 1,
-                      [&](const Flush& f) { return f.keys.Overlaps(flushes.back().keys); });
+  const auto newest =
+      std::find_if(flushes.rbegin(), flushes.rend(), [](const Flush& f) { return f.flushed; });
+  if (newest == flushes.rend()) return true;
+  return std::none_of(flushes.begin(), flushes.end(), [&](const Flush& f) {
+    return f.flushed && &f != &*newest && f.keys.Overlaps(newest->keys);
+  });
 }
 
 TreeHistory::Tree& TreeHistory::TreeLocked(const TreeId& tree) {
   return TreeEntry(trees_, tree, kMaxTrees);
 }
 
-void TreeHistory::Record(const TreeId& tree, uint64_t file, const KeyRange& keys) {
+void TreeHistory::Record(const TreeId& tree, uint64_t file, const KeyRange& keys, bool flushed) {
   std::lock_guard<std::mutex> lock(mu_);
   std::deque<Flush>& flushes = TreeLocked(tree).flushes;
   for (Flush& f : flushes) {
@@ -89,7 +93,7 @@ void TreeHistory::Record(const TreeId& tree, uint64_t file, const KeyRange& keys
       return;
     }
   }
-  flushes.push_back(Flush{file, keys});
+  flushes.push_back(Flush{file, keys, flushed});
   if (flushes.size() > kFlushesPerTree) flushes.pop_front();
 }
 

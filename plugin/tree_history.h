@@ -210,11 +210,13 @@ class TreeHistory {
   // std::bad_alloc.
   bool Appends(const TreeId& tree, uint64_t file, const KeyRange& keys) const;
   // Whether the tree's flushes append (ordered keys: a time series, ids): its newest recorded
-  // flush overlaps none of the others recorded. True while fewer than two are recorded.
+  // flush overlaps none of the other flushes recorded. True while fewer than two are recorded.
+  // (Compactions' outputs into level 0 cover their inputs' keys: not counted.)
   bool FlushesAppend(const TreeId& tree) const;
   // Records (or widens) the key range of `file`, one of the tree's flushes. May throw
   // std::bad_alloc.
-  void Record(const TreeId& tree, uint64_t file, const KeyRange& keys);
+  // `flushed`: the file is a flush's (not a compaction's output into level 0).
+  void Record(const TreeId& tree, uint64_t file, const KeyRange& keys, bool flushed);
 
   // The levels compaction outputs of a tree have gone to, shallowest and deepest (both 0: none
   // yet).
@@ -284,6 +286,7 @@ class TreeHistory {
   struct Flush {
     uint64_t file = 0;
     KeyRange keys;
+    bool flushed = true;
   };
   struct BuiltFile {
     int level = 0;

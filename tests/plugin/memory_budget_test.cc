@@ -97,11 +97,20 @@ TEST(MemoryBudget, LevelZeroCountsAtItsFullestOnlyWhereFlushesAppend) {
   Ledger::Global().Publish(merged, alive, accounts);
   Ledger::Global().Publish(moved, alive, accounts);
   EXPECT_TRUE(history.FlushesAppend(merged));  // none recorded: as if they appended
-  history.Record(merged, history.NewFile(), range("a", "m"));
-  history.Record(merged, history.NewFile(), range("b", "z"));
-  history.Record(moved, history.NewFile(), range("a", "b"));
-  history.Record(moved, history.NewFile(), range("c", "d"));
+  history.Record(merged, history.NewFile(), range("a", "m"), /*flushed=*/true);
+  EXPECT_TRUE(history.FlushesAppend(merged));  // one flush: nothing to overlap
+  history.Record(merged, history.NewFile(), range("b", "z"), true);
   EXPECT_FALSE(history.FlushesAppend(merged));
+  // A flush's file with partitioned filters is recorded as each partition finishes: the same
+  // file, its range widening, overlaps only itself.
+  history.Record(moved, history.NewFile(), range("a", "b"), true);
+  const uint64_t partitioned = history.NewFile();
+  history.Record(moved, partitioned, range("c", "d"), true);
+  history.Record(moved, partitioned, range("c", "e"), true);
+  EXPECT_TRUE(history.FlushesAppend(moved));
+  // A compaction's output into level 0 covers its inputs' keys: it overlaps them, and the flushes
+  // still append.
+  history.Record(moved, history.NewFile(), range("a", "e"), /*flushed=*/false);
   EXPECT_TRUE(history.FlushesAppend(moved));
 
   EXPECT_EQ(SumAccounts({merged}, &history).keys, 10'000 + 20'000 + 100'000);
@@ -111,8 +120,10 @@ TEST(MemoryBudget, LevelZeroCountsAtItsFullestOnlyWhereFlushesAppend) {
   EXPECT_EQ(both.trees, 2u);
   EXPECT_EQ(both.keys, 130'000 + 150'000);
   EXPECT_EQ(both.filter_bytes, 2u * 132'000);
-  // A newest flush that overlaps an earlier one: the tree's keys no longer append.
-  history.Record(moved, history.NewFile(), range("a", "z"));
+  // A newest flush that overlaps an earlier file: the tree's keys no longer append.
+  history.Record(moved, history.NewFile(), range("f", "z"), true);
+  EXPECT_TRUE(history.FlushesAppend(moved));
+  history.Record(moved, history.NewFile(), range("y", "z"), true);
   EXPECT_FALSE(history.FlushesAppend(moved));
   EXPECT_EQ(SumAccounts({moved}, &history).keys, 130'000);
 }

@@ -88,6 +88,14 @@ inline std::vector<const char*> EveryPolicyOfTheDefaultFamily() {
   return uris;
 }
 
+// The key range [smallest, largest], as TreeHistory records a file's.
+inline KeyRange RangeOf(const char* smallest, const char* largest) {
+  KeyRange keys;
+  keys.Add(smallest);
+  keys.Add(largest);
+  return keys;
+}
+
 // The filter an sstfilter policy builds (sstfilter.Leveled: its uniform filter, for files of
 // unknown level, at nominal costs).
 inline FilterSpec SpecOf(const ROCKSDB_NAMESPACE::FilterPolicy& policy) {

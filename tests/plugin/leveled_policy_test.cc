@@ -200,12 +200,6 @@ TEST(LeveledPolicy, SteeringStopsAtItsLowestBudgetWithoutWindingUp) {
 // 0 counts at its fullest over the last records; each level's probes are its files' ranges'
 // (ProbesPerLevel); `changes` counts the flushes; trees are apart.
 TEST(LeveledPolicy, CountsTheFilesItWroteAsCompactionsReplaceThem) {
-  auto range = [](const char* smallest, const char* largest) {
-    KeyRange r;
-    r.Add(smallest);
-    r.Add(largest);
-    return r;
-  };
   // Files, keys and filter bytes over the levels, level 0 at its fullest lately.
   struct Totals {
     uint64_t files = 0, keys = 0, filter_bytes = 0;
@@ -224,10 +218,11 @@ TEST(LeveledPolicy, CountsTheFilesItWroteAsCompactionsReplaceThem) {
   };
   TreeHistory history;
   const TreeId tree = LoggerTree(&history, "default"), other = LoggerTree(&history, "other");
-  history.RecordBuilt(tree, 0, false, range("a", "m"), 100, 1000);
-  history.RecordBuilt(tree, 0, false, range("c", "z"), 100, 1000);
-  history.RecordBuilt(tree, 2, true, range("x", "z"), 50, 400);  // below the compaction's levels
-  history.RecordBuilt(other, 0, false, range("a", "z"), 7, 70);
+  history.RecordBuilt(tree, 0, false, testing::RangeOf("a", "m"), 100, 1000);
+  history.RecordBuilt(tree, 0, false, testing::RangeOf("c", "z"), 100, 1000);
+  history.RecordBuilt(tree, 2, true, testing::RangeOf("x", "z"), 50,
+                      400);  // below the compaction's levels
+  history.RecordBuilt(other, 0, false, testing::RangeOf("a", "z"), 7, 70);
   TreeAccounts built = history.Built(tree);
   ASSERT_EQ(built.levels.size(), 3u);
   EXPECT_EQ(built.levels[0].filter_files, 2u);
@@ -243,8 +238,8 @@ TEST(LeveledPolicy, CountsTheFilesItWroteAsCompactionsReplaceThem) {
   EXPECT_EQ(totals(built).keys, 250u);
   EXPECT_EQ(totals(built).filter_bytes, 2400u);
   // Level 0 into level 1: two outputs that together meet both flushes.
-  history.RecordBuilt(tree, 1, true, range("a", "k"), 100, 900);
-  history.RecordBuilt(tree, 1, true, range("l", "z"), 100, 900);
+  history.RecordBuilt(tree, 1, true, testing::RangeOf("a", "k"), 100, 900);
+  history.RecordBuilt(tree, 1, true, testing::RangeOf("l", "z"), 100, 900);
   built = history.Built(tree);
   EXPECT_EQ(built.levels[0].keys, 0u);
   EXPECT_EQ(built.level0_peak.keys, 200u);
@@ -254,7 +249,7 @@ TEST(LeveledPolicy, CountsTheFilesItWroteAsCompactionsReplaceThem) {
   EXPECT_EQ(totals(built).keys, 450u);
   EXPECT_EQ(totals(built).filter_bytes, 4200u);
   // Level 1 into level 2 over [l, z]: replaces that output and level 2's file, not [a, k].
-  history.RecordBuilt(tree, 2, true, range("l", "z"), 150, 1200);
+  history.RecordBuilt(tree, 2, true, testing::RangeOf("l", "z"), 150, 1200);
   built = history.Built(tree);
   EXPECT_EQ(built.levels[1].filter_files, 1u);
   EXPECT_EQ(built.levels[2].filter_files, 1u);
@@ -265,10 +260,10 @@ TEST(LeveledPolicy, CountsTheFilesItWroteAsCompactionsReplaceThem) {
   // Dynamic level bytes: level 0 compacts into the base level (6 here), the levels between
   // empty; its outputs replace the flushes they meet.
   const TreeId dynamic = LoggerTree(&history, "dynamic");
-  history.RecordBuilt(dynamic, 0, false, range("a", "m"), 100, 1000);
-  history.RecordBuilt(dynamic, 0, false, range("n", "z"), 100, 1000);
+  history.RecordBuilt(dynamic, 0, false, testing::RangeOf("a", "m"), 100, 1000);
+  history.RecordBuilt(dynamic, 0, false, testing::RangeOf("n", "z"), 100, 1000);
   history.RecordCompaction(dynamic, 6);  // what the policy records as it places the output
-  history.RecordBuilt(dynamic, 6, true, range("a", "p"), 150, 1500);
+  history.RecordBuilt(dynamic, 6, true, testing::RangeOf("a", "p"), 150, 1500);
   built = history.Built(dynamic);
   EXPECT_EQ(built.levels[0].keys, 0u);
   EXPECT_EQ(totals(built).files, 3u);  // the output, and the two flushes: level 0 at its fullest
@@ -276,7 +271,7 @@ TEST(LeveledPolicy, CountsTheFilesItWroteAsCompactionsReplaceThem) {
   // Once the window has passed, level 0 counts as it is: empty.
   for (size_t i = 0; i < TreeAccounts::kLevel0Window; ++i) {
     const std::string key = "q" + std::to_string(100 + i);
-    history.RecordBuilt(dynamic, 6, true, range(key.c_str(), key.c_str()), 1, 10);
+    history.RecordBuilt(dynamic, 6, true, testing::RangeOf(key.c_str(), key.c_str()), 1, 10);
   }
   built = history.Built(dynamic);
   EXPECT_EQ(totals(built).files, 1u + TreeAccounts::kLevel0Window);

@@ -78,12 +78,6 @@ TEST(MemoryBudget, BitsPerKeyWithinTheBudgetAndTheCeiling) {
 // and keep their filters), and at its keys now plus half its fullest's excess where they overlap
 // (compactions merge them into the level below): what SumAccounts gives the budget to divide.
 TEST(MemoryBudget, LevelZeroCountsAtItsFullestOnlyWhereFlushesAppend) {
-  auto range = [](const char* smallest, const char* largest) {
-    KeyRange keys;
-    keys.Add(smallest);
-    keys.Add(largest);
-    return keys;
-  };
   TreeHistory history;
   const auto alive = std::make_shared<int>(0);
   const TreeId merged = LoggerTree(alive.get(), "merged"), moved = LoggerTree(alive.get(), "moved");
@@ -97,20 +91,20 @@ TEST(MemoryBudget, LevelZeroCountsAtItsFullestOnlyWhereFlushesAppend) {
   Ledger::Global().Publish(merged, alive, accounts);
   Ledger::Global().Publish(moved, alive, accounts);
   EXPECT_TRUE(history.FlushesAppend(merged));  // none recorded: as if they appended
-  history.Record(merged, history.NewFile(), range("a", "m"), /*flushed=*/true);
+  history.Record(merged, history.NewFile(), testing::RangeOf("a", "m"), /*flushed=*/true);
   EXPECT_TRUE(history.FlushesAppend(merged));  // one flush: nothing to overlap
-  history.Record(merged, history.NewFile(), range("b", "z"), true);
+  history.Record(merged, history.NewFile(), testing::RangeOf("b", "z"), true);
   EXPECT_FALSE(history.FlushesAppend(merged));
   // A flush's file with partitioned filters is recorded as each partition finishes: the same
   // file, its range widening, overlaps only itself.
-  history.Record(moved, history.NewFile(), range("a", "b"), true);
+  history.Record(moved, history.NewFile(), testing::RangeOf("a", "b"), true);
   const uint64_t partitioned = history.NewFile();
-  history.Record(moved, partitioned, range("c", "d"), true);
-  history.Record(moved, partitioned, range("c", "e"), true);
+  history.Record(moved, partitioned, testing::RangeOf("c", "d"), true);
+  history.Record(moved, partitioned, testing::RangeOf("c", "e"), true);
   EXPECT_TRUE(history.FlushesAppend(moved));
   // A compaction's output into level 0 covers its inputs' keys: it overlaps them, and the flushes
   // still append.
-  history.Record(moved, history.NewFile(), range("a", "e"), /*flushed=*/false);
+  history.Record(moved, history.NewFile(), testing::RangeOf("a", "e"), /*flushed=*/false);
   EXPECT_TRUE(history.FlushesAppend(moved));
 
   EXPECT_EQ(SumAccounts({merged}, &history).keys, 10'000 + 20'000 + 100'000);
@@ -121,9 +115,9 @@ TEST(MemoryBudget, LevelZeroCountsAtItsFullestOnlyWhereFlushesAppend) {
   EXPECT_EQ(both.keys, 130'000 + 150'000);
   EXPECT_EQ(both.filter_bytes, 2u * 132'000);
   // A newest flush that overlaps an earlier file: the tree's keys no longer append.
-  history.Record(moved, history.NewFile(), range("f", "z"), true);
+  history.Record(moved, history.NewFile(), testing::RangeOf("f", "z"), true);
   EXPECT_TRUE(history.FlushesAppend(moved));
-  history.Record(moved, history.NewFile(), range("y", "z"), true);
+  history.Record(moved, history.NewFile(), testing::RangeOf("y", "z"), true);
   EXPECT_FALSE(history.FlushesAppend(moved));
   EXPECT_EQ(SumAccounts({moved}, &history).keys, 130'000);
 }

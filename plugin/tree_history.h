@@ -204,18 +204,18 @@ class TreeHistory {
   static constexpr size_t kFlushesPerTree = 16;
   static constexpr size_t kMaxTrees = 1024;
 
-  // A new flushed file's token (what Record and Appends tell its own record by).
+  // A new level-0 file's token (what Record and Appends tell its own record by).
   uint64_t NewFile();
-  // Whether the keys of `file` overlap none of the tree's recent flushes but its own. May throw
+  // Whether the keys of `file` overlap none of the tree's recent level-0 files but its own (a
+  // compaction's output into level 0 among them, as a flush of the keys it covers). May throw
   // std::bad_alloc.
   bool Appends(const TreeId& tree, uint64_t file, const KeyRange& keys) const;
   // Whether the tree's flushes append (ordered keys: a time series, ids): its newest recorded
   // flush overlaps none of the other flushes recorded. True while fewer than two are recorded.
   // (Compactions' outputs into level 0 cover their inputs' keys: not counted.)
   bool FlushesAppend(const TreeId& tree) const;
-  // Records (or widens) the key range of `file`, one of the tree's flushes. May throw
-  // std::bad_alloc.
-  // `flushed`: the file is a flush's (not a compaction's output into level 0).
+  // Records (or widens) the key range of `file`, a file written to level 0: by a flush
+  // (`flushed`), or a compaction's output there. May throw std::bad_alloc.
   void Record(const TreeId& tree, uint64_t file, const KeyRange& keys, bool flushed);
 
   // The levels compaction outputs of a tree have gone to, shallowest and deepest (both 0: none

@@ -22,7 +22,7 @@
 // its start and, unless the start is a block's first slot, of the next block: 2 r words in one
 // span of 16 r bytes. Version 2 (math.h, RibbonWrappedTableBytes) then holds its last
 // num_slots % 64 rows in r bit-packed planes; a query whose 64 rows reach them, or run on past
-// the last row to the first, gathers its words a piece at a time (RibbonReader::WindowOf).
+// the last row to the first, reads them from up to three places (RibbonReader::MatchesWrapped).
 // Trailer (core/format.h): num_keys = equations stored (the distinct key hashes but any whose
 // equation the others already implied), num_units = slots, param = r, seed = s, version 1 or 2
 // (RibbonTableFor: 2 for at most kRibbonWrappedMaxKeys keys). Every byte: docs/format.md.
@@ -159,14 +159,13 @@ class RibbonReader {
   static constexpr int kGroupBits = 4;
 
   // A wrapped table's starts whose 64 rows do not all lie in its whole blocks (wrapped.cc): their
-  // rows, gathered a piece at a time from the blocks, the last rows' planes and the first block.
+  // rows, gathered in up to three pieces, from the last whole block, the last rows' planes and
+  // the first block.
   void PrefetchWrapped(uint64_t start) const;
   bool MatchesWrapped(uint64_t remixed, uint64_t start) const;
-  // Bit k of the rows start .. start + 63 (mod num_slots), row start + j in bit j.
-  uint64_t WindowOf(int k, uint64_t start) const;
-  // Bit k of the rows first .. first + count - 1 (1 <= count <= 64), all in one block or all
-  // past the whole blocks, row first + j in bit j.
-  uint64_t RowsOf(int k, uint64_t first, int count) const;
+  // Bit k of the rows full_slots_ + first .. + count - 1 (1 <= count <= 63, all past the whole
+  // blocks), row full_slots_ + first + j in bit j.
+  uint64_t TailRows(int k, uint64_t first, int count) const;
 
   const uint8_t* blocks_ = nullptr;
   RibbonHashing hashing_;

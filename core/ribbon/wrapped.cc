@@ -2,7 +2,6 @@
 // The wrapped table of the Ribbon kind (version 2, math.h): its solve, and the queries whose 64
 // rows leave the whole blocks.
 #include <algorithm>
-#include <cstring>
 
 #include "core/ribbon/ribbon.h"
 
@@ -161,48 +160,50 @@ void RibbonReader::PrefetchWrapped(uint64_t start) const {
 }
 
 bool RibbonReader::MatchesWrapped(uint64_t remixed, uint64_t start) const {
+  // The 64 rows from start, in up to three pieces whose bounds every bit k shares: `head` rows of
+  // start's block (the last whole one, as start + 64 > full_slots_; none if start is past it),
+  // `tail` rows of the last rows' planes from row full_slots_ + tail_first (none if the table is
+  // whole blocks), and the first `wrapped` rows of the first block. Each piece is below 64 rows:
+  // head, as start + 64 > full_slots_; wrapped, as head or tail has a row.
+  const uint64_t t = num_slots_ - full_slots_;
+  const int head = start < full_slots_ ? static_cast<int>(full_slots_ - start) : 0;
+  const uint64_t tail_first = start < full_slots_ ? 0 : start - full_slots_;
+  const int tail = static_cast<int>(
+      std::min<uint64_t>(static_cast<uint64_t>(kRibbonCoeffBits - head), t - tail_first));
+  const int wrapped = kRibbonCoeffBits - head - tail;
+  const uint8_t* head_block = BlockAddress(start < full_slots_ ? start : 0);
+  const int head_shift = kRibbonCoeffBits - head;  // start % 64 where head > 0
+  const uint64_t wrapped_mask = (uint64_t{1} << wrapped) - 1;
   const uint64_t coeff = RibbonHashing::Coefficients(remixed);
   const uint32_t fp = hashing_.Fingerprint(remixed);
   for (int k = 0; k < bits_; ++k) {
-    const uint32_t bit = static_cast<uint32_t>(__builtin_parityll(WindowOf(k, start) & coeff));
-    if (bit != ((fp >> k) & 1)) return false;
+    uint64_t window = tail > 0 ? TailRows(k, tail_first, tail) << head : 0;
+    if (head > 0) window |= LoadLE64(head_block + 8 * k) >> head_shift;
+    if (wrapped > 0) window |= (LoadLE64(blocks_ + 8 * k) & wrapped_mask) << (head + tail);
+    if (((static_cast<uint32_t>(__builtin_parityll(window & coeff)) ^ (fp >> k)) & 1u) != 0) {
+      return false;
+    }
   }
   return true;
 }
 
-uint64_t RibbonReader::WindowOf(int k, uint64_t start) const {
-  uint64_t window = 0;
-  int got = 0;
-  uint64_t row = start;
-  while (got < kRibbonCoeffBits) {
-    const uint64_t piece_end =
-        row < full_slots_ ? (row / kRibbonCoeffBits + 1) * kRibbonCoeffBits : num_slots_;
-    const int count = static_cast<int>(
-        std::min<uint64_t>(static_cast<uint64_t>(kRibbonCoeffBits - got), piece_end - row));
-    window |= RowsOf(k, row, count) << got;
-    got += count;
-    row += static_cast<uint64_t>(count);
-    if (row == num_slots_) row = 0;
-  }
-  return window;
-}
-
-uint64_t RibbonReader::RowsOf(int k, uint64_t first, int count) const {
-  const uint64_t mask = count == 64 ? ~uint64_t{0} : (uint64_t{1} << count) - 1;
-  if (first < full_slots_) {
-    return (LoadLE64(BlockAddress(first) + 8 * k) >> (first % kRibbonCoeffBits)) & mask;
-  }
+uint64_t RibbonReader::TailRows(int k, uint64_t first, int count) const {
   // Plane k of the last rows: bits k t .. k t + t - 1 of tail_, t = num_slots_ - full_slots_.
-  // The count bits span at most 9 bytes; those past tail_'s end are never needed, nor read.
-  const uint64_t bit =
-      static_cast<uint64_t>(k) * (num_slots_ - full_slots_) + (first - full_slots_);
+  const uint64_t bit = static_cast<uint64_t>(k) * (num_slots_ - full_slots_) + first;
   const uint64_t byte = bit / 8;
-  uint8_t bytes[16] = {};
-  std::memcpy(bytes, tail_ + byte, std::min<uint64_t>(9, tail_bytes_ - byte));
-  const int shift = static_cast<int>(bit % 8);
-  uint64_t rows = LoadLE64(bytes) >> shift;
-  if (shift != 0) rows |= static_cast<uint64_t>(bytes[8]) << (64 - shift);
-  return rows & mask;
+  uint64_t rows;
+  if (byte + 9 <= tail_bytes_) {
+    // The count bits (at most 63, from bit % 8 of the byte) span at most 9 bytes.
+    const int shift = static_cast<int>(bit % 8);
+    rows = LoadLE64(tail_ + byte) >> shift;
+    if (shift != 0) rows |= static_cast<uint64_t>(tail_[byte + 8]) << (64 - shift);
+  } else {
+    // They lie in the body's last 8 bytes (they end by tail_'s end, and start in its last 8
+    // bytes or, if tail_ is shorter, in tail_); the body has those 8 bytes: a whole block of
+    // r words comes first.
+    rows = LoadLE64(tail_ + tail_bytes_ - 8) >> (bit + 64 - 8 * tail_bytes_);
+  }
+  return rows & ((uint64_t{1} << count) - 1);
 }
 
 }  // namespace sstfilter

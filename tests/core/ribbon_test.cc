@@ -24,15 +24,21 @@ using testing::ReaderOf;
 // The query recomputed from the documented layout (docs/format.md, section 9) with every bit of the
 // result, no early exit: the reader's answer must be the same for stored and absent keys at
 // every width, including the ones whose last group of 4 bits is partial or whose bits run to 32,
-// in wrapped tables (64 keys: one block and 8 rows past it; 1,000 and 5,000 keys) and in tables
-// of whole blocks (20,000 keys). It also counts the starts at the edges of each layout (the last
-// start and a block's last slot; the starts whose rows run past the last row, and those past the
-// whole blocks), so that those are known to have been tested.
+// in wrapped tables (64 keys: one block and 8 rows past it; 60 and 1,018 keys: 64 and 1,024 slots,
+// whole blocks and no rows past them; 1,000 and 5,000 keys) and in tables of whole blocks (20,000
+// keys). It also counts the starts at the edges of each layout (the last start and a block's last
+// slot; the starts whose rows run past the last row, and those past the whole blocks), and the
+// wrapped tables of whole blocks, so that those are known to have been tested.
 TEST(Ribbon, ReaderAgreesWithTheLayoutEvaluatedBitByBit) {
-  uint64_t last_starts = 0, block_ends = 0, wrapping = 0, past_blocks = 0;
+  uint64_t last_starts = 0, block_ends = 0, wrapping = 0, past_blocks = 0, whole_wrapped = 0;
   for (int r : {1, 3, 4, 5, 17, 31, 32}) {
-    for (uint64_t set = 0; set < 36; ++set) {
-      const uint64_t n = set < 20 ? 64 : set < 30 ? 1'000 : set < 34 ? 5'000 : 20'000;
+    for (uint64_t set = 0; set < 40; ++set) {
+      const uint64_t n = set < 14   ? 64
+                         : set < 20 ? 60
+                         : set < 30 ? 1'000
+                         : set < 34 ? 5'000
+                         : set < 36 ? 20'000
+                                    : 1'018;
       const std::vector<uint64_t> keys = KeyHashes(20'000 + r * 100 + set, n);
       std::string bytes;
       const Result<StaticBuildInfo> built =
@@ -45,6 +51,7 @@ TEST(Ribbon, ReaderAgreesWithTheLayoutEvaluatedBitByBit) {
       const bool wrapped = t.version == 2;
       ASSERT_EQ(wrapped, n <= kRibbonWrappedMaxKeys);
       const uint64_t full = m / 64 * 64;
+      whole_wrapped += wrapped && m == full;
       const RibbonHashing hashing(t.seed, m, r, wrapped);
       const uint8_t* body = reinterpret_cast<const uint8_t*>(bytes.data());
       auto row_bit = [&](uint64_t row, int k) {
@@ -86,6 +93,7 @@ TEST(Ribbon, ReaderAgreesWithTheLayoutEvaluatedBitByBit) {
   EXPECT_GT(block_ends, 10u);
   EXPECT_GT(wrapping, 1000u);
   EXPECT_GT(past_blocks, 100u);
+  EXPECT_GT(whole_wrapped, 20u);
 }
 
 // Slots per key, the efficiency of a Ribbon filter (its bits per key over log2(1/2^-r) = r),

@@ -91,6 +91,12 @@ void CheckWorkloadFlags(Config* c) {
   if (!(FLAGS_reads_per_write >= 0 && FLAGS_reads_per_write <= 1000)) {
     Fail("--reads_per_write must be in [0, 1000], got " + std::to_string(FLAGS_reads_per_write));
   }
+  if (!(FLAGS_late_fraction >= 0 && FLAGS_late_fraction <= 1)) {
+    Fail("--late_fraction must be in [0, 1], got " + std::to_string(FLAGS_late_fraction));
+  }
+  if (FLAGS_late_keys < 1 || FLAGS_late_keys > (int64_t{1} << 40)) {
+    Fail("--late_keys must be in [1, 2^40], got " + std::to_string(FLAGS_late_keys));
+  }
   if (FLAGS_scan_length < 1 || FLAGS_scan_length > 1000000) {
     Fail("--scan_length must be in [1, 1000000], got " + std::to_string(FLAGS_scan_length));
   }

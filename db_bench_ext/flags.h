@@ -43,6 +43,8 @@ DECLARE_int64(metadata_block_size);
 DECLARE_bool(decouple_partitioned_filters);
 DECLARE_int32(format_version);
 DECLARE_double(reads_per_write);
+DECLARE_double(late_fraction);
+DECLARE_int64(late_keys);
 DECLARE_int64(write_buffer_size);
 DECLARE_string(compression_type);
 DECLARE_int32(num_levels);

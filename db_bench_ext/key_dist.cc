@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <random>
+#include <utility>
 
 #include "core/random.h"
 
@@ -24,6 +26,28 @@ double Zeta(uint64_t n, double theta) {
 }
 
 }  // namespace
+
+std::vector<uint64_t> RandomOrder(uint64_t num, uint64_t seed) {
+  std::vector<uint64_t> order(num);
+  for (uint64_t i = 0; i < num; ++i) order[i] = i;
+  std::shuffle(order.begin(), order.end(), std::mt19937_64(seed));
+  return order;
+}
+
+std::vector<uint64_t> SequentialOrder(uint64_t num, double late_fraction, uint64_t late_keys,
+                                      uint64_t seed) {
+  std::vector<uint64_t> order(num);
+  for (uint64_t i = 0; i < num; ++i) order[i] = i;
+  if (late_fraction <= 0) return order;
+  std::mt19937_64 rng(seed);
+  std::bernoulli_distribution late(late_fraction);
+  std::uniform_int_distribution<uint64_t> delay(1, late_keys);
+  std::vector<std::pair<uint64_t, uint64_t>> due(num);  // (place, key)
+  for (uint64_t i = 0; i < num; ++i) due[i] = {i + (late(rng) ? delay(rng) : 0), i};
+  std::sort(due.begin(), due.end());
+  for (uint64_t i = 0; i < num; ++i) order[i] = due[i].second;
+  return order;
+}
 
 KeyDist::KeyDist(uint64_t n, double theta) : n_(n), theta_(theta) {
   if (theta_ <= 0) return;

@@ -1,11 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
-// Which keys the read benchmarks look up (--key_dist): uniform over the keys, or Zipfian, the
-// skew of real lookups (a few keys and their neighbours take most of them).
+// The order a fill writes its keys in, and which keys the read benchmarks look up (--key_dist):
+// uniform over the keys, or Zipfian, the skew of real lookups (a few keys and their neighbours
+// take most of them).
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 namespace db_bench_ext {
+
+// The keys 0 .. num - 1 in an order drawn from the seed (fillrandom, readmissingwriterandom).
+std::vector<uint64_t> RandomOrder(uint64_t num, uint64_t seed);
+
+// The keys 0 .. num - 1 in ascending order (fillseq, filltimeseries), but for late data: with
+// chance late_fraction each key is written after up to late_keys later keys (1 to late_keys,
+// drawn uniformly from the seed), as late events reach a time series; keys due at the same place
+// keep their own order. Every key is written once either way.
+std::vector<uint64_t> SequentialOrder(uint64_t num, double late_fraction, uint64_t late_keys,
+                                      uint64_t seed);
 
 class KeyDist {
  public:

@@ -11,7 +11,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <random>
 #include <thread>
 #include <vector>
 
@@ -136,11 +135,10 @@ void DbRunner::CollectTableProperties(PolicyResult* out) {
 }
 
 void DbRunner::Fill(const Benchmark& benchmark, BenchResult* r) {
-  std::vector<uint64_t> order(config_.num);
-  for (uint64_t i = 0; i < config_.num; ++i) order[i] = i;
-  if (!benchmark.sequential) {
-    std::shuffle(order.begin(), order.end(), std::mt19937_64(FLAGS_seed));
-  }
+  const std::vector<uint64_t> order =
+      benchmark.sequential ? SequentialOrder(config_.num, FLAGS_late_fraction,
+                                             static_cast<uint64_t>(FLAGS_late_keys), FLAGS_seed)
+                           : RandomOrder(config_.num, FLAGS_seed);
   // filltimeseries, readmissingwriterandom: absent keys looked up between the writes.
   const bool lookups = benchmark.absent_keys;
   const KeyDist key_dist(config_.num, config_.zipf_theta);
@@ -160,17 +158,20 @@ void DbRunner::Fill(const Benchmark& benchmark, BenchResult* r) {
   uint64_t unflushed = 0;
   std::string key;
   Progress progress(config_.num);
+  uint64_t newest = 0;  // the highest key written so far
   for (uint64_t i : order) {
+    newest = std::max(newest, i);
     WriteKey(i, /*absent=*/false, &key);
     const Status s = db_->Put(w, key, value);
     if (!s.ok()) Fail("put failed: " + s.ToString());
     progress.Add(1);
     for (lookups_due += lookups ? FLAGS_reads_per_write : 0; lookups_due >= 1; lookups_due -= 1) {
-      // filltimeseries: rank r among the keys written so far, newest first (r % (i + 1) folds
-      // the ranks beyond them back over them); readmissingwriterandom: any key.
+      // filltimeseries: rank r below the highest key written so far, newest first (r % (newest
+      // + 1) folds the ranks beyond them back over them); readmissingwriterandom: any key.
       const uint64_t drawn = key_dist.Next(&rng);
       const uint64_t rank = config_.num - 1 - drawn;
-      WriteKey(benchmark.sequential ? i - rank % (i + 1) : drawn, /*absent=*/true, &absent);
+      WriteKey(benchmark.sequential ? newest - rank % (newest + 1) : drawn, /*absent=*/true,
+               &absent);
       found += db_->Get(ReadOptions(), db_->DefaultColumnFamily(), absent, &got).ok();
       ++r->lookups;
     }

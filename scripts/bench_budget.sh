@@ -3,7 +3,9 @@
 # `scripts/bench.sh --budget`: sstfilter.Leveled's memory_budget as a database grows. Each
 # database is filled from empty by db_bench_ext in production's shape (16 + 100-byte keys and
 # values, 8 MiB files, 64 MiB level base, dynamic level bytes, the sstfilter.LeveledBudget
-# listener, settled fill, no compression) with random (fillrandom) or ordered (fillseq) keys, under
+# listener, settled fill, no compression) with random (fillrandom) or ordered (fillseq) keys, or
+# ordered with late data (`late`: fillseq with 1% of the keys written up to a memtable's worth of
+# keys late, --late_fraction=0.01 --late_keys=144631; not in the default --orders), under
 # {id=sstfilter.Leveled;memory_budget=B}: B a budget of 6 bits per key at the final size
 # (0.75 bytes per key), and one budget of 1 MiB for every size. Once the fill's compactions
 # settle, it prints, per database:
@@ -21,7 +23,7 @@
 #                    the same for the same fill under sstfilter.Leveled:<the settled bits/key>
 #                    (with the listener, no budget), and the ratio of the two.
 #
-#   scripts/bench.sh --budget [--nums=1000000,3000000,10000000] [--orders=random,ordered]
+#   scripts/bench.sh --budget [--nums=1000000,3000000,10000000] [--orders=random,ordered[,late]]
 #       [--budgets=6bits,1048576] [--db=DIR]
 #
 # --budgets: a number of bytes, or Nbits (N bits per key at the final size). About 12 minutes on
@@ -38,7 +40,7 @@ die() { echo "bench.sh --budget: $*" >&2; exit 2; }
 source "$root/scripts/args.sh"
 ParseArgs "nums=nums orders=orders budgets=budgets db=db" "$@"
 SplitEach nums "$nums" '[1-9][0-9]*' 'a count' num_list
-SplitEach orders "$orders" 'random|ordered' 'random or ordered' order_list
+SplitEach orders "$orders" 'random|ordered|late' 'random, ordered or late' order_list
 SplitEach budgets "$budgets" '[1-9][0-9]*(bits)?' 'bytes or Nbits' budget_list
 if [ -z "$ext" ]; then
   ext="$("$root/scripts/setup.sh" | tail -n 1)/db_bench_ext/db_bench_ext"
@@ -50,10 +52,12 @@ common=(--settled_fill --compression_type=none --target_file_size_base=8388608
   --listeners=sstfilter.LeveledBudget --plot=)
 # Fill(NUM, ORDER, URI): a database filled from empty at $db.
 Fill() {
-  local fill=fillrandom
-  [ "$2" = ordered ] && fill=fillseq
+  local fill=(--benchmarks=fillrandom)
+  [ "$2" = ordered ] && fill=(--benchmarks=fillseq)
+  # A memtable (16 MiB) holds 144,631 keys and values of 116 bytes.
+  [ "$2" = late ] && fill=(--benchmarks=fillseq --late_fraction=0.01 --late_keys=144631)
   rm -rf "$db"
-  "$ext" --db="$db" "${common[@]}" --num="$1" --benchmarks="$fill" --filter_uri="$3" > /dev/null
+  "$ext" --db="$db" "${common[@]}" --num="$1" "${fill[@]}" --filter_uri="$3" > /dev/null
 }
 # The bytes of the table files the database at $db created, by its LOG (%.0f: mawk's %d stops at
 # 2^31 - 1).

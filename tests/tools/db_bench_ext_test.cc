@@ -163,7 +163,6 @@ TEST_F(DbBenchExtTest, RunsThatCannotDeliverFailBeforeAnyWorkWithOneLine) {
   }
 }
 
-// --zipf_theta is checked where it applies.
 // The sizing report has a row for every kind of core/kinds.h, named by the kind's name (a kind
 // cannot be added without one: tests/core/kind_completeness_test.cc lists the other places).
 TEST_F(DbBenchExtTest, SizingNamesEveryKind) {
@@ -177,6 +176,20 @@ TEST_F(DbBenchExtTest, SizingNamesEveryKind) {
   });
 }
 
+// --late_fraction and --late_keys out of range fail with one line.
+TEST_F(DbBenchExtTest, LateKeysOutOfRangeFail) {
+  for (const char* late : {"--late_fraction=-0.1", "--late_fraction=1.5", "--late_fraction=nan"}) {
+    const RunResult r = RunTool({"--num=1000", "--db=" + db_, "--benchmarks=fillseq", late});
+    EXPECT_NE(r.exit_code, 0) << late;
+    EXPECT_NE(r.err.find("--late_fraction must be in [0, 1]"), std::string::npos) << r.err;
+  }
+  const RunResult r =
+      RunTool({"--num=1000", "--db=" + db_, "--benchmarks=fillseq", "--late_keys=0"});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("--late_keys must be in [1, 2^40]"), std::string::npos) << r.err;
+}
+
+// --zipf_theta is checked where it applies.
 TEST_F(DbBenchExtTest, ZipfThetaOutOfRangeFails) {
   for (const char* theta : {"--zipf_theta=0", "--zipf_theta=1", "--zipf_theta=-0.5"}) {
     const RunResult r = RunTool({"--num=1000", "--db=" + db_, "--key_dist=zipfian", theta});
@@ -218,6 +231,38 @@ TEST(KeyDist, ZipfianFrequenciesMatchTheLaw) {
   uint64_t low_half = 0;
   for (uint64_t i = 0; i < kDraws; ++i) low_half += uniform.Next(&rng) < kKeys / 2;
   EXPECT_NEAR(low_half, kDraws / 2.0, testing::BinomialTolerance(kDraws, 0.5));
+}
+
+// --late_fraction: every key written once; a key on time follows every key below it, and a late
+// one at most --late_keys keys after its place (the highest key before it is at most that far
+// above it); the share of keys some higher key precedes is the late fraction, within 5 sigma and
+// the 1 in --late_keys whose delay of 1 leaves them in order.
+TEST(KeyDist, LateKeysAreWrittenOnceAndAtMostLateKeysLate) {
+  constexpr uint64_t kKeys = 200'000, kLateKeys = 1'000;
+  constexpr double kLate = 0.01;
+  std::vector<uint64_t> order = db_bench_ext::SequentialOrder(kKeys, kLate, kLateKeys, 7);
+  ASSERT_EQ(order.size(), kKeys);
+  uint64_t highest = 0, late = 0, latest = 0;
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (i > 0 && order[i] < highest) {
+      ++late;
+      latest = std::max(latest, highest - order[i]);
+    }
+    highest = std::max(highest, order[i]);
+  }
+  EXPECT_LE(latest, kLateKeys);
+  EXPECT_GT(latest, kLateKeys / 2);
+  EXPECT_NEAR(late, kKeys * kLate,
+              testing::BinomialTolerance(kKeys, kLate) + kKeys * kLate / kLateKeys);
+  std::sort(order.begin(), order.end());
+  for (uint64_t i = 0; i < kKeys; ++i) ASSERT_EQ(order[i], i);
+
+  const std::vector<uint64_t> on_time = db_bench_ext::SequentialOrder(1000, 0, kLateKeys, 7);
+  for (uint64_t i = 0; i < on_time.size(); ++i) ASSERT_EQ(on_time[i], i);
+  std::vector<uint64_t> shuffled = db_bench_ext::RandomOrder(1000, 7);
+  EXPECT_FALSE(std::is_sorted(shuffled.begin(), shuffled.end()));
+  std::sort(shuffled.begin(), shuffled.end());
+  for (uint64_t i = 0; i < shuffled.size(); ++i) ASSERT_EQ(shuffled[i], i);
 }
 
 // --plot draws absent-key lookups of filters: asked for without them, it fails before any work.

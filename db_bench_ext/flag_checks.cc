@@ -111,23 +111,30 @@ void CheckWorkloadFlags(Config* c) {
          " integers after a present key: --key_spacing must be more than half of it, got " +
          std::to_string(FLAGS_key_spacing));
   }
-  if (FLAGS_key_dist == "uniform") {
+  const std::string& dist = FLAGS_key_dist;
+  // zipfian and zipf:THETA put the hot keys at the end of the key space; scrambled and
+  // scrambled:THETA spread them over it.
+  const size_t colon = dist.find(':');
+  const std::string law = dist.substr(0, colon);
+  c->zipf_scrambled = law == "scrambled";
+  if (dist == "uniform") {
     c->zipf_theta = 0;
-  } else if (FLAGS_key_dist == "zipfian") {
+  } else if (dist == "zipfian" || dist == "scrambled") {
     if (!(FLAGS_zipf_theta > 0 && FLAGS_zipf_theta < 1)) {
       Fail("--zipf_theta must be in (0, 1), got " + std::to_string(FLAGS_zipf_theta));
     }
     c->zipf_theta = FLAGS_zipf_theta;
-  } else if (FLAGS_key_dist.rfind("zipf:", 0) == 0) {
-    const std::string theta = FLAGS_key_dist.substr(5);
+  } else if (colon != std::string::npos && (law == "zipf" || law == "scrambled")) {
+    const std::string theta = dist.substr(colon + 1);
     char* end = nullptr;
     const double value = std::strtod(theta.c_str(), &end);
     if (theta.empty() || end != theta.c_str() + theta.size() || !(value > 0 && value < 1)) {
-      Fail("--key_dist=zipf:THETA needs THETA in (0, 1), got '" + theta + "'");
+      Fail("--key_dist=" + law + ":THETA needs THETA in (0, 1), got '" + theta + "'");
     }
     c->zipf_theta = value;
   } else {
-    Fail("--key_dist must be uniform, zipfian or zipf:THETA, got '" + FLAGS_key_dist + "'");
+    Fail("--key_dist must be uniform, zipfian, zipf:THETA, scrambled or scrambled:THETA, got '" +
+         dist + "'");
   }
   if (!(FLAGS_read_hit_ratio >= 0 && FLAGS_read_hit_ratio <= 1)) {
     Fail("--read_hit_ratio must be in [0, 1], got " + std::to_string(FLAGS_read_hit_ratio));

@@ -33,7 +33,8 @@ DEFINE_string(key_dist, "uniform",
               "Which keys the read benchmarks look up: uniform, or zipfian (--zipf_theta), or "
               "zipf:THETA (the same with its exponent: zipf:0.99); the hottest keys are the last "
               "of the key space, the newest of an ordered fill; in filltimeseries, the newest "
-              "written so far");
+              "written so far. scrambled (or scrambled:THETA): the same law with the hottest "
+              "keys spread over the key space, as YCSB's zipfian");
 DEFINE_double(read_hit_ratio, 0.5,
               "readmixed and multireadmixed: the share of lookups that are of present keys (the "
               "others are of absent keys), in [0, 1]");

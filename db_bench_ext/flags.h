@@ -90,7 +90,8 @@ struct Config {
   std::vector<const Benchmark*> benchmarks;  // in --benchmarks order
   std::vector<PolicyUnderTest> policies;
   uint64_t num = 0, reads = 0;
-  double zipf_theta = 0;  // the read benchmarks' Zipfian exponent; 0: uniform lookups
+  double zipf_theta = 0;        // the read benchmarks' Zipfian exponent; 0: uniform lookups
+  bool zipf_scrambled = false;  // the Zipfian's hot keys spread over the key space
   ROCKSDB_NAMESPACE::CompressionType compression = ROCKSDB_NAMESPACE::kSnappyCompression;
   std::shared_ptr<ROCKSDB_NAMESPACE::SstPartitionerFactory> partitioner;  // null: none
   std::vector<std::shared_ptr<ROCKSDB_NAMESPACE::EventListener>> listeners;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <random>
 #include <utility>
 
@@ -49,7 +50,13 @@ std::vector<uint64_t> SequentialOrder(uint64_t num, double late_fraction, uint64
   return order;
 }
 
-KeyDist::KeyDist(uint64_t n, double theta) : n_(n), theta_(theta) {
+KeyDist::KeyDist(uint64_t n, double theta, bool scrambled)
+    : n_(n), theta_(theta), scrambled_(scrambled) {
+  if (scrambled_ && n_ > 1) {
+    multiplier_ = static_cast<uint64_t>(0.6180339887498949 * static_cast<double>(n_));
+    while (std::gcd(multiplier_, n_) != 1) ++multiplier_;
+    offset_ = n_ / 3;
+  }
   if (theta_ <= 0) return;
   zeta_n_ = Zeta(n_, theta_);
   const double zeta_2 = Zeta(2, theta_);
@@ -58,9 +65,15 @@ KeyDist::KeyDist(uint64_t n, double theta) : n_(n), theta_(theta) {
   half_pow_theta_ = std::pow(0.5, theta_);
 }
 
+uint64_t KeyDist::Scramble(uint64_t i) const {
+  if (!scrambled_ || n_ <= 1) return i;
+  const unsigned __int128 image = static_cast<unsigned __int128>(multiplier_) * i + offset_;
+  return static_cast<uint64_t>(image % n_);
+}
+
 uint64_t KeyDist::Next(uint64_t* rng) const {
   // `%`, not a multiply-shift range reduction: it keeps the uniform lookups those of earlier runs.
-  if (theta_ <= 0) return sstfilter::SplitMix64(rng) % n_;
+  if (theta_ <= 0) return Scramble(sstfilter::SplitMix64(rng) % n_);
   const double u = std::ldexp(static_cast<double>(sstfilter::SplitMix64(rng) >> 11), -53);
   const double uz = u * zeta_n_;
   uint64_t rank;
@@ -71,7 +84,7 @@ uint64_t KeyDist::Next(uint64_t* rng) const {
   } else {
     rank = static_cast<uint64_t>(static_cast<double>(n_) * std::pow(eta_ * u - eta_ + 1, alpha_));
   }
-  return n_ - 1 - std::min(rank, n_ - 1);
+  return Scramble(n_ - 1 - std::min(rank, n_ - 1));
 }
 
 }  // namespace db_bench_ext

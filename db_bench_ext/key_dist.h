@@ -23,15 +23,24 @@ class KeyDist {
  public:
   // Uniform over [0, n): theta 0. Zipfian with exponent theta in (0, 1): index n - 1 - r has
   // probability proportional to 1 / (r + 1)^theta, so the hottest keys are the last written of an
-  // ordered fill, and neighbours share their heat (lookups of a skewed key range).
-  KeyDist(uint64_t n, double theta);
+  // ordered fill, and neighbours share their heat (lookups of a skewed key range). Scrambled, the
+  // same law with the indexes permuted (Scramble), so that the hottest keys lie all over the key
+  // space, as YCSB's zipfian draws them (hot keys that are not neighbours).
+  KeyDist(uint64_t n, double theta, bool scrambled = false);
 
   // An index in [0, n), from *rng (SplitMix64's state).
   uint64_t Next(uint64_t* rng) const;
 
+  // Where a scrambled draw puts index i: (a i + c) mod n, a bijection of [0, n) (a is coprime
+  // to n) that spreads consecutive indexes about a / n of the key space apart (a / n near the
+  // golden ratio's fraction); i itself when not scrambled.
+  uint64_t Scramble(uint64_t i) const;
+
  private:
   uint64_t n_;
   double theta_;
+  bool scrambled_;
+  uint64_t multiplier_ = 1, offset_ = 0;
   // Gray, Sundaresan, Englert, Baclawski, Weinberger, "Quickly Generating Billion-Record
   // Synthetic Databases", SIGMOD 1994 (YCSB's generator): zeta(n, theta) and the constants of its
   // inversion.

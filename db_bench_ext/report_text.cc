@@ -74,12 +74,14 @@ PolicyResult::AllocationEstimate EstimateAllocationOf(const PolicyResult& pr) {
 }
 
 void PrintConfig(const Config& config) {
+  const std::string lookups = config.zipf_theta > 0
+                                  ? std::string(config.zipf_scrambled ? "scrambled " : "") +
+                                        "zipfian, theta " + FormatTheta(config.zipf_theta)
+                                  : "uniform";
   printf("db_bench_ext: %" PRIu64 " keys of %d bytes, values of %d bytes, %" PRIu64
          " lookups per read benchmark (%s), %d thread(s), compression %s\n",
-         config.num, FLAGS_key_size, FLAGS_value_size, config.reads,
-         config.zipf_theta > 0 ? ("zipfian, theta " + FormatTheta(config.zipf_theta)).c_str()
-                               : "uniform",
-         FLAGS_threads, FLAGS_compression_type.c_str());
+         config.num, FLAGS_key_size, FLAGS_value_size, config.reads, lookups.c_str(), FLAGS_threads,
+         FLAGS_compression_type.c_str());
 }
 
 // A fuse or Ribbon filter's size depends on its key count: the bits per key of the table of one

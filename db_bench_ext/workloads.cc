@@ -141,7 +141,7 @@ void DbRunner::Fill(const Benchmark& benchmark, BenchResult* r) {
                            : RandomOrder(config_.num, FLAGS_seed);
   // filltimeseries, readmissingwriterandom: absent keys looked up between the writes.
   const bool lookups = benchmark.absent_keys;
-  const KeyDist key_dist(config_.num, config_.zipf_theta);
+  const KeyDist key_dist(config_.num, config_.zipf_theta, config_.zipf_scrambled);
   uint64_t rng = static_cast<uint64_t>(FLAGS_seed) * 1000003 + 11;
   double lookups_due = 0;
   uint64_t found = 0;
@@ -223,7 +223,7 @@ void DbRunner::Read(const Benchmark& benchmark, BenchResult* r) {
   Progress progress(timed ? 0 : per_thread * FLAGS_threads);
   std::mutex mu;  // guards *r's levels, block reads and the merged latencies
   LatencyHistogram latencies;
-  const KeyDist key_dist(config_.num, config_.zipf_theta);
+  const KeyDist key_dist(config_.num, config_.zipf_theta, config_.zipf_scrambled);
   auto worker = [&](int thread) {
     const LevelPerfCounts level_counts;
     LatencyHistogram my_latencies;
@@ -289,7 +289,7 @@ void DbRunner::Seek(const Benchmark& benchmark, BenchResult* r) {
   Progress progress(timed ? 0 : per_thread * FLAGS_threads);
   std::mutex mu;
   LatencyHistogram latencies;
-  const KeyDist key_dist(config_.num, config_.zipf_theta);
+  const KeyDist key_dist(config_.num, config_.zipf_theta, config_.zipf_scrambled);
   auto worker = [&](int thread) {
     const LevelPerfCounts level_counts;
     LatencyHistogram my_latencies;

@@ -27,7 +27,7 @@
 # RocksDB's filters and sstfilter's (DbTest.LeveledBudgetListenerSeesLevel0AtItsFullestWhicheverEventComesFirst).
 #
 #   scripts/bench.sh --tight [--builds=2] [--num=3000000] [--duration=1] [--repeats=2]
-#       [--reads=50000] [--caches=8,32,128] [--dists=uniform,zipfian]
+#       [--reads=50000] [--caches=8,32,128] [--dists=uniform,zipfian[,scrambled]]
 #       [--modes=full,partitioned] [--equal=sstfilter.Leveled:10.6]
 #       [--lower=sstfilter.Leveled:6.4] [--fill_jobs=2] [--decouple_partitioned_filters]
 #       [--db=DIR]
@@ -72,7 +72,7 @@ RequirePositive reads "$reads"
 RequirePositive repeats "$repeats"
 RequirePositive fill_jobs "$fill_jobs"
 SplitEach caches "$caches" '[1-9][0-9]*' MiB cache_list
-SplitEach dists "$dists" 'uniform|zipfian' 'uniform or zipfian' dist_list
+SplitEach dists "$dists" 'uniform|zipfian|scrambled' 'uniform, zipfian or scrambled' dist_list
 SplitEach modes "$modes" 'full|partitioned' 'full or partitioned' mode_list
 for p in "$equal" "$lower"; do [[ "$p" =~ ^[A-Za-z0-9_.:-]+$ ]] || die "bad policy '$p'"; done
 if [ -z "$ext" ]; then

@@ -107,6 +107,12 @@ TEST_F(DbBenchExtTest, BadFlagsFailBeforeAnyWorkWithOneLine) {
       {"--key_dist=pareto", "--key_dist"},
       {"--key_dist=zipf:1.5", "zipf:THETA"},
       {"--key_dist=zipf:", "zipf:THETA"},
+      {"--key_dist=scrambled:0", "scrambled:THETA"},
+      {"--key_dist=scrambled:", "scrambled:THETA"},
+      {"--key_dist=uniform:0.5", "--key_dist"},
+      {"--late_fraction=-0.1", "--late_fraction must be in [0, 1]"},
+      {"--late_fraction=1.5", "--late_fraction must be in [0, 1]"},
+      {"--late_keys=0", "--late_keys must be in [1, 2^40]"},
       {"--read_hit_ratio=1.5", "--read_hit_ratio"},
       {"--duration=-1", "--duration"},
       {"--options_file=/nonexistent/OPTIONS-000001", "--options_file"},
@@ -176,19 +182,6 @@ TEST_F(DbBenchExtTest, SizingNamesEveryKind) {
   });
 }
 
-// --late_fraction and --late_keys out of range fail with one line.
-TEST_F(DbBenchExtTest, LateKeysOutOfRangeFail) {
-  for (const char* late : {"--late_fraction=-0.1", "--late_fraction=1.5", "--late_fraction=nan"}) {
-    const RunResult r = RunTool({"--num=1000", "--db=" + db_, "--benchmarks=fillseq", late});
-    EXPECT_NE(r.exit_code, 0) << late;
-    EXPECT_NE(r.err.find("--late_fraction must be in [0, 1]"), std::string::npos) << r.err;
-  }
-  const RunResult r =
-      RunTool({"--num=1000", "--db=" + db_, "--benchmarks=fillseq", "--late_keys=0"});
-  EXPECT_NE(r.exit_code, 0);
-  EXPECT_NE(r.err.find("--late_keys must be in [1, 2^40]"), std::string::npos) << r.err;
-}
-
 // --zipf_theta is checked where it applies.
 TEST_F(DbBenchExtTest, ZipfThetaOutOfRangeFails) {
   for (const char* theta : {"--zipf_theta=0", "--zipf_theta=1", "--zipf_theta=-0.5"}) {
@@ -231,6 +224,38 @@ TEST(KeyDist, ZipfianFrequenciesMatchTheLaw) {
   uint64_t low_half = 0;
   for (uint64_t i = 0; i < kDraws; ++i) low_half += uniform.Next(&rng) < kKeys / 2;
   EXPECT_NEAR(low_half, kDraws / 2.0, testing::BinomialTolerance(kDraws, 0.5));
+}
+
+// --key_dist=scrambled: the same law over the indexes Scramble permutes (a bijection of [0, n),
+// checked whole at n = 1000 and 997), so the hottest key is drawn as often as unscrambled, within
+// 5 sigma; and the hottest 1% of the keys spread over the key space: about 1% of them in its
+// last 1%, where unscrambled they are all of them.
+TEST(KeyDist, ScrambledZipfianSpreadsTheHotKeys) {
+  for (uint64_t n : {1000, 997}) {
+    const db_bench_ext::KeyDist d(n, 0.99, /*scrambled=*/true);
+    std::vector<bool> seen(n, false);
+    for (uint64_t i = 0; i < n; ++i) {
+      const uint64_t image = d.Scramble(i);
+      ASSERT_LT(image, n);
+      ASSERT_FALSE(seen[image]) << n << " " << i;
+      seen[image] = true;
+    }
+  }
+  constexpr uint64_t kKeys = 1'000'000, kDraws = 400'000;
+  const db_bench_ext::KeyDist plain(kKeys, 0.99), scrambled(kKeys, 0.99, /*scrambled=*/true);
+  const uint64_t hottest = scrambled.Scramble(kKeys - 1);
+  uint64_t rng = 3, hits = 0;
+  for (uint64_t i = 0; i < kDraws; ++i) hits += scrambled.Next(&rng) == hottest;
+  double zeta = 0;
+  for (uint64_t i = 1; i <= kKeys; ++i) zeta += std::pow(static_cast<double>(i), -0.99);
+  EXPECT_NEAR(hits, kDraws / zeta, testing::BinomialTolerance(kDraws, 1 / zeta));
+  uint64_t plain_in_last = 0, scrambled_in_last = 0;
+  for (uint64_t rank = 0; rank < kKeys / 100; ++rank) {
+    plain_in_last += plain.Scramble(kKeys - 1 - rank) >= kKeys - kKeys / 100;
+    scrambled_in_last += scrambled.Scramble(kKeys - 1 - rank) >= kKeys - kKeys / 100;
+  }
+  EXPECT_EQ(plain_in_last, kKeys / 100);
+  EXPECT_NEAR(scrambled_in_last, kKeys / 10'000, testing::BinomialTolerance(kKeys / 100, 0.01));
 }
 
 // --late_fraction: every key written once; a key on time follows every key below it, and a late

@@ -70,11 +70,11 @@ DEFINE_double(reads_per_write, 1,
               "--key_dist (filltimeseries: over the keys written so far), in [0, 1000]; fractions "
               "spread them (0.1: one every 10 writes)");
 DEFINE_double(late_fraction, 0,
-              "fillseq and filltimeseries: the share of keys written late, in [0, 1]; each is "
-              "written after up to --late_keys later keys (drawn uniformly), as late data "
+              "fillseq and filltimeseries: the share of keys written late, in [0, 1]; each up to "
+              "--late_keys places after its own (drawn uniformly), as late data "
               "arrives in a time series");
 DEFINE_int64(late_keys, 100000,
-             "With --late_fraction: the most later keys written before a late key, in [1, 2^40]");
+             "With --late_fraction: how many places late a late key is due, at most, in [1, 2^40]");
 DEFINE_double(zipf_theta, 0.99, "Exponent of --key_dist=zipfian, in (0, 1)");
 DEFINE_int64(write_buffer_size, 16 << 20, "Memtable size in bytes");
 DEFINE_string(compression_type, "snappy", "none, snappy, zlib, lz4, zstd");

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The order a fill writes its keys in, and which keys the read benchmarks look up (--key_dist):
-// uniform over the keys, or Zipfian, the skew of real lookups (a few keys and their neighbours
-// take most of them).
+// uniform over the keys, or Zipfian, the skew of real lookups (a few keys take most of them:
+// neighbours at the end of the key space, or, scrambled, keys all over it).
 #pragma once
 
 #include <cstdint>
@@ -13,9 +13,10 @@ namespace db_bench_ext {
 std::vector<uint64_t> RandomOrder(uint64_t num, uint64_t seed);
 
 // The keys 0 .. num - 1 in ascending order (fillseq, filltimeseries), but for late data: with
-// chance late_fraction each key is written after up to late_keys later keys (1 to late_keys,
-// drawn uniformly from the seed), as late events reach a time series; keys due at the same place
-// keep their own order. Every key is written once either way.
+// chance late_fraction a key is due d places after its own (d from 1 to late_keys, drawn
+// uniformly from the seed), as late events reach a time series; keys due at the same place keep
+// their own order, so such a key is written after at most d - 1 higher keys. Every key is written
+// once either way.
 std::vector<uint64_t> SequentialOrder(uint64_t num, double late_fraction, uint64_t late_keys,
                                       uint64_t seed);
 

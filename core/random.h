@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // SplitMix64 (Steele, Lea, Flood, "Fast Splittable Pseudorandom Number Generators", 2014): the one
 // pseudorandom generator of sstfilter, for the cuckoo build's eviction walks and for benchmark
-// and test workloads. Deterministic for a given seed, so builds and benchmarks repeat exactly. Not
-// for anything that must be unpredictable.
+// and test workloads (but db_bench_ext's fillrandom order, std::shuffle's: key_dist.cc).
+// Deterministic for a given seed, so builds and benchmarks repeat exactly. Not for anything that
+// must be unpredictable.
 #pragma once
 
 #include <cstdint>

@@ -31,6 +31,8 @@ double Zeta(uint64_t n, double theta) {
 std::vector<uint64_t> RandomOrder(uint64_t num, uint64_t seed) {
   std::vector<uint64_t> order(num);
   for (uint64_t i = 0; i < num; ++i) order[i] = i;
+  // std::shuffle with std::mt19937_64, not SplitMix64: the order every fillrandom so far wrote
+  // (the same on any one standard library).
   std::shuffle(order.begin(), order.end(), std::mt19937_64(seed));
   return order;
 }
@@ -40,11 +42,15 @@ std::vector<uint64_t> SequentialOrder(uint64_t num, double late_fraction, uint64
   std::vector<uint64_t> order(num);
   for (uint64_t i = 0; i < num; ++i) order[i] = i;
   if (late_fraction <= 0) return order;
-  std::mt19937_64 rng(seed);
-  std::bernoulli_distribution late(late_fraction);
-  std::uniform_int_distribution<uint64_t> delay(1, late_keys);
+  // SplitMix64 and explicit draws (std::'s distributions differ between standard libraries).
+  uint64_t rng = seed;
   std::vector<std::pair<uint64_t, uint64_t>> due(num);  // (place, key)
-  for (uint64_t i = 0; i < num; ++i) due[i] = {i + (late(rng) ? delay(rng) : 0), i};
+  for (uint64_t i = 0; i < num; ++i) {
+    const double u = std::ldexp(static_cast<double>(sstfilter::SplitMix64(&rng) >> 11), -53);
+    const uint64_t delay =
+        u < late_fraction ? 1 + sstfilter::FastRange64(sstfilter::SplitMix64(&rng), late_keys) : 0;
+    due[i] = {i + delay, i};
+  }
   std::sort(due.begin(), due.end());
   for (uint64_t i = 0; i < num; ++i) order[i] = due[i].second;
   return order;

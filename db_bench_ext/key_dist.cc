@@ -26,6 +26,11 @@ double Zeta(uint64_t n, double theta) {
   return sum;
 }
 
+// A double uniform in [0, 1): the top 53 bits of the next SplitMix64 value.
+double UnitDraw(uint64_t* rng) {
+  return std::ldexp(static_cast<double>(sstfilter::SplitMix64(rng) >> 11), -53);
+}
+
 }  // namespace
 
 std::vector<uint64_t> RandomOrder(uint64_t num, uint64_t seed) {
@@ -46,9 +51,9 @@ std::vector<uint64_t> SequentialOrder(uint64_t num, double late_fraction, uint64
   uint64_t rng = seed;
   std::vector<std::pair<uint64_t, uint64_t>> due(num);  // (place, key)
   for (uint64_t i = 0; i < num; ++i) {
-    const double u = std::ldexp(static_cast<double>(sstfilter::SplitMix64(&rng) >> 11), -53);
-    const uint64_t delay =
-        u < late_fraction ? 1 + sstfilter::FastRange64(sstfilter::SplitMix64(&rng), late_keys) : 0;
+    const uint64_t delay = UnitDraw(&rng) < late_fraction
+                               ? 1 + sstfilter::FastRange64(sstfilter::SplitMix64(&rng), late_keys)
+                               : 0;
     due[i] = {i + delay, i};
   }
   std::sort(due.begin(), due.end());
@@ -80,7 +85,7 @@ uint64_t KeyDist::Scramble(uint64_t i) const {
 uint64_t KeyDist::Next(uint64_t* rng) const {
   // `%`, not a multiply-shift range reduction: it keeps the uniform lookups those of earlier runs.
   if (theta_ <= 0) return Scramble(sstfilter::SplitMix64(rng) % n_);
-  const double u = std::ldexp(static_cast<double>(sstfilter::SplitMix64(rng) >> 11), -53);
+  const double u = UnitDraw(rng);
   const double uz = u * zeta_n_;
   uint64_t rank;
   if (uz < 1) {

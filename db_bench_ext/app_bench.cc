@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "core/cuckoo/math.h"
+#include "core/decimal.h"
 #include "core/hash.h"
 #include "core/standard_bloom/math.h"
 #include "sstfilter/bloom_filter.h"
@@ -44,9 +45,8 @@ struct Flags {
 };
 
 bool ParseCount(const char* text, uint64_t* out) {
-  char* end = nullptr;
-  const double v = std::strtod(text, &end);
-  if (*end != '\0' || !(v >= 0) || v > 1e12 || v != std::floor(v)) return false;
+  double v = 0;
+  if (!ParseFiniteDecimal(text, &v) || !(v >= 0) || v > 1e12 || v != std::floor(v)) return false;
   *out = static_cast<uint64_t>(v);
   return true;
 }
@@ -72,9 +72,8 @@ bool ParseFlags(int argc, char** argv, Flags* flags, std::string* error) {
       for (size_t start = 0; start <= value.size();) {
         const size_t comma = std::min(value.find(',', start), value.size());
         const std::string one = value.substr(start, comma - start);
-        char* end = nullptr;
-        const double rate = std::strtod(one.c_str(), &end);
-        if (one.empty() || *end != '\0' || !(rate > 0 && rate < 1)) {
+        double rate = 0;
+        if (!ParseFiniteDecimal(one, &rate) || !(rate > 0 && rate < 1)) {
           *error = "--rates takes rates in (0, 1) separated by commas, got '" + value + "'";
           return false;
         }

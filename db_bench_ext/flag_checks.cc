@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "compat/rocksdb_api.h"
+#include "core/decimal.h"
 #include "db_bench_ext/flags.h"
 #include "sstfilter/sstfilter.h"
 
@@ -126,9 +127,8 @@ void CheckWorkloadFlags(Config* c) {
     c->zipf_theta = FLAGS_zipf_theta;
   } else if (colon != std::string::npos && (law == "zipf" || law == "scrambled")) {
     const std::string theta = dist.substr(colon + 1);
-    char* end = nullptr;
-    const double value = std::strtod(theta.c_str(), &end);
-    if (theta.empty() || end != theta.c_str() + theta.size() || !(value > 0 && value < 1)) {
+    double value = 0;
+    if (!sstfilter::ParseFiniteDecimal(theta, &value) || !(value > 0 && value < 1)) {
       Fail("--key_dist=" + law + ":THETA needs THETA in (0, 1), got '" + theta + "'");
     }
     c->zipf_theta = value;

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "core/decimal.h"
 #include "core/filter_spec.h"
 #include "core/hash.h"
 #include "core/hash_list.h"
@@ -51,9 +52,8 @@ std::vector<double> ParseList(const std::string& text, const char* flag) {
   std::stringstream in(text);
   std::string item;
   while (std::getline(in, item, ',')) {
-    char* end = nullptr;
-    const double v = std::strtod(item.c_str(), &end);
-    if (item.empty() || *end != '\0' || !std::isfinite(v) || v <= 0) {
+    double v = 0;
+    if (!sstfilter::ParseFiniteDecimal(item, &v) || v <= 0) {
       Fail(std::string("--") + flag + ": '" + item + "' is not a positive number");
     }
     out.push_back(v);

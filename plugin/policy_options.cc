@@ -5,12 +5,12 @@
 #include <rocksdb/env.h>
 
 #include <charconv>
-#include <cmath>
 #include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "core/decimal.h"
 #include "plugin/bits_adapters.h"
 #include "plugin/policies.h"
 
@@ -25,14 +25,10 @@ using ROCKSDB_NAMESPACE::Status;
 
 Status ParseNumber(const std::string& who, const std::string& name, const std::string& value,
                    double* out) {
-  double v = 0;
-  const char* const last = value.data() + value.size();
-  const auto [end, ec] = std::from_chars(value.data(), last, v);
-  if (ec != std::errc() || end != last || !std::isfinite(v)) {
+  if (!ParseFiniteDecimal(value, out)) {
     return Status::InvalidArgument(who + ": " + name + " must be a finite number, got '" + value +
                                    "'");
   }
-  *out = v;
   return Status::OK();
 }
 

@@ -107,6 +107,8 @@ TEST_F(DbBenchExtTest, BadFlagsFailBeforeAnyWorkWithOneLine) {
       {"--key_dist=pareto", "--key_dist"},
       {"--key_dist=zipf:1.5", "zipf:THETA"},
       {"--key_dist=zipf:", "zipf:THETA"},
+      {"--key_dist=zipf:0x0.8", "zipf:THETA"},  // strtod's hexadecimal
+      {"--key_dist=zipf: 0.5", "zipf:THETA"},
       {"--key_dist=scrambled:0", "scrambled:THETA"},
       {"--key_dist=scrambled:", "scrambled:THETA"},
       {"--key_dist=uniform:0.5", "--key_dist"},

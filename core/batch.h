@@ -34,6 +34,24 @@ inline void QueryInBatches(size_t count, bool* may_match, Prepare&& prepare, Tes
   }
 }
 
+// A batch of queries is where one query's instructions count most, and a Ribbon query computes
+// the parity of a word per fingerprint bit: about 10 instructions on baseline x86-64 (fold to a
+// byte, read the parity flag), 2 with popcnt. So the Ribbon kinds compile their batches twice
+// there and choose per batch, by the CPU: SSTFILTER_BATCH_DISPATCH(call) returns call's result
+// where the CPU has popcnt. Elsewhere (other ISAs, or a build for one with popcnt) it is nothing.
+#if defined(__x86_64__) && !defined(__POPCNT__)
+#define SSTFILTER_POPCNT_DISPATCH 1
+#define SSTFILTER_TARGET_POPCNT __attribute__((target("popcnt")))
+#define SSTFILTER_BATCH_DISPATCH(call) \
+  if (__builtin_cpu_supports("popcnt")) return call
+#else
+#define SSTFILTER_POPCNT_DISPATCH 0
+#define SSTFILTER_TARGET_POPCNT
+#define SSTFILTER_BATCH_DISPATCH(call)
+#endif
+// Inlined into both copies (a function for the baseline may be inlined into one with more).
+#define SSTFILTER_ALWAYS_INLINE inline __attribute__((always_inline))
+
 // Starts loading every cache line of [first, first + bytes) (bytes >= 1), to read, or to write
 // (PrefetchBytesForWrite). Every prefetch of a filter body that a caller placed goes through
 // these, because the body sits wherever RocksDB's block cache (or malloc) put it, not on a

@@ -250,9 +250,29 @@ BumpedRibbonReader::BumpedRibbonReader(const BumpedRibbonShape& shape, const uin
 
 void BumpedRibbonReader::MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match,
                                          BatchPrefetch prefetch) const {
+  SSTFILTER_BATCH_DISPATCH(BatchWithPopcnt(hashes, count, may_match, prefetch));
+  BatchBody(hashes, count, may_match, prefetch);
+}
+
+#if SSTFILTER_POPCNT_DISPATCH
+SSTFILTER_TARGET_POPCNT void BumpedRibbonReader::BatchWithPopcnt(const uint64_t* hashes,
+                                                                 size_t count, bool* may_match,
+                                                                 BatchPrefetch prefetch) const {
+  BatchBody(hashes, count, may_match, prefetch);
+}
+#endif
+
+SSTFILTER_ALWAYS_INLINE void BumpedRibbonReader::BatchBody(const uint64_t* hashes, size_t count,
+                                                           bool* may_match,
+                                                           BatchPrefetch prefetch) const {
   // Every key's first-layer words and threshold code are loading before the first test. The
   // deeper layer, for the 1 key in 16 bumped from the first, is not prefetched: a pass that did so
-  // cost more than the misses it saved (docs/history.md).
+  // cost more than the misses it saved (docs/history.md). The caller prefetched: nothing to
+  // carry from a pass over the batch to the tests.
+  if (prefetch == BatchPrefetch::kByCaller) {
+    for (size_t i = 0; i < count; ++i) may_match[i] = MayContain(hashes[i]);
+    return;
+  }
   uint64_t h0[kPrefetchBatch];
   uint64_t starts[kPrefetchBatch];
   QueryInBatches(
@@ -260,7 +280,7 @@ void BumpedRibbonReader::MayContainBatch(const uint64_t* hashes, size_t count, b
       [&](size_t i, size_t k) {
         h0[k] = RemixHash(hashes[i], seed_index_);
         starts[k] = layers_[0].StartOf(h0[k]);
-        if (prefetch == BatchPrefetch::kInBatch) PrefetchFirst(starts[k]);
+        PrefetchFirst(starts[k]);
       },
       [&](size_t k) { return MatchesFrom(h0[k], starts[k]); });
 }

@@ -147,6 +147,26 @@ template struct StaticKind<Ribbon, RibbonParams>;
 
 void RibbonReader::MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match,
                                    BatchPrefetch prefetch) const {
+  SSTFILTER_BATCH_DISPATCH(BatchWithPopcnt(hashes, count, may_match, prefetch));
+  BatchBody(hashes, count, may_match, prefetch);
+}
+
+#if SSTFILTER_POPCNT_DISPATCH
+SSTFILTER_TARGET_POPCNT void RibbonReader::BatchWithPopcnt(const uint64_t* hashes, size_t count,
+                                                           bool* may_match,
+                                                           BatchPrefetch prefetch) const {
+  BatchBody(hashes, count, may_match, prefetch);
+}
+#endif
+
+SSTFILTER_ALWAYS_INLINE void RibbonReader::BatchBody(const uint64_t* hashes, size_t count,
+                                                     bool* may_match,
+                                                     BatchPrefetch prefetch) const {
+  // The caller prefetched: nothing to carry from a pass over the batch to the tests.
+  if (prefetch == BatchPrefetch::kByCaller) {
+    for (size_t i = 0; i < count; ++i) may_match[i] = MayContain(hashes[i]);
+    return;
+  }
   uint64_t remixed[kPrefetchBatch];
   uint64_t starts[kPrefetchBatch];
   QueryInBatches(
@@ -154,7 +174,7 @@ void RibbonReader::MayContainBatch(const uint64_t* hashes, size_t count, bool* m
       [&](size_t i, size_t k) {
         remixed[k] = hashing_.Remix(hashes[i]);
         starts[k] = hashing_.Start(remixed[k]);
-        if (prefetch == BatchPrefetch::kInBatch) PrefetchSpan(starts[k]);
+        PrefetchSpan(starts[k]);
       },
       [&](size_t k) { return Matches(remixed[k], starts[k]); });
 }

@@ -118,6 +118,13 @@ class RibbonReader {
                        BatchPrefetch prefetch = BatchPrefetch::kInBatch) const;
 
  private:
+  // MayContainBatch's loops, compiled for the baseline ISA and, on x86-64, with popcnt
+  // (core/batch.h: SSTFILTER_BATCH_DISPATCH).
+  void BatchBody(const uint64_t* hashes, size_t count, bool* may_match,
+                 BatchPrefetch prefetch) const;
+  void BatchWithPopcnt(const uint64_t* hashes, size_t count, bool* may_match,
+                       BatchPrefetch prefetch) const;
+
   const uint8_t* BlockAddress(uint64_t start) const {
     return blocks_ + (start / kRibbonCoeffBits) * 8 * static_cast<uint64_t>(bits_);
   }

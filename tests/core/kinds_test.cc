@@ -71,10 +71,14 @@ TEST(Kinds, MaxKeysForBytesInvertsFilterBytes) {
 // batch's own pass, or the caller's Reader::Prefetch as it hashed each key (the plugin's way).
 // Batches of 1 to 70 keys cross the 32-key passes; present keys must all match. Every kind, the
 // cuckoo filter in both layouts (4-bit fingerprints stay plain), and the blocked Bloom filter
-// with its SIMD kernels and with its scalar twin.
-TEST(Kinds, BatchesAnswerAsSingleQueriesWhoeverPrefetches) {
-  const std::vector<uint64_t> present = KeyHashes(71, 5000);
-  const std::vector<uint64_t> absent = KeyHashes(72, 5000);
+// with its SIMD kernels and with its scalar twin. The Ribbon kinds' batches run with popcnt where
+// the CPU has it (core/batch.h), their single queries without: 5,000 keys make their wrapped
+// tables, 20,000 their tables of whole blocks (and the bumped kind's layers).
+class KindsBatch : public ::testing::TestWithParam<size_t> {};
+
+TEST_P(KindsBatch, AnswerAsSingleQueriesWhoeverPrefetches) {
+  const std::vector<uint64_t> present = KeyHashes(71, GetParam());
+  const std::vector<uint64_t> absent = KeyHashes(72, GetParam());
   std::vector<FilterSpec> specs = OneSpecOfEachKind();
   specs.push_back(CuckooParams{4});
   std::vector<std::pair<FilterSpec, bool>> runs;  // (spec, SIMD kernels on)
@@ -111,6 +115,8 @@ TEST(Kinds, BatchesAnswerAsSingleQueriesWhoeverPrefetches) {
     }
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(WrappedAndWhole, KindsBatch, ::testing::Values(5000, 20000));
 
 }  // namespace
 }  // namespace sstfilter

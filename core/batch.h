@@ -15,7 +15,7 @@ inline constexpr size_t kPrefetchBatch = 32;
 
 // Who starts the loads of a batched query (Reader::MayContainBatch): the batch itself, in a pass
 // over its keys before it tests them, or its caller, who called Reader::Prefetch for each key as
-// soon as it was hashed (plugin/bits_adapters.cc), so that the loads overlap the hashing. A
+// soon as it was hashed (plugin/bits_readers.cc), so that the loads overlap the hashing. A
 // second pass would repeat the prefetches and their address arithmetic for nothing. Prefetching
 // while hashing is the faster of the two: the loads overlap the hashing instead of waiting
 // after it (core_bench's sstfilter.blocked-late-prefetch:10 is the batch's own pass alone;

@@ -9,8 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <exception>
-#include <new>
-#include <type_traits>
+#include <utility>
 
 #include "core/filter_reader.h"
 #include "core/format.h"
@@ -34,49 +33,6 @@ Slice Hand(const std::string& bytes, std::unique_ptr<const char[]>* buf) {
   buf->reset(data);
   return Slice(data, bytes.size());
 }
-
-// The reader of one kind of filter (or of the match-all and match-none answers): the core
-// reader's queries with the key hashing in front, and the probes counted into `probes` when the
-// block has a cell (plugin/probe_counts.h). One instantiation per alternative of AnyReader.
-template <typename CoreReader>
-class TypedReader : public FilterBitsReader {
- public:
-  TypedReader(const CoreReader& reader, std::shared_ptr<ProbeCell> probes)
-      : reader_(reader), probes_(std::move(probes)) {}
-
-  bool MayMatch(const Slice& key) override {
-    if constexpr (kConstant) return reader_.MayContain(0);  // no need to hash the key
-    const uint64_t h = HashOf(key);
-    if (probes_ != nullptr && SampledProbe(h)) probes_->Add(1);
-    return reader_.MayContain(h);
-  }
-
-  void MayMatch(int num_keys, Slice** keys, bool* may_match) override {
-    constexpr int kChunk = 64;  // hashes on the stack: no allocation per query
-    uint64_t hashes[kChunk];
-    for (int start = 0; start < num_keys; start += kChunk) {
-      const int n = std::min(kChunk, num_keys - start);
-      if constexpr (!kConstant) {
-        uint64_t sampled = 0;  // counted whether or not the block has a cell: no branch per key
-        for (int i = 0; i < n; ++i) {
-          hashes[i] = HashOf(*keys[start + i]);
-          reader_.Prefetch(hashes[i]);  // loads while the next keys hash
-          sampled += SampledProbe(hashes[i]) ? 1 : 0;
-        }
-        if (sampled > 0 && probes_ != nullptr) probes_->Add(sampled);
-      }
-      reader_.MayContainBatch(hashes, static_cast<size_t>(n), may_match + start,
-                              BatchPrefetch::kByCaller);
-    }
-  }
-
- private:
-  // The answers that do not depend on the key (bytes not understood, or no keys).
-  static constexpr bool kConstant =
-      std::is_same_v<CoreReader, MatchAllReader> || std::is_same_v<CoreReader, MatchNoneReader>;
-  const CoreReader reader_;
-  const std::shared_ptr<ProbeCell> probes_;  // null: not counted
-};
 
 int64_t SteadyNowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -462,38 +418,6 @@ void LogAt(ROCKSDB_NAMESPACE::Logger* log, ROCKSDB_NAMESPACE::InfoLogLevel level
 
 void LogError(ROCKSDB_NAMESPACE::Logger* log, const std::string& message) {
   LogAt(log, ROCKSDB_NAMESPACE::InfoLogLevel::ERROR_LEVEL, message);
-}
-
-// Allocated with nothrow: RocksDB treats a null reader as "may match" for every key.
-FilterBitsReader* NewSstFilterBitsReader(const Slice& contents) {
-  const FilterReader r =
-      FilterReader::Open(reinterpret_cast<const uint8_t*>(contents.data()), contents.size());
-  std::shared_ptr<ProbeCell> probes;
-  try {
-    probes = ProbeRegistry::Global().Find(FilterBlockId(contents.data(), contents.size()));
-  } catch (const std::exception&) {  // out of memory: this reader does not count
-  }
-  return Visit(r.reader(), [&](const auto& reader) -> FilterBitsReader* {
-    return new (std::nothrow) TypedReader<std::decay_t<decltype(reader)>>(reader, probes);
-  });
-}
-
-FilterBitsReader* NewBuiltinFilterBitsReader(const Slice& contents) {
-  // One built-in policy for the process: any of them reads every built-in format, and it holds no
-  // state a reader depends on. Never destroyed, so that no reader outlives it at exit.
-  static const ROCKSDB_NAMESPACE::FilterPolicy* const builtin = []() {
-    try {
-      return ROCKSDB_NAMESPACE::NewBloomFilterPolicy(10);
-    } catch (const std::exception&) {
-      return static_cast<const ROCKSDB_NAMESPACE::FilterPolicy*>(nullptr);
-    }
-  }();
-  if (builtin == nullptr) return nullptr;
-  try {
-    return builtin->GetFilterBitsReader(contents);
-  } catch (const std::exception&) {
-    return nullptr;
-  }
 }
 
 }  // namespace sstfilter

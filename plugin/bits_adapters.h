@@ -4,7 +4,8 @@
 // prints, or fails a flush: a builder that cannot build its filter logs why and writes a filter
 // that matches every key (allocated when the library loads, so that running out of memory needs
 // no more). There is one reader adapter per reader type of core (core/filter_reader.h), so the
-// per-key work is the kind's own query with no dispatch.
+// per-key work is the kind's own query with no dispatch (bits_readers.cc; the Ribbon kinds' is
+// also compiled with popcnt, chosen when the block is opened on a CPU that has it).
 #pragma once
 
 #include <rocksdb/env.h>

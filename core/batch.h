@@ -34,23 +34,46 @@ inline void QueryInBatches(size_t count, bool* may_match, Prepare&& prepare, Tes
   }
 }
 
-// A batch of queries is where one query's instructions count most, and a Ribbon query computes
-// the parity of a word per fingerprint bit: about 10 instructions on baseline x86-64 (fold to a
-// byte, read the parity flag), 2 with popcnt. So the Ribbon kinds compile their batches twice
-// there and choose per batch, by the CPU: SSTFILTER_BATCH_DISPATCH(call) returns call's result
-// where the CPU has popcnt. Elsewhere (other ISAs, or a build for one with popcnt) it is nothing.
+// A Ribbon query computes the parity of a word per fingerprint bit: about 10 instructions on
+// baseline x86-64 (fold to a byte, read the parity flag), 2 with popcnt. So on x86-64 built for
+// the baseline (SSTFILTER_POPCNT_DISPATCH) the Ribbon kinds' queries have a second copy, run only
+// where CpuHasPopcnt(): a function marked SSTFILTER_TARGET_POPCNT is compiled with popcnt and has
+// every call it can see inlined into it (flatten), so the parities land in that copy. Two places
+// choose: the batches here (PopcntDispatch), the plugin's readers when a block is opened
+// (plugin/bits_readers.cc). Elsewhere (other ISAs, or a build for a CPU with popcnt) there is one
+// copy.
 #if defined(__x86_64__) && !defined(__POPCNT__)
 #define SSTFILTER_POPCNT_DISPATCH 1
-#define SSTFILTER_TARGET_POPCNT __attribute__((target("popcnt")))
-#define SSTFILTER_BATCH_DISPATCH(call) \
-  if (__builtin_cpu_supports("popcnt")) return call
+#define SSTFILTER_TARGET_POPCNT __attribute__((target("popcnt"), flatten))
+inline bool CpuHasPopcnt() { return __builtin_cpu_supports("popcnt"); }
 #else
 #define SSTFILTER_POPCNT_DISPATCH 0
 #define SSTFILTER_TARGET_POPCNT
-#define SSTFILTER_BATCH_DISPATCH(call)
 #endif
-// Inlined into both copies (a function for the baseline may be inlined into one with more).
-#define SSTFILTER_ALWAYS_INLINE inline __attribute__((always_inline))
+
+// A Ribbon kind's MayContainBatch: reader.BatchBody(...), in its popcnt copy where the CPU has
+// popcnt, chosen per batch. The reader makes this a friend and defines BatchBody in the file that
+// calls Batch, so that the copy can inline it.
+struct PopcntDispatch {
+  template <typename Reader>
+  static void Batch(const Reader& reader, const uint64_t* hashes, size_t count, bool* may_match,
+                    BatchPrefetch prefetch) {
+#if SSTFILTER_POPCNT_DISPATCH
+    if (CpuHasPopcnt()) return WithPopcnt(reader, hashes, count, may_match, prefetch);
+#endif
+    reader.BatchBody(hashes, count, may_match, prefetch);
+  }
+
+ private:
+#if SSTFILTER_POPCNT_DISPATCH
+  template <typename Reader>
+  SSTFILTER_TARGET_POPCNT static void WithPopcnt(const Reader& reader, const uint64_t* hashes,
+                                                 size_t count, bool* may_match,
+                                                 BatchPrefetch prefetch) {
+    reader.BatchBody(hashes, count, may_match, prefetch);
+  }
+#endif
+};
 
 // Starts loading every cache line of [first, first + bytes) (bytes >= 1), to read, or to write
 // (PrefetchBytesForWrite). Every prefetch of a filter body that a caller placed goes through

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The one parser of the numbers users type: policy options, OPTIONS files and the tools' flags.
+// The strict parser of the numbers in policy options (and OPTIONS files), in db_bench_ext's
+// --key_dist and in app_bench's and range_bench's flags. (gflags parses db_bench_ext's numeric
+// flags itself, and memory_budget has a grammar of its own.)
 #pragma once
 
 #include <charconv>
@@ -9,8 +11,9 @@
 namespace sstfilter {
 
 // Whether text is exactly one finite decimal number ("10", "0.99", ".5", "1e-3", "-2"), and then
-// *out (untouched otherwise). std::from_chars takes no leading whitespace, no '+', no hexadecimal
-// and no locale's decimal comma, all of which strtod would; "inf" and "nan" are refused here.
+// *out (untouched otherwise). std::from_chars takes no leading whitespace, no '+' and no
+// hexadecimal, all of which strtod takes, and ignores the locale (LC_NUMERIC) where strtod reads
+// its decimal point; "inf" and "nan" are refused here.
 inline bool ParseFiniteDecimal(std::string_view text, double* out) {
   double value = 0;
   const char* const last = text.data() + text.size();

@@ -24,8 +24,6 @@ using ROCKSDB_NAMESPACE::Status;
 
 namespace {
 
-uint64_t HashOf(const Slice& key) { return KeyHash(key.data(), key.size()); }
-
 // Copies `bytes` into a new buffer owned by *buf. Only throws std::bad_alloc.
 Slice Hand(const std::string& bytes, std::unique_ptr<const char[]>* buf) {
   char* data = new char[bytes.size()];
@@ -106,7 +104,7 @@ void SstFilterBitsBuilder::AddToKeyRange(const Slice& key) {
 
 void SstFilterBitsBuilder::AddKey(const Slice& key) {
   if (track_key_range_) AddToKeyRange(key);
-  const uint64_t h = HashOf(key);
+  const uint64_t h = KeyHashOf(key);
   const bool repeat = have_last_key_ && h == last_key_;
   have_last_key_ = true;
   last_key_ = h;
@@ -161,7 +159,7 @@ FilterSpec SstFilterBitsBuilder::SpecWithinCharge(const FilterSpec& chosen,
 #if SSTFILTER_ROCKSDB_HAS_ADD_KEY_AND_ALT
 void SstFilterBitsBuilder::AddKeyAndAlt(const Slice& key, const Slice& alt) {
   if (track_key_range_) AddToKeyRange(key);
-  const uint64_t k = HashOf(key), a = HashOf(alt);
+  const uint64_t k = KeyHashOf(key), a = KeyHashOf(alt);
   const bool key_is_new =
       !(have_last_key_ && k == last_key_) && !(have_last_alt_ && k == last_alt_);
   const bool alt_is_new =

@@ -18,6 +18,7 @@
 
 #include "compat/filter_bits_interface.h"
 #include "core/filter_spec.h"
+#include "core/hash.h"
 #include "core/hash_list.h"
 #include "core/level_allocation.h"
 #include "plugin/block_cache_fit.h"
@@ -26,6 +27,11 @@
 #include "plugin/tree_history.h"
 
 namespace sstfilter {
+
+// A key's hash, as every builder and reader of sstfilter's filter blocks computes it.
+inline uint64_t KeyHashOf(const ROCKSDB_NAMESPACE::Slice& key) {
+  return KeyHash(key.data(), key.size());
+}
 
 // How a builder whose filter depends on its keys chooses it (sstfilter.Leveled: which kind is
 // cheapest depends on the key count, and a flushed file's filter on whether the flush appends).

@@ -23,8 +23,6 @@ using ROCKSDB_NAMESPACE::Slice;
 
 namespace {
 
-uint64_t HashOf(const Slice& key) { return KeyHash(key.data(), key.size()); }
-
 // The reader of one kind of filter (or of the match-all and match-none answers): the core
 // reader's queries with the key hashing in front, and the probes counted into `probes` when the
 // block has a cell (plugin/probe_counts.h). One instantiation per alternative of AnyReader.
@@ -35,20 +33,8 @@ class TypedReader : public FilterBitsReader {
       : reader_(reader), probes_(std::move(probes)) {}
 
   bool MayMatch(const Slice& key) override { return MayMatchOne(key); }
+
   void MayMatch(int num_keys, Slice** keys, bool* may_match) override {
-    MayMatchMany(num_keys, keys, may_match);
-  }
-
- protected:
-  // The queries, inlined into both MayMatch overloads here and into PopcntReader's.
-  SSTFILTER_ALWAYS_INLINE bool MayMatchOne(const Slice& key) const {
-    if constexpr (kConstant) return reader_.MayContain(0);  // no need to hash the key
-    const uint64_t h = HashOf(key);
-    if (probes_ != nullptr && SampledProbe(h)) probes_->Add(1);
-    return reader_.MayContain(h);
-  }
-
-  SSTFILTER_ALWAYS_INLINE void MayMatchMany(int num_keys, Slice** keys, bool* may_match) const {
     constexpr int kChunk = 64;  // hashes on the stack: no allocation per query
     uint64_t hashes[kChunk];
     for (int start = 0; start < num_keys; start += kChunk) {
@@ -56,7 +42,7 @@ class TypedReader : public FilterBitsReader {
       if constexpr (!kConstant) {
         uint64_t sampled = 0;  // counted whether or not the block has a cell: no branch per key
         for (int i = 0; i < n; ++i) {
-          hashes[i] = HashOf(*keys[start + i]);
+          hashes[i] = KeyHashOf(*keys[start + i]);
           reader_.Prefetch(hashes[i]);  // loads while the next keys hash
           sampled += SampledProbe(hashes[i]) ? 1 : 0;
         }
@@ -65,6 +51,15 @@ class TypedReader : public FilterBitsReader {
       reader_.MayContainBatch(hashes, static_cast<size_t>(n), may_match + start,
                               BatchPrefetch::kByCaller);
     }
+  }
+
+ protected:
+  // One key's query: MayMatch's, and PopcntReader's copy of it.
+  bool MayMatchOne(const Slice& key) const {
+    if constexpr (kConstant) return reader_.MayContain(0);  // no need to hash the key
+    const uint64_t h = KeyHashOf(key);
+    if (probes_ != nullptr && SampledProbe(h)) probes_->Add(1);
+    return reader_.MayContain(h);
   }
 
  private:
@@ -76,17 +71,16 @@ class TypedReader : public FilterBitsReader {
 };
 
 #if SSTFILTER_POPCNT_DISPATCH
-// A Ribbon kind's reader compiled with popcnt, chosen when the filter is opened on a CPU that has
-// it: each fingerprint bit is a word's parity (core/batch.h).
+// A Ribbon kind's reader whose single queries are compiled with popcnt (core/batch.h), chosen
+// when the block is opened on a CPU that has it. Its batches are TypedReader's: core's
+// MayContainBatch chooses its own copy per batch.
 template <typename CoreReader>
 class PopcntReader final : public TypedReader<CoreReader> {
  public:
   using TypedReader<CoreReader>::TypedReader;
+  using TypedReader<CoreReader>::MayMatch;  // the batch
   SSTFILTER_TARGET_POPCNT bool MayMatch(const Slice& key) override {
     return this->MayMatchOne(key);
-  }
-  SSTFILTER_TARGET_POPCNT void MayMatch(int num_keys, Slice** keys, bool* may_match) override {
-    this->MayMatchMany(num_keys, keys, may_match);
   }
 };
 #endif
@@ -97,7 +91,7 @@ FilterBitsReader* NewTypedReader(const CoreReader& reader, std::shared_ptr<Probe
 #if SSTFILTER_POPCNT_DISPATCH
   if constexpr (std::is_same_v<CoreReader, RibbonReader> ||
                 std::is_same_v<CoreReader, BumpedRibbonReader>) {
-    if (__builtin_cpu_supports("popcnt")) {
+    if (CpuHasPopcnt()) {
       return new (std::nothrow) PopcntReader<CoreReader>(reader, std::move(probes));
     }
   }

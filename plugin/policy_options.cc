@@ -5,6 +5,7 @@
 #include <rocksdb/env.h>
 
 #include <charconv>
+#include <cmath>
 #include <cstddef>
 #include <string>
 #include <utility>

@@ -250,21 +250,11 @@ BumpedRibbonReader::BumpedRibbonReader(const BumpedRibbonShape& shape, const uin
 
 void BumpedRibbonReader::MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match,
                                          BatchPrefetch prefetch) const {
-  SSTFILTER_BATCH_DISPATCH(BatchWithPopcnt(hashes, count, may_match, prefetch));
-  BatchBody(hashes, count, may_match, prefetch);
+  PopcntDispatch::Batch(*this, hashes, count, may_match, prefetch);
 }
 
-#if SSTFILTER_POPCNT_DISPATCH
-SSTFILTER_TARGET_POPCNT void BumpedRibbonReader::BatchWithPopcnt(const uint64_t* hashes,
-                                                                 size_t count, bool* may_match,
-                                                                 BatchPrefetch prefetch) const {
-  BatchBody(hashes, count, may_match, prefetch);
-}
-#endif
-
-SSTFILTER_ALWAYS_INLINE void BumpedRibbonReader::BatchBody(const uint64_t* hashes, size_t count,
-                                                           bool* may_match,
-                                                           BatchPrefetch prefetch) const {
+void BumpedRibbonReader::BatchBody(const uint64_t* hashes, size_t count, bool* may_match,
+                                   BatchPrefetch prefetch) const {
   // Every key's first-layer words and threshold code are loading before the first test. The
   // deeper layer, for the 1 key in 16 bumped from the first, is not prefetched: a pass that did so
   // cost more than the misses it saved (docs/history.md). The caller prefetched: nothing to

@@ -97,12 +97,10 @@ class BumpedRibbonReader {
                        BatchPrefetch prefetch = BatchPrefetch::kInBatch) const;
 
  private:
-  // MayContainBatch's loops, compiled for the baseline ISA and, on x86-64, with popcnt
-  // (core/batch.h: SSTFILTER_BATCH_DISPATCH).
+  // MayContainBatch's loops, run in the copy PopcntDispatch chooses (core/batch.h).
+  friend struct PopcntDispatch;
   void BatchBody(const uint64_t* hashes, size_t count, bool* may_match,
                  BatchPrefetch prefetch) const;
-  void BatchWithPopcnt(const uint64_t* hashes, size_t count, bool* may_match,
-                       BatchPrefetch prefetch) const;
   // Whether the key of first-layer hash h0, starting at `start` in the first layer, matches.
   bool MatchesFrom(uint64_t h0, uint64_t start) const {
     const int layer = LayerOf(h0, &start);

@@ -147,21 +147,11 @@ template struct StaticKind<Ribbon, RibbonParams>;
 
 void RibbonReader::MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match,
                                    BatchPrefetch prefetch) const {
-  SSTFILTER_BATCH_DISPATCH(BatchWithPopcnt(hashes, count, may_match, prefetch));
-  BatchBody(hashes, count, may_match, prefetch);
+  PopcntDispatch::Batch(*this, hashes, count, may_match, prefetch);
 }
 
-#if SSTFILTER_POPCNT_DISPATCH
-SSTFILTER_TARGET_POPCNT void RibbonReader::BatchWithPopcnt(const uint64_t* hashes, size_t count,
-                                                           bool* may_match,
-                                                           BatchPrefetch prefetch) const {
-  BatchBody(hashes, count, may_match, prefetch);
-}
-#endif
-
-SSTFILTER_ALWAYS_INLINE void RibbonReader::BatchBody(const uint64_t* hashes, size_t count,
-                                                     bool* may_match,
-                                                     BatchPrefetch prefetch) const {
+void RibbonReader::BatchBody(const uint64_t* hashes, size_t count, bool* may_match,
+                             BatchPrefetch prefetch) const {
   // The caller prefetched: nothing to carry from a pass over the batch to the tests.
   if (prefetch == BatchPrefetch::kByCaller) {
     for (size_t i = 0; i < count; ++i) may_match[i] = MayContain(hashes[i]);

@@ -112,18 +112,16 @@ class RibbonReader {
   void PrefetchAt(uint64_t start) const { PrefetchSpan(start); }
   bool MatchesAt(uint64_t remixed, uint64_t start) const { return Matches(remixed, start); }
 
-  // Computes every key's start and prefetches its words first (unless the caller did:
-  // BatchPrefetch), then tests them.
+  // Tests every key. Unless the caller prefetched (BatchPrefetch), a pass over each 32 keys first
+  // computes their starts and prefetches their words.
   void MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match,
                        BatchPrefetch prefetch = BatchPrefetch::kInBatch) const;
 
  private:
-  // MayContainBatch's loops, compiled for the baseline ISA and, on x86-64, with popcnt
-  // (core/batch.h: SSTFILTER_BATCH_DISPATCH).
+  // MayContainBatch's loops, run in the copy PopcntDispatch chooses (core/batch.h).
+  friend struct PopcntDispatch;
   void BatchBody(const uint64_t* hashes, size_t count, bool* may_match,
                  BatchPrefetch prefetch) const;
-  void BatchWithPopcnt(const uint64_t* hashes, size_t count, bool* may_match,
-                       BatchPrefetch prefetch) const;
 
   const uint8_t* BlockAddress(uint64_t start) const {
     return blocks_ + (start / kRibbonCoeffBits) * 8 * static_cast<uint64_t>(bits_);

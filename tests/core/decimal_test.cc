@@ -22,7 +22,8 @@ TEST(Decimal, ReadsExactlyOneFiniteDecimalNumber) {
 }
 
 TEST(Decimal, RefusesWhatStrtodWouldTakeAndLeavesTheOutputAlone) {
-  // Each of these but the empty text and "1e999" is a number to strtod, or a number and more.
+  // strtod reads a number at the start of each but the empty text ("1e999" as HUGE_VAL, with
+  // ERANGE).
   const char* const refused[] = {"",     " 0.5", "0.5 ",  "+0.5", "0x0.8", "0x1p-1", "inf",
                                  "-inf", "nan",  "1e999", "0,5",  "1..2",  "5%",     "0.5\n"};
   for (const char* text : refused) {

@@ -8,7 +8,9 @@
 #include <utility>
 #include <vector>
 
+#include "core/bumped_ribbon/math.h"
 #include "core/filter_spec.h"
+#include "core/ribbon/math.h"
 #include "tests/test_util.h"
 
 namespace sstfilter {
@@ -77,6 +79,9 @@ TEST(Kinds, MaxKeysForBytesInvertsFilterBytes) {
 class KindsBatch : public ::testing::TestWithParam<size_t> {};
 
 TEST_P(KindsBatch, AnswerAsSingleQueriesWhoeverPrefetches) {
+  static_assert(5000 <= kBumpedRibbonAlwaysWrappedKeys && 20000 > kRibbonWrappedMaxKeys &&
+                    20000 > kBumpedRibbonWrappedMaxKeys,
+                "the sizes instantiated below must make both shapes of both Ribbon kinds");
   const std::vector<uint64_t> present = KeyHashes(71, GetParam());
   const std::vector<uint64_t> absent = KeyHashes(72, GetParam());
   std::vector<FilterSpec> specs = OneSpecOfEachKind();

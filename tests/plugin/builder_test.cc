@@ -13,13 +13,19 @@
 #include <memory>
 #include <string>
 #include <tuple>
+#include <typeinfo>
 #include <vector>
 
 #include "compat/filter_bits_interface.h"
+#include "core/batch.h"
+#include "core/bumped_ribbon/math.h"
 #include "core/filter_reader.h"
 #include "core/filter_spec.h"
 #include "core/format.h"
 #include "core/hash.h"
+#include "core/kinds.h"
+#include "core/ribbon/math.h"
+#include "plugin/bits_adapters.h"
 #include "plugin/block_cache_fit.h"
 #include "plugin/policies.h"
 #include "plugin/tree_history.h"
@@ -98,39 +104,51 @@ TEST_P(BuilderTest, FinishEmptiesTheBuilderForTheNextPartition) {
   }
 }
 
-// The reader the plugin hands RocksDB answers as core's FilterReader does for the same bytes,
-// singly and batched, present keys and absent ones. On an x86-64 CPU with popcnt the Ribbon kinds'
-// plugin reader is a copy compiled with it (PopcntReader, plugin/bits_readers.cc) and core's
-// single queries are not. 3,000 keys make the Ribbon kinds' wrapped tables, 20,000 whole blocks.
-TEST_P(BuilderTest, ReaderAnswersAsCoresReaderOnTheSameBytes) {
+// The reader the plugin hands RocksDB (NewSstFilterBitsReader) answers as core's FilterReader does
+// for the same bytes, singly and batched, present keys and absent ones, for every kind. On an
+// x86-64 CPU with popcnt the Ribbon kinds' plugin reader is a copy compiled with it (PopcntReader,
+// plugin/bits_readers.cc) and core's single queries are not. 3,000 keys make both Ribbon kinds'
+// wrapped tables, 20,000 the tables of whole blocks (and the bumped kind's layers).
+TEST(PluginReader, AnswersAsCoresReaderOnTheSameBytes) {
+  static_assert(3000 <= kBumpedRibbonAlwaysWrappedKeys && 20000 > kRibbonWrappedMaxKeys &&
+                    20000 > kBumpedRibbonWrappedMaxKeys,
+                "the sizes below must make both shapes of both Ribbon kinds");
   for (const int num_keys : {3000, 20000}) {
-    auto builder = NewBuilder();
-    ASSERT_NE(builder, nullptr);
-    for (int i = 0; i < num_keys; ++i) builder->AddKey(Key(i));
-    std::unique_ptr<const char[]> buf;
-    Status status = Status::Incomplete();
-    const Slice filter = builder->Finish(&buf, &status);
-    ASSERT_TRUE(status.ok()) << status.ToString();
-    const FilterReader core =
-        FilterReader::Open(reinterpret_cast<const uint8_t*>(filter.data()), filter.size());
-    std::unique_ptr<FilterBitsReader> reader(options_.filter_policy->GetFilterBitsReader(filter));
     std::vector<std::string> keys;  // present, then as many absent
     for (int i = 0; i < 2 * num_keys; ++i) keys.push_back(Key(i));
-    std::vector<Slice> slices(keys.begin(), keys.end());
-    std::vector<Slice*> ptrs;
-    for (Slice& s : slices) ptrs.push_back(&s);
-    std::unique_ptr<bool[]> batched(new bool[keys.size()]);
-    reader->MayMatch(static_cast<int>(keys.size()), ptrs.data(), batched.get());
-    size_t matched = 0;
-    for (size_t i = 0; i < keys.size(); ++i) {
-      const bool expected = core.MayContain(KeyHash(keys[i].data(), keys[i].size()));
-      ASSERT_EQ(reader->MayMatch(keys[i]), expected) << num_keys << " keys, " << keys[i];
-      ASSERT_EQ(batched[i], expected) << num_keys << " keys, " << keys[i];
-      matched += expected ? 1 : 0;
+    std::vector<uint64_t> present;
+    for (int i = 0; i < num_keys; ++i) present.push_back(KeyHash(keys[i].data(), keys[i].size()));
+    for (const FilterSpec& spec : testing::OneSpecOfEachKind()) {
+      const std::string what = spec.ToString() + ", " + std::to_string(num_keys) + " keys";
+      const Result<std::string> bytes = BuildFilter(spec, present.data(), present.size());
+      ASSERT_TRUE(bytes.ok()) << what << ": " << bytes.error();
+      const FilterReader core = FilterReader::Open(
+          reinterpret_cast<const uint8_t*>(bytes.value().data()), bytes.value().size());
+      ASSERT_TRUE(core.valid()) << what;
+      std::unique_ptr<FilterBitsReader> reader(NewSstFilterBitsReader(bytes.value()));
+      ASSERT_NE(reader, nullptr) << what;
+#if SSTFILTER_POPCNT_DISPATCH
+      const bool ribbon = core.Holds<RibbonReader>() || core.Holds<BumpedRibbonReader>();
+      const bool popcnt_copy =
+          std::string(typeid(*reader).name()).find("PopcntReader") != std::string::npos;
+      EXPECT_EQ(popcnt_copy, ribbon && CpuHasPopcnt()) << what;
+#endif
+      std::vector<Slice> slices(keys.begin(), keys.end());
+      std::vector<Slice*> ptrs;
+      for (Slice& s : slices) ptrs.push_back(&s);
+      std::unique_ptr<bool[]> batched(new bool[keys.size()]);
+      reader->MayMatch(static_cast<int>(keys.size()), ptrs.data(), batched.get());
+      size_t matched = 0;
+      for (size_t i = 0; i < keys.size(); ++i) {
+        const bool expected = core.MayContain(KeyHash(keys[i].data(), keys[i].size()));
+        ASSERT_EQ(reader->MayMatch(keys[i]), expected) << what << ", " << keys[i];
+        ASSERT_EQ(batched[i], expected) << what << ", " << keys[i];
+        matched += expected ? 1 : 0;
+      }
+      // Every present key, and some absent ones (a 1% filter): the comparison saw both answers.
+      EXPECT_GT(matched, static_cast<size_t>(num_keys)) << what;
+      EXPECT_LT(matched, keys.size()) << what;
     }
-    // At least the present keys, and not every absent one: the comparison saw both answers.
-    EXPECT_GE(matched, static_cast<size_t>(num_keys)) << num_keys << " keys";
-    EXPECT_LT(matched, keys.size()) << num_keys << " keys";
   }
 }
 

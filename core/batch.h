@@ -51,9 +51,11 @@ inline bool CpuHasPopcnt() { return __builtin_cpu_supports("popcnt"); }
 #define SSTFILTER_TARGET_POPCNT
 #endif
 
-// A Ribbon kind's MayContainBatch: reader.BatchBody(...), in its popcnt copy where the CPU has
-// popcnt, chosen per batch. The reader makes this a friend and defines BatchBody in the file that
-// calls Batch, so that the copy can inline it.
+// A Ribbon kind's MayContainBatch, in its popcnt copy where the CPU has popcnt, chosen per batch.
+// Where the caller prefetched, each key is tested as MayContain tests it: nothing to carry from a
+// pass over the batch to the tests. Otherwise reader.BatchWithOwnPrefetch(hashes, count,
+// may_match) makes that pass first. The reader makes this a friend and defines
+// BatchWithOwnPrefetch in the file that calls Batch, so that the popcnt copy can inline it.
 struct PopcntDispatch {
   template <typename Reader>
   static void Batch(const Reader& reader, const uint64_t* hashes, size_t count, bool* may_match,
@@ -61,16 +63,25 @@ struct PopcntDispatch {
 #if SSTFILTER_POPCNT_DISPATCH
     if (CpuHasPopcnt()) return WithPopcnt(reader, hashes, count, may_match, prefetch);
 #endif
-    reader.BatchBody(hashes, count, may_match, prefetch);
+    Run(reader, hashes, count, may_match, prefetch);
   }
 
  private:
+  template <typename Reader>
+  static void Run(const Reader& reader, const uint64_t* hashes, size_t count, bool* may_match,
+                  BatchPrefetch prefetch) {
+    if (prefetch == BatchPrefetch::kByCaller) {
+      for (size_t i = 0; i < count; ++i) may_match[i] = reader.MayContain(hashes[i]);
+      return;
+    }
+    reader.BatchWithOwnPrefetch(hashes, count, may_match);
+  }
 #if SSTFILTER_POPCNT_DISPATCH
   template <typename Reader>
   SSTFILTER_TARGET_POPCNT static void WithPopcnt(const Reader& reader, const uint64_t* hashes,
                                                  size_t count, bool* may_match,
                                                  BatchPrefetch prefetch) {
-    reader.BatchBody(hashes, count, may_match, prefetch);
+    Run(reader, hashes, count, may_match, prefetch);
   }
 #endif
 };

@@ -253,16 +253,11 @@ void BumpedRibbonReader::MayContainBatch(const uint64_t* hashes, size_t count, b
   PopcntDispatch::Batch(*this, hashes, count, may_match, prefetch);
 }
 
-void BumpedRibbonReader::BatchBody(const uint64_t* hashes, size_t count, bool* may_match,
-                                   BatchPrefetch prefetch) const {
+void BumpedRibbonReader::BatchWithOwnPrefetch(const uint64_t* hashes, size_t count,
+                                              bool* may_match) const {
   // Every key's first-layer words and threshold code are loading before the first test. The
   // deeper layer, for the 1 key in 16 bumped from the first, is not prefetched: a pass that did so
-  // cost more than the misses it saved (docs/history.md). The caller prefetched: nothing to
-  // carry from a pass over the batch to the tests.
-  if (prefetch == BatchPrefetch::kByCaller) {
-    for (size_t i = 0; i < count; ++i) may_match[i] = MayContain(hashes[i]);
-    return;
-  }
+  // cost more than the misses it saved (docs/history.md).
   uint64_t h0[kPrefetchBatch];
   uint64_t starts[kPrefetchBatch];
   QueryInBatches(

@@ -97,10 +97,10 @@ class BumpedRibbonReader {
                        BatchPrefetch prefetch = BatchPrefetch::kInBatch) const;
 
  private:
-  // MayContainBatch's loops, run in the copy PopcntDispatch chooses (core/batch.h).
+  // MayContainBatch's pass that prefetches every key before the tests, run in the copy
+  // PopcntDispatch chooses (core/batch.h).
   friend struct PopcntDispatch;
-  void BatchBody(const uint64_t* hashes, size_t count, bool* may_match,
-                 BatchPrefetch prefetch) const;
+  void BatchWithOwnPrefetch(const uint64_t* hashes, size_t count, bool* may_match) const;
   // Whether the key of first-layer hash h0, starting at `start` in the first layer, matches.
   bool MatchesFrom(uint64_t h0, uint64_t start) const {
     const int layer = LayerOf(h0, &start);

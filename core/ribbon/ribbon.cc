@@ -150,13 +150,8 @@ void RibbonReader::MayContainBatch(const uint64_t* hashes, size_t count, bool* m
   PopcntDispatch::Batch(*this, hashes, count, may_match, prefetch);
 }
 
-void RibbonReader::BatchBody(const uint64_t* hashes, size_t count, bool* may_match,
-                             BatchPrefetch prefetch) const {
-  // The caller prefetched: nothing to carry from a pass over the batch to the tests.
-  if (prefetch == BatchPrefetch::kByCaller) {
-    for (size_t i = 0; i < count; ++i) may_match[i] = MayContain(hashes[i]);
-    return;
-  }
+void RibbonReader::BatchWithOwnPrefetch(const uint64_t* hashes, size_t count,
+                                        bool* may_match) const {
   uint64_t remixed[kPrefetchBatch];
   uint64_t starts[kPrefetchBatch];
   QueryInBatches(

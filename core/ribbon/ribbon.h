@@ -118,10 +118,10 @@ class RibbonReader {
                        BatchPrefetch prefetch = BatchPrefetch::kInBatch) const;
 
  private:
-  // MayContainBatch's loops, run in the copy PopcntDispatch chooses (core/batch.h).
+  // MayContainBatch's pass that prefetches every key before the tests, run in the copy
+  // PopcntDispatch chooses (core/batch.h).
   friend struct PopcntDispatch;
-  void BatchBody(const uint64_t* hashes, size_t count, bool* may_match,
-                 BatchPrefetch prefetch) const;
+  void BatchWithOwnPrefetch(const uint64_t* hashes, size_t count, bool* may_match) const;
 
   const uint8_t* BlockAddress(uint64_t start) const {
     return blocks_ + (start / kRibbonCoeffBits) * 8 * static_cast<uint64_t>(bits_);

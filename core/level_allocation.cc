@@ -8,6 +8,7 @@
 
 #include "core/hash.h"
 #include "core/kinds.h"
+#include "core/random.h"
 #include "core/sizing.h"
 #include "core/standard_bloom/math.h"
 
@@ -172,7 +173,7 @@ const FilterChoice& ChoiceForKeys(const LevelFilter& level, uint64_t smallest_ke
   // A uniform draw in [0, 1) from the keys: the smallest hash is the same for any order and any
   // repeats, and remixed it is uniform (the smallest of n hashes itself is not: it is about
   // 2^64 / n).
-  const double draw = std::ldexp(static_cast<double>(Mix64(smallest_key_hash) >> 11), -53);
+  const double draw = UnitInterval(Mix64(smallest_key_hash));
   return draw < level.upper_fraction ? level.upper : level.base;
 }
 

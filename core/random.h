@@ -6,6 +6,7 @@
 // must be unpredictable.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 #include "core/hash.h"
@@ -18,6 +19,12 @@ inline uint64_t SplitMix64(uint64_t* state) {
   z = (z ^ (z >> 30)) * 0xbf58'476d'1ce4'e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d0'49bb'1331'11ebull;
   return z ^ (z >> 31);
+}
+
+// A double in [0, 1) from the top 53 bits of `bits`: uniform where the bits are, every value a
+// multiple of 2^-53.
+inline double UnitInterval(uint64_t bits) {
+  return std::ldexp(static_cast<double>(bits >> 11), -53);
 }
 
 }  // namespace sstfilter

@@ -26,10 +26,8 @@ double Zeta(uint64_t n, double theta) {
   return sum;
 }
 
-// A double uniform in [0, 1): the top 53 bits of the next SplitMix64 value.
-double UnitDraw(uint64_t* rng) {
-  return std::ldexp(static_cast<double>(sstfilter::SplitMix64(rng) >> 11), -53);
-}
+// A double uniform in [0, 1) from the next SplitMix64 value.
+double UnitDraw(uint64_t* rng) { return sstfilter::UnitInterval(sstfilter::SplitMix64(rng)); }
 
 }  // namespace
 

@@ -12,7 +12,6 @@
 
 #include "core/batch.h"
 #include "core/filter_reader.h"
-#include "core/hash.h"
 #include "plugin/bits_adapters.h"
 #include "plugin/probe_counts.h"
 

@@ -303,8 +303,7 @@ TEST(LatencyHistogram, QuantilesAreWithinTheBucketWidthOfTheExactOnes) {
   uint64_t state = 5;
   for (int i = 0; i < 100000; ++i) {
     // Log-uniform over [1 ns, 2^42 ns]: every bucket scale.
-    const double exponent =
-        42.0 * static_cast<double>(SplitMix64(&state) >> 11) / 9007199254740992.0;
+    const double exponent = 42.0 * UnitInterval(SplitMix64(&state));
     ns.push_back(static_cast<uint64_t>(std::exp2(exponent)));
   }
   db_bench_ext::LatencyHistogram histogram, first, second;

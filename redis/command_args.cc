@@ -5,12 +5,10 @@
 #include <strings.h>
 
 #include <cctype>
-#include <cerrno>
-#include <cmath>
-#include <cstdlib>
 #include <string>
 #include <string_view>
 
+#include "core/decimal.h"
 #include "sstfilter/hash_key.h"
 
 namespace sstfilter::redis {
@@ -24,20 +22,14 @@ bool ArgIs(RedisModuleString* arg, const char* word) {
 bool ParseDouble(RedisModuleString* arg, double* out) {
   size_t length = 0;
   const char* text = RedisModule_StringPtrLen(arg, &length);
-  if (length == 0 || length > 64) return false;
-  const std::string copy(text, length);  // strtod needs the terminator
-  // Decimal only: strtod also reads hexadecimal floats, "inf" and "nan".
-  for (char c : copy) {
-    if (!((c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '-' || c == '+')) {
-      return false;
-    }
+  std::string_view number(text, length);
+  // Redis's own numbers take one leading '+'; ParseFiniteDecimal refuses it, and refuses what
+  // strtod would also read: leading spaces, hexadecimal floats, "inf" and "nan".
+  if (!number.empty() && number.front() == '+') {
+    number.remove_prefix(1);
+    if (!number.empty() && number.front() == '-') return false;  // "+-1"
   }
-  char* end = nullptr;
-  errno = 0;
-  const double v = std::strtod(copy.c_str(), &end);
-  if (end != copy.c_str() + copy.size() || errno == ERANGE || !std::isfinite(v)) return false;
-  *out = v;
-  return true;
+  return ParseFiniteDecimal(number, out);
 }
 
 bool ParseInteger(RedisModuleString* arg, long long min, long long max, long long* out) {

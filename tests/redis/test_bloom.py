@@ -97,14 +97,15 @@ def test_reserve_existing_key_is_an_error_and_keeps_the_filter(r):
     assert r.execute_command("BF.EXISTS", "bf", "x") == 1
 
 
-@pytest.mark.parametrize("rate", ["0.5", "1e-3", "0.999", "0.0001"])
+@pytest.mark.parametrize("rate", ["0.5", "1e-3", "0.999", "0.0001", "+0.01", ".5"])
 def test_reserve_accepts_rates_inside_zero_one(r, rate):
     assert r.execute_command("BF.RESERVE", "bf", rate, "1000") == b"OK"
     assert info(r, "BF.INFO", "bf")["Capacity"] == 1000
 
 
 @pytest.mark.parametrize("rate", ["0", "1", "-0.01", "1.5", "2", "nan", "NaN", "inf", "-inf",
-                                  "abc", "", "0.01abc", "0x"])
+                                  "abc", "", "0.01abc", "0x", "0x1p-7", " 0.01", "0.01 ",
+                                  "+-0.01", "++0.01", "+", "1e-400", "0,01"])
 def test_reserve_bad_error_rate(r, rate):
     expect_error(r, "BF.RESERVE", "bf", rate, "1000")
     assert r.exists("bf") == 0

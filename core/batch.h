@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace sstfilter {
 
@@ -51,6 +52,15 @@ inline bool CpuHasPopcnt() { return __builtin_cpu_supports("popcnt"); }
 #define SSTFILTER_TARGET_POPCNT
 #endif
 
+// Whether a reader's queries have a popcnt copy: a reader whose MayContainBatch goes through
+// PopcntDispatch declares `static constexpr bool kHasPopcntCopy = true;` (Batch asserts it), and
+// the plugin gives the single queries of exactly those readers their copy too.
+template <typename Reader, typename = void>
+inline constexpr bool kHasPopcntCopy = false;
+template <typename Reader>
+inline constexpr bool kHasPopcntCopy<Reader, std::void_t<decltype(Reader::kHasPopcntCopy)>> =
+    Reader::kHasPopcntCopy;
+
 // A Ribbon kind's MayContainBatch, in its popcnt copy where the CPU has popcnt, chosen per batch.
 // Where the caller prefetched, each key is tested as MayContain tests it: nothing to carry from a
 // pass over the batch to the tests. Otherwise reader.BatchWithOwnPrefetch(hashes, count,
@@ -60,9 +70,18 @@ struct PopcntDispatch {
   template <typename Reader>
   static void Batch(const Reader& reader, const uint64_t* hashes, size_t count, bool* may_match,
                     BatchPrefetch prefetch) {
+    static_assert(kHasPopcntCopy<Reader>, "a reader batched here declares kHasPopcntCopy");
 #if SSTFILTER_POPCNT_DISPATCH
     if (CpuHasPopcnt()) return WithPopcnt(reader, hashes, count, may_match, prefetch);
 #endif
+    Run(reader, hashes, count, may_match, prefetch);
+  }
+
+  // The copy Batch runs where the CPU lacks popcnt, in a build for baseline x86-64: public so
+  // that tests run it on CPUs that have popcnt, where Batch never does.
+  template <typename Reader>
+  static void WithoutPopcnt(const Reader& reader, const uint64_t* hashes, size_t count,
+                            bool* may_match, BatchPrefetch prefetch) {
     Run(reader, hashes, count, may_match, prefetch);
   }
 

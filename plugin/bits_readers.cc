@@ -88,8 +88,7 @@ class PopcntReader final : public TypedReader<CoreReader> {
 template <typename CoreReader>
 FilterBitsReader* NewTypedReader(const CoreReader& reader, std::shared_ptr<ProbeCell> probes) {
 #if SSTFILTER_POPCNT_DISPATCH
-  if constexpr (std::is_same_v<CoreReader, RibbonReader> ||
-                std::is_same_v<CoreReader, BumpedRibbonReader>) {
+  if constexpr (kHasPopcntCopy<CoreReader>) {
     if (CpuHasPopcnt()) {
       return new (std::nothrow) PopcntReader<CoreReader>(reader, std::move(probes));
     }

@@ -95,6 +95,8 @@ class BumpedRibbonReader {
 
   void MayContainBatch(const uint64_t* hashes, size_t count, bool* may_match,
                        BatchPrefetch prefetch = BatchPrefetch::kInBatch) const;
+  // Its queries have a copy compiled with popcnt (core/batch.h).
+  static constexpr bool kHasPopcntCopy = true;
 
  private:
   // MayContainBatch's pass that prefetches every key before the tests, run in the copy

@@ -14,7 +14,8 @@ namespace sstfilter::redis {
 // Whether `arg` is `word`, ignoring case (option names: CAPACITY, capacity).
 bool ArgIs(RedisModuleString* arg, const char* word);
 
-// A finite double, written whole; false for anything else ("nan", "1e", "0x10", "").
+// A finite decimal number, written whole, with at most one leading '+' as Redis's own numbers;
+// false for anything else ("nan", "1e", "0x10", " 1", "").
 bool ParseDouble(RedisModuleString* arg, double* out);
 // An integer in [min, max], written whole; false for anything else.
 bool ParseInteger(RedisModuleString* arg, long long min, long long max, long long* out);

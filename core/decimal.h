@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The strict parser of the numbers in policy options (and OPTIONS files), in db_bench_ext's
-// --key_dist, in app_bench's and range_bench's flags and in the Redis module's error rates.
-// (gflags parses db_bench_ext's numeric flags itself, and memory_budget has a grammar of its own.)
+// The strict parser of the numbers in policy options (and OPTIONS files), in the tools' flags
+// (db_bench_ext's --key_dist, and its double flags before gflags reads them; app_bench's and
+// range_bench's) and in the Redis module's error rates. (memory_budget has a grammar of its own.)
 #pragma once
 
 #include <charconv>

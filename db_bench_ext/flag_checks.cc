@@ -15,6 +15,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <vector>
 
@@ -237,6 +238,31 @@ void CheckDatabaseFlags(Config* c) {
 }
 
 }  // namespace
+
+void CheckDecimalFlags(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg(argv[i]);
+    if (arg == "--") return;  // gflags reads no flag after it
+    if (arg.size() < 2 || arg[0] != '-') continue;
+    arg.remove_prefix(arg[1] == '-' ? 2 : 1);
+    const size_t equals = arg.find('=');
+    const std::string name(arg.substr(0, equals));
+    gflags::CommandLineFlagInfo info;
+    if (!gflags::GetCommandLineFlagInfo(name.c_str(), &info) || info.type != "double") continue;
+    std::string_view value;
+    if (equals != std::string_view::npos) {
+      value = arg.substr(equals + 1);
+    } else if (i + 1 < argc) {
+      value = argv[++i];
+    } else {
+      continue;  // gflags says the value is missing
+    }
+    double parsed = 0;
+    if (!sstfilter::ParseFiniteDecimal(value, &parsed)) {
+      Fail("--" + name + " takes a decimal number, got '" + std::string(value) + "'");
+    }
+  }
+}
 
 // --filter_uri's policies (--bloom_bits, db_bench's flag, when --filter_uri is not given).
 std::vector<PolicyUnderTest> PoliciesFromFlags() {

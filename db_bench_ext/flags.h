@@ -102,6 +102,11 @@ struct Config {
 // Prints "db_bench_ext: <message>" on stderr and exits with status 1.
 [[noreturn]] void Fail(const std::string& message);
 
+// Before gflags parses argv: the value of each double flag given (--name=value, or --name value)
+// must be one decimal number (sstfilter::ParseFiniteDecimal), where gflags' strtod would also take
+// hexadecimal ("--zipf_theta=0x0.8" is 0.5 to it), "inf" and "nan".
+void CheckDecimalFlags(int argc, char** argv);
+
 // Checks every flag (failing at the first bad one), loads the policies and the partitioner, and
 // makes sure the --db directory and the --json file can be written (and, with --use_existing_db,
 // that the databases to read are there).

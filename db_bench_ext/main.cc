@@ -25,6 +25,7 @@ int Main(int argc, char** argv) {
       "compares RocksDB filter policies side by side on real workloads.\n"
       "  db_bench_ext [--num=N] [--filter_uri=a,b,...] [--benchmarks=...] [--json=F] "
       "[--plot=F.png]");
+  CheckDecimalFlags(argc, argv);
   gflags::ParseCommandLineFlags(&argc, &argv, true);
   if (argc > 1) Fail(std::string("unexpected argument '") + argv[1] + "'");
   if (!FLAGS_inspect_db.empty()) {

@@ -109,6 +109,8 @@ TEST_F(DbBenchExtTest, BadFlagsFailBeforeAnyWorkWithOneLine) {
       {"--key_dist=zipf:", "zipf:THETA"},
       {"--key_dist=zipf:0x0.8", "zipf:THETA"},  // strtod's hexadecimal
       {"--key_dist=zipf: 0.5", "zipf:THETA"},
+      {"--zipf_theta=0x0.8", "--zipf_theta takes a decimal number, got '0x0.8'"},  // strtod's
+      {"--late_fraction=+0.5", "--late_fraction takes a decimal number"},
       {"--key_dist=scrambled:0", "scrambled:THETA"},
       {"--key_dist=scrambled:", "scrambled:THETA"},
       {"--key_dist=uniform:0.5", "--key_dist"},

@@ -248,15 +248,16 @@ void CheckDecimalFlags(int argc, char** argv) {
     const size_t equals = arg.find('=');
     const std::string name(arg.substr(0, equals));
     gflags::CommandLineFlagInfo info;
-    if (!gflags::GetCommandLineFlagInfo(name.c_str(), &info) || info.type != "double") continue;
+    if (!gflags::GetCommandLineFlagInfo(name.c_str(), &info) || info.type == "bool") continue;
     std::string_view value;
     if (equals != std::string_view::npos) {
       value = arg.substr(equals + 1);
     } else if (i + 1 < argc) {
-      value = argv[++i];
+      value = argv[++i];  // the flag's value, whatever it looks like (--db -x takes "-x")
     } else {
       continue;  // gflags says the value is missing
     }
+    if (info.type != "double") continue;
     double parsed = 0;
     if (!sstfilter::ParseFiniteDecimal(value, &parsed)) {
       Fail("--" + name + " takes a decimal number, got '" + std::string(value) + "'");

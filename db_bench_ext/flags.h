@@ -105,7 +105,7 @@ struct Config {
 // Before gflags parses argv: the value of each double flag given (--name=value, or --name value)
 // must be one decimal number (sstfilter::ParseFiniteDecimal), where gflags' strtod would also take
 // hexadecimal ("--zipf_theta=0x0.8" is 0.5 to it), "inf" and "nan". (Flags read from a --flagfile
-// are gflags' alone.)
+// or the environment, --fromenv, are gflags' alone.)
 void CheckDecimalFlags(int argc, char** argv);
 
 // Checks every flag (failing at the first bad one), loads the policies and the partitioner, and

@@ -186,6 +186,22 @@ TEST_F(DbBenchExtTest, SizingNamesEveryKind) {
   });
 }
 
+// A double flag's value is checked in both of gflags' forms (--name=value above; --name value
+// here), and the value of another flag is not read as a flag, whatever it looks like.
+TEST_F(DbBenchExtTest, DecimalFlagsAreCheckedInEitherFormAndOnlyThem) {
+  const RunResult split = RunTool({"--num=1000", "--db=" + db_, "--late_fraction", "0x0.8"});
+  EXPECT_NE(split.exit_code, 0);
+  EXPECT_NE(split.err.find("--late_fraction takes a decimal number, got '0x0.8'"),
+            std::string::npos)
+      << split.err;
+  // --filter_uri's value: the policy that cannot be loaded is the error, not a flag.
+  const RunResult value =
+      RunTool({"--num=1000", "--db=" + db_, "--filter_uri", "-zipf_theta=0x0.8"});
+  EXPECT_NE(value.exit_code, 0);
+  EXPECT_EQ(value.err.find("takes a decimal number"), std::string::npos) << value.err;
+  EXPECT_NE(value.err.find("-zipf_theta=0x0.8"), std::string::npos) << value.err;
+}
+
 // --zipf_theta is checked where it applies.
 TEST_F(DbBenchExtTest, ZipfThetaOutOfRangeFails) {
   for (const char* theta : {"--zipf_theta=0", "--zipf_theta=1", "--zipf_theta=-0.5"}) {

@@ -71,6 +71,42 @@ TEST(Kinds, MaxKeysForBytesInvertsFilterBytes) {
   }
 }
 
+// Present and absent keys in turn, present first.
+std::vector<uint64_t> Alternating(const std::vector<uint64_t>& present,
+                                  const std::vector<uint64_t>& absent) {
+  std::vector<uint64_t> queries;
+  for (size_t i = 0; i < present.size() && i < absent.size(); ++i) {
+    queries.push_back(present[i]);
+    queries.push_back(absent[i]);
+  }
+  return queries;
+}
+
+// Runs `queries` (present keys at even indexes) through batch(keys, n, may_match, prefetch) in
+// batches of 1 to 70 keys, which cross the 32-key passes: each answer is reader.MayContain's,
+// whether the batch prefetched or the caller did (reader.Prefetch on each key first), and every
+// present key matches. Stops at the first wrong answer.
+template <typename Reader, typename Batch>
+void ExpectBatchesAnswerAsSingleQueries(const Reader& reader, const std::vector<uint64_t>& queries,
+                                        Batch&& batch, const std::string& what) {
+  bool in_batch[70];
+  bool by_caller[70];
+  size_t start = 0;
+  for (size_t n = 1; start + n <= queries.size(); start += n, n = n % 70 + 1) {
+    const uint64_t* keys = queries.data() + start;
+    batch(keys, n, in_batch, BatchPrefetch::kInBatch);
+    for (size_t i = 0; i < n; ++i) reader.Prefetch(keys[i]);
+    batch(keys, n, by_caller, BatchPrefetch::kByCaller);
+    for (size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(in_batch[i], reader.MayContain(keys[i])) << what << ", key " << i;
+      ASSERT_EQ(by_caller[i], in_batch[i]) << what << ", key " << i;
+      if ((start + i) % 2 == 0) {
+        ASSERT_TRUE(in_batch[i]) << what << ", key " << i;
+      }
+    }
+  }
+}
+
 // A batch answers as single queries do, whoever prefetched (BatchPrefetch, core/batch.h): the
 // batch's own pass, or the caller's Reader::Prefetch as it hashed each key (the plugin's way).
 // Batches of 1 to 70 keys cross the 32-key passes; present keys must all match. Every kind, the
@@ -99,27 +135,12 @@ TEST_P(KindsBatch, AnswerAsSingleQueriesWhoeverPrefetches) {
     const Result<std::string> bytes = BuildFilter(spec, present.data(), present.size());
     ASSERT_TRUE(bytes.ok()) << spec.ToString() << ": " << bytes.error();
     const FilterReader reader = ReaderOf(bytes.value());
-    std::vector<uint64_t> queries;
-    for (size_t i = 0; i < present.size(); ++i) {
-      queries.push_back(present[i]);
-      queries.push_back(absent[i]);
-    }
-    bool in_batch[70];
-    bool by_caller[70];
-    size_t start = 0;
-    for (size_t n = 1; start + n <= queries.size(); start += n, n = n % 70 + 1) {
-      const uint64_t* batch = queries.data() + start;
-      reader.MayContainBatch(batch, n, in_batch, BatchPrefetch::kInBatch);
-      for (size_t i = 0; i < n; ++i) reader.Prefetch(batch[i]);
-      reader.MayContainBatch(batch, n, by_caller, BatchPrefetch::kByCaller);
-      for (size_t i = 0; i < n; ++i) {
-        ASSERT_EQ(in_batch[i], reader.MayContain(batch[i])) << spec.ToString() << ", key " << i;
-        ASSERT_EQ(by_caller[i], in_batch[i]) << spec.ToString() << ", key " << i;
-        if ((start + i) % 2 == 0) {
-          ASSERT_TRUE(in_batch[i]) << spec.ToString() << ", key " << i;
-        }
-      }
-    }
+    ASSERT_NO_FATAL_FAILURE(ExpectBatchesAnswerAsSingleQueries(
+        reader, Alternating(present, absent),
+        [&](const uint64_t* keys, size_t n, bool* out, BatchPrefetch prefetch) {
+          reader.MayContainBatch(keys, n, out, prefetch);
+        },
+        spec.ToString()));
   }
 }
 
@@ -128,12 +149,7 @@ TEST_P(KindsBatch, AnswerAsSingleQueriesWhoeverPrefetches) {
 // Called here directly, it answers as the single queries, whoever prefetched.
 TEST_P(KindsBatch, BaselineCopyAnswersAsSingleQueries) {
   const std::vector<uint64_t> present = KeyHashes(73, GetParam());
-  const std::vector<uint64_t> absent = KeyHashes(74, GetParam());
-  std::vector<uint64_t> queries;
-  for (size_t i = 0; i < present.size(); ++i) {
-    queries.push_back(present[i]);
-    queries.push_back(absent[i]);
-  }
+  const std::vector<uint64_t> queries = Alternating(present, KeyHashes(74, GetParam()));
   int kinds_checked = 0;
   for (const FilterSpec& spec : OneSpecOfEachKind()) {
     const Result<std::string> bytes = BuildFilter(spec, present.data(), present.size());
@@ -142,22 +158,12 @@ TEST_P(KindsBatch, BaselineCopyAnswersAsSingleQueries) {
     Visit(filter.reader(), [&](const auto& reader) {
       if constexpr (kHasPopcntCopy<std::decay_t<decltype(reader)>>) {
         ++kinds_checked;
-        bool in_batch[70];
-        bool by_caller[70];
-        size_t start = 0;
-        for (size_t n = 1; start + n <= queries.size(); start += n, n = n % 70 + 1) {
-          const uint64_t* batch = queries.data() + start;
-          PopcntDispatch::WithoutPopcnt(reader, batch, n, in_batch, BatchPrefetch::kInBatch);
-          for (size_t i = 0; i < n; ++i) reader.Prefetch(batch[i]);
-          PopcntDispatch::WithoutPopcnt(reader, batch, n, by_caller, BatchPrefetch::kByCaller);
-          for (size_t i = 0; i < n; ++i) {
-            ASSERT_EQ(in_batch[i], reader.MayContain(batch[i])) << spec.ToString() << ", " << i;
-            ASSERT_EQ(by_caller[i], in_batch[i]) << spec.ToString() << ", key " << i;
-            if ((start + i) % 2 == 0) {
-              ASSERT_TRUE(in_batch[i]) << spec.ToString() << ", key " << i;
-            }
-          }
-        }
+        ExpectBatchesAnswerAsSingleQueries(
+            reader, queries,
+            [&](const uint64_t* keys, size_t n, bool* out, BatchPrefetch prefetch) {
+              PopcntDispatch::WithoutPopcnt(reader, keys, n, out, prefetch);
+            },
+            spec.ToString());
       }
     });
   }

@@ -11,9 +11,12 @@
 #   sets until N single and batched checks of added keys ran; false negatives are counted
 #   (Soak.EveryAddedKeyMatchesAtEverySizeAndWidth).
 # --crash-rounds (default 100): SIGKILLs of a writer during synced writes, every acknowledged key
-#   looked up after each (Crash.EveryAcknowledgedKeySurvivesSigkill).
-# --concurrency-seconds (default 600): readers and MultiGets while flushes and compactions replace
-#   the files under them (PluginConcurrency.ReadsDuringFlushesAndCompactionsFindEveryKey).
+#   looked up after each (Crash.EveryAcknowledgedKeySurvivesSigkill), with and without a
+#   memory_budget: N rounds each.
+# --concurrency-seconds (default 600): readers and MultiGets while flushes, compactions and the
+#   budget's rewrites replace the files under them
+#   (PluginConcurrency.ReadsDuringFlushesAndCompactionsFindEveryKey): S seconds each, with and
+#   without a memory_budget.
 # --fuzz-runs (default 3e7): inputs per libFuzzer target (scripts/fuzz.sh --runs), --fuzz-jobs
 #   targets at a time (default 1), --fuzz-split processes per target, N/K inputs each (default 1;
 #   2 uses both cores for one slow target).
@@ -69,9 +72,9 @@ soak_test() {
 is_zero "$membership" || soak_test membership core_tests \
   'Soak.EveryAddedKeyMatchesAtEverySizeAndWidth' SSTFILTER_SOAK_MEMBERSHIP_CHECKS "$membership"
 is_zero "$crash_rounds" || soak_test crash plugin_tests \
-  'Crash.EveryAcknowledgedKeySurvivesSigkill' SSTFILTER_SOAK_CRASH_ROUNDS "$crash_rounds"
+  '*/Crash.EveryAcknowledgedKeySurvivesSigkill/*' SSTFILTER_SOAK_CRASH_ROUNDS "$crash_rounds"
 is_zero "$concurrency_seconds" || soak_test concurrency plugin_tests \
-  'PluginConcurrency.ReadsDuringFlushesAndCompactionsFindEveryKey' \
+  '*/PluginConcurrency.ReadsDuringFlushesAndCompactionsFindEveryKey/*' \
   SSTFILTER_SOAK_CONCURRENCY_SECONDS "$concurrency_seconds"
 if ! is_zero "$fuzz_runs"; then
   echo "soak.sh: fuzzers (--runs $fuzz_runs --jobs $fuzz_jobs --split $fuzz_split) ..." >&2

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "plugin/budget_rewrites.h"
 
+#include <rocksdb/listener.h>
 #include <rocksdb/metadata.h>
 #include <rocksdb/options.h>
 #include <rocksdb/table_properties.h>
@@ -19,6 +20,14 @@
 #include "plugin/tree_model.h"
 
 namespace sstfilter {
+
+namespace {
+// A file's name without its directory: LiveFileMetaData's "/000012.sst", table properties' and
+// CompactionJobInfo's full paths.
+std::string FileName(const std::string& path) {
+  return std::filesystem::path(path).filename().string();
+}
+}  // namespace
 
 RewritePlan PlanRewrites(const std::vector<FileSpend>& files, const std::vector<double>& level_bits,
                          uint64_t max_bytes) {
@@ -42,7 +51,9 @@ RewritePlan PlanRewrites(const std::vector<FileSpend>& files, const std::vector<
     const double least = spent > kBudgetLimit * share ? kRewriteAbove : kRewriteRatio;
     std::vector<size_t> candidates;
     for (size_t i = 0; i < files.size(); ++i) {
-      if (covered[i] && files[i].filter_entries > 0 && ratio[i] >= least) candidates.push_back(i);
+      if (covered[i] && files[i].rewritable && files[i].filter_entries > 0 && ratio[i] >= least) {
+        candidates.push_back(i);
+      }
     }
     std::sort(candidates.begin(), candidates.end(),
               [&](size_t a, size_t b) { return excess[a] > excess[b]; });
@@ -75,7 +86,7 @@ std::vector<FileSpend> FilesOf(ROCKSDB_NAMESPACE::DB* db) {
   if (!db->GetPropertiesOfAllTables(db->DefaultColumnFamily(), &props).ok()) return {};
   std::map<std::string, const ROCKSDB_NAMESPACE::TableProperties*> by_name;
   for (const auto& [path, p] : props) {
-    if (p != nullptr) by_name[std::filesystem::path(path).filename().string()] = p.get();
+    if (p != nullptr) by_name[FileName(path)] = p.get();
   }
   std::vector<FileSpend> files;
   for (const auto& f : live) {
@@ -83,7 +94,7 @@ std::vector<FileSpend> FilesOf(ROCKSDB_NAMESPACE::DB* db) {
         f.being_compacted) {
       continue;
     }
-    const auto it = by_name.find(std::filesystem::path(f.name).filename().string());
+    const auto it = by_name.find(FileName(f.name));
     if (it == by_name.end()) continue;
     files.push_back(
         {f.name, f.level, it->second->filter_size, it->second->num_filter_entries, f.size});
@@ -111,6 +122,55 @@ bool MaySpendBeyond(const TreeAccounts& accounts, const std::vector<double>& lev
   return spent > kRewriteAbove * share;
 }
 
+// The filter bits per key of a rewrite's output files, from its CompactionJobInfo (NaN: no keys).
+double OutputBitsPerKey(const ROCKSDB_NAMESPACE::CompactionJobInfo& info) {
+  double bytes = 0, entries = 0;
+  for (const std::string& path : info.output_files) {
+    const auto it = info.table_properties.find(path);
+    if (it == info.table_properties.end() || it->second == nullptr) continue;
+    bytes += static_cast<double>(it->second->filter_size);
+    entries += static_cast<double>(it->second->num_filter_entries);
+  }
+  return entries > 0 ? 8 * bytes / entries : std::numeric_limits<double>::quiet_NaN();
+}
+
+// Rewrites file `f` of `tree` in place, for a level share of `level_share` bits per key (the
+// tree's: tree_bits), and logs it; remembers its outputs if they came out no smaller.
+ROCKSDB_NAMESPACE::Status RewriteOne(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree,
+                                     const FileSpend& f, double level_share, double tree_bits) {
+  ROCKSDB_NAMESPACE::CompactionOptions options;
+  // The column family's compression for the level, not CompactionOptions' own default; and
+  // one subcompaction, on this thread, which RewritingForBudget marks.
+  options.compression = ROCKSDB_NAMESPACE::kDisableCompressionOption;
+  options.max_subcompactions = 1;
+  ROCKSDB_NAMESPACE::Status s;
+  ROCKSDB_NAMESPACE::CompactionJobInfo info;
+  {
+    const RewritingForBudgetScope scope;
+    s = db->CompactFiles(options, db->DefaultColumnFamily(), {f.name}, f.level,
+                         /*output_path_id=*/-1, /*output_file_names=*/nullptr, &info);
+  }
+  const double bits =
+      8.0 * static_cast<double>(f.filter_bytes) / static_cast<double>(f.filter_entries);
+  std::string outcome = s.ToString();
+  if (s.ok()) {
+    const double written = OutputBitsPerKey(info);
+    outcome += ", written as";
+    for (const std::string& path : info.output_files) outcome += " /" + FileName(path);
+    outcome += Printf(" at %.2f bits/key", written);
+    if (written * kRewriteAbove > bits) {  // NaN (no keys) is false
+      UnshrunkFiles::Global().Add(tree, info.output_files, level_share);
+      outcome += ": no smaller, not rewritten again while the level's share stays above " +
+                 Printf("%.2f", level_share / kRewriteAbove);
+    }
+  }
+  LogAt(db->GetDBOptions().info_log.get(), ROCKSDB_NAMESPACE::InfoLogLevel::INFO_LEVEL,
+        Printf("memory_budget: rewriting %s (level %d, filter %.2f bits/key, the level's share "
+               "%.2f at %.4g bits/key for the tree): %s",
+               f.name.c_str(), f.level, bits, level_share, tree_bits, outcome.c_str()));
+  return s;
+}
+
 // A turn of a process-wide flag: taken if no one held it; given back when the turn ends.
 class Turn {
  public:
@@ -129,6 +189,37 @@ class Turn {
 
 }  // namespace
 
+UnshrunkFiles& UnshrunkFiles::Global() {
+  static UnshrunkFiles* const files = new UnshrunkFiles;  // never destroyed: used at exit
+  return *files;
+}
+
+void UnshrunkFiles::Mark(const TreeId& tree, const std::vector<double>& level_bits,
+                         std::vector<FileSpend>* files) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto it = trees_.find(tree);
+  if (it == trees_.end()) return;
+  std::map<std::string, double> kept;
+  for (FileSpend& f : *files) {
+    const auto was = it->second.find(FileName(f.name));
+    if (was == it->second.end() || f.level < 0 ||
+        static_cast<size_t>(f.level) >= level_bits.size() ||
+        kRewriteAbove * level_bits[f.level] < was->second) {
+      continue;
+    }
+    f.rewritable = false;
+    kept.insert(*was);
+  }
+  it->second.swap(kept);
+}
+
+void UnshrunkFiles::Add(const TreeId& tree, const std::vector<std::string>& paths,
+                        double level_share) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::map<std::string, double>& names = TreeEntry(trees_, tree, TreeHistory::kMaxTrees);
+  for (const std::string& path : paths) names[FileName(path)] = level_share;
+}
+
 size_t RewriteFilesOverBudget(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree) {
   static std::atomic<bool> busy{false};  // one rewrite at a time in the process
   BudgetTargets::Target target;
@@ -137,45 +228,28 @@ size_t RewriteFilesOverBudget(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree) {
       !BudgetTargets::Global().Get(tree, &target) || !Ledger::Global().Get(tree, &accounts)) {
     return 0;
   }
-  const Result<std::vector<double>> level_bits = SteadyBitsPerKey(accounts, target.bits_per_key);
-  if (!level_bits.ok()) return 0;
+  const Result<std::vector<double>> shares = SteadyBitsPerKey(accounts, target.bits_per_key);
+  if (!shares.ok()) return 0;
+  const std::vector<double>& level_bits = shares.value();
   // The steering answers its own excess (NaN) unless every rewrite planned here is done.
   const double unknown = std::numeric_limits<double>::quiet_NaN();
   BudgetTargets::Global().SetResidualExcess(tree, unknown);
-  if (!MaySpendBeyond(accounts, level_bits.value()) || WritesWait(db)) return 0;
+  if (!MaySpendBeyond(accounts, level_bits) || WritesWait(db)) return 0;
   const Turn turn(busy);
   if (!turn.taken()) return 0;
   size_t rewritten = 0;
-  {
-    const std::shared_ptr<ROCKSDB_NAMESPACE::Logger> log = db->GetDBOptions().info_log;
-    const std::vector<FileSpend> files = FilesOf(db);
-    const RewritePlan plan = PlanRewrites(files, level_bits.value(), kMaxRewriteBytesPerEvent);
-    ROCKSDB_NAMESPACE::CompactionOptions options;
-    // The column family's compression for the level, not CompactionOptions' own default; and
-    // one subcompaction, on this thread, which RewritingForBudget marks.
-    options.compression = ROCKSDB_NAMESPACE::kDisableCompressionOption;
-    options.max_subcompactions = 1;
-    for (const size_t i : plan.files) {
-      if (WritesWait(db)) break;
-      const FileSpend& f = files[i];
-      ROCKSDB_NAMESPACE::Status s;
-      {
-        const RewritingForBudgetScope scope;
-        s = db->CompactFiles(options, db->DefaultColumnFamily(), {f.name}, f.level);
-      }
-      const std::string line = Printf(
-          "memory_budget: rewriting %s (level %d, filter %.2f bits/key, the level's share "
-          "%.2f at %.4g bits/key for the tree): %s",
-          f.name.c_str(), f.level,
-          8.0 * static_cast<double>(f.filter_bytes) / static_cast<double>(f.filter_entries),
-          level_bits.value()[f.level], target.bits_per_key, s.ToString().c_str());
-      LogAt(log.get(), ROCKSDB_NAMESPACE::InfoLogLevel::INFO_LEVEL, line);
-      if (!s.ok()) break;
-      ++rewritten;
+  std::vector<FileSpend> files = FilesOf(db);
+  UnshrunkFiles::Global().Mark(tree, level_bits, &files);
+  const RewritePlan plan = PlanRewrites(files, level_bits, kMaxRewriteBytesPerEvent);
+  for (const size_t i : plan.files) {
+    if (WritesWait(db) ||
+        !RewriteOne(db, tree, files[i], level_bits[files[i].level], target.bits_per_key).ok()) {
+      break;
     }
-    if (rewritten == plan.files.size()) {
-      BudgetTargets::Global().SetResidualExcess(tree, plan.residual_excess);
-    }
+    ++rewritten;
+  }
+  if (rewritten == plan.files.size()) {
+    BudgetTargets::Global().SetResidualExcess(tree, plan.residual_excess);
   }
   return rewritten;
 }

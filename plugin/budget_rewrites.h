@@ -10,10 +10,14 @@
 // level 0 spend beyond kRewriteAbove times their levels' shares completes, rewrites in place
 // (DB::CompactFiles to the same level, one subcompaction) the files whose filters spend the most
 // beyond their level's share (PlanRewrites), at most kMaxRewriteBytesPerEvent of them (at least
-// one file): each then gets
-// its level's share, unsteered (RewritingForBudget). The steering answers the excess of the files
-// not rewritten (BudgetTargets::Target::residual_excess), so that files being written do not also
-// pay for what the rewrites take back.
+// one file): each then gets its level's share, unsteered (RewritingForBudget), or more where the
+// policy's num_levels model or the readers' counted probes (heat) give it more; the LOG line of
+// each rewrite says what it wrote. So a file may come out no smaller: where a level's share falls
+// between two filters, a fraction of its files get the richer one, drawn by their keys (the same
+// again), and spend beyond the share the plan counts. Such a file is not chosen again until its
+// level's share falls below 1/kRewriteAbove of what it was then (UnshrunkFiles). The steering
+// answers the excess of the files not rewritten (BudgetTargets::Target::residual_excess), so that
+// files being written do not also pay for what the rewrites take back.
 //
 // The cost is writes: a rewrite reads and writes its file. Files are rewritten only while their
 // tree spends beyond its shares, and only those spending at least kRewriteRatio times their
@@ -31,6 +35,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -54,6 +60,8 @@ struct FileSpend {
   int level = 1;
   uint64_t filter_bytes = 0, filter_entries = 0;
   uint64_t file_bytes = 0;
+  // False for a file whose rewrite would come out as it is (RewriteFilesOverBudget): never chosen.
+  bool rewritable = true;
 };
 
 struct RewritePlan {
@@ -63,13 +71,32 @@ struct RewritePlan {
 
 // Which of `files` to rewrite, given each level's share of the budget in bits per key
 // (level_bits, by level: SteadyBitsPerKey): none unless the files spend beyond kRewriteAbove times
-// their levels' shares; then those spending at least kRewriteRatio times their level's share
-// (kRewriteAbove times, where the files spend beyond kBudgetLimit times the shares), the greatest
-// excess first, until the files, the chosen counted at their shares, spend within kRewriteAbove
-// times the shares, or the chosen hold max_bytes (the first is chosen whatever its size). And the
-// excess the files not chosen keep.
+// their levels' shares; then those rewritable spending at least kRewriteRatio times their level's
+// share (kRewriteAbove times, where the files spend beyond kBudgetLimit times the shares), the
+// greatest excess first, until the files, the chosen counted at their shares, spend within
+// kRewriteAbove times the shares, or the chosen hold max_bytes (the first is chosen whatever its
+// size). And the excess the files not chosen keep.
 RewritePlan PlanRewrites(const std::vector<FileSpend>& files, const std::vector<double>& level_bits,
                          uint64_t max_bytes);
+
+// The files, by tree, whose rewrite came out no smaller (by less than kRewriteAbove), with their
+// level's share then (above). Names no longer live are forgotten as the files are marked.
+class UnshrunkFiles {
+ public:
+  static UnshrunkFiles& Global();
+  // Marks those of the tree's live `files` not rewritable whose level's share (level_bits, by
+  // level) has not fallen below 1/kRewriteAbove of what it was at their rewrite; forgets the
+  // others.
+  void Mark(const TreeId& tree, const std::vector<double>& level_bits,
+            std::vector<FileSpend>* files);
+  // The output files of a rewrite that came out no smaller (paths or names), at `level_share`.
+  // May throw std::bad_alloc.
+  void Add(const TreeId& tree, const std::vector<std::string>& paths, double level_share);
+
+ private:
+  std::mutex mu_;
+  std::map<TreeId, std::map<std::string, double>> trees_;  // by file name
+};
 
 // The rewrites of the default column family of `db` (whose tree is `tree`), if the tree has a
 // budget target and spends beyond it; returns how many files were rewritten. RocksDB's errors (a

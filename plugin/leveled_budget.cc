@@ -171,7 +171,8 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
   }
 
   // The live files of the column family, by level, published for the policies (under the
-  // database's tree, or the logger publish_as's); files no longer live are forgotten. Opens no
+  // database's tree, or the logger publish_as's); files no longer live are forgotten, and the
+  // database's other column families without a live file are published empty. Opens no
   // file: the filters of files the listener did not see written (a database reopened) come from
   // the table properties RocksDB holds (DB::GetPropertiesOfAllTables, read outside the accountant's
   // lock).
@@ -198,6 +199,10 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
     } else {
       Ledger::Global().Publish(DatabaseTree(db_name, session, cf_name), db_logger,
                                std::move(accounts));
+      for (const std::string& gone :
+           accountant_.ForgetTreesWithoutFiles(db_name, session, cf_name, live)) {
+        Ledger::Global().Publish(DatabaseTree(db_name, session, gone), db_logger, TreeAccounts{});
+      }
     }
   }
 

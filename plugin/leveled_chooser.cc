@@ -50,6 +50,11 @@ Result<LevelFilter> LeveledChooser::ForKeys(uint64_t num_keys, const KeyRange& f
   const uint64_t priced_keys = std::max(num_keys, fullest_partition_keys_);
   Result<LevelFilter> chosen = LevelsFilter(priced_keys, file_keys, finishing);
   if (chosen.ok() && priced_keys != num_keys) chosen = AtKeys(chosen.value(), num_keys);
+  if (budget_rewrite_ && chosen.ok() && chosen.value().upper_fraction > 0) {
+    LevelFilter leaner = chosen.value();
+    leaner.upper_fraction = 0;
+    chosen = leaner;
+  }
   if (finishing) fullest_partition_keys_ = std::max(fullest_partition_keys_, num_keys);
   if (std::isinf(bytes_left_) || !chosen.ok() || num_keys == 0) return chosen;
   const double keys = static_cast<double>(num_keys);
@@ -95,7 +100,8 @@ Result<LevelFilter> LeveledChooser::LevelsFilter(uint64_t num_keys, const KeyRan
     return ForFile(cached->second, num_keys, file_keys, finishing);
   }
   std::vector<double> shares, probes;
-  tree_shape_.WithFile(level_, static_cast<double>(num_keys), &shares, &probes);
+  tree_shape_.WithFile(level_, budget_rewrite_ ? 0 : static_cast<double>(num_keys), &shares,
+                       &probes);
   Result<std::vector<LevelFilter>> a =
       AllocateShares(shares, bits_per_key_, FilterCostModel::kSstfilter, num_keys, probes);
   if (a.ok() && num_keys > 0) {

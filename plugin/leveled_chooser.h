@@ -155,6 +155,14 @@ class LeveledChooser : public FilterChooser {
   static constexpr double kUnmixedSlack = 1.02;
   void OneFilterPerFile() { one_filter_ = true; }
 
+  // A file rewritten in place for a memory_budget (plugin/budget_rewrites.h). Its keys are counted
+  // already: the file it rewrites is live in the accounts (RocksDB 7.8 to 9.11 report no begin of
+  // a DB::CompactFiles), or pending on its level, so they join no level a second time. And it
+  // takes the leaner filter of its level's mix: the listener rewrites the files that spend beyond
+  // their level's share, and a file that drew the richer filter would draw it again from the same
+  // keys, written again for nothing.
+  void ForABudgetRewrite() { budget_rewrite_ = true; }
+
   // A flush under a memory_budget: its filters together spend at most `bytes_left` (what the
   // budget has left beyond the live files' filters), each at least `floor_bits_per_key`. A flush
   // adds keys, so the bits per key the budget buys fall, and the files written before it give back
@@ -246,6 +254,7 @@ class LeveledChooser : public FilterChooser {
   std::shared_ptr<const std::vector<FileRange>> heat_;  // null: no file exposed, or no weight
   double heat_weight_ = 0;
   bool one_filter_ = false;
+  bool budget_rewrite_ = false;
   ShardLoad cache_;  // no shards: filters not held whole by an evicting cache, or no accounts
   // SpendAtMost's: infinite, no limit.
   double bytes_left_ = std::numeric_limits<double>::infinity(), floor_bits_per_key_ = 0;

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <memory>
@@ -91,25 +92,32 @@ ROCKSDB_NAMESPACE::Status LeveledPolicy::ValidateOptions(
   const bool listening =
       std::any_of(db_options.listeners.begin(), db_options.listeners.end(),
                   [](const std::shared_ptr<ROCKSDB_NAMESPACE::EventListener>& l) {
-                    return l != nullptr && std::string(l->Name()) == kLeveledBudgetName;
+                    return l != nullptr && std::strcmp(l->Name(), kLeveledBudgetName) == 0;
                   });
   if (!shape_.memory_budget.Given()) {
     if (!listening) warned_->opened_without_listener.store(true, std::memory_order_relaxed);
     return checked;
   }
-  if (!listening) {
-    return ROCKSDB_NAMESPACE::Status::InvalidArgument(std::string(Name()) + ": " +
-                                                      NeedsTheListener(shape_.memory_budget) +
-                                                      "; the database's listeners have none");
-  }
-  const auto* table =
-      cf_options.table_factory == nullptr
-          ? nullptr
-          : cf_options.table_factory->GetOptions<ROCKSDB_NAMESPACE::BlockBasedTableOptions>();
-  if (table != nullptr) {
-    const Result<uint64_t> bytes = shape_.memory_budget.BytesFor(*table);
-    if (!bytes.ok())
-      return ROCKSDB_NAMESPACE::Status::InvalidArgument(std::string(Name()) + ": " + bytes.error());
+  try {  // the messages allocate: nothing may throw into DB::Open
+    if (!listening) {
+      return ROCKSDB_NAMESPACE::Status::InvalidArgument(std::string(Name()) + ": " +
+                                                        NeedsTheListener(shape_.memory_budget) +
+                                                        "; the database's listeners have none");
+    }
+    const auto* table =
+        cf_options.table_factory == nullptr
+            ? nullptr
+            : cf_options.table_factory->GetOptions<ROCKSDB_NAMESPACE::BlockBasedTableOptions>();
+    if (table != nullptr) {
+      const Result<uint64_t> bytes = shape_.memory_budget.BytesFor(*table);
+      if (!bytes.ok()) {
+        return ROCKSDB_NAMESPACE::Status::InvalidArgument(std::string(Name()) + ": " +
+                                                          bytes.error());
+      }
+    }
+  } catch (const std::exception&) {
+    return ROCKSDB_NAMESPACE::Status::MemoryLimit(
+        "sstfilter: out of memory checking the filter policy's options");
   }
   return checked;
 }
@@ -167,7 +175,7 @@ double LeveledPolicy::TreeBitsPerKey(const ROCKSDB_NAMESPACE::FilterBuildingCont
   if (!bytes.ok()) return warn_once(warned_->no_cache, bytes.error());
   const std::vector<TreeId> all = history_->TreesWith(tree);
   const BudgetedTrees trees = SumAccounts(all, history_.get());
-  if (trees.trees == 0) {
+  if (trees.trees.empty()) {
     // A table written as the database opens (its WAL replayed) comes before the listener has
     // named the database: its tree has no accounts, listener or not.
     if (context.reason == ROCKSDB_NAMESPACE::TableFileCreationReason::kRecovery) return ceiling;
@@ -175,11 +183,13 @@ double LeveledPolicy::TreeBitsPerKey(const ROCKSDB_NAMESPACE::FilterBuildingCont
   }
   const double bits = BitsPerKeyWithin(bytes.value(), trees.keys, ceiling);
   *bytes_left = static_cast<double>(bytes.value()) - static_cast<double>(trees.filter_bytes);
-  for (const TreeId& t : all) BudgetTargets::Global().SetBitsPerKey(t, bits);  // for rewrites
+  // For the rewrites, of the trees with accounts only: a tree of a closed session (its database
+  // reopened, perhaps under another policy) would take the place of the open one's target.
+  for (const TreeId& t : trees.trees) BudgetTargets::Global().SetBitsPerKey(t, bits);
   const std::string line = Printf(
       "%s: memory_budget %llu bytes over %zu trees of %.0f keys: %.4g bits/key (at most "
       "%.4g); their filters now %llu bytes (%.3fx the budget)",
-      Name(), static_cast<unsigned long long>(bytes.value()), trees.trees, trees.keys, bits,
+      Name(), static_cast<unsigned long long>(bytes.value()), trees.trees.size(), trees.keys, bits,
       ceiling, static_cast<unsigned long long>(trees.filter_bytes),
       static_cast<double>(trees.filter_bytes) / static_cast<double>(bytes.value()));
   LogAt(context.info_log, ROCKSDB_NAMESPACE::InfoLogLevel::INFO_LEVEL, line);
@@ -334,6 +344,7 @@ Result<bool> LeveledPolicy::SteerByAccounts(const ROCKSDB_NAMESPACE::FilterBuild
   LogAt(context.info_log, ROCKSDB_NAMESPACE::InfoLogLevel::INFO_LEVEL,
         Describe(Name(), accounts, level, excess.value(), budget));
   chooser->UseAccounts(std::move(shape), level, budget);
+  if (RewritingForBudget()) chooser->ForABudgetRewrite();
   if (load.shards.shards > 0) chooser->UseCache(load, context.info_log);
   if (accounts.heat != nullptr && accounts.counted_weight > 0) {
     chooser->UseHeat(accounts.heat, accounts.counted_weight);

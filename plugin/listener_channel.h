@@ -8,10 +8,13 @@
 //   what              writer -> reader                    key      forgotten                lock
 //   TableInCreation   listener -> policy, per table      thread   at OnTableFileCreated    none
 //   Ledger            listener -> policy, per account    tree     a tree whose logger      Ledger's
-//                                                                 died reads as none; past
-//                                                                 kMaxTrees, all (starts over)
-//   BudgetTargets     policy -> listener (bits_per_key)  tree     past kMaxTrees           its own
-//                     listener -> policy (residual)
+//                                                                 died reads as none; the
+//                                                                 others below
+//   BudgetTargets     policy -> listener (bits_per_key)  tree     another session of its   its own
+//                     listener -> policy (residual)               database and column
+//                                                                 family is written (it is
+//                                                                 closed: TreeEntry); past
+//                                                                 kMaxTrees, all
 //   RewritingForBudget listener -> policy, per rewrite   thread   at the rewrite's end     none
 //
 // The readers' probe counts reach the listener apart from this, through the filter blocks

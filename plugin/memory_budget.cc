@@ -109,7 +109,7 @@ BudgetedTrees SumAccounts(const std::vector<TreeId>& trees, const TreeHistory* h
   TreeAccounts accounts;
   for (const TreeId& tree : trees) {
     if (!Ledger::Global().Get(tree, &accounts)) continue;
-    ++sum.trees;
+    sum.trees.push_back(tree);
     for (size_t i = 0; i < accounts.levels.size(); ++i) {
       const LevelAccount& a = accounts.levels[i];
       uint64_t keys = a.keys + a.pending_keys;

@@ -50,7 +50,7 @@ struct MemoryBudget {
 
 // What the trees under one budget hold now, from the listener's accounts.
 struct BudgetedTrees {
-  size_t trees = 0;           // with accounts
+  std::vector<TreeId> trees;  // those with accounts
   double keys = 0;            // level 0 counted as SumAccounts says
   uint64_t filter_bytes = 0;  // of the live files measured
 };

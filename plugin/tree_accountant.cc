@@ -82,6 +82,25 @@ TreeAccounts TreeAccountant::Account(const std::string& db_name, const std::stri
   return accounts;
 }
 
+std::vector<std::string> TreeAccountant::ForgetTreesWithoutFiles(
+    const std::string& db_name, const std::string& session, const std::string& accounted,
+    const std::vector<ROCKSDB_NAMESPACE::LiveFileMetaData>& live) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Session& s = SessionLocked(db_name, session, nullptr);
+  std::set<std::string> with_files;
+  for (const auto& f : live) with_files.insert(f.column_family_name);
+  std::vector<std::string> forgotten;
+  for (auto it = s.trees.begin(); it != s.trees.end();) {
+    if (it->first == accounted || with_files.count(it->first) != 0) {
+      ++it;
+      continue;
+    }
+    forgotten.push_back(it->first);
+    it = s.trees.erase(it);
+  }
+  return forgotten;
+}
+
 std::set<std::string> TreeAccountant::UnknownFiles(
     const std::string& db_name, const std::string& session, const std::string& cf_name,
     const std::vector<ROCKSDB_NAMESPACE::LiveFileMetaData>& live) {

@@ -29,21 +29,23 @@ std::string FileName(const std::string& path) {
 }
 }  // namespace
 
-RewritePlan PlanRewrites(const std::vector<FileSpend>& files, const std::vector<double>& level_bits,
+RewritePlan PlanRewrites(const std::vector<FileSpend>& files, const std::vector<LevelShare>& levels,
                          uint64_t max_bytes) {
   double spent = 0, share = 0, keys = 0;
-  std::vector<double> excess(files.size(), 0), ratio(files.size(), 0);
+  std::vector<double> excess(files.size(), 0), saved(files.size(), 0), ratio(files.size(), 0);
   std::vector<bool> covered(files.size(), false);
   for (size_t i = 0; i < files.size(); ++i) {
     const FileSpend& f = files[i];
-    if (f.level < 1 || static_cast<size_t>(f.level) >= level_bits.size()) continue;
+    if (f.level < 1 || static_cast<size_t>(f.level) >= levels.size()) continue;
     const double bits = 8 * static_cast<double>(f.filter_bytes);
-    const double level_share = level_bits[f.level] * static_cast<double>(f.filter_entries);
+    const double entries = static_cast<double>(f.filter_entries);
+    const double level_share = levels[f.level].bits * entries;
     covered[i] = true;
     spent += bits;
     share += level_share;
-    keys += static_cast<double>(f.filter_entries);
+    keys += entries;
     excess[i] = bits - level_share;
+    saved[i] = bits - levels[f.level].rewritten * entries;
     ratio[i] = level_share > 0 ? bits / level_share : 0;
   }
   RewritePlan plan;
@@ -51,7 +53,8 @@ RewritePlan PlanRewrites(const std::vector<FileSpend>& files, const std::vector<
     const double least = spent > kBudgetLimit * share ? kRewriteAbove : kRewriteRatio;
     std::vector<size_t> candidates;
     for (size_t i = 0; i < files.size(); ++i) {
-      if (covered[i] && files[i].rewritable && files[i].filter_entries > 0 && ratio[i] >= least) {
+      if (covered[i] && files[i].rewritable && files[i].filter_entries > 0 && ratio[i] >= least &&
+          saved[i] > 0) {
         candidates.push_back(i);
       }
     }
@@ -65,7 +68,7 @@ RewritePlan PlanRewrites(const std::vector<FileSpend>& files, const std::vector<
         break;
       }
       plan.files.push_back(i);
-      taken += excess[i];
+      taken += saved[i];
       bytes += files[i].file_bytes;
     }
     spent -= taken;
@@ -112,17 +115,18 @@ bool WritesWait(ROCKSDB_NAMESPACE::DB* db) {
 
 // Whether the tree's levels below 0 may spend beyond kRewriteAbove times their shares, from the
 // listener's accounts (then the files are read).
-bool MaySpendBeyond(const TreeAccounts& accounts, const std::vector<double>& level_bits) {
+bool MaySpendBeyond(const TreeAccounts& accounts, const std::vector<LevelShare>& levels) {
   double spent = 0, share = 0;
-  for (size_t i = 1; i < accounts.levels.size() && i < level_bits.size(); ++i) {
+  for (size_t i = 1; i < accounts.levels.size() && i < levels.size(); ++i) {
     const LevelAccount& a = accounts.levels[i];
     spent += 8 * static_cast<double>(a.filter_bytes);
-    share += level_bits[i] * static_cast<double>(a.keys - a.unmeasured_keys);
+    share += levels[i].bits * static_cast<double>(a.keys - a.unmeasured_keys);
   }
   return spent > kRewriteAbove * share;
 }
 
-// The filter bits per key of a rewrite's output files, from its CompactionJobInfo (NaN: no keys).
+// The filter bits per key of a rewrite's output files, from its CompactionJobInfo (NaN: no
+// filter entries in them, no output or no filter).
 double OutputBitsPerKey(const ROCKSDB_NAMESPACE::CompactionJobInfo& info) {
   double bytes = 0, entries = 0;
   for (const std::string& path : info.output_files) {
@@ -194,7 +198,7 @@ UnshrunkFiles& UnshrunkFiles::Global() {
   return *files;
 }
 
-void UnshrunkFiles::Mark(const TreeId& tree, const std::vector<double>& level_bits,
+void UnshrunkFiles::Mark(const TreeId& tree, const std::vector<LevelShare>& levels,
                          std::vector<FileSpend>* files) {
   std::lock_guard<std::mutex> lock(mu_);
   const auto it = trees_.find(tree);
@@ -202,9 +206,8 @@ void UnshrunkFiles::Mark(const TreeId& tree, const std::vector<double>& level_bi
   std::map<std::string, double> kept;
   for (FileSpend& f : *files) {
     const auto was = it->second.find(FileName(f.name));
-    if (was == it->second.end() || f.level < 0 ||
-        static_cast<size_t>(f.level) >= level_bits.size() ||
-        kRewriteAbove * level_bits[f.level] < was->second) {
+    if (was == it->second.end() || f.level < 0 || static_cast<size_t>(f.level) >= levels.size() ||
+        kRewriteAbove * levels[f.level].bits < was->second) {
       continue;
     }
     f.rewritable = false;
@@ -228,22 +231,26 @@ size_t RewriteFilesOverBudget(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree) {
       !BudgetTargets::Global().Get(tree, &target) || !Ledger::Global().Get(tree, &accounts)) {
     return 0;
   }
-  const Result<std::vector<double>> shares = SteadyBitsPerKey(accounts, target.bits_per_key);
-  if (!shares.ok()) return 0;
-  const std::vector<double>& level_bits = shares.value();
+  const Result<std::vector<LevelFilter>> allocation =
+      SteadyAllocation(accounts, target.bits_per_key);
+  if (!allocation.ok()) return 0;
+  std::vector<LevelShare> levels;
+  for (const LevelFilter& level : allocation.value()) {
+    levels.push_back({level.ExpectedBitsPerKey(), level.base.bits_per_key});
+  }
   // The steering answers its own excess (NaN) unless every rewrite planned here is done.
   const double unknown = std::numeric_limits<double>::quiet_NaN();
   BudgetTargets::Global().SetResidualExcess(tree, unknown);
-  if (!MaySpendBeyond(accounts, level_bits) || WritesWait(db)) return 0;
+  if (!MaySpendBeyond(accounts, levels) || WritesWait(db)) return 0;
   const Turn turn(busy);
   if (!turn.taken()) return 0;
   size_t rewritten = 0;
   std::vector<FileSpend> files = FilesOf(db);
-  UnshrunkFiles::Global().Mark(tree, level_bits, &files);
-  const RewritePlan plan = PlanRewrites(files, level_bits, kMaxRewriteBytesPerEvent);
+  UnshrunkFiles::Global().Mark(tree, levels, &files);
+  const RewritePlan plan = PlanRewrites(files, levels, kMaxRewriteBytesPerEvent);
   for (const size_t i : plan.files) {
     if (WritesWait(db) ||
-        !RewriteOne(db, tree, files[i], level_bits[files[i].level], target.bits_per_key).ok()) {
+        !RewriteOne(db, tree, files[i], levels[files[i].level].bits, target.bits_per_key).ok()) {
       break;
     }
     ++rewritten;

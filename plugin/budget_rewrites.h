@@ -10,14 +10,15 @@
 // level 0 spend beyond kRewriteAbove times their levels' shares completes, rewrites in place
 // (DB::CompactFiles to the same level, one subcompaction) the files whose filters spend the most
 // beyond their level's share (PlanRewrites), at most kMaxRewriteBytesPerEvent of them (at least
-// one file): each then gets its level's share, unsteered (RewritingForBudget), or more where the
-// policy's num_levels model or the readers' counted probes (heat) give it more; the LOG line of
-// each rewrite says what it wrote. So a file may come out no smaller: where a level's share falls
-// between two filters, a fraction of its files get the richer one, drawn by their keys (the same
-// again), and spend beyond the share the plan counts. Such a file is not chosen again until its
-// level's share falls below 1/kRewriteAbove of what it was then (UnshrunkFiles). The steering
-// answers the excess of the files not rewritten (BudgetTargets::Target::residual_excess), so that
-// files being written do not also pay for what the rewrites take back.
+// one file): each then gets its level's filter unsteered (RewritingForBudget), the leaner where
+// the level mixes two (LeveledChooser::ForABudgetRewrite: the richer, drawn by the same keys,
+// would come back; the leaner may be no filter), and the plan counts it at that (LevelShare). The
+// LOG line of each rewrite says what it wrote. A file may still come out no smaller: where the
+// policy's num_levels model or the readers' counted probes (heat) give it more, or a small file's
+// fixed bytes. Such a file is not chosen again until its level's share falls below 1/kRewriteAbove
+// of what it was then (UnshrunkFiles). The steering answers the excess of the files not rewritten
+// (BudgetTargets::Target::residual_excess), so that files being written do not also pay for what
+// the rewrites take back.
 //
 // The cost is writes: a rewrite reads and writes its file. Files are rewritten only while their
 // tree spends beyond its shares, and only those spending at least kRewriteRatio times their
@@ -64,19 +65,27 @@ struct FileSpend {
   bool rewritable = true;
 };
 
-struct RewritePlan {
-  std::vector<size_t> files;   // indexes into the files planned over, the greatest excess first
-  double residual_excess = 0;  // of the files not chosen, per key of all the files (NaN: none)
+// A level's share of the budget, and what a file rewritten there gets, in bits per key.
+struct LevelShare {
+  double bits = 0;       // the level's filters' mean (SteadyAllocation's ExpectedBitsPerKey)
+  double rewritten = 0;  // the leaner filter of the level's mix, or its one filter
 };
 
-// Which of `files` to rewrite, given each level's share of the budget in bits per key
-// (level_bits, by level: SteadyBitsPerKey): none unless the files spend beyond kRewriteAbove times
-// their levels' shares; then those rewritable spending at least kRewriteRatio times their level's
-// share (kRewriteAbove times, where the files spend beyond kBudgetLimit times the shares), the
-// greatest excess first, until the files, the chosen counted at their shares, spend within
-// kRewriteAbove times the shares, or the chosen hold max_bytes (the first is chosen whatever its
-// size). And the excess the files not chosen keep.
-RewritePlan PlanRewrites(const std::vector<FileSpend>& files, const std::vector<double>& level_bits,
+struct RewritePlan {
+  std::vector<size_t> files;  // indexes into the files planned over, the greatest excess first
+  // What the files spend beyond their shares, the chosen at what a rewrite gives them, per key
+  // of all the files (NaN: no files).
+  double residual_excess = 0;
+};
+
+// Which of `files` to rewrite, given each level's share (by level): none unless the files spend
+// beyond kRewriteAbove times their levels' shares; then those rewritable spending at least
+// kRewriteRatio times their level's share (kRewriteAbove times, where the files spend beyond
+// kBudgetLimit times the shares) and more than a rewrite gives them, the greatest excess first,
+// until the files, the chosen counted at what a rewrite gives them, spend within kRewriteAbove
+// times the shares, or the chosen hold max_bytes (the first is chosen whatever its size). And the
+// excess over their shares that the files keep, the chosen at what a rewrite gives them.
+RewritePlan PlanRewrites(const std::vector<FileSpend>& files, const std::vector<LevelShare>& levels,
                          uint64_t max_bytes);
 
 // The files, by tree, whose rewrite came out no smaller (by less than kRewriteAbove), with their
@@ -84,10 +93,10 @@ RewritePlan PlanRewrites(const std::vector<FileSpend>& files, const std::vector<
 class UnshrunkFiles {
  public:
   static UnshrunkFiles& Global();
-  // Marks those of the tree's live `files` not rewritable whose level's share (level_bits, by
+  // Marks those of the tree's live `files` not rewritable whose level's share (`levels`, by
   // level) has not fallen below 1/kRewriteAbove of what it was at their rewrite; forgets the
   // others.
-  void Mark(const TreeId& tree, const std::vector<double>& level_bits,
+  void Mark(const TreeId& tree, const std::vector<LevelShare>& levels,
             std::vector<FileSpend>* files);
   // The output files of a rewrite that came out no smaller (paths or names), at `level_share`.
   // May throw std::bad_alloc.

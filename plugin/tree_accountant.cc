@@ -91,7 +91,8 @@ std::vector<std::string> TreeAccountant::ForgetTreesWithoutFiles(
   for (const auto& f : live) with_files.insert(f.column_family_name);
   std::vector<std::string> forgotten;
   for (auto it = s.trees.begin(); it != s.trees.end();) {
-    if (it->first == accounted || with_files.count(it->first) != 0) {
+    // A compaction begun since `live` was read has files, which a newer account will see.
+    if (it->first == accounted || with_files.count(it->first) != 0 || !it->second.running.empty()) {
       ++it;
       continue;
     }

@@ -94,11 +94,11 @@ class TreeAccountant {
                        const std::vector<ROCKSDB_NAMESPACE::LiveFileMetaData>& live,
                        const std::map<std::string, FileFilter>& learned, bool changed);
 
-  // The column families of the database's session, but `accounted`, that have records and no
-  // live file (dropped, or emptied): their records are forgotten and their names returned, so
-  // that the listener publishes them empty. A dropped column family sends no more events, and its
-  // last accounts would otherwise count its keys under a budget it shared for as long as the
-  // database stays open. May throw std::bad_alloc.
+  // The column families of the database's session, but `accounted`, that have records, no live
+  // file and no running compaction (dropped, or emptied): their records are forgotten and their
+  // names returned, so that the listener publishes them empty. A dropped column family sends no
+  // more events, and its last accounts would otherwise count its keys under a budget it shared
+  // for as long as the database stays open. May throw std::bad_alloc.
   std::vector<std::string> ForgetTreesWithoutFiles(
       const std::string& db_name, const std::string& session, const std::string& accounted,
       const std::vector<ROCKSDB_NAMESPACE::LiveFileMetaData>& live);

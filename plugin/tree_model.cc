@@ -214,13 +214,17 @@ Result<double> ExcessBelowLevel0(const TreeShape& shape, const TreeAccounts& acc
   return keys > 0 ? excess_bits / keys : 0.0;
 }
 
-Result<std::vector<double>> SteadyBitsPerKey(const TreeAccounts& accounts, double bits_per_key) {
+Result<std::vector<LevelFilter>> SteadyAllocation(const TreeAccounts& accounts,
+                                                  double bits_per_key) {
   std::vector<double> shares, probes;
   const TreeShape shape(accounts);
   if (shape.Empty()) return Err(std::string("the tree holds no keys"));
   shape.WithFile(-1, 0, &shares, &probes);
-  const Result<std::vector<LevelFilter>> allocation =
-      AllocateShares(shares, bits_per_key, FilterCostModel::kSstfilter, 0, probes);
+  return AllocateShares(shares, bits_per_key, FilterCostModel::kSstfilter, 0, probes);
+}
+
+Result<std::vector<double>> SteadyBitsPerKey(const TreeAccounts& accounts, double bits_per_key) {
+  const Result<std::vector<LevelFilter>> allocation = SteadyAllocation(accounts, bits_per_key);
   if (!allocation.ok()) return Err(allocation.error());
   std::vector<double> bits;
   for (const LevelFilter& level : allocation.value()) bits.push_back(level.ExpectedBitsPerKey());

@@ -168,5 +168,9 @@ Result<double> ExcessBelowLevel0(const TreeShape& shape, const TreeAccounts& acc
 // level 0 at its fullest lately, with no excess to steer. What the sstfilter.LeveledBudget listener
 // steers a tree toward.
 Result<std::vector<double>> SteadyBitsPerKey(const TreeAccounts& accounts, double bits_per_key);
+// The allocation whose expected bits per key SteadyBitsPerKey gives: each level's filter, or its
+// mix of two (at nominal sizes).
+Result<std::vector<LevelFilter>> SteadyAllocation(const TreeAccounts& accounts,
+                                                  double bits_per_key);
 
 }  // namespace sstfilter

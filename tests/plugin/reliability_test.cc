@@ -452,13 +452,18 @@ TEST_P(Crash, EveryAcknowledgedKeySurvivesSigkill) {
       EXPECT_TRUE(
           db->Get(ReadOptions(), db->DefaultColumnFamily(), Key(k) + "~", &value).IsNotFound());
     }
-    EXPECT_GT(testing::FilterCountsOf(*options.statistics).negatives, 0u);
+    // Under the budget in the first round only: as the tree grows, the bits per key the budget
+    // buys fall below any filter's (a 100-round soak reached 0.01 under 1K), and then no filter
+    // rejects a key.
+    const bool budget = NeedsLeveledBudgetListener(GetParam().uri);
+    if (!budget || round == 0) {
+      EXPECT_GT(testing::FilterCountsOf(*options.statistics).negatives, 0u) << "round " << round;
+    }
     std::vector<SstFilterInfo> files;
     ASSERT_TRUE(DescribeFilters(db.get(), &files).ok());
     // A budget that buys too few bits per key for any filter on a level gives its files none (a
     // long soak's tree grows to hundreds of times the keys the budget binds at); every filter
     // there is, is sstfilter's.
-    const bool budget = NeedsLeveledBudgetListener(GetParam().uri);
     for (const SstFilterInfo& f : files) {
       EXPECT_TRUE(f.has_sstfilter_filter() || (budget && f.filter_bytes == 0)) << f.file;
     }

@@ -4,8 +4,6 @@
 // with random and ordered keys, in one column family or two sharing the policy.
 #include <algorithm>
 #include <cstdlib>
-#include <map>
-#include <sstream>
 #include <string>
 
 #include "plugin/budget_rewrites.h"

@@ -388,6 +388,7 @@ TEST_P(Crash, EveryAcknowledgedKeySurvivesSigkill) {
   uint64_t total_acked = 0;
   // scripts/soak.sh sets the rounds (100 for the reliability report); CI runs 5.
   const uint64_t rounds = testing::SoakKnob("SSTFILTER_SOAK_CRASH_ROUNDS", 5);
+  const bool budget = NeedsLeveledBudgetListener(GetParam().uri);
   for (uint64_t round = 0; round < rounds; ++round) {
     int pipe_fds[2];
     ASSERT_EQ(pipe(pipe_fds), 0);
@@ -455,7 +456,6 @@ TEST_P(Crash, EveryAcknowledgedKeySurvivesSigkill) {
     // Under the budget in the first round only: as the tree grows, the bits per key the budget
     // buys fall below any filter's (a 100-round soak reached 0.01 under 1K), and then no filter
     // rejects a key.
-    const bool budget = NeedsLeveledBudgetListener(GetParam().uri);
     if (!budget || round == 0) {
       EXPECT_GT(testing::FilterCountsOf(*options.statistics).negatives, 0u) << "round " << round;
     }
@@ -471,7 +471,7 @@ TEST_P(Crash, EveryAcknowledgedKeySurvivesSigkill) {
     next = acked.back() + 1;
   }
   const size_t rewrites = LogLinesWith(dir.path(), "memory_budget: rewriting");
-  if (NeedsLeveledBudgetListener(GetParam().uri)) {
+  if (budget) {
     EXPECT_GT(rewrites, 0u);
   }
   printf(

@@ -36,7 +36,9 @@ RewritePlan PlanRewrites(const std::vector<FileSpend>& files, const std::vector<
   std::vector<bool> covered(files.size(), false);
   for (size_t i = 0; i < files.size(); ++i) {
     const FileSpend& f = files[i];
-    if (f.level < 1 || static_cast<size_t>(f.level) >= levels.size()) continue;
+    if (f.being_compacted || f.level < 1 || static_cast<size_t>(f.level) >= levels.size()) {
+      continue;
+    }
     const double bits = 8 * static_cast<double>(f.filter_bytes);
     const double entries = static_cast<double>(f.filter_entries);
     const double level_share = levels[f.level].bits * entries;
@@ -80,8 +82,7 @@ RewritePlan PlanRewrites(const std::vector<FileSpend>& files, const std::vector<
 
 namespace {
 
-// The default column family's live files below level 0 with their filters, those no compaction
-// is rewriting.
+// The default column family's live files below level 0 with their filters.
 std::vector<FileSpend> FilesOf(ROCKSDB_NAMESPACE::DB* db) {
   std::vector<ROCKSDB_NAMESPACE::LiveFileMetaData> live;
   db->GetLiveFilesMetaData(&live);
@@ -93,14 +94,13 @@ std::vector<FileSpend> FilesOf(ROCKSDB_NAMESPACE::DB* db) {
   }
   std::vector<FileSpend> files;
   for (const auto& f : live) {
-    if (f.column_family_name != ROCKSDB_NAMESPACE::kDefaultColumnFamilyName || f.level < 1 ||
-        f.being_compacted) {
+    if (f.column_family_name != ROCKSDB_NAMESPACE::kDefaultColumnFamilyName || f.level < 1) {
       continue;
     }
     const auto it = by_name.find(FileName(f.name));
     if (it == by_name.end()) continue;
-    files.push_back(
-        {f.name, f.level, it->second->filter_size, it->second->num_filter_entries, f.size});
+    files.push_back({f.name, f.level, it->second->filter_size, it->second->num_filter_entries,
+                     f.size, /*rewritable=*/true, f.being_compacted});
   }
   return files;
 }

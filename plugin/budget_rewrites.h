@@ -63,6 +63,9 @@ struct FileSpend {
   uint64_t file_bytes = 0;
   // False for a file whose rewrite would come out as it is (RewriteFilesOverBudget): never chosen.
   bool rewritable = true;
+  // A file a running compaction is rewriting: never chosen, nor counted in the plan (its keys are
+  // going elsewhere), but still live.
+  bool being_compacted = false;
 };
 
 // A level's share of the budget, and what a file rewritten there gets, in bits per key.
@@ -78,7 +81,8 @@ struct RewritePlan {
   double residual_excess = 0;
 };
 
-// Which of `files` to rewrite, given each level's share (by level): none unless the files spend
+// Which of `files` to rewrite, given each level's share (by level), those being compacted left
+// out: none unless the files spend
 // beyond kRewriteAbove times their levels' shares; then those rewritable spending at least
 // kRewriteRatio times their level's share (kRewriteAbove times, where the files spend beyond
 // kBudgetLimit times the shares) and more than a rewrite gives them, the greatest excess first,
@@ -89,7 +93,8 @@ RewritePlan PlanRewrites(const std::vector<FileSpend>& files, const std::vector<
                          uint64_t max_bytes);
 
 // The files, by tree, whose rewrite came out no smaller (by less than kRewriteAbove), with their
-// level's share then (above). Names no longer live are forgotten as the files are marked.
+// level's share then (above). Names no longer live are forgotten as the files are marked; a file
+// a compaction is rewriting is still live (should the compaction fail, it stays).
 class UnshrunkFiles {
  public:
   static UnshrunkFiles& Global();

@@ -235,6 +235,14 @@ TEST(MemoryBudget, PlansTheRewritesOfTheFilesSpendingTheMostBeyondTheirLevelsSha
   plan = PlanRewrites(c_unshrunk, level_bits, 1000);
   EXPECT_EQ(plan.files, (std::vector<size_t>{0, 1}));
   EXPECT_DOUBLE_EQ(plan.residual_excess, 16000.0 / 4000);
+  // A file a compaction is rewriting is neither chosen nor counted: c's 16,000 bits beyond its
+  // share leave the plan, and a and b then spend 7,000 bits beyond their 10,000, beyond
+  // kBudgetLimit: both are chosen.
+  std::vector<FileSpend> c_compacted = over;
+  c_compacted[2].being_compacted = true;
+  plan = PlanRewrites(c_compacted, level_bits, 1000);
+  EXPECT_EQ(plan.files, (std::vector<size_t>{0, 1}));
+  EXPECT_DOUBLE_EQ(plan.residual_excess, 0);
   // At most max_bytes of files, but at least one: c alone, 200 bytes beyond 100.
   plan = PlanRewrites(over, level_bits, 100);
   EXPECT_EQ(plan.files, (std::vector<size_t>{2}));
@@ -281,9 +289,13 @@ TEST(MemoryBudget, ARewriteThatCameOutNoSmallerIsNotRepeatedUntilTheShareFalls) 
   const auto alive = std::make_shared<int>(0);
   const TreeId tree = LoggerTree(alive.get(), "unshrunk");
   UnshrunkFiles::Global().Add(tree, {"/db/000010.sst", "/db/000011.sst"}, 9.2);
-  auto rewritable = [&](double share, std::vector<std::string> names) {
+  auto rewritable = [&](double share, std::vector<std::string> names,
+                        const std::string& compacted = "") {
     std::vector<FileSpend> files;
-    for (const std::string& name : names) files.push_back({name, 2, 1000, 1000, 100});
+    for (const std::string& name : names) {
+      files.push_back({name, 2, 1000, 1000, 100});
+      files.back().being_compacted = name == compacted;
+    }
     UnshrunkFiles::Global().Mark(tree, {{0, 0}, {0, 0}, {share, share}}, &files);
     std::vector<bool> flags;
     for (const FileSpend& f : files) flags.push_back(f.rewritable);
@@ -292,6 +304,9 @@ TEST(MemoryBudget, ARewriteThatCameOutNoSmallerIsNotRepeatedUntilTheShareFalls) 
   EXPECT_EQ(rewritable(9.2, {"/000010.sst", "/000011.sst", "/000012.sst"}),
             (std::vector<bool>{false, false, true}));
   EXPECT_EQ(rewritable(9.2 / kRewriteAbove + 0.001, {"/000010.sst", "/000011.sst"}),
+            (std::vector<bool>{false, false}));
+  // 000011 held by a compaction is still live: remembered.
+  EXPECT_EQ(rewritable(9.2, {"/000010.sst", "/000011.sst"}, "/000011.sst"),
             (std::vector<bool>{false, false}));
   // 000011 no longer live: forgotten.
   EXPECT_EQ(rewritable(9.2, {"/000010.sst"}), (std::vector<bool>{false}));

@@ -16,6 +16,7 @@
 #include <mutex>
 
 #include "plugin/bits_adapters.h"
+#include "plugin/memory_budget.h"
 #include "plugin/printf.h"
 #include "plugin/tree_model.h"
 
@@ -28,6 +29,14 @@ std::string FileName(const std::string& path) {
   return std::filesystem::path(path).filename().string();
 }
 }  // namespace
+
+bool AppendsWithinItsBudget(const TreeId& tree, const BudgetTargets::Target& target) {
+  const std::shared_ptr<TreeHistory> history = target.history.lock();
+  if (history == nullptr || target.budget_bytes == 0 || !history->FlushesAppend(tree)) return false;
+  const BudgetedTrees trees = SumAccounts(history->TreesWith(tree), history.get());
+  return static_cast<double>(trees.filter_bytes) <=
+         kRewriteAbove * static_cast<double>(target.budget_bytes);
+}
 
 RewritePlan PlanRewrites(const std::vector<FileSpend>& files, const std::vector<LevelShare>& levels,
                          uint64_t max_bytes) {
@@ -241,7 +250,9 @@ size_t RewriteFilesOverBudget(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree) {
   // The steering answers its own excess (NaN) unless every rewrite planned here is done.
   const double unknown = std::numeric_limits<double>::quiet_NaN();
   BudgetTargets::Global().SetResidualExcess(tree, unknown);
-  if (!MaySpendBeyond(accounts, levels) || WritesWait(db)) return 0;
+  if (!MaySpendBeyond(accounts, levels) || AppendsWithinItsBudget(tree, target) || WritesWait(db)) {
+    return 0;
+  }
   const Turn turn(busy);
   if (!turn.taken()) return 0;
   size_t rewritten = 0;

@@ -20,6 +20,17 @@
 // (BudgetTargets::Target::residual_excess), so that files being written do not also pay for what
 // the rewrites take back.
 //
+// A tree whose flushes append (ordered keys: TreeHistory::FlushesAppend) is rewritten only once
+// the trees under its budget also hold more than kRewriteAbove times its bytes
+// (AppendsWithinItsBudget). Its level 0 counts at its fullest (SumAccounts): when its files move
+// down whole, the levels below spend beyond their shares while the tree holds less than its
+// budget, the difference kept for the flushes to come. Rewriting then frees bytes no flush has
+// asked for yet: a tree that stops growing keeps them unspent, and one that grows rewrites the
+// same files again as its bits per key fall. Past the budget's bytes, the rewrites chosen by the
+// shares still make that room. A random tree's files are rewritten by the shares alone: gated so,
+// the files not rewritten kept their excess, the steering took it back from the flushes, and
+// lookups found more false positives while the tree was written (docs/benchmarks.md).
+//
 // The cost is writes: a rewrite reads and writes its file. Files are rewritten only while their
 // tree spends beyond its shares, and only those spending at least kRewriteRatio times their
 // level's share (a rewrite saves at least a fifth of the filter), or, while the tree spends beyond
@@ -111,6 +122,11 @@ class UnshrunkFiles {
   std::mutex mu_;
   std::map<TreeId, std::map<std::string, double>> trees_;  // by file name
 };
+
+// Whether `tree`'s flushes append (TreeHistory::FlushesAppend) and the trees under the budget of
+// its target hold at most kRewriteAbove times its bytes (SumAccounts over the Ledger): then none
+// of its files is rewritten (above). False once the policy is gone. May throw std::bad_alloc.
+bool AppendsWithinItsBudget(const TreeId& tree, const BudgetTargets::Target& target);
 
 // The rewrites of the default column family of `db` (whose tree is `tree`), if the tree has a
 // budget target and spends beyond it; returns how many files were rewritten. RocksDB's errors (a

@@ -185,7 +185,11 @@ double LeveledPolicy::TreeBitsPerKey(const ROCKSDB_NAMESPACE::FilterBuildingCont
   *bytes_left = static_cast<double>(bytes.value()) - static_cast<double>(trees.filter_bytes);
   // For the rewrites, of the trees with accounts only: a tree of a closed session (its database
   // reopened, perhaps under another policy) would take the place of the open one's target.
-  for (const TreeId& t : trees.trees) BudgetTargets::Global().SetBitsPerKey(t, bits);
+  BudgetTargets::Target target;
+  target.bits_per_key = bits;
+  target.budget_bytes = bytes.value();
+  target.history = history_;
+  for (const TreeId& t : trees.trees) BudgetTargets::Global().SetBudget(t, target);
   const std::string line = Printf(
       "%s: memory_budget %llu bytes over %zu trees of %.0f keys: %.4g bits/key (at most "
       "%.4g); their filters now %llu bytes (%.3fx the budget)",

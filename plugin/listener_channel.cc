@@ -50,9 +50,12 @@ BudgetTargets& BudgetTargets::Global() {
   return *targets;
 }
 
-void BudgetTargets::SetBitsPerKey(const TreeId& tree, double bits_per_key) {
+void BudgetTargets::SetBudget(const TreeId& tree, const Target& budget) {
   std::lock_guard<std::mutex> lock(mu_);
-  TreeEntry(trees_, tree, TreeHistory::kMaxTrees).bits_per_key = bits_per_key;
+  Target& target = TreeEntry(trees_, tree, TreeHistory::kMaxTrees);
+  target.bits_per_key = budget.bits_per_key;
+  target.budget_bytes = budget.budget_bytes;
+  target.history = budget.history;
 }
 
 void BudgetTargets::SetResidualExcess(const TreeId& tree, double bits_per_key) {

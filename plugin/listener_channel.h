@@ -10,9 +10,9 @@
 //   Ledger            listener -> policy, per account    tree     a tree whose logger      Ledger's
 //                                                                 died reads as none; the
 //                                                                 others below
-//   BudgetTargets     policy -> listener (bits_per_key)  tree     another session of its   its own
-//                     listener -> policy (residual)               database and column
-//                                                                 family is written (it is
+//   BudgetTargets     policy -> listener (bits_per_key,  tree     another session of its   its own
+//                     the budget's bytes and trees)               database and column
+//                     listener -> policy (residual)               family is written (it is
 //                                                                 closed: TreeEntry); past
 //                                                                 kMaxTrees, all
 //   RewritingForBudget listener -> policy, per rewrite   thread   at the rewrite's end     none
@@ -83,13 +83,18 @@ class BudgetTargets {
   struct Target {
     // What the budget buys now, as its policy last computed it (LeveledPolicy::TreeBitsPerKey).
     double bits_per_key = 0;
+    // The budget in bytes, and the policy's record of the trees it spans (expired once the
+    // policy is gone): what the trees hold against it (plugin/budget_rewrites.h).
+    uint64_t budget_bytes = 0;
+    std::weak_ptr<TreeHistory> history;
     // What the tree's files below level 0 spend beyond their levels' shares and the listener's
     // rewrites leave (PlanRewrites), per key of those levels, once the rewrites it planned are
     // done (NaN: none were, or none were needed: the steering answers its own excess).
     double residual_excess = std::numeric_limits<double>::quiet_NaN();
   };
   static BudgetTargets& Global();
-  void SetBitsPerKey(const TreeId& tree, double bits_per_key);
+  // Sets the fields above residual_excess.
+  void SetBudget(const TreeId& tree, const Target& budget);
   void SetResidualExcess(const TreeId& tree, double bits_per_key);
   bool Get(const TreeId& tree, Target* target) const;
 

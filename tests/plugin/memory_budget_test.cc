@@ -283,6 +283,41 @@ TEST(MemoryBudget, PlansTheRewritesOfTheFilesSpendingTheMostBeyondTheirLevelsSha
   EXPECT_EQ(plan.files, (std::vector<size_t>{1}));
 }
 
+// An ordered tree (its flushes append) is not rewritten while the trees under its budget hold at
+// most kRewriteAbove times its bytes; a tree whose flushes overlap is, by its shares alone; and so
+// is any once its policy is gone.
+TEST(MemoryBudget, AnOrderedTreeIsRewrittenOnlyBeyondItsBudgetsBytes) {
+  const auto alive = std::make_shared<int>(0);
+  const TreeId ordered = LoggerTree(alive.get(), "gate-ordered");
+  const TreeId random = LoggerTree(alive.get(), "gate-random");
+  TreeAccounts accounts;
+  accounts.levels.resize(2);
+  accounts.levels[1].keys = 100'000;
+  accounts.levels[1].filter_bytes = 101'500;
+  Ledger::Global().Publish(ordered, alive, accounts);
+  Ledger::Global().Publish(random, alive, accounts);
+  // One policy's record per tree: a budget spans the trees of its policy.
+  auto ordered_history = std::make_shared<TreeHistory>();
+  ordered_history->Record(ordered, ordered_history->NewFile(), testing::RangeOf("a", "b"), true);
+  ordered_history->Record(ordered, ordered_history->NewFile(), testing::RangeOf("c", "d"), true);
+  const auto random_history = std::make_shared<TreeHistory>();
+  random_history->Record(random, random_history->NewFile(), testing::RangeOf("a", "m"), true);
+  random_history->Record(random, random_history->NewFile(), testing::RangeOf("b", "z"), true);
+  BudgetTargets::Target target;
+  target.bits_per_key = 8;
+  target.budget_bytes = 100'000;  // 101,500 bytes held: 1.015x
+  target.history = ordered_history;
+  EXPECT_TRUE(AppendsWithinItsBudget(ordered, target));
+  target.budget_bytes = 99'000;  // 1.025x
+  EXPECT_FALSE(AppendsWithinItsBudget(ordered, target));
+  target.budget_bytes = 100'000;
+  target.history = random_history;
+  EXPECT_FALSE(AppendsWithinItsBudget(random, target));
+  target.history = ordered_history;
+  ordered_history.reset();  // the policy is gone
+  EXPECT_FALSE(AppendsWithinItsBudget(ordered, target));
+}
+
 // A rewrite that came out no smaller is not repeated while its level's share stays above
 // 1/kRewriteAbove of what it was; files no longer live are forgotten.
 TEST(MemoryBudget, ARewriteThatCameOutNoSmallerIsNotRepeatedUntilTheShareFalls) {

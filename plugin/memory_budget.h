@@ -34,9 +34,9 @@ struct MemoryBudget {
   double cache_share = 0;  // of the block cache's capacity, in (0, 1]; 0: none
 
   bool Given() const { return bytes > 0 || cache_share > 0; }
-  // "" (none), a whole number of bytes, "<n>K|M|G|T" (n whole or decimal; powers of 1024, as
-  // RocksDB's sizes), or "<x>%" (x in (0, 100], of the block cache's capacity). Anything else
-  // (signs, spaces, exponents, hexadecimal) is an error whose message names the option.
+  // "" (none), a whole number of bytes, "<n>K|M|G|T" (either case; n whole or decimal; powers of
+  // 1024, as RocksDB's sizes), or "<x>%" (x in (0, 100], of the block cache's capacity). Anything
+  // else (signs, spaces, exponents, hexadecimal) is an error whose message names the option.
   static Result<MemoryBudget> Parse(const std::string& text);
   // The text Parse reads back to this budget ("" when none).
   std::string ToString() const;

@@ -93,13 +93,13 @@ struct RewritePlan {
 };
 
 // Which of `files` to rewrite, given each level's share (by level), those being compacted left
-// out: none unless the files spend
-// beyond kRewriteAbove times their levels' shares; then those rewritable spending at least
-// kRewriteRatio times their level's share (kRewriteAbove times, where the files spend beyond
-// kBudgetLimit times the shares) and more than a rewrite gives them, the greatest excess first,
-// until the files, the chosen counted at what a rewrite gives them, spend within kRewriteAbove
-// times the shares, or the chosen hold max_bytes (the first is chosen whatever its size). And the
-// excess over their shares that the files keep, the chosen at what a rewrite gives them.
+// out: none unless the files spend beyond kRewriteAbove times their levels' shares; then those
+// rewritable spending at least kRewriteRatio times their level's share (kRewriteAbove times, where
+// the files spend beyond kBudgetLimit times the shares) and more than a rewrite gives them, the
+// greatest excess first, until the files, the chosen counted at what a rewrite gives them, spend
+// within kRewriteAbove times the shares, or the chosen hold max_bytes (the first is chosen whatever
+// its size). And the excess over their shares that the files keep, the chosen at what a rewrite
+// gives them.
 RewritePlan PlanRewrites(const std::vector<FileSpend>& files, const std::vector<LevelShare>& levels,
                          uint64_t max_bytes);
 

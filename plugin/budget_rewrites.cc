@@ -8,8 +8,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cmath>
-#include <exception>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -57,7 +55,9 @@ RewritePlan PlanRewrites(const std::vector<FileSpend>& files, const std::vector<
     keys += entries;
     excess[i] = bits - level_share;
     saved[i] = bits - levels[f.level].rewritten * entries;
-    ratio[i] = level_share > 0 ? bits / level_share : 0;
+    // A level given no filter: any filter there is all excess.
+    ratio[i] = level_share > 0 ? bits / level_share
+                               : (bits > 0 ? std::numeric_limits<double>::infinity() : 0);
   }
   RewritePlan plan;
   if (spent > kRewriteAbove * share) {
@@ -91,27 +91,28 @@ RewritePlan PlanRewrites(const std::vector<FileSpend>& files, const std::vector<
 
 namespace {
 
-// The default column family's live files below level 0 with their filters.
-std::vector<FileSpend> FilesOf(ROCKSDB_NAMESPACE::DB* db) {
+// The default column family's live files below level 0 with their filters, in `files`; false if
+// RocksDB could not give their table properties (then no file is known: not that none is live).
+bool FilesOf(ROCKSDB_NAMESPACE::DB* db, std::vector<FileSpend>* files) {
   std::vector<ROCKSDB_NAMESPACE::LiveFileMetaData> live;
   db->GetLiveFilesMetaData(&live);
   ROCKSDB_NAMESPACE::TablePropertiesCollection props;
-  if (!db->GetPropertiesOfAllTables(db->DefaultColumnFamily(), &props).ok()) return {};
+  if (!db->GetPropertiesOfAllTables(db->DefaultColumnFamily(), &props).ok()) return false;
   std::map<std::string, const ROCKSDB_NAMESPACE::TableProperties*> by_name;
   for (const auto& [path, p] : props) {
     if (p != nullptr) by_name[FileName(path)] = p.get();
   }
-  std::vector<FileSpend> files;
+  files->clear();
   for (const auto& f : live) {
     if (f.column_family_name != ROCKSDB_NAMESPACE::kDefaultColumnFamilyName || f.level < 1) {
       continue;
     }
     const auto it = by_name.find(FileName(f.name));
     if (it == by_name.end()) continue;
-    files.push_back({f.name, f.level, it->second->filter_size, it->second->num_filter_entries,
-                     f.size, /*rewritable=*/true, f.being_compacted});
+    files->push_back({f.name, f.level, it->second->filter_size, it->second->num_filter_entries,
+                      f.size, /*rewritable=*/true, f.being_compacted});
   }
-  return files;
+  return true;
 }
 
 // Whether writes wait for compactions (delayed or stopped): then a rewrite must not hold up the
@@ -125,13 +126,10 @@ bool WritesWait(ROCKSDB_NAMESPACE::DB* db) {
 // Whether the tree's levels below 0 may spend beyond kRewriteAbove times their shares, from the
 // listener's accounts (then the files are read).
 bool MaySpendBeyond(const TreeAccounts& accounts, const std::vector<LevelShare>& levels) {
-  double spent = 0, share = 0;
-  for (size_t i = 1; i < accounts.levels.size() && i < levels.size(); ++i) {
-    const LevelAccount& a = accounts.levels[i];
-    spent += 8 * static_cast<double>(a.filter_bytes);
-    share += levels[i].bits * static_cast<double>(a.keys - a.unmeasured_keys);
-  }
-  return spent > kRewriteAbove * share;
+  std::vector<double> bits;
+  for (const LevelShare& level : levels) bits.push_back(level.bits);
+  const SpendBelowLevel0 spend = SpendOf(accounts, bits);
+  return spend.spent_bits > kRewriteAbove * spend.share_bits;
 }
 
 // The filter bits per key of a rewrite's output files, from its CompactionJobInfo (NaN: no
@@ -240,6 +238,8 @@ size_t RewriteFilesOverBudget(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree) {
       !BudgetTargets::Global().Get(tree, &target) || !Ledger::Global().Get(tree, &accounts)) {
     return 0;
   }
+  // The steering answers its own excess (NaN) unless every rewrite planned here is done.
+  const uint64_t ticket = BudgetTargets::Global().ForgetResidualExcess(tree);
   const Result<std::vector<LevelFilter>> allocation =
       SteadyAllocation(accounts, target.bits_per_key);
   if (!allocation.ok()) return 0;
@@ -247,17 +247,15 @@ size_t RewriteFilesOverBudget(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree) {
   for (const LevelFilter& level : allocation.value()) {
     levels.push_back({level.ExpectedBitsPerKey(), level.base.bits_per_key});
   }
-  // The steering answers its own excess (NaN) unless every rewrite planned here is done.
-  const double unknown = std::numeric_limits<double>::quiet_NaN();
-  BudgetTargets::Global().SetResidualExcess(tree, unknown);
   if (!MaySpendBeyond(accounts, levels) || AppendsWithinItsBudget(tree, target) || WritesWait(db)) {
     return 0;
   }
   const Turn turn(busy);
   if (!turn.taken()) return 0;
-  size_t rewritten = 0;
-  std::vector<FileSpend> files = FilesOf(db);
+  std::vector<FileSpend> files;
+  if (!FilesOf(db, &files)) return 0;  // Mark would forget every unshrunk file
   UnshrunkFiles::Global().Mark(tree, levels, &files);
+  size_t rewritten = 0;
   const RewritePlan plan = PlanRewrites(files, levels, kMaxRewriteBytesPerEvent);
   for (const size_t i : plan.files) {
     if (WritesWait(db) ||
@@ -267,7 +265,7 @@ size_t RewriteFilesOverBudget(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree) {
     ++rewritten;
   }
   if (rewritten == plan.files.size()) {
-    BudgetTargets::Global().SetResidualExcess(tree, plan.residual_excess);
+    BudgetTargets::Global().SetResidualExcess(tree, plan.residual_excess, ticket);
   }
   return rewritten;
 }

@@ -24,12 +24,14 @@
 // the trees under its budget also hold more than kRewriteAbove times its bytes
 // (AppendsWithinItsBudget). Its level 0 counts at its fullest (SumAccounts): when its files move
 // down whole, the levels below spend beyond their shares while the tree holds less than its
-// budget, the difference kept for the flushes to come. Rewriting then frees bytes no flush has
-// asked for yet: a tree that stops growing keeps them unspent, and one that grows rewrites the
-// same files again as its bits per key fall. Past the budget's bytes, the rewrites chosen by the
-// shares still make that room. A random tree's files are rewritten by the shares alone: gated so,
-// the files not rewritten kept their excess, the steering took it back from the flushes, and
-// lookups found more false positives while the tree was written (docs/benchmarks.md).
+// budget. Rewriting then frees bytes no flush has asked for yet: a tree that stops growing keeps
+// them unspent, and one that grows rewrites the same files again as its bits per key fall. With
+// no plan, the steering answers that excess itself (no residual_excess is published): the
+// flushes meanwhile are written leaner than their level's share, within what the budget has
+// left. Past the budget's bytes, the rewrites chosen by the shares still make that room. A
+// random tree's files are rewritten by the shares alone: gated so, the files not rewritten kept
+// their excess, the steering took it back from the flushes, and lookups found more false
+// positives while the tree was written (docs/benchmarks.md).
 //
 // The cost is writes: a rewrite reads and writes its file. Files are rewritten only while their
 // tree spends beyond its shares, and only those spending at least kRewriteRatio times their
@@ -57,7 +59,11 @@
 
 namespace sstfilter {
 
-inline constexpr double kRewriteAbove = 1.02;  // times the shares, for the tree; for a file, below
+// The margin of every rule here: a tree is rewritten beyond kRewriteAbove times its shares, and
+// until within them (PlanRewrites); an ordered one only beyond that times its budget's bytes
+// (AppendsWithinItsBudget); a rewrite saving less than that factor came out no smaller, and is
+// not repeated until its level's share falls by it (UnshrunkFiles).
+inline constexpr double kRewriteAbove = 1.02;
 inline constexpr double kRewriteRatio = 1.25;  // times the level's share, for a file
 // Beyond kBudgetLimit times its shares, a tree also rewrites the files spending kRewriteAbove
 // times their level's share: the limit holds once compactions settle, whatever the files that

@@ -21,7 +21,6 @@
 
 #include "plugin/bits_adapters.h"
 #include "plugin/block_cache_fit.h"
-#include "plugin/budget_rewrites.h"
 #include "plugin/leveled_chooser.h"
 #include "plugin/listener_channel.h"
 #include "plugin/policies.h"

@@ -58,10 +58,20 @@ void BudgetTargets::SetBudget(const TreeId& tree, const Target& budget) {
   target.history = budget.history;
 }
 
-void BudgetTargets::SetResidualExcess(const TreeId& tree, double bits_per_key) {
+uint64_t BudgetTargets::ForgetResidualExcess(const TreeId& tree) {
   std::lock_guard<std::mutex> lock(mu_);
   const auto it = trees_.find(tree);
-  if (it != trees_.end()) it->second.residual_excess = bits_per_key;
+  if (it == trees_.end()) return 0;
+  it->second.residual_excess = std::numeric_limits<double>::quiet_NaN();
+  return ++it->second.residual_ticket;
+}
+
+void BudgetTargets::SetResidualExcess(const TreeId& tree, double bits_per_key, uint64_t ticket) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto it = trees_.find(tree);
+  if (it != trees_.end() && it->second.residual_ticket == ticket) {
+    it->second.residual_excess = bits_per_key;
+  }
 }
 
 bool BudgetTargets::Get(const TreeId& tree, Target* target) const {

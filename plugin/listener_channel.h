@@ -88,14 +88,21 @@ class BudgetTargets {
     uint64_t budget_bytes = 0;
     std::weak_ptr<TreeHistory> history;
     // What the tree's files below level 0 spend beyond their levels' shares and the listener's
-    // rewrites leave (PlanRewrites), per key of those levels, once the rewrites it planned are
-    // done (NaN: none were, or none were needed: the steering answers its own excess).
+    // rewrites leave (PlanRewrites), per key of those levels, once every rewrite of the last plan
+    // is done, none if it chose none. NaN where the last event made no plan (the accounts within
+    // the shares, an ordered tree within its budget's bytes, writes waiting, another rewrite
+    // running) or its rewrites stopped: the steering answers its own excess.
     double residual_excess = std::numeric_limits<double>::quiet_NaN();
+    uint64_t residual_ticket = 0;  // ForgetResidualExcess's count
   };
   static BudgetTargets& Global();
   // Sets the fields above residual_excess.
   void SetBudget(const TreeId& tree, const Target& budget);
-  void SetResidualExcess(const TreeId& tree, double bits_per_key);
+  // Sets the residual excess to NaN, as an event begins its plan, and returns the ticket that
+  // SetResidualExcess takes from that plan: a plan finished after another event forgot the
+  // residual again was made from older accounts, and sets nothing.
+  uint64_t ForgetResidualExcess(const TreeId& tree);
+  void SetResidualExcess(const TreeId& tree, double bits_per_key, uint64_t ticket);
   bool Get(const TreeId& tree, Target* target) const;
 
  private:

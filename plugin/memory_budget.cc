@@ -119,7 +119,7 @@ BudgetedTrees SumAccounts(const std::vector<TreeId>& trees, const TreeHistory* h
                                                                    : (fullest - keys) / 2;
       }
       sum.keys += static_cast<double>(keys);
-      sum.filter_bytes += a.filter_bytes;
+      sum.filter_bytes += a.filter_bytes + a.pending_filter_bytes;
     }
   }
   return sum;

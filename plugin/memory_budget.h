@@ -7,13 +7,13 @@
 // How it is kept. The sstfilter.LeveledBudget listener counts each tree's keys; a new file's
 // filters are those of the policy's allocation at the bits per key the budget buys over every key
 // of those trees (level 0 as SumAccounts counts it), at most the policy's bits_per_key. The
-// listener's steering answers what the files already written spend beyond that, and the listener
-// rewrites the files that spend the most (plugin/budget_rewrites.h): a filter is fixed for its
-// file's life, and as a tree grows the files written earlier keep richer filters than the budget
-// buys now. The rewrites come with compactions; a flush spends at most what the budget has left,
-// down to half what it buys, for each file (LeveledChooser::SpendAtMost, in leveled_chooser.h).
-// Without the listener the policy cannot count the keys: it spends bits_per_key and says so in
-// the LOG.
+// policy's steering (TreeHistory::Steer) answers what the files already written spend beyond
+// that, from the listener's accounts, and the listener rewrites the files that spend the most
+// (plugin/budget_rewrites.h): a filter is fixed for its file's life, and as a tree grows the
+// files written earlier keep richer filters than the budget buys now. The rewrites come with
+// compactions; a flush spends at most what the budget has left, down to half what it buys, for
+// each file (LeveledChooser::SpendAtMost, in leveled_chooser.h). Without the listener the policy
+// cannot count the keys: it spends bits_per_key and says so in the LOG.
 // docs/filters.md gives what it costs and the bounds.
 #pragma once
 
@@ -52,7 +52,7 @@ struct MemoryBudget {
 struct BudgetedTrees {
   std::vector<TreeId> trees;  // those with accounts
   double keys = 0;            // level 0 counted as SumAccounts says
-  uint64_t filter_bytes = 0;  // of the live files measured
+  uint64_t filter_bytes = 0;  // of the live files measured, a running compaction's inputs too
 };
 // Sums the accounts (Ledger::Global) of `trees`; those without accounts add nothing. Level 0's
 // keys count as the budget must hold them, by what becomes of its files:

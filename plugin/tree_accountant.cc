@@ -183,6 +183,7 @@ TreeAccountant::LiveCounts TreeAccountant::CountLiveFiles(
     if (levels.size() <= static_cast<size_t>(level)) levels.resize(level + 1);
     if (input != rewritten.end()) {
       levels[level].pending_keys += file_keys;
+      if (filter.measured) levels[level].pending_filter_bytes += filter.filter_bytes;
     } else {
       AddFile(filter, file_keys, &levels[level]);
     }

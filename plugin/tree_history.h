@@ -141,8 +141,9 @@ typename Map::mapped_type& TreeEntry(Map& map, const TreeId& tree, size_t max_tr
 // level 0 counts a probe for each of its files that a key's range meets).
 //
 // A running compaction's input files are counted where their keys are going: `pending_keys` of
-// its output level (their filters are being rewritten, so their bytes count nowhere), and their
-// key ranges among that level's for the probes. Without this, a compaction's outputs were
+// its output level (their filters are being rewritten: their bytes count in the allocation
+// nowhere, in a memory budget's bytes as `pending_filter_bytes`), and their key ranges among that
+// level's for the probes. Without this, a compaction's outputs were
 // allocated as if its inputs stayed beside them: in a 3.9M-key random tree (stock db_bench, 64 MiB
 // memtables) the first compaction's outputs got 7.7 bits/key, the steering answered with 12.5,
 // and the tree ended at 11.6 bits/key for a budget of 10.
@@ -162,6 +163,9 @@ struct LevelAccount {
   // no filter, as optimize_filters_for_hits writes the last level's, have none), and their keys.
   uint64_t filter_files = 0, filter_keys = 0;
   uint64_t pending_keys = 0;  // that running compactions are writing to this level
+  // Their filters, measured ones: live until the compaction completes, so a memory budget counts
+  // them (SumAccounts); the allocation does not, as its outputs will replace them.
+  uint64_t pending_filter_bytes = 0;
   // Of `keys`, those of files whose filters the listener has not measured (a column family other
   // than the default, reopened: until compactions read its files); not in filter_bytes, and
   // neither under nor over the budget in the steering's excess.
@@ -230,7 +234,8 @@ class TreeHistory {
 
   // The budget for the tree's next filters, given the accounts' count of changes and the tree's
   // excess in them: the bits per key its levels below 0 spend beyond what the allocation for the
-  // tree as it is gives them (LeveledPolicy::NewBuilder). `budget`, less kSteerProportion of the
+  // tree as it is gives them (ExcessBelowLevel0, from LeveledPolicy::SteerByAccounts). `budget`,
+  // less kSteerProportion of the
   // excess, plus a correction that integrates the excess (kSteerGain of it once per change the
   // accounts count), within kSteerLowest and kSteerHighest times the budget. The proportional part
   // spreads a correction over the whole tree, as if all of it were written again: a correction

@@ -3,6 +3,7 @@
 // writes and compares it, and real databases whose filters stay within it as they grow tenfold,
 // with random and ordered keys, in one column family or two sharing the policy.
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <string>
 
@@ -124,6 +125,24 @@ TEST(MemoryBudget, LevelZeroCountsAtItsFullestOnlyWhereFlushesAppend) {
   history.Record(moved, history.NewFile(), testing::RangeOf("y", "z"), true);
   EXPECT_FALSE(history.FlushesAppend(moved));
   EXPECT_EQ(SumAccounts({moved}, &history).keys, 130'000);
+}
+
+// A running compaction's input files count where their keys are going (pending_keys), and their
+// filters, live until it completes, in the budget's bytes: a flush meanwhile finds only what is
+// left beside them.
+TEST(MemoryBudget, ARunningCompactionsInputsStillSpendTheBudget) {
+  const auto alive = std::make_shared<int>(0);
+  const TreeId tree = LoggerTree(alive.get(), "compacting");
+  TreeAccounts accounts;
+  accounts.levels.resize(2);
+  accounts.levels[1].keys = 100'000;
+  accounts.levels[1].filter_bytes = 120'000;
+  accounts.levels[1].pending_keys = 10'000;  // level 0's one file, being merged into level 1
+  accounts.levels[1].pending_filter_bytes = 12'000;
+  Ledger::Global().Publish(tree, alive, accounts);
+  const BudgetedTrees sum = SumAccounts({tree}, nullptr);
+  EXPECT_EQ(sum.keys, 110'000);
+  EXPECT_EQ(sum.filter_bytes, 132'000u);
 }
 
 // A flush that finds the budget spent gets the floor, half the bits per key the budget buys, for
@@ -281,6 +300,31 @@ TEST(MemoryBudget, PlansTheRewritesOfTheFilesSpendingTheMostBeyondTheirLevelsSha
   plan = PlanRewrites({{"/h.sst", 2, 750, 1000, 100}, {"/c.sst", 1, 4000, 2000, 200}},
                       {{12, 12}, {8, 8}, {5, 7}}, 1000);
   EXPECT_EQ(plan.files, (std::vector<size_t>{1}));
+  // A level whose share is no filter (a budget that small): a file there with a filter is all
+  // excess, and chosen (i, 2,000 bits beside c's 16,000 beyond its 16,000).
+  plan = PlanRewrites({{"/i.sst", 2, 250, 1000, 100}, {"/c.sst", 1, 4000, 2000, 200}},
+                      {{12, 12}, {8, 8}, {0, 0}}, 1000);
+  EXPECT_EQ(plan.files, (std::vector<size_t>{1, 0}));
+  EXPECT_DOUBLE_EQ(plan.residual_excess, 0);
+}
+
+// Two compactions complete at once: each forgets the residual excess as it begins its plan, and
+// the plan made from the older accounts, finishing last, sets nothing.
+TEST(MemoryBudget, APlanMadeBeforeAnotherEventForgotTheResidualSetsNothing) {
+  const auto alive = std::make_shared<int>(0);
+  const TreeId tree = LoggerTree(alive.get(), "residual");
+  BudgetTargets::Target target;
+  target.bits_per_key = 6;
+  BudgetTargets::Global().SetBudget(tree, target);
+  const uint64_t older = BudgetTargets::Global().ForgetResidualExcess(tree);
+  const uint64_t newer = BudgetTargets::Global().ForgetResidualExcess(tree);
+  BudgetTargets::Global().SetResidualExcess(tree, 0.5, older);
+  ASSERT_TRUE(BudgetTargets::Global().Get(tree, &target));
+  EXPECT_TRUE(std::isnan(target.residual_excess));
+  BudgetTargets::Global().SetResidualExcess(tree, 0.25, newer);
+  ASSERT_TRUE(BudgetTargets::Global().Get(tree, &target));
+  EXPECT_EQ(target.residual_excess, 0.25);
+  EXPECT_EQ(target.bits_per_key, 6);
 }
 
 // An ordered tree (its flushes append) is not rewritten while the trees under its budget hold at

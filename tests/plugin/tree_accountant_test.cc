@@ -96,11 +96,15 @@ TEST(TreeAccountant, ARunningCompactionsInputsCountWhereTheirKeysAreGoing) {
   EXPECT_EQ(a.levels[0].keys, 0u);
   EXPECT_EQ(a.levels[1].pending_keys, 100u);
   EXPECT_EQ(a.levels[1].keys, 1000u);
+  // Its filter is live until the compaction completes: a memory budget counts it, apart.
+  EXPECT_EQ(a.levels[1].pending_filter_bytes, 125u);
+  EXPECT_EQ(a.levels[1].filter_bytes, 1000u);
   // Level 0 as its files are: the input still counts there at its fullest.
   EXPECT_EQ(a.level0_peak.keys, 100u);
   accountant.CompactionCompleted(kDb, "s1", kCf, 7, {});
   a = accountant.Account(kDb, "s1", nullptr, kCf, {Live(2, 1, 1000, "a", "z")}, {}, true);
   EXPECT_EQ(a.levels[1].pending_keys, 0u);
+  EXPECT_EQ(a.levels[1].pending_filter_bytes, 0u);
   EXPECT_EQ(a.levels[1].keys, 1000u);
 }
 

@@ -143,10 +143,10 @@ typename Map::mapped_type& TreeEntry(Map& map, const TreeId& tree, size_t max_tr
 // A running compaction's input files are counted where their keys are going: `pending_keys` of
 // its output level (their filters are being rewritten: their bytes count in the allocation
 // nowhere, in a memory budget's bytes as `pending_filter_bytes`), and their key ranges among that
-// level's for the probes. Without this, a compaction's outputs were
-// allocated as if its inputs stayed beside them: in a 3.9M-key random tree (stock db_bench, 64 MiB
-// memtables) the first compaction's outputs got 7.7 bits/key, the steering answered with 12.5,
-// and the tree ended at 11.6 bits/key for a budget of 10.
+// level's for the probes. Without this, a compaction's outputs were allocated as if its inputs
+// stayed beside them: in a 3.9M-key random tree (stock db_bench, 64 MiB memtables) the first
+// compaction's outputs got 7.7 bits/key, the steering answered with 12.5, and the tree ended at
+// 11.6 bits/key for a budget of 10.
 //
 // `probes` blends that estimate with one from the probes sstfilter's readers count (plugin/
 // probe_counts.h), samples of 1 probe in kProbeSampleRate, decayed as the tree changes: they say
@@ -235,15 +235,17 @@ class TreeHistory {
   // The budget for the tree's next filters, given the accounts' count of changes and the tree's
   // excess in them: the bits per key its levels below 0 spend beyond what the allocation for the
   // tree as it is gives them (ExcessBelowLevel0, from LeveledPolicy::SteerByAccounts). `budget`,
-  // less kSteerProportion of the
-  // excess, plus a correction that integrates the excess (kSteerGain of it once per change the
-  // accounts count), within kSteerLowest and kSteerHighest times the budget. The proportional part
-  // spreads a correction over the whole tree, as if all of it were written again: a correction
-  // loaded on the files being written alone (the budget that makes the tree exact at once) gave
-  // the few upper-level files of each compaction 5.75 bits/key in a random tree, for a last level
-  // 0.4 bits/key over its share, and 1.5x the false positives. The integral takes the tree to its
-  // budget where some files are never rewritten (an ingested file, the moved files of an ordered
-  // tree), which the proportional part alone leaves it off by as much as they weigh.
+  // less kSteerProportion of the excess, plus a correction that integrates the excess (kSteerGain
+  // of it once per change the accounts count), within kSteerLowest and kSteerHighest times the
+  // budget. The proportional part spreads a correction over the whole tree, as if all of it were
+  // written again: a correction loaded on the files being written alone (the budget that makes
+  // the tree exact at once) gave the few upper-level files of each compaction 5.75 bits/key in a
+  // random tree, for a last level 0.4 bits/key over its share, and 1.5x the false positives. The
+  // integral takes the tree to its budget where some files are never rewritten (an ingested
+  // file, the moved files of an ordered tree), which the proportional part alone leaves it off by
+  // as much as they weigh. It also winds down while a growing tree's earlier files spend beyond
+  // their shares, and comes back only as the excess turns: a tree that stops growing stays below
+  // its shares until it is back (docs/benchmarks.md, a memory budget at 30M keys).
   // `lowest_budget` (bits per key) raises the lower bound, as a cut for the cache does
   // (LeveledPolicy::SteerByAccounts); the integral does not wind up against it either. May throw
   // std::bad_alloc.

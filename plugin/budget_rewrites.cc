@@ -125,12 +125,10 @@ bool WritesWait(ROCKSDB_NAMESPACE::DB* db) {
          !db->GetIntProperty("rocksdb.actual-delayed-write-rate", &delayed) || delayed > 0;
 }
 
-// Whether the tree's levels below 0 may spend beyond kRewriteAbove times their shares, from the
-// listener's accounts (then the files are read).
-bool MaySpendBeyond(const TreeAccounts& accounts, const std::vector<LevelShare>& levels) {
-  std::vector<double> bits;
-  for (const LevelShare& level : levels) bits.push_back(level.bits);
-  const SpendBelowLevel0 spend = SpendOf(accounts, bits);
+// Whether the tree's levels below 0 may spend beyond kRewriteAbove times their shares under
+// `allocation`, from the listener's accounts (then the files are read).
+bool MaySpendBeyond(const TreeAccounts& accounts, const std::vector<LevelFilter>& allocation) {
+  const SpendBelowLevel0 spend = SpendOf(accounts, allocation);
   return spend.spent_bits > kRewriteAbove * spend.share_bits;
 }
 
@@ -249,7 +247,8 @@ size_t RewriteFilesOverBudget(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree) {
   for (const LevelFilter& level : allocation.value()) {
     levels.push_back({level.ExpectedBitsPerKey(), level.base.bits_per_key});
   }
-  if (!MaySpendBeyond(accounts, levels) || AppendsWithinItsBudget(tree, target) || WritesWait(db)) {
+  if (!MaySpendBeyond(accounts, allocation.value()) || AppendsWithinItsBudget(tree, target) ||
+      WritesWait(db)) {
     return 0;
   }
   const Turn turn(busy);

@@ -201,25 +201,24 @@ Result<double> ExcessBelowLevel0(const TreeShape& shape, const TreeAccounts& acc
           ? target
           : AllocateShares(shares, writing_budget, FilterCostModel::kSstfilter, 0, probes);
   if (!writing.ok()) return Err(writing.error());
-  std::vector<double> target_bits;
-  for (const LevelFilter& level : target.value()) target_bits.push_back(level.ExpectedBitsPerKey());
-  const SpendBelowLevel0 spend = SpendOf(accounts, target_bits);
+  const SpendBelowLevel0 spend = SpendOf(accounts, target.value());
   double excess_bits = spend.spent_bits - spend.share_bits, keys = 0;
   for (size_t i = 1; i < accounts.levels.size(); ++i) {
     const LevelAccount& a = accounts.levels[i];
     keys += static_cast<double>(a.keys + a.pending_keys);
-    excess_bits += static_cast<double>(a.pending_keys) *
-                   (writing.value()[i].ExpectedBitsPerKey() - target_bits[i]);
+    excess_bits += static_cast<double>(a.pending_keys) * (writing.value()[i].ExpectedBitsPerKey() -
+                                                          target.value()[i].ExpectedBitsPerKey());
   }
   return keys > 0 ? excess_bits / keys : 0.0;
 }
 
-SpendBelowLevel0 SpendOf(const TreeAccounts& accounts, const std::vector<double>& bits_per_key) {
+SpendBelowLevel0 SpendOf(const TreeAccounts& accounts, const std::vector<LevelFilter>& allocation) {
   SpendBelowLevel0 spend;
-  for (size_t i = 1; i < accounts.levels.size() && i < bits_per_key.size(); ++i) {
+  for (size_t i = 1; i < accounts.levels.size() && i < allocation.size(); ++i) {
     const LevelAccount& a = accounts.levels[i];
     spend.spent_bits += 8 * static_cast<double>(a.filter_bytes);
-    spend.share_bits += bits_per_key[i] * static_cast<double>(a.keys - a.unmeasured_keys);
+    spend.share_bits +=
+        allocation[i].ExpectedBitsPerKey() * static_cast<double>(a.keys - a.unmeasured_keys);
   }
   return spend;
 }

@@ -154,12 +154,13 @@ std::string Describe(const char* policy, const TreeAccounts& accounts, int level
                      double budget);
 
 // What the measured files of the levels below 0 of `accounts` spend in filter bits, and their
-// shares at `bits_per_key` (by level; levels beyond it none): the two sides of both the
-// steering's excess (ExcessBelowLevel0) and the rewrites' trigger (plugin/budget_rewrites.h).
+// shares under `allocation` (by level, at each level's expected bits per key; levels beyond it
+// none): the two sides of both the steering's excess (ExcessBelowLevel0) and the rewrites'
+// trigger (plugin/budget_rewrites.h).
 struct SpendBelowLevel0 {
   double spent_bits = 0, share_bits = 0;
 };
-SpendBelowLevel0 SpendOf(const TreeAccounts& accounts, const std::vector<double>& bits_per_key);
+SpendBelowLevel0 SpendOf(const TreeAccounts& accounts, const std::vector<LevelFilter>& allocation);
 
 // The tree's excess for the steering (TreeHistory::Steer): the bits its levels below 0 spend
 // beyond what the allocation at `budget` for the tree as it is (level 0 at its fullest) gives

@@ -89,11 +89,8 @@ Result<LevelFilter> LeveledChooser::LevelsFilter(uint64_t num_keys, const KeyRan
   if (tree_shape_.keys.empty()) {
     const Result<LevelFilter> level =
         OneOf(allocations_->Get(num_levels_, size_ratio_, bits_per_key_, num_keys), modelled_);
-    if (!one_filter_ || !level.ok() || level.value().upper_fraction == 0) return level;
-    LevelFilter one = level.value();
-    if (one.upper.bits_per_key <= kUnmixedSlack * bits_per_key_) one.base = one.upper;
-    one.upper_fraction = 0;
-    return one;
+    if (!one_filter_ || !level.ok()) return level;
+    return OneFilterOf(level.value(), bits_per_key_);
   }
   const auto cached = by_keys_.find(num_keys);
   if (cached != by_keys_.end()) {

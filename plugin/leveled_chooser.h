@@ -147,12 +147,7 @@ class LeveledChooser : public FilterChooser {
     heat_weight_ = weight;
   }
 
-  // A tree under universal compaction: each file takes one filter, the richer of the budget's two
-  // if it spends at most kUnmixedSlack times the budget, else the leaner. Mixing draws one of the
-  // two per file, which averages out over many files (a level; a FIFO tree's flushes); a universal
-  // tree is a few large sorted runs, too few draws to average out, so its files' filters could
-  // overshoot the budget by a whole draw (DbTest.LeveledKeepsUniversalAndFifoTreesWithinTheBudget).
-  static constexpr double kUnmixedSlack = 1.02;
+  // A tree under universal compaction: each file takes one filter (OneFilterOf, tree_model.h).
   void OneFilterPerFile() { one_filter_ = true; }
 
   // A file rewritten in place for a memory_budget (plugin/budget_rewrites.h). Its keys are counted

@@ -232,6 +232,25 @@ Result<std::vector<LevelFilter>> SteadyAllocation(const TreeAccounts& accounts,
   return AllocateShares(shares, bits_per_key, FilterCostModel::kSstfilter, 0, probes);
 }
 
+LevelFilter OneFilterOf(const LevelFilter& mix, double bits_per_key) {
+  LevelFilter one = mix;
+  if (one.upper_fraction > 0 && one.upper.bits_per_key <= kUnmixedSlack * bits_per_key) {
+    one.base = one.upper;
+  }
+  one.upper_fraction = 0;
+  return one;
+}
+
+Result<std::vector<LevelFilter>> OneFilterAllocation(const TreeAccounts& accounts,
+                                                     double bits_per_key) {
+  if (accounts.levels.empty()) return Err(std::string("the tree has no levels"));
+  const Result<std::vector<LevelFilter>> one_level =
+      AllocateShares({1.0}, bits_per_key, FilterCostModel::kSstfilter, 0, {1.0});
+  if (!one_level.ok()) return Err(one_level.error());
+  return std::vector<LevelFilter>(accounts.levels.size(),
+                                  OneFilterOf(one_level.value()[0], bits_per_key));
+}
+
 Result<std::vector<double>> SteadyBitsPerKey(const TreeAccounts& accounts, double bits_per_key) {
   const Result<std::vector<LevelFilter>> allocation = SteadyAllocation(accounts, bits_per_key);
   if (!allocation.ok()) return Err(allocation.error());

@@ -135,19 +135,8 @@ TEST_F(DbTest, LeveledKeepsUniversalAndFifoTreesWithinTheBudget) {
       options.listeners.push_back(NewLeveledBudgetListener());
       Open(options);
       Write(Indexes(0, kKeys, ordered ? std::nullopt : std::optional<uint64_t>(3)));
-      // Universal compaction may report a compaction pending that its picker then finds nothing
-      // to do for ("Compaction nothing to do" in the LOG): settled once nothing has run for 10
-      // polls in a row, or nothing is pending (testing::WaitForCompactions would wait forever).
-      bool settled = false;
-      for (int wait = 0, quiet = 0; wait < 1000 && !settled; ++wait) {
-        uint64_t pending = 0, running = 0;
-        ASSERT_TRUE(db_->GetIntProperty("rocksdb.compaction-pending", &pending));
-        ASSERT_TRUE(db_->GetIntProperty("rocksdb.num-running-compactions", &running));
-        quiet = running == 0 ? quiet + 1 : 0;
-        settled = running == 0 && (pending == 0 || quiet >= 10);
-        if (!settled) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      }
-      ASSERT_TRUE(settled) << "compactions still running after 20 s";
+      ASSERT_TRUE(testing::WaitForUniversalCompactions(db_.get()))
+          << "compactions still running after 20 s";
       ExpectAllPresent(0, kKeys);
       uint64_t bytes = 0, entries = 0, files = 0;
       for (const auto& [file, props] : Tables()) {

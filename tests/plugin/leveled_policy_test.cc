@@ -21,6 +21,7 @@
 #include "core/filter_reader.h"
 #include "core/filter_spec.h"
 #include "plugin/block_cache_fit.h"
+#include "plugin/budget_rewrites.h"
 #include "plugin/listener_channel.h"
 #include "plugin/policies.h"
 #include "plugin/tree_history.h"
@@ -113,6 +114,23 @@ TEST(LeveledPolicy, EachLevelGetsItsOwnFilter) {
   EXPECT_NEAR(bits_per_key_at(2, ROCKSDB_NAMESPACE::kCompactionStyleUniversal),
               8.0 * FilterBytes(unmixed.spec, keys.size()).value() / keys.size(), 1e-9);
   EXPECT_LE(bits_per_key_at(2, ROCKSDB_NAMESPACE::kCompactionStyleUniversal), 1.02 * 10);
+  // The listener plans a universal tree's rewrites at that one filter on every level, at nominal
+  // sizes: a file written with it is not chosen again (within kRewriteAbove of its share, the
+  // bytes a filter of 20,000 keys adds beside nominal sizes included).
+  TreeAccounts accounts;
+  accounts.levels.resize(4);
+  const std::vector<LevelFilter> planned = OneFilterAllocation(accounts, 10).value();
+  ASSERT_EQ(planned.size(), 4u);
+  for (const LevelFilter& level : planned) {
+    EXPECT_EQ(level.upper_fraction, 0);
+    EXPECT_LT(bits_per_key_at(2, ROCKSDB_NAMESPACE::kCompactionStyleUniversal),
+              kRewriteAbove * level.ExpectedBitsPerKey());
+    EXPECT_GE(bits_per_key_at(2, ROCKSDB_NAMESPACE::kCompactionStyleUniversal),
+              level.ExpectedBitsPerKey());
+  }
+  printf("[ figures  ] universal: a file of 20,000 keys %.4f bits/key, planned at %.4f\n",
+         bits_per_key_at(2, ROCKSDB_NAMESPACE::kCompactionStyleUniversal),
+         planned[0].ExpectedBitsPerKey());
 }
 
 // A flush whose keys overlap none of its tree's recent flushes (an append: time series, logs,

@@ -542,6 +542,47 @@ TEST_P(MemoryBudgetDb, FiltersStayWithinTheBudgetAsTheTreeGrows) {
             static_cast<uint64_t>(std::llround(ratio[kStages - 1] * kBudgetBytes)));
 }
 
+// A universal tree grows as above: its files each take the one filter of a tree of one level at
+// what the budget buys (LeveledChooser::OneFilterPerFile), and the listener rewrites those of its
+// early runs that kept richer ones, planned at that one filter (OneFilterAllocation), not at
+// level shares the policy does not give it (LeveledPolicy.EachLevelGetsItsOwnFilter). The same
+// bounds as a leveled tree's.
+TEST_P(MemoryBudgetDb, AUniversalTreeIsRewrittenToTheOneFilterItsFilesGet) {
+  const bool ordered = GetParam().ordered;
+  Options options =
+      BudgetOptions("{id=sstfilter.Leveled;memory_budget=" + std::to_string(kBudgetBytes) + "}");
+  options.compaction_style = ROCKSDB_NAMESPACE::kCompactionStyleUniversal;
+  Open(options);
+  ColumnFamilyHandle* cf = db_->DefaultColumnFamily();
+  double ratio[kStages] = {};
+  for (uint64_t stage = 0; stage < kStages; ++stage) {
+    const uint64_t first = stage * kKeys / kStages, last = (stage + 1) * kKeys / kStages;
+    for (uint64_t batch = first; batch < last; batch += 20'000) {
+      WriteTo(cf, batch, std::min<uint64_t>(20'000, last - batch), ordered);
+    }
+    ASSERT_TRUE(testing::WaitForUniversalCompactions(db_.get()));
+    ratio[stage] = static_cast<double>(FilterBytes({cf})) / kBudgetBytes;
+  }
+  ExpectAllPresent(0, kKeys);
+  EXPECT_EQ(LookUpAbsent(20'000).true_positives, 0u);
+  const std::vector<double> written = LoggedFilterBytes();
+  ASSERT_FALSE(written.empty());
+  const double peak = *std::max_element(written.begin(), written.end()) / kBudgetBytes;
+  db_.reset();
+  const size_t rewrites = logger_->LinesWith("memory_budget: rewriting").size();
+  printf("[ figures  ] universal, %s keys: filter bytes over the budget", GetParam().name);
+  for (const double r : ratio) printf(" %.3f", r);
+  printf(", at most %.3f as files were written; %zu files rewritten\n", peak, rewrites);
+  for (uint64_t stage = 0; stage < kStages; ++stage) {
+    EXPECT_LE(ratio[stage], 1.10) << "stage " << stage;
+  }
+  EXPECT_LE(ratio[kStages - 1], 1.08);
+  EXPECT_GE(ratio[kStages - 1], 0.75);
+  EXPECT_LE(peak, 1.15);
+  EXPECT_GT(rewrites, 0u);
+  EXPECT_EQ(logger_->LinesWith("): OK").size(), rewrites) << "a rewrite failed";
+}
+
 INSTANTIATE_TEST_SUITE_P(Keys, MemoryBudgetDb,
                          ::testing::Values(Growth{"random", false}, Growth{"ordered", true}),
                          [](const auto& info) { return std::string(info.param.name); });

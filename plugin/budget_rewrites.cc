@@ -8,25 +8,17 @@
 
 #include <algorithm>
 #include <atomic>
-#include <filesystem>
 #include <limits>
 #include <map>
 #include <mutex>
 
 #include "plugin/bits_adapters.h"
+#include "plugin/live_tables.h"
 #include "plugin/memory_budget.h"
 #include "plugin/printf.h"
 #include "plugin/tree_model.h"
 
 namespace sstfilter {
-
-namespace {
-// A file's name without its directory: LiveFileMetaData's "/000012.sst", table properties' and
-// CompactionJobInfo's full paths.
-std::string FileName(const std::string& path) {
-  return std::filesystem::path(path).filename().string();
-}
-}  // namespace
 
 bool AppendsWithinItsBudget(const TreeId& tree, const BudgetTargets::Target& target) {
   const std::shared_ptr<TreeHistory> history = target.history.lock();
@@ -96,23 +88,14 @@ namespace {
 // The default column family's live files below level 0 with their filters, in `files`; false if
 // RocksDB could not give their table properties (then no file is known: not that none is live).
 bool FilesOf(ROCKSDB_NAMESPACE::DB* db, std::vector<FileSpend>* files) {
-  std::vector<ROCKSDB_NAMESPACE::LiveFileMetaData> live;
-  db->GetLiveFilesMetaData(&live);
-  ROCKSDB_NAMESPACE::TablePropertiesCollection props;
-  if (!db->GetPropertiesOfAllTables(db->DefaultColumnFamily(), &props).ok()) return false;
-  std::map<std::string, const ROCKSDB_NAMESPACE::TableProperties*> by_name;
-  for (const auto& [path, p] : props) {
-    if (p != nullptr) by_name[FileName(path)] = p.get();
-  }
+  std::vector<LiveTable> tables;
+  if (!LiveTablesOf(db, db->DefaultColumnFamily(), &tables).ok()) return false;
   files->clear();
-  for (const auto& f : live) {
-    if (f.column_family_name != ROCKSDB_NAMESPACE::kDefaultColumnFamilyName || f.level < 1) {
-      continue;
-    }
-    const auto it = by_name.find(FileName(f.name));
-    if (it == by_name.end()) continue;
-    files->push_back({f.name, f.level, it->second->filter_size, it->second->num_filter_entries,
-                      f.size, /*rewritable=*/true, f.being_compacted});
+  for (const LiveTable& t : tables) {
+    if (t.meta.level < 1) continue;
+    files->push_back({t.meta.name, t.meta.level, t.properties->filter_size,
+                      t.properties->num_filter_entries, t.meta.size, /*rewritable=*/true,
+                      t.meta.being_compacted});
   }
   return true;
 }
@@ -167,7 +150,7 @@ ROCKSDB_NAMESPACE::Status RewriteOne(ROCKSDB_NAMESPACE::DB* db, const TreeId& tr
   if (s.ok()) {
     const double written = OutputBitsPerKey(info);
     outcome += ", written as";
-    for (const std::string& path : info.output_files) outcome += " /" + FileName(path);
+    for (const std::string& path : info.output_files) outcome += " /" + FileNameOf(path);
     outcome += Printf(" at %.2f bits/key", written);
     if (written * kRewriteAbove > bits) {  // NaN (no keys) is false
       UnshrunkFiles::Global().Add(tree, info.output_files, level_share);
@@ -212,7 +195,7 @@ void UnshrunkFiles::Mark(const TreeId& tree, const std::vector<LevelShare>& leve
   if (it == trees_.end()) return;
   std::map<std::string, double> kept;
   for (FileSpend& f : *files) {
-    const auto was = it->second.find(FileName(f.name));
+    const auto was = it->second.find(FileNameOf(f.name));
     if (was == it->second.end() || f.level < 0 || static_cast<size_t>(f.level) >= levels.size() ||
         kRewriteAbove * levels[f.level].bits < was->second) {
       continue;
@@ -227,7 +210,7 @@ void UnshrunkFiles::Add(const TreeId& tree, const std::vector<std::string>& path
                         double level_share) {
   std::lock_guard<std::mutex> lock(mu_);
   std::map<std::string, double>& names = TreeEntry(trees_, tree, TreeHistory::kMaxTrees);
-  for (const std::string& path : paths) names[FileName(path)] = level_share;
+  for (const std::string& path : paths) names[FileNameOf(path)] = level_share;
 }
 
 size_t RewriteFilesOverBudget(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree) {

@@ -13,12 +13,14 @@
 #include <map>
 #include <memory>
 #include <system_error>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "compat/rocksdb_api.h"
 #include "plugin/block_cache_fit.h"
 #include "plugin/filter_formats.h"
+#include "plugin/live_tables.h"
 #include "plugin/policies.h"
 #include "plugin/printf.h"
 #include "sstfilter/sstfilter.h"
@@ -27,45 +29,41 @@ namespace sstfilter {
 
 using ROCKSDB_NAMESPACE::Status;
 
-namespace {
-
-std::string BaseName(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-}  // namespace
-
 bool SstFilterInfo::has_sstfilter_filter() const {
   return filter_bytes > 0 && policy_name.rfind("sstfilter.", 0) == 0;
 }
 
-Status DescribeFilters(ROCKSDB_NAMESPACE::DB* db, std::vector<SstFilterInfo>* files) {
+Status DescribeFilters(ROCKSDB_NAMESPACE::DB* db,
+                       const std::vector<ROCKSDB_NAMESPACE::ColumnFamilyHandle*>& handles,
+                       std::vector<SstFilterInfo>* files) {
   files->clear();
-  ROCKSDB_NAMESPACE::TablePropertiesCollection props;
-  Status s = db->GetPropertiesOfAllTables(&props);
-  if (!s.ok()) return s;
-  std::map<std::string, std::shared_ptr<const ROCKSDB_NAMESPACE::TableProperties>> by_name;
-  for (const auto& entry : props) by_name[BaseName(entry.first)] = entry.second;
-  std::vector<ROCKSDB_NAMESPACE::LiveFileMetaData> live;
-  db->GetLiveFilesMetaData(&live);
-  for (const auto& meta : live) {
-    SstFilterInfo info;
-    info.file = BaseName(meta.name);
-    info.level = meta.level;
-    const auto it = by_name.find(info.file);
-    if (it != by_name.end()) {
-      info.policy_name = it->second->filter_policy_name;
-      info.filter_bytes = it->second->filter_size;
-      info.filter_entries = it->second->num_filter_entries;
-      info.num_entries = it->second->num_entries;
+  for (ROCKSDB_NAMESPACE::ColumnFamilyHandle* handle : handles) {
+    std::vector<LiveTable> tables;
+    const Status s = LiveTablesOf(db, handle, &tables);
+    if (!s.ok()) return s;
+    for (const LiveTable& t : tables) {
+      SstFilterInfo info;
+      info.column_family = t.meta.column_family_name;
+      info.file = FileNameOf(t.meta.name);
+      info.level = t.meta.level;
+      info.policy_name = t.properties->filter_policy_name;
+      info.filter_bytes = t.properties->filter_size;
+      info.filter_entries = t.properties->num_filter_entries;
+      info.num_entries = t.properties->num_entries;
+      files->push_back(std::move(info));
     }
-    files->push_back(info);
   }
-  std::sort(files->begin(), files->end(), [](const SstFilterInfo& a, const SstFilterInfo& b) {
-    return a.level != b.level ? a.level < b.level : a.file < b.file;
-  });
+  auto order = [](const SstFilterInfo& f) {
+    return std::make_tuple(f.column_family != ROCKSDB_NAMESPACE::kDefaultColumnFamilyName,
+                           std::cref(f.column_family), f.level, std::cref(f.file));
+  };
+  std::sort(files->begin(), files->end(),
+            [&](const SstFilterInfo& a, const SstFilterInfo& b) { return order(a) < order(b); });
   return Status::OK();
+}
+
+Status DescribeFilters(ROCKSDB_NAMESPACE::DB* db, std::vector<SstFilterInfo>* files) {
+  return DescribeFilters(db, {db->DefaultColumnFamily()}, files);
 }
 
 namespace {
@@ -115,7 +113,7 @@ Status ReadFilterFormats(ROCKSDB_NAMESPACE::DB* db, std::vector<SstFilterInfo>* 
   std::vector<ROCKSDB_NAMESPACE::LiveFileMetaData> live;
   db->GetLiveFilesMetaData(&live);
   std::map<std::string, const ROCKSDB_NAMESPACE::LiveFileMetaData*> by_name;
-  for (const auto& meta : live) by_name[BaseName(meta.name)] = &meta;
+  for (const auto& meta : live) by_name[FileNameOf(meta.name)] = &meta;
   // Each column family's options (its comparator), where its handle was given.
   std::map<std::string, ROCKSDB_NAMESPACE::Options> options;
   for (ROCKSDB_NAMESPACE::ColumnFamilyHandle* h : handles)
@@ -144,7 +142,7 @@ Status ReadFilterFormats(ROCKSDB_NAMESPACE::DB* db, std::vector<SstFilterInfo>* 
 
 Status DescribeFilters(const std::string& db_path, std::vector<SstFilterInfo>* files) {
   return InspectOnDisk(db_path, [&](ROCKSDB_NAMESPACE::DB* db, const auto&, const auto& handles) {
-    const Status s = DescribeFilters(db, files);
+    const Status s = DescribeFilters(db, handles, files);
     if (!s.ok()) return s;
     // A file whose filter cannot be read keeps an empty format: "(not read)" in the report.
     ReadFilterFormats(db, files, handles).PermitUncheckedError();
@@ -225,10 +223,12 @@ std::string FormatFiltersByLevel(const std::vector<SstFilterInfo>& files) {
   struct Count {
     uint64_t files = 0, keys = 0;
   };
-  std::map<int, std::map<std::string, Count>> levels;
+  // By column family (the default's first), then level.
+  std::map<std::tuple<bool, std::string, int>, std::map<std::string, Count>> levels;
   Count old_name;
   for (const SstFilterInfo& f : files) {
-    Count& c = levels[f.level][FilterColumn(f)];
+    const bool other = f.column_family != ROCKSDB_NAMESPACE::kDefaultColumnFamilyName;
+    Count& c = levels[{other, other ? f.column_family : "", f.level}][FilterColumn(f)];
     ++c.files;
     c.keys += f.num_entries;
     if (f.filter_family == kSstFilterCompatibilityName) {
@@ -237,8 +237,10 @@ std::string FormatFiltersByLevel(const std::vector<SstFilterInfo>& files) {
     }
   }
   std::string out;
-  for (const auto& [level, by_filter] : levels) {
-    out += "level " + std::to_string(level) + ":";
+  for (const auto& [where, by_filter] : levels) {
+    const auto& [other, column_family, level] = where;
+    out += (other ? "column family " + column_family + ", level " : std::string("level ")) +
+           std::to_string(level) + ":";
     const char* sep = " ";
     for (const auto& [filter, c] : by_filter) {
       out += sep + filter + " " + std::to_string(c.files) +
@@ -256,6 +258,18 @@ std::string FormatFiltersByLevel(const std::vector<SstFilterInfo>& files) {
   return out;
 }
 
+namespace {
+
+// A file as the report names it: "000012.sst", and "<column family>/000012.sst" outside the
+// default column family.
+std::string FileLabel(const SstFilterInfo& f) {
+  return f.column_family == ROCKSDB_NAMESPACE::kDefaultColumnFamilyName
+             ? f.file
+             : f.column_family + "/" + f.file;
+}
+
+}  // namespace
+
 std::string FormatFilterReport(const std::vector<SstFilterInfo>& files) {
   std::string out;
   std::string line;
@@ -268,13 +282,13 @@ std::string FormatFilterReport(const std::vector<SstFilterInfo>& files) {
   for (const SstFilterInfo& f : files) {
     if (largest == nullptr || f.filter_bytes > largest->filter_bytes) largest = &f;
     const double bits = f.filter_entries ? 8.0 * f.filter_bytes / f.filter_entries : 0;
-    line = Printf("%-14s %5d %-22s %12" PRIu64 " %12" PRIu64 " %9.2f ", f.file.c_str(), f.level,
-                  f.policy_name.empty() ? "(none)" : f.policy_name.c_str(), f.num_entries,
+    line = Printf("%-14s %5d %-22s %12" PRIu64 " %12" PRIu64 " %9.2f ", FileLabel(f).c_str(),
+                  f.level, f.policy_name.empty() ? "(none)" : f.policy_name.c_str(), f.num_entries,
                   f.filter_bytes, bits);
     out += line + FilterColumn(f) + "\n";
     if (!f.has_sstfilter_filter()) {
       ++without;
-      missing += (missing.empty() ? "" : ", ") + f.file;
+      missing += (missing.empty() ? "" : ", ") + FileLabel(f);
     }
   }
   out += FormatFiltersByLevel(files);
@@ -287,7 +301,7 @@ std::string FormatFilterReport(const std::vector<SstFilterInfo>& files) {
     line = Printf("largest filter: %" PRIu64
                   " KiB (%s, level %d); cached whole, a filter should be at most 1/%zu of a "
                   "block-cache shard\n",
-                  (largest->filter_bytes + 1023) >> 10, largest->file.c_str(), largest->level,
+                  (largest->filter_bytes + 1023) >> 10, FileLabel(*largest).c_str(), largest->level,
                   kShardFraction);
     out += line;
   }

@@ -23,6 +23,7 @@
 namespace sstfilter {
 
 struct SstFilterInfo {
+  std::string column_family = "default";
   std::string file;         // file name, e.g. "000012.sst"
   int level = -1;           // LSM level
   std::string policy_name;  // TableProperties::filter_policy_name; empty: no filter
@@ -43,7 +44,14 @@ struct SstFilterInfo {
   SSTFILTER_EXPORT bool has_sstfilter_filter() const;
 };
 
-// The filters of every live SST file of an open database, ordered by level and file name.
+// The filters of every live SST file of the column families of `handles` of an open database,
+// from their table properties: the default column family's files first, then each other's in
+// order of name, each by level and file name. Only a column family's handle gives its files' table
+// properties, so without it a file's filter is unknown, and its files are not listed.
+SSTFILTER_EXPORT ROCKSDB_NAMESPACE::Status DescribeFilters(
+    ROCKSDB_NAMESPACE::DB* db, const std::vector<ROCKSDB_NAMESPACE::ColumnFamilyHandle*>& handles,
+    std::vector<SstFilterInfo>* files);
+// The same for the default column family.
 SSTFILTER_EXPORT ROCKSDB_NAMESPACE::Status DescribeFilters(ROCKSDB_NAMESPACE::DB* db,
                                                            std::vector<SstFilterInfo>* files);
 
@@ -55,17 +63,20 @@ SSTFILTER_EXPORT ROCKSDB_NAMESPACE::Status ReadFilterFormats(
     ROCKSDB_NAMESPACE::DB* db, std::vector<SstFilterInfo>* files,
     const std::vector<ROCKSDB_NAMESPACE::ColumnFamilyHandle*>& handles = {});
 
-// Both for a database on disk, opened read-only with its own OPTIONS file (a read-only open
-// never rewrites it); a file whose filter cannot be read is reported without its format. Loading
+// Both for a database on disk, every column family, opened read-only with its own OPTIONS file (a
+// read-only open never rewrites it); a file whose filter cannot be read is reported without its
+// format. Loading
 // the OPTIONS file strictly, it fails if that file names a policy that cannot be loaded here.
 SSTFILTER_EXPORT ROCKSDB_NAMESPACE::Status DescribeFilters(const std::string& db_path,
                                                            std::vector<SstFilterInfo>* files);
 
-// A printable report: a line per file; per level, its files and keys by filter
-// (FormatFiltersByLevel); and a summary naming the files without an sstfilter filter.
+// A printable report: a line per file (outside the default column family named
+// "<column family>/<file>"); per level, its files and keys by filter (FormatFiltersByLevel); and
+// a summary naming the files without an sstfilter filter.
 SSTFILTER_EXPORT std::string FormatFilterReport(const std::vector<SstFilterInfo>& files);
 
-// A line per level: its files and keys of each filter format ("(none)" where a file has no
+// A line per level ("level 6:"; outside the default column family "column family <name>, level
+// 6:"): its files and keys of each filter format ("(none)" where a file has no
 // filter; "[sstfilter]" after one stored under the name "sstfilter"), then, if any file's
 // filter carries the name "sstfilter", a line saying which policies read those: what a
 // database moving between RocksDB's filters and sstfilter's has left to rewrite.

@@ -616,5 +616,51 @@ TEST(PolicyLoss, DescribeFiltersShowsFilesWithoutAnSstfilterFilter) {
   EXPECT_FALSE(DescribeFilters(dir.path() + "/does-not-exist", &files).ok());
 }
 
+// Files of every column family: each is described from its own column family's table properties
+// (listed without a filter, they would read as a lost policy), and named by it in the report.
+TEST(PolicyLoss, DescribeFiltersShowsEveryColumnFamilysFiles) {
+  const TempDir dir("policy_loss_families");
+  {
+    Status s;
+    const Options options = MakeOptions("sstfilter.Bloom:10");
+    auto db = OpenDb(options, dir.path(), &s);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    ROCKSDB_NAMESPACE::ColumnFamilyHandle* events = nullptr;
+    ASSERT_TRUE(db->CreateColumnFamily(MakeOptions("sstfilter.Ribbon:10"), "events", &events).ok());
+    for (int i = 0; i < 1000; ++i) {
+      ASSERT_TRUE(db->Put(WriteOptions(), Key(i), "v").ok());
+      ASSERT_TRUE(db->Put(WriteOptions(), events, Key(i), "v").ok());
+    }
+    ASSERT_TRUE(db->Flush({}).ok());
+    ASSERT_TRUE(db->Flush({}, events).ok());
+    std::vector<SstFilterInfo> files;
+    ASSERT_TRUE(DescribeFilters(db.get(), &files).ok());  // the default column family's
+    ASSERT_EQ(files.size(), 1u);
+    EXPECT_EQ(files[0].column_family, "default");
+    ASSERT_TRUE(DescribeFilters(db.get(), {events, db->DefaultColumnFamily()}, &files).ok());
+    ASSERT_EQ(files.size(), 2u);
+    EXPECT_EQ(files[0].column_family, "default");  // the default's first, whatever the order given
+    EXPECT_EQ(files[1].column_family, "events");
+    EXPECT_EQ(files[1].policy_name, PolicyFrom("sstfilter.Ribbon:10")->Name());
+    EXPECT_TRUE(files[1].has_sstfilter_filter());
+    ASSERT_TRUE(db->DestroyColumnFamilyHandle(events).ok());
+  }
+  std::vector<SstFilterInfo> files;
+  const Status s = DescribeFilters(dir.path(), &files);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_EQ(files.size(), 2u);
+  for (const SstFilterInfo& f : files) {
+    EXPECT_TRUE(f.has_sstfilter_filter()) << f.column_family << "/" << f.file;
+    EXPECT_FALSE(f.filter_format.empty()) << f.column_family << "/" << f.file;
+  }
+  EXPECT_EQ(files[1].column_family, "events");
+  const std::string report = FormatFilterReport(files);
+  EXPECT_NE(report.find("events/" + files[1].file), std::string::npos) << report;
+  EXPECT_NE(report.find("\ncolumn family events, level 0: sstfilter:"), std::string::npos)
+      << report;
+  EXPECT_NE(report.find("\nlevel 0: sstfilter:"), std::string::npos) << report;
+  EXPECT_NE(report.find("2 SST files, 0 without an sstfilter filter"), std::string::npos) << report;
+}
+
 }  // namespace
 }  // namespace sstfilter

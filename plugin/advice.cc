@@ -66,7 +66,8 @@ ROCKSDB_NAMESPACE::Status AccountTreeForAdvice(
             BitsPerKeyWithin(bytes.value(), SumAccounts({tree}, nullptr).keys, bits_per_key);
       }
     }
-    const Result<std::vector<double>> bits = SteadyBitsPerKey(accounts, bits_per_key);
+    const Result<std::vector<double>> bits =
+        SteadyBitsPerKey(accounts, bits_per_key, leveled->GetMemoryBudget().Given());
     if (!bits.ok()) return Status::InvalidArgument("AccountTreeForAdvice: " + bits.error());
     // Each level's filters as the policy would have made them: nothing to steer.
     for (size_t i = 0; i < accounts.levels.size() && i < bits.value().size(); ++i) {

@@ -229,7 +229,7 @@ size_t RewriteFilesOverBudget(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree) {
                          ROCKSDB_NAMESPACE::kCompactionStyleUniversal;
   const Result<std::vector<LevelFilter>> allocation =
       universal ? OneFilterAllocation(accounts, target.bits_per_key)
-                : SteadyAllocation(accounts, target.bits_per_key);
+                : SteadyAllocation(accounts, target.bits_per_key, /*under_memory_budget=*/true);
   if (!allocation.ok()) return 0;
   std::vector<LevelShare> levels;
   for (const LevelFilter& level : allocation.value()) {

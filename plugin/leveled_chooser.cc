@@ -100,10 +100,10 @@ Result<LevelFilter> LeveledChooser::LevelsFilter(uint64_t num_keys, const KeyRan
   tree_shape_.WithFile(level_, budget_rewrite_ ? 0 : static_cast<double>(num_keys), &shares,
                        &probes);
   Result<std::vector<LevelFilter>> a =
-      AllocateShares(shares, bits_per_key_, FilterCostModel::kSstfilter, num_keys, probes);
+      tree_shape_.Allocate(shares, probes, bits_per_key_, num_keys);
   if (a.ok() && num_keys > 0) {
     const Result<std::vector<LevelFilter>> nominal =
-        AllocateShares(shares, bits_per_key_, FilterCostModel::kSstfilter, 0, probes);
+        tree_shape_.Allocate(shares, probes, bits_per_key_, 0);
     if (!nominal.ok()) return Err(nominal.error());
     a = KeepSmallFilesFilters(a.value(), nominal.value());
   }

@@ -304,6 +304,7 @@ Result<bool> LeveledPolicy::SteerByAccounts(const ROCKSDB_NAMESPACE::FilterBuild
                                             LeveledChooser* chooser) const {
   const int level = num_levels > 1 ? context.level_at_creation : -1;
   TreeShape shape(accounts, level);
+  shape.under_memory_budget = shape_.memory_budget.Given();
   // A tree with no keys yet (a new database's first flush): nothing to allocate over.
   if (shape.Empty()) return true;
   const double uncut_bits_per_key = bits_per_key;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "plugin/printf.h"
 
@@ -193,13 +194,10 @@ Result<double> ExcessBelowLevel0(const TreeShape& shape, const TreeAccounts& acc
                                  double budget, double writing_budget) {
   std::vector<double> shares, probes;
   shape.WithFile(-1, 0, &shares, &probes);
-  const Result<std::vector<LevelFilter>> target =
-      AllocateShares(shares, budget, FilterCostModel::kSstfilter, 0, probes);
+  const Result<std::vector<LevelFilter>> target = shape.Allocate(shares, probes, budget, 0);
   if (!target.ok()) return Err(target.error());
   const Result<std::vector<LevelFilter>> writing =
-      writing_budget == budget
-          ? target
-          : AllocateShares(shares, writing_budget, FilterCostModel::kSstfilter, 0, probes);
+      writing_budget == budget ? target : shape.Allocate(shares, probes, writing_budget, 0);
   if (!writing.ok()) return Err(writing.error());
   const SpendBelowLevel0 spend = SpendOf(accounts, target.value());
   double excess_bits = spend.spent_bits - spend.share_bits, keys = 0;
@@ -223,13 +221,79 @@ SpendBelowLevel0 SpendOf(const TreeAccounts& accounts, const std::vector<LevelFi
   return spend;
 }
 
-Result<std::vector<LevelFilter>> SteadyAllocation(const TreeAccounts& accounts,
-                                                  double bits_per_key) {
+Result<std::vector<LevelFilter>> SteadyAllocation(const TreeAccounts& accounts, double bits_per_key,
+                                                  bool under_memory_budget) {
   std::vector<double> shares, probes;
-  const TreeShape shape(accounts);
+  TreeShape shape(accounts);
   if (shape.Empty()) return Err(std::string("the tree holds no keys"));
+  shape.under_memory_budget = under_memory_budget;
   shape.WithFile(-1, 0, &shares, &probes);
-  return AllocateShares(shares, bits_per_key, FilterCostModel::kSstfilter, 0, probes);
+  return shape.Allocate(shares, probes, bits_per_key, 0);
+}
+
+double BudgetCeiling(double bits_per_key, double level0_share) {
+  return level0_share > 0 ? bits_per_key * (1 + kBudgetSwing / level0_share)
+                          : std::numeric_limits<double>::infinity();
+}
+
+Result<std::vector<LevelFilter>> AllocateWithinCeiling(const std::vector<double>& shares,
+                                                       double bits_per_key,
+                                                       uint64_t keys_per_filter,
+                                                       const std::vector<double>& probes,
+                                                       double ceiling) {
+  const Result<std::vector<LevelFilter>> free =
+      AllocateShares(shares, bits_per_key, FilterCostModel::kSstfilter, keys_per_filter, probes);
+  if (!free.ok() || !(ceiling < std::numeric_limits<double>::infinity()) ||
+      probes.size() != shares.size()) {
+    return free;
+  }
+  double total = 0;
+  for (const double s : shares) total += s;
+  std::vector<LevelFilter> result = free.value();
+  std::vector<bool> held(shares.size(), false);
+  // Each round holds at least one more level, or ends: at most one round per level.
+  for (size_t round = 0; round < shares.size(); ++round) {
+    bool more = false;
+    for (size_t i = 0; i < shares.size(); ++i) {
+      if (!held[i] && shares[i] > 0 && result[i].ExpectedBitsPerKey() > ceiling) {
+        held[i] = more = true;
+      }
+    }
+    if (!more) break;
+    double held_share = 0;
+    std::vector<double> rest_shares, rest_probes;
+    for (size_t i = 0; i < shares.size(); ++i) {
+      if (held[i]) {
+        held_share += shares[i] / total;
+      } else {
+        rest_shares.push_back(shares[i]);
+        rest_probes.push_back(probes[i]);
+      }
+    }
+    const double rest_bits = (bits_per_key - held_share * ceiling) / (1 - held_share);
+    if (rest_shares.empty() || !(rest_bits > 0)) return free;
+    const Result<std::vector<LevelFilter>> top =
+        AllocateShares({1.0}, ceiling, FilterCostModel::kSstfilter, keys_per_filter, {1.0});
+    const Result<std::vector<LevelFilter>> rest = AllocateShares(
+        rest_shares, rest_bits, FilterCostModel::kSstfilter, keys_per_filter, rest_probes);
+    if (!top.ok() || !rest.ok()) return free;
+    for (size_t i = 0, r = 0; i < shares.size(); ++i) {
+      result[i] = held[i] ? top.value()[0] : rest.value()[r++];
+    }
+  }
+  return result;
+}
+
+Result<std::vector<LevelFilter>> TreeShape::Allocate(const std::vector<double>& shares,
+                                                     const std::vector<double>& probes,
+                                                     double bits_per_key,
+                                                     uint64_t keys_per_filter) const {
+  double total = 0;
+  for (const double s : shares) total += s;
+  const double ceiling = under_memory_budget && total > 0 && !shares.empty()
+                             ? BudgetCeiling(bits_per_key, shares[0] / total)
+                             : std::numeric_limits<double>::infinity();
+  return AllocateWithinCeiling(shares, bits_per_key, keys_per_filter, probes, ceiling);
 }
 
 LevelFilter OneFilterOf(const LevelFilter& mix, double bits_per_key) {
@@ -251,8 +315,10 @@ Result<std::vector<LevelFilter>> OneFilterAllocation(const TreeAccounts& account
                                   OneFilterOf(one_level.value()[0], bits_per_key));
 }
 
-Result<std::vector<double>> SteadyBitsPerKey(const TreeAccounts& accounts, double bits_per_key) {
-  const Result<std::vector<LevelFilter>> allocation = SteadyAllocation(accounts, bits_per_key);
+Result<std::vector<double>> SteadyBitsPerKey(const TreeAccounts& accounts, double bits_per_key,
+                                             bool under_memory_budget) {
+  const Result<std::vector<LevelFilter>> allocation =
+      SteadyAllocation(accounts, bits_per_key, under_memory_budget);
   if (!allocation.ok()) return Err(allocation.error());
   std::vector<double> bits;
   for (const LevelFilter& level : allocation.value()) bits.push_back(level.ExpectedBitsPerKey());

@@ -25,6 +25,33 @@ namespace sstfilter {
 std::vector<LevelFilter> KeepSmallFilesFilters(std::vector<LevelFilter> priced,
                                                const std::vector<LevelFilter>& nominal);
 
+// Under a memory_budget, no level's filters get more than BudgetCeiling bits per key: the
+// budget's bits per key times (1 + kBudgetSwing / level 0's share of the keys at its fullest). So
+// level 0 at its fullest holds at most kBudgetSwing of the budget beyond what its keys would cost
+// at the budget's bits per key. Why: between two of its compactions level 0 fills from empty to
+// its fullest, and the budget must hold the tree with it full; what the allocation gives its keys
+// beyond the tree's bits per key is unspent once it empties (SumAccounts counts level 0 at the
+// midpoint, so about half of that is the peak's overshoot, half the settled tree's shortfall).
+// Monkey's allocation gives level 0 (each of its files a probe) and the small levels just below
+// it several times the last level's bits per key, most under small budgets: a random tree of 10M
+// keys under 1 MiB settled at 0.63x of it so (docs/benchmarks.md). The same ceiling on every
+// level, so that a compaction of level 0 into a small base level does not raise its keys' bits
+// (capped on level 0 alone, the compaction into a new base level took the tree to 1.14x). The
+// levels under it get Monkey's allocation of what the capped levels leave
+// (AllocateWithinCeiling). Where level 0 is small against the tree, the ceiling is far above
+// what any level gets, and changes nothing.
+inline constexpr double kBudgetSwing = 0.05;
+double BudgetCeiling(double bits_per_key, double level0_share);
+// AllocateShares(shares, bits_per_key, kSstfilter, keys_per_filter, probes), then the levels
+// above `ceiling` bits per key held at the filter of a tree of one level at it, and the others
+// allocated again with what those leave, until none is above it. AllocateShares' allocation where
+// none was above, or where the others would be left nothing.
+Result<std::vector<LevelFilter>> AllocateWithinCeiling(const std::vector<double>& shares,
+                                                       double bits_per_key,
+                                                       uint64_t keys_per_filter,
+                                                       const std::vector<double>& probes,
+                                                       double ceiling);
+
 // A tree as the sstfilter.LeveledBudget listener last saw it (plugin/tree_history.h), for the
 // allocation: each level's keys (in live files, and pending from running compactions) and the
 // filter probes it receives per lookup.
@@ -32,7 +59,8 @@ struct TreeShape {
   std::vector<double> keys, probes;  // by level; empty: no accounts
   std::vector<bool> pending;         // a compaction is writing to the level
   LevelAccount level0_peak;
-  double counted_weight = 0;  // of the readers' counts in `probes`
+  double counted_weight = 0;         // of the readers' counts in `probes`
+  bool under_memory_budget = false;  // then Allocate keeps each level within BudgetCeiling
 
   explicit TreeShape(const TreeAccounts& accounts = {}, int level = -1)
       : level0_peak(accounts.level0_peak), counted_weight(accounts.counted_weight) {
@@ -83,6 +111,13 @@ struct TreeShape {
     }
     if (level == 0) (*level_probes)[0] = std::max((*level_probes)[0], 1.0);
   }
+
+  // The allocation at bits_per_key over WithFile's `shares` and `probes`, for filters of
+  // keys_per_filter keys (0: at nominal sizes): AllocateShares', each level within BudgetCeiling
+  // of level 0's share in `shares` where the tree is under_memory_budget.
+  Result<std::vector<LevelFilter>> Allocate(const std::vector<double>& shares,
+                                            const std::vector<double>& probes, double bits_per_key,
+                                            uint64_t keys_per_filter) const;
 };
 
 // Lookup heat: how much hotter than its level the key range of a file written to `level` is. The
@@ -176,11 +211,13 @@ Result<double> ExcessBelowLevel0(const TreeShape& shape, const TreeAccounts& acc
 // `accounts` (by level) once every file of it is its own: the allocation for the tree as it is,
 // level 0 at its fullest lately, with no excess to steer. What the sstfilter.LeveledBudget listener
 // steers a tree toward.
-Result<std::vector<double>> SteadyBitsPerKey(const TreeAccounts& accounts, double bits_per_key);
+// Under a memory budget, within BudgetCeiling.
+Result<std::vector<double>> SteadyBitsPerKey(const TreeAccounts& accounts, double bits_per_key,
+                                             bool under_memory_budget = false);
 // The allocation whose expected bits per key SteadyBitsPerKey gives: each level's filter, or its
 // mix of two (at nominal sizes).
-Result<std::vector<LevelFilter>> SteadyAllocation(const TreeAccounts& accounts,
-                                                  double bits_per_key);
+Result<std::vector<LevelFilter>> SteadyAllocation(const TreeAccounts& accounts, double bits_per_key,
+                                                  bool under_memory_budget = false);
 
 // A tree under universal compaction: each file takes one filter of a tree of one level, the richer
 // of `mix` (the budget's two nearest) if it spends at most kUnmixedSlack times `bits_per_key`,

@@ -145,6 +145,61 @@ TEST(MemoryBudget, ARunningCompactionsInputsStillSpendTheBudget) {
   EXPECT_EQ(sum.filter_bytes, 132'000u);
 }
 
+// Under a budget, no level gets more than BudgetCeiling: the levels Monkey's allocation puts above
+// it (level 0 and the small base level of a random tree of 10M keys under 1 MiB, its LOG's levels
+// as level 0 filled) are held at the filter of a tree of one level at the ceiling, and the others
+// share what that leaves, so the tree still spends the budget. A ceiling no level reaches changes
+// nothing, and a tree not under a budget gets Monkey's allocation whatever its ceiling would be.
+TEST(MemoryBudget, NoLevelGetsMoreThanTheCeilingAndTheBudgetIsStillSpent) {
+  constexpr double kBits = 1.125;
+  const std::vector<double> shares = {578'524, 578'524, 575'861, 5'787'903};
+  const std::vector<double> probes = {4, 1, 0.67, 1};
+  double total = 0;
+  for (const double k : shares) total += k;
+  auto spent = [&](const std::vector<LevelFilter>& a) {
+    double bits = 0;
+    for (size_t i = 0; i < a.size(); ++i) bits += shares[i] / total * a[i].ExpectedBitsPerKey();
+    return bits;
+  };
+  const double ceiling = BudgetCeiling(kBits, shares[0] / total);
+  EXPECT_NEAR(ceiling, kBits * (1 + kBudgetSwing * total / shares[0]), 1e-9);
+  const std::vector<LevelFilter> free =
+      AllocateShares(shares, kBits, FilterCostModel::kSstfilter, 0, probes).value();
+  ASSERT_GT(free[0].ExpectedBitsPerKey(), ceiling);  // Monkey's level 0: above the ceiling
+  ASSERT_GT(free[1].ExpectedBitsPerKey(), ceiling);  // and the base level below it
+  const std::vector<LevelFilter> held =
+      AllocateWithinCeiling(shares, kBits, 0, probes, ceiling).value();
+  const LevelFilter one_level =
+      AllocateShares({1.0}, ceiling, FilterCostModel::kSstfilter, 0, {1.0}).value()[0];
+  for (size_t i = 0; i < held.size(); ++i) {
+    EXPECT_LE(held[i].ExpectedBitsPerKey(), ceiling + 1e-9) << "level " << i;
+  }
+  EXPECT_NEAR(held[0].ExpectedBitsPerKey(), one_level.ExpectedBitsPerKey(), 1e-9);
+  EXPECT_NEAR(held[1].ExpectedBitsPerKey(), one_level.ExpectedBitsPerKey(), 1e-9);
+  // The levels below share what level 0 and the base level leave: more than Monkey gave them.
+  EXPECT_GT(held[3].ExpectedBitsPerKey(), free[3].ExpectedBitsPerKey());
+  EXPECT_NEAR(spent(held), kBits, 0.01 * kBits);
+  EXPECT_NEAR(spent(free), kBits, 0.01 * kBits);
+  printf("[ figures  ] ceiling %.3f bits/key: levels", ceiling);
+  for (size_t i = 0; i < held.size(); ++i) {
+    printf(" %.3f (Monkey's %.3f)", held[i].ExpectedBitsPerKey(), free[i].ExpectedBitsPerKey());
+  }
+  printf("\n");
+  // A ceiling above every level's bits: Monkey's allocation.
+  const std::vector<LevelFilter> above =
+      AllocateWithinCeiling(shares, kBits, 0, probes, 2 * free[0].ExpectedBitsPerKey()).value();
+  for (size_t i = 0; i < above.size(); ++i) {
+    EXPECT_EQ(above[i].ExpectedBitsPerKey(), free[i].ExpectedBitsPerKey()) << "level " << i;
+  }
+  // TreeShape::Allocate applies it under a memory budget only.
+  TreeShape shape;
+  EXPECT_EQ(shape.Allocate(shares, probes, kBits, 0).value()[0].ExpectedBitsPerKey(),
+            free[0].ExpectedBitsPerKey());
+  shape.under_memory_budget = true;
+  EXPECT_EQ(shape.Allocate(shares, probes, kBits, 0).value()[0].ExpectedBitsPerKey(),
+            held[0].ExpectedBitsPerKey());
+}
+
 // A flush that finds the budget spent gets the floor, half the bits per key the budget buys, for
 // each of its filters whatever keys it holds: the best single filter within the floor. The
 // allocation at the floor mixes two filters (at 20,000 keys, Ribbon filters of about 1 and 2 bits

@@ -518,6 +518,24 @@ class MemoryBudgetDb : public DbTest, public ::testing::WithParamInterface<Growt
     }
   }
 
+  // Grows the default column family from empty to kKeys in kStages stages of several flushes
+  // each, as a stream of writes makes, ordered or shuffled; after each stage, once `settle`
+  // returns, the live filters' bytes over the budget, by stage.
+  template <typename Settle>
+  std::vector<double> GrowInStages(bool ordered, Settle&& settle) {
+    ColumnFamilyHandle* cf = db_->DefaultColumnFamily();
+    std::vector<double> ratio;
+    for (uint64_t stage = 0; stage < kStages; ++stage) {
+      const uint64_t first = stage * kKeys / kStages, last = (stage + 1) * kKeys / kStages;
+      for (uint64_t batch = first; batch < last; batch += 20'000) {
+        WriteTo(cf, batch, std::min<uint64_t>(20'000, last - batch), ordered);
+      }
+      settle();
+      ratio.push_back(static_cast<double>(FilterBytes({cf})) / kBudgetBytes);
+    }
+    return ratio;
+  }
+
   // The "their filters now N bytes" of each line the policy logs as it decides a file's bits.
   std::vector<double> LoggedFilterBytes() {
     std::vector<double> bytes;
@@ -548,17 +566,8 @@ class MemoryBudgetDb : public DbTest, public ::testing::WithParamInterface<Growt
 TEST_P(MemoryBudgetDb, FiltersStayWithinTheBudgetAsTheTreeGrows) {
   const bool ordered = GetParam().ordered;
   Open(BudgetOptions("{id=sstfilter.Leveled;memory_budget=" + std::to_string(kBudgetBytes) + "}"));
-  ColumnFamilyHandle* cf = db_->DefaultColumnFamily();
-  double ratio[kStages] = {};
-  for (uint64_t stage = 0; stage < kStages; ++stage) {
-    const uint64_t first = stage * kKeys / kStages, last = (stage + 1) * kKeys / kStages;
-    // Several flushes a stage, as a stream of writes makes.
-    for (uint64_t batch = first; batch < last; batch += 20'000) {
-      WriteTo(cf, batch, std::min<uint64_t>(20'000, last - batch), ordered);
-    }
-    testing::WaitForCompactions(db_.get());
-    ratio[stage] = static_cast<double>(FilterBytes({cf})) / kBudgetBytes;
-  }
+  const std::vector<double> ratio =
+      GrowInStages(ordered, [&] { testing::WaitForCompactions(db_.get()); });
   ExpectAllPresent(0, kKeys);
   EXPECT_EQ(LookUpAbsent(20'000).true_positives, 0u);
   printf("[ figures  ] %s keys, memory_budget %" PRIu64 " bytes: filter bytes over the budget",
@@ -608,16 +617,8 @@ TEST_P(MemoryBudgetDb, AUniversalTreeIsRewrittenToTheOneFilterItsFilesGet) {
       BudgetOptions("{id=sstfilter.Leveled;memory_budget=" + std::to_string(kBudgetBytes) + "}");
   options.compaction_style = ROCKSDB_NAMESPACE::kCompactionStyleUniversal;
   Open(options);
-  ColumnFamilyHandle* cf = db_->DefaultColumnFamily();
-  double ratio[kStages] = {};
-  for (uint64_t stage = 0; stage < kStages; ++stage) {
-    const uint64_t first = stage * kKeys / kStages, last = (stage + 1) * kKeys / kStages;
-    for (uint64_t batch = first; batch < last; batch += 20'000) {
-      WriteTo(cf, batch, std::min<uint64_t>(20'000, last - batch), ordered);
-    }
-    ASSERT_TRUE(testing::WaitForUniversalCompactions(db_.get()));
-    ratio[stage] = static_cast<double>(FilterBytes({cf})) / kBudgetBytes;
-  }
+  const std::vector<double> ratio =
+      GrowInStages(ordered, [&] { EXPECT_TRUE(testing::WaitForUniversalCompactions(db_.get())); });
   ExpectAllPresent(0, kKeys);
   EXPECT_EQ(LookUpAbsent(20'000).true_positives, 0u);
   const std::vector<double> written = LoggedFilterBytes();

@@ -33,11 +33,11 @@ std::vector<LevelFilter> KeepSmallFilesFilters(std::vector<LevelFilter> priced,
 // beyond the tree's bits per key is unspent once it empties (SumAccounts counts level 0 at the
 // midpoint, so about half of that is the peak's overshoot, half the settled tree's shortfall).
 // Monkey's allocation gives level 0 (each of its files a probe) and the small levels just below
-// it several times the last level's bits per key, most under small budgets: a random tree of 10M
-// keys under 1 MiB settled at 0.63x of it so (docs/benchmarks.md). The same ceiling on every
-// level, so that a compaction of level 0 into a small base level does not raise its keys' bits
-// (capped on level 0 alone, the compaction into a new base level took the tree to 1.14x). The
-// levels under it get Monkey's allocation of what the capped levels leave
+// it several times the last level's bits per key, most under small budgets, where random trees
+// then settled far below their budget (docs/benchmarks.md, "A ceiling on every level"). The same
+// ceiling on every level, so that a compaction of level 0 into a small base level does not raise
+// its keys' bits: capped on level 0 alone, that compaction took a tree beyond its budget
+// (docs/history.md). The levels under it get Monkey's allocation of what the capped levels leave
 // (AllocateWithinCeiling). Where level 0 is small against the tree, the ceiling is far above
 // what any level gets, and changes nothing.
 inline constexpr double kBudgetSwing = 0.05;

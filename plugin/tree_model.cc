@@ -249,6 +249,9 @@ Result<std::vector<LevelFilter>> AllocateWithinCeiling(const std::vector<double>
   }
   double total = 0;
   for (const double s : shares) total += s;
+  const Result<std::vector<LevelFilter>> top =
+      AllocateShares({1.0}, ceiling, FilterCostModel::kSstfilter, keys_per_filter, {1.0});
+  if (!top.ok()) return free;
   std::vector<LevelFilter> result = free.value();
   std::vector<bool> held(shares.size(), false);
   // Each round holds at least one more level, or ends: at most one round per level.
@@ -272,11 +275,9 @@ Result<std::vector<LevelFilter>> AllocateWithinCeiling(const std::vector<double>
     }
     const double rest_bits = (bits_per_key - held_share * ceiling) / (1 - held_share);
     if (rest_shares.empty() || !(rest_bits > 0)) return free;
-    const Result<std::vector<LevelFilter>> top =
-        AllocateShares({1.0}, ceiling, FilterCostModel::kSstfilter, keys_per_filter, {1.0});
     const Result<std::vector<LevelFilter>> rest = AllocateShares(
         rest_shares, rest_bits, FilterCostModel::kSstfilter, keys_per_filter, rest_probes);
-    if (!top.ok() || !rest.ok()) return free;
+    if (!rest.ok()) return free;
     for (size_t i = 0, r = 0; i < shares.size(); ++i) {
       result[i] = held[i] ? top.value()[0] : rest.value()[r++];
     }

@@ -23,7 +23,7 @@
 namespace sstfilter {
 
 struct SstFilterInfo {
-  std::string column_family = "default";
+  std::string column_family = ROCKSDB_NAMESPACE::kDefaultColumnFamilyName;
   std::string file;         // file name, e.g. "000012.sst"
   int level = -1;           // LSM level
   std::string policy_name;  // TableProperties::filter_policy_name; empty: no filter
@@ -65,8 +65,8 @@ SSTFILTER_EXPORT ROCKSDB_NAMESPACE::Status ReadFilterFormats(
 
 // Both for a database on disk, every column family, opened read-only with its own OPTIONS file (a
 // read-only open never rewrites it); a file whose filter cannot be read is reported without its
-// format. Loading
-// the OPTIONS file strictly, it fails if that file names a policy that cannot be loaded here.
+// format. Loading the OPTIONS file strictly, it fails if that file names a policy that cannot be
+// loaded here.
 SSTFILTER_EXPORT ROCKSDB_NAMESPACE::Status DescribeFilters(const std::string& db_path,
                                                            std::vector<SstFilterInfo>* files);
 
@@ -76,10 +76,10 @@ SSTFILTER_EXPORT ROCKSDB_NAMESPACE::Status DescribeFilters(const std::string& db
 SSTFILTER_EXPORT std::string FormatFilterReport(const std::vector<SstFilterInfo>& files);
 
 // A line per level ("level 6:"; outside the default column family "column family <name>, level
-// 6:"): its files and keys of each filter format ("(none)" where a file has no
-// filter; "[sstfilter]" after one stored under the name "sstfilter"), then, if any file's
-// filter carries the name "sstfilter", a line saying which policies read those: what a
-// database moving between RocksDB's filters and sstfilter's has left to rewrite.
+// 6:"): its files and keys of each filter format ("(none)" where a file has no filter;
+// "[sstfilter]" after one stored under the name "sstfilter"), then, if any file's filter carries
+// the name "sstfilter", a line saying which policies read those: what a database moving between
+// RocksDB's filters and sstfilter's has left to rewrite.
 SSTFILTER_EXPORT std::string FormatFiltersByLevel(const std::vector<SstFilterInfo>& files);
 
 // sstfilter.Leveled's memory_budget as the policy is configured (docs/filters.md, "A memory budget

@@ -224,12 +224,14 @@ size_t RewriteFilesOverBudget(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree) {
   // The steering answers its own excess (NaN) unless every rewrite planned here is done.
   const uint64_t ticket = BudgetTargets::Global().ForgetResidualExcess(tree);
   // The shares of what the policy gives the files: a universal tree's take one filter wherever
-  // they are (LeveledChooser::OneFilterPerFile), not their level's.
+  // they are (LeveledChooser::OneFilterPerFile), a modelled tree's the model's, not their level's.
   const bool universal = db->GetOptions(db->DefaultColumnFamily()).compaction_style ==
                          ROCKSDB_NAMESPACE::kCompactionStyleUniversal;
   const Result<std::vector<LevelFilter>> allocation =
       universal ? OneFilterAllocation(accounts, target.bits_per_key)
-                : SteadyAllocation(accounts, target.bits_per_key, /*under_memory_budget=*/true);
+      : target.model_levels > 0
+          ? ModelAllocation(accounts, target.model_levels, target.size_ratio, target.bits_per_key)
+          : SteadyAllocation(accounts, target.bits_per_key, /*under_memory_budget=*/true);
   if (!allocation.ok()) return 0;
   std::vector<LevelShare> levels;
   for (const LevelFilter& level : allocation.value()) {

@@ -151,9 +151,7 @@ LeveledPolicy::ModelPlace LeveledPolicy::PlaceInModel(
   }
   // A file RocksDB writes to the bottommost level holding data belongs to the tree's largest
   // level, whatever its number: the tree may not (yet) reach num_levels.
-  place.level = context.is_bottommost ? place.num_levels - 1
-                : level == 0          ? 0
-                             : std::min(std::max(level - shallowest + 1, 1), place.num_levels - 1);
+  place.level = ModelLevelOf(level, context.is_bottommost, shallowest, place.num_levels);
   return place;
 }
 
@@ -188,6 +186,8 @@ double LeveledPolicy::TreeBitsPerKey(const ROCKSDB_NAMESPACE::FilterBuildingCont
   target.bits_per_key = bits;
   target.budget_bytes = bytes.value();
   target.history = history_;
+  target.model_levels = shape_.num_levels;
+  target.size_ratio = shape_.size_ratio;
   for (const TreeId& t : trees.trees) BudgetTargets::Global().SetBudget(t, target);
   const std::string line = Printf(
       "%s: memory_budget %llu bytes over %zu trees of %.0f keys: %.4g bits/key (at most "
@@ -348,7 +348,6 @@ Result<bool> LeveledPolicy::SteerByAccounts(const ROCKSDB_NAMESPACE::FilterBuild
   LogAt(context.info_log, ROCKSDB_NAMESPACE::InfoLogLevel::INFO_LEVEL,
         Describe(Name(), accounts, level, excess.value(), budget));
   chooser->UseAccounts(std::move(shape), level, budget);
-  if (RewritingForBudget()) chooser->ForABudgetRewrite();
   if (load.shards.shards > 0) chooser->UseCache(load, context.info_log);
   if (accounts.heat != nullptr && accounts.counted_weight > 0) {
     chooser->UseHeat(accounts.heat, accounts.counted_weight);
@@ -382,6 +381,9 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
       !std::isinf(bytes_left)) {
     chooser->SpendAtMost(bytes_left, TreeHistory::kSteerLowest * bits_per_key, context.info_log);
   }
+  // Whatever allocates the file (the accounts' shares, or the user's model): a rewrite drawing
+  // the richer filter of a mix again from the same keys would come out no smaller.
+  if (RewritingForBudget()) chooser->ForABudgetRewrite();
   if (place.num_levels > 1 && context.level_at_creation == 0) {
     chooser->FollowFlushes(
         history_, tree, context.reason != ROCKSDB_NAMESPACE::TableFileCreationReason::kCompaction);

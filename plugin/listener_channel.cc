@@ -56,6 +56,8 @@ void BudgetTargets::SetBudget(const TreeId& tree, const Target& budget) {
   target.bits_per_key = budget.bits_per_key;
   target.budget_bytes = budget.budget_bytes;
   target.history = budget.history;
+  target.model_levels = budget.model_levels;
+  target.size_ratio = budget.size_ratio;
 }
 
 uint64_t BudgetTargets::ForgetResidualExcess(const TreeId& tree) {

@@ -87,6 +87,12 @@ class BudgetTargets {
     // policy is gone): what the trees hold against it (plugin/budget_rewrites.h).
     uint64_t budget_bytes = 0;
     std::weak_ptr<TreeHistory> history;
+    // The policy's num_levels model (0: none) and its size ratio: where given, the tree's files
+    // take the model's filters, not the accounts' shares (LeveledPolicy::PlaceInModel), and the
+    // rewrites plan with them (ModelAllocation). The policy's, so the same for every tree under
+    // its budget.
+    int model_levels = 0;
+    double size_ratio = 0;
     // What the tree's files below level 0 spend beyond their levels' shares and the listener's
     // rewrites leave (PlanRewrites), per key of those levels, once every rewrite of the last plan
     // is done, none if it chose none. NaN where the last event made no plan (the accounts within

@@ -316,6 +316,24 @@ Result<std::vector<LevelFilter>> OneFilterAllocation(const TreeAccounts& account
                                   OneFilterOf(one_level.value()[0], bits_per_key));
 }
 
+Result<std::vector<LevelFilter>> ModelAllocation(const TreeAccounts& accounts, int model_levels,
+                                                 double size_ratio, double bits_per_key) {
+  if (accounts.levels.empty()) return Err(std::string("the tree has no levels"));
+  const Result<std::vector<LevelFilter>> model =
+      AllocateLevels(model_levels, size_ratio, bits_per_key, FilterCostModel::kSstfilter, 0);
+  if (!model.ok()) return Err(model.error());
+  size_t deepest = 0;
+  for (size_t i = 0; i < accounts.levels.size(); ++i) {
+    if (accounts.levels[i].keys + accounts.levels[i].pending_keys > 0) deepest = i;
+  }
+  std::vector<LevelFilter> levels;
+  for (size_t i = 0; i < accounts.levels.size(); ++i) {
+    const int level = static_cast<int>(i);
+    levels.push_back(model.value()[ModelLevelOf(level, i > 0 && i == deepest, 1, model_levels)]);
+  }
+  return levels;
+}
+
 Result<std::vector<double>> SteadyBitsPerKey(const TreeAccounts& accounts, double bits_per_key,
                                              bool under_memory_budget) {
   const Result<std::vector<LevelFilter>> allocation =

@@ -5,6 +5,7 @@
 // them (one file's filters) is leveled_policy.cc; the allocation itself is core/level_allocation.h.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -233,5 +234,24 @@ LevelFilter OneFilterOf(const LevelFilter& mix, double bits_per_key);
 // shares, which the policy does not give a universal tree's files.
 Result<std::vector<LevelFilter>> OneFilterAllocation(const TreeAccounts& accounts,
                                                      double bits_per_key);
+// Which of a model's `model_levels` levels a file written to `level` of a leveled tree belongs to,
+// the model's first level below level 0 being the tree's `shallowest`: level 0 to level 0, the
+// tree's bottommost level (holding its largest keys; the model may have more levels than the tree
+// yet) to the model's last, the others by their depth below `shallowest`, the deepest ones
+// together in the model's last.
+inline int ModelLevelOf(int level, bool bottommost, int shallowest, int model_levels) {
+  if (bottommost) return model_levels - 1;
+  if (level == 0) return 0;
+  return std::min(std::max(level - shallowest + 1, 1), model_levels - 1);
+}
+// What each level of the tree of `accounts` gets from a policy's num_levels model of
+// `model_levels` levels, at nominal sizes: AllocateLevels' filters at the model's level each
+// takes (ModelLevelOf; the deepest level holding keys the bottommost), as the policy gives them
+// (LeveledPolicy::PlaceInModel). What the listener's rewrites plan with there, in place of
+// SteadyAllocation's shares, which the policy does not give a modelled tree's files: planned at
+// those, a file of a middle level that the model gives more came out no smaller, and was chosen
+// again as the share fell (MemoryBudgetDb.AModelledTreeIsRewrittenToTheFiltersItsModelGives).
+Result<std::vector<LevelFilter>> ModelAllocation(const TreeAccounts& accounts, int model_levels,
+                                                 double size_ratio, double bits_per_key);
 
 }  // namespace sstfilter

@@ -61,7 +61,11 @@ Result<LevelFilter> LeveledChooser::ForKeys(uint64_t num_keys, const KeyRange& f
   // What these keys' filter may spend: of a mix, the richer of the two, whichever they draw.
   const double chosen_bits = chosen.value().Largest().bits_per_key;
   // In sixteenths of a bit: the allocations are cached by budget.
-  const double bits = std::max(std::floor(16 * 8 * bytes_left_ / keys) / 16, floor_bits_per_key_);
+  double bits = std::max(std::floor(16 * 8 * bytes_left_ / keys) / 16, floor_bits_per_key_);
+  if (history_ != nullptr && decided_ && !appends_) {
+    bits =
+        std::min(bits, std::max(std::floor(16 * 8 * overshoot_left_ / keys) / 16, kMinBitsPerKey));
+  }
   if (bits < chosen_bits) {
     chosen = allocations_->Single(size_ratio_, bits, num_keys);
     if (finishing && chosen.ok()) {
@@ -74,7 +78,9 @@ Result<LevelFilter> LeveledChooser::ForKeys(uint64_t num_keys, const KeyRange& f
     }
   }
   if (finishing && chosen.ok()) {  // the next partition gets what this one may leave
-    bytes_left_ = std::max(bytes_left_ - chosen.value().Largest().bits_per_key * keys / 8, 0.0);
+    const double spent = chosen.value().Largest().bits_per_key * keys / 8;
+    bytes_left_ = std::max(bytes_left_ - spent, 0.0);
+    overshoot_left_ -= spent;
   }
   return chosen;
 }
@@ -225,8 +231,9 @@ bool LeveledChooser::Appends(const KeyRange& file_keys, bool finishing) {
 }
 
 void LeveledChooser::SpendAtMost(double bytes_left, double floor_bits_per_key,
-                                 ROCKSDB_NAMESPACE::Logger* log) {
+                                 double overshoot_bytes, ROCKSDB_NAMESPACE::Logger* log) {
   bytes_left_ = std::max(bytes_left, 0.0);
+  overshoot_left_ = bytes_left + overshoot_bytes;
   floor_bits_per_key_ = std::max(floor_bits_per_key, kMinBitsPerKey);
   log_ = log;
 }

@@ -165,11 +165,17 @@ class LeveledChooser : public FilterChooser {
   // writes stop after a flush would otherwise keep the overspend for good. The floor (the
   // steering's, TreeHistory::kSteerLowest of what the budget buys) keeps a flush's filter useful
   // to the lookups of its keys (level 0: every lookup probes it) until the next compaction
-  // rewrites the files that spend the most. The limit holds for each file, not in expectation: a
+  // rewrites the files that spend the most. A flush whose keys overlap the tree's recent flushes
+  // (random keys; known once its first filter finishes) lives only until the next compaction of
+  // level 0 merges it, so its floor gives way where the filters would hold more than
+  // `overshoot_bytes` beyond the budget: a budget is a ceiling first. A flush that appends keeps
+  // its floor: it moves down whole and keeps its filter for life, and a leaner one would cost its
+  // key range's lookups until a rewrite. The limit holds for each file, not in expectation: a
   // filter that may spend more than it gets the best single filter within it, not a mix of two,
   // since one file may draw the richer of a mix. `log` (may be null) is told of each filter so
   // limited.
-  void SpendAtMost(double bytes_left, double floor_bits_per_key, ROCKSDB_NAMESPACE::Logger* log);
+  void SpendAtMost(double bytes_left, double floor_bits_per_key, double overshoot_bytes,
+                   ROCKSDB_NAMESPACE::Logger* log);
 
   bool WantsKeyRange() const override {
     return history_ != nullptr || heat_ != nullptr || built_into_ != nullptr;
@@ -253,6 +259,8 @@ class LeveledChooser : public FilterChooser {
   ShardLoad cache_;  // no shards: filters not held whole by an evicting cache, or no accounts
   // SpendAtMost's: infinite, no limit.
   double bytes_left_ = std::numeric_limits<double>::infinity(), floor_bits_per_key_ = 0;
+  // bytes_left_ plus the overshoot allowed a flush that overlaps; negative once beyond it.
+  double overshoot_left_ = std::numeric_limits<double>::infinity();
   std::map<uint64_t, LevelFilter> fitted_;  // FitCache's answers to the estimates, by key count
   ROCKSDB_NAMESPACE::Logger* log_ = nullptr;
 };

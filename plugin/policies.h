@@ -266,10 +266,10 @@ class LeveledPolicy : public SstFilterPolicy {
                                LeveledChooser* chooser) const;
   // The budget for the tree's next file: BudgetBitsPerKey(), or, under a memory_budget, the bits
   // per key it buys over the keys of every tree the policy builds for (logged); then
-  // `*bytes_left` is the budget less what those trees' filters spend now (negative: beyond it),
-  // else it is left as it was.
+  // `*bytes_left` is the budget less what those trees' filters spend now (negative: beyond it)
+  // and `*budget_bytes` the budget, else both are left as they were.
   double TreeBitsPerKey(const ROCKSDB_NAMESPACE::FilterBuildingContext& context, const TreeId& tree,
-                        double* bytes_left) const;
+                        double* bytes_left, double* budget_bytes) const;
 
   Shape shape_;
   std::shared_ptr<LeveledAllocations> allocations_;  // builders hold it too

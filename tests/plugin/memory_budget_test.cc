@@ -588,6 +588,28 @@ class MemoryBudgetDb : public DbTest, public ::testing::WithParamInterface<Growt
     EXPECT_LE(peak, 1.15);
   }
 
+  // Grows the tree as GrowInStages does, GetParam()'s keys, `settle` after each stage; then every
+  // key is there and no absent one, the budget's bounds hold (ExpectTheBudgetsBounds), and the
+  // listener rewrote files, each rewrite OK. Prints the figures, named by `tree`. Closes the
+  // database.
+  template <typename Settle>
+  void GrowWithinTheBudget(const char* tree, Settle&& settle) {
+    const std::vector<double> ratio = GrowInStages(GetParam().ordered, settle);
+    ExpectAllPresent(0, kKeys);
+    EXPECT_EQ(LookUpAbsent(20'000).true_positives, 0u);
+    const std::vector<double> written = LoggedFilterBytes();
+    ASSERT_FALSE(written.empty());
+    const double peak = *std::max_element(written.begin(), written.end()) / kBudgetBytes;
+    db_.reset();
+    const size_t rewrites = logger_->LinesWith("memory_budget: rewriting").size();
+    printf("[ figures  ] %s, %s keys: filter bytes over the budget", tree, GetParam().name);
+    for (const double r : ratio) printf(" %.3f", r);
+    printf(", at most %.3f as files were written; %zu files rewritten\n", peak, rewrites);
+    ExpectTheBudgetsBounds(ratio, peak);
+    EXPECT_GT(rewrites, 0u);
+    EXPECT_EQ(logger_->LinesWith("): OK").size(), rewrites) << "a rewrite failed";
+  }
+
   // The "their filters now N bytes" of each line the policy logs as it decides a file's bits.
   std::vector<double> LoggedFilterBytes() {
     std::vector<double> bytes;
@@ -659,26 +681,12 @@ TEST_P(MemoryBudgetDb, FiltersStayWithinTheBudgetAsTheTreeGrows) {
 // level shares the policy does not give it (LeveledPolicy.EachLevelGetsItsOwnFilter). The same
 // bounds as a leveled tree's.
 TEST_P(MemoryBudgetDb, AUniversalTreeIsRewrittenToTheOneFilterItsFilesGet) {
-  const bool ordered = GetParam().ordered;
   Options options =
       BudgetOptions("{id=sstfilter.Leveled;memory_budget=" + std::to_string(kBudgetBytes) + "}");
   options.compaction_style = ROCKSDB_NAMESPACE::kCompactionStyleUniversal;
   Open(options);
-  const std::vector<double> ratio =
-      GrowInStages(ordered, [&] { EXPECT_TRUE(testing::WaitForUniversalCompactions(db_.get())); });
-  ExpectAllPresent(0, kKeys);
-  EXPECT_EQ(LookUpAbsent(20'000).true_positives, 0u);
-  const std::vector<double> written = LoggedFilterBytes();
-  ASSERT_FALSE(written.empty());
-  const double peak = *std::max_element(written.begin(), written.end()) / kBudgetBytes;
-  db_.reset();
-  const size_t rewrites = logger_->LinesWith("memory_budget: rewriting").size();
-  printf("[ figures  ] universal, %s keys: filter bytes over the budget", GetParam().name);
-  for (const double r : ratio) printf(" %.3f", r);
-  printf(", at most %.3f as files were written; %zu files rewritten\n", peak, rewrites);
-  ExpectTheBudgetsBounds(ratio, peak);
-  EXPECT_GT(rewrites, 0u);
-  EXPECT_EQ(logger_->LinesWith("): OK").size(), rewrites) << "a rewrite failed";
+  GrowWithinTheBudget("universal",
+                      [&] { EXPECT_TRUE(testing::WaitForUniversalCompactions(db_.get())); });
 }
 
 // A tree allocated by the user's model of its levels (num_levels=3) grows as above: its files
@@ -688,24 +696,9 @@ TEST_P(MemoryBudgetDb, AUniversalTreeIsRewrittenToTheOneFilterItsFilesGet) {
 // shares, came out no smaller (9.16 bits/key against a share of 6.01), one of them twice, in 2 of
 // 3 runs of the random tree. The bounds are a leveled tree's.
 TEST_P(MemoryBudgetDb, AModelledTreeIsRewrittenToTheFiltersItsModelGives) {
-  const bool ordered = GetParam().ordered;
   Open(BudgetOptions(
       "{id=sstfilter.Leveled;num_levels=3;memory_budget=" + std::to_string(kBudgetBytes) + "}"));
-  const std::vector<double> ratio =
-      GrowInStages(ordered, [&] { testing::WaitForCompactions(db_.get()); });
-  ExpectAllPresent(0, kKeys);
-  EXPECT_EQ(LookUpAbsent(20'000).true_positives, 0u);
-  const std::vector<double> written = LoggedFilterBytes();
-  ASSERT_FALSE(written.empty());
-  const double peak = *std::max_element(written.begin(), written.end()) / kBudgetBytes;
-  db_.reset();
-  const size_t rewrites = logger_->LinesWith("memory_budget: rewriting").size();
-  printf("[ figures  ] num_levels=3, %s keys: filter bytes over the budget", GetParam().name);
-  for (const double r : ratio) printf(" %.3f", r);
-  printf(", at most %.3f as files were written; %zu files rewritten\n", peak, rewrites);
-  ExpectTheBudgetsBounds(ratio, peak);
-  EXPECT_GT(rewrites, 0u);
-  EXPECT_EQ(logger_->LinesWith("): OK").size(), rewrites) << "a rewrite failed";
+  GrowWithinTheBudget("num_levels=3", [&] { testing::WaitForCompactions(db_.get()); });
   const std::vector<std::string> unshrunk = logger_->LinesWith("no smaller");
   EXPECT_TRUE(unshrunk.empty()) << unshrunk.size() << " rewrites, the first: " << unshrunk[0];
 }

@@ -610,6 +610,42 @@ class MemoryBudgetDb : public DbTest, public ::testing::WithParamInterface<Growt
     EXPECT_EQ(logger_->LinesWith("): OK").size(), rewrites) << "a rewrite failed";
   }
 
+  // Three flushes of kFlushKeys keys under memory_budget kFlushesBudget, 6 bits per key over
+  // their keys, and no compaction: keys [0, kFlushes x kFlushKeys) in turn, each flush a range of
+  // its own (they append) or every kFlushes-th key from its own first (they overlap). Each waits
+  // for the listener's accounts, which the next flush's budget counts. Then every key is there and
+  // no absent one. The bits per key of each file, oldest first (empty on a failure), and *ratio,
+  // the filters' bytes over the budget.
+  static constexpr uint64_t kFlushKeys = 20'000, kFlushes = 3;
+  static constexpr uint64_t kFlushesBudget = kFlushes * kFlushKeys * 6 / 8;
+  std::vector<double> ThreeFlushes(bool overlapping, double* ratio) {
+    Options options = BudgetOptions(
+        "{id=sstfilter.Leveled;memory_budget=" + std::to_string(kFlushesBudget) + "}");
+    options.disable_auto_compactions = true;
+    options.write_buffer_size = 16 << 20;  // one file a flush
+    Open(options);
+    WriteOptions w;
+    w.disableWAL = true;
+    for (uint64_t flush = 0; flush < kFlushes; ++flush) {
+      for (uint64_t i = 0; i < kFlushKeys; ++i) {
+        const std::string k =
+            PresentKey(overlapping ? kFlushes * i + flush : flush * kFlushKeys + i);
+        if (!db_->Put(w, k, ValueOf(k)).ok()) return {};
+      }
+      TreeAccounts accounts;
+      if (!db_->Flush({}).ok() || !AccountsHolding((flush + 1) * kFlushKeys, &accounts)) return {};
+    }
+    std::vector<double> bits;
+    for (const auto& [file, props] : Tables()) {
+      bits.push_back(8.0 * static_cast<double>(props->filter_size) /
+                     static_cast<double>(props->num_filter_entries));
+    }
+    *ratio = static_cast<double>(FilterBytes({db_->DefaultColumnFamily()})) / kFlushesBudget;
+    ExpectAllPresent(0, kFlushes * kFlushKeys);
+    EXPECT_EQ(LookUpAbsent(20'000).true_positives, 0u);
+    return bits;
+  }
+
   // The "their filters now N bytes" of each line the policy logs as it decides a file's bits.
   std::vector<double> LoggedFilterBytes() {
     std::vector<double> bytes;
@@ -837,33 +873,15 @@ TEST_F(MemoryBudgetDb, AnotherColumnFamilysCompactionsRewriteTheDefaults) {
 // half the 9 bits per key it buys over 40,000 keys. docs/history.md has the runs, and those of the
 // design before, where each flush took what the budget buys.
 TEST_F(MemoryBudgetDb, AFlushSpendsAtMostWhatTheBudgetHasLeft) {
-  constexpr uint64_t kFlushKeys = 20'000, kFlushes = 3;
-  constexpr uint64_t kBytes = kFlushes * kFlushKeys * 6 / 8;
-  Options options =
-      BudgetOptions("{id=sstfilter.Leveled;memory_budget=" + std::to_string(kBytes) + "}");
-  options.disable_auto_compactions = true;
-  options.write_buffer_size = 16 << 20;  // one file a flush
-  Open(options);
-  for (uint64_t flush = 0; flush < kFlushes; ++flush) {
-    WriteTo(db_->DefaultColumnFamily(), flush * kFlushKeys, kFlushKeys, /*ordered=*/false);
-    TreeAccounts accounts;  // the next flush's budget counts this one's keys and filters
-    ASSERT_TRUE(AccountsHolding((flush + 1) * kFlushKeys, &accounts));
-  }
-  std::vector<double> bits;  // of each file, oldest first (their numbers grow)
-  for (const auto& [file, props] : Tables()) {
-    bits.push_back(8.0 * static_cast<double>(props->filter_size) /
-                   static_cast<double>(props->num_filter_entries));
-  }
+  double ratio = 0;
+  const std::vector<double> bits = ThreeFlushes(/*overlapping=*/false, &ratio);
   ASSERT_EQ(bits.size(), kFlushes);
-  const double ratio = static_cast<double>(FilterBytes({db_->DefaultColumnFamily()})) / kBytes;
   printf("[ figures  ] three flushes under memory_budget %" PRIu64
          " bytes: %.2f, %.2f and %.2f bits/key, %.3fx the budget\n",
-         kBytes, bits[0], bits[1], bits[2], ratio);
+         kFlushesBudget, bits[0], bits[1], bits[2], ratio);
   // The floor, 4.5 bits per key, and a filter's fixed bytes and rounding.
   EXPECT_LE(bits[2], 5.0);
   EXPECT_LE(ratio, 1.3);
-  ExpectAllPresent(0, kFlushes * kFlushKeys);
-  EXPECT_EQ(LookUpAbsent(20'000).true_positives, 0u);
   db_.reset();
   EXPECT_FALSE(logger_->LinesWith("memory_budget: a flushed filter of").empty());
 }
@@ -873,40 +891,16 @@ TEST_F(MemoryBudgetDb, AFlushSpendsAtMostWhatTheBudgetHasLeft) {
 // the filters would go beyond kBudgetSwing past the budget (LeveledChooser::SpendAtMost), and the
 // tree holds at most that, a filter's fixed bytes and rounding aside.
 TEST_F(MemoryBudgetDb, AFlushOfOverlappingKeysKeepsTheTreeWithinTheOvershoot) {
-  constexpr uint64_t kFlushKeys = 20'000, kFlushes = 3;
-  constexpr uint64_t kBytes = kFlushes * kFlushKeys * 6 / 8;
-  Options options =
-      BudgetOptions("{id=sstfilter.Leveled;memory_budget=" + std::to_string(kBytes) + "}");
-  options.disable_auto_compactions = true;
-  options.write_buffer_size = 16 << 20;  // one file a flush
-  Open(options);
-  WriteOptions w;
-  w.disableWAL = true;
-  for (uint64_t flush = 0; flush < kFlushes; ++flush) {
-    for (uint64_t i = 0; i < kFlushKeys; ++i) {
-      const std::string k = PresentKey(kFlushes * i + flush);
-      ASSERT_TRUE(db_->Put(w, k, ValueOf(k)).ok());
-    }
-    ASSERT_TRUE(db_->Flush({}).ok());
-    TreeAccounts accounts;
-    ASSERT_TRUE(AccountsHolding((flush + 1) * kFlushKeys, &accounts));
-  }
-  std::vector<double> bits;
-  for (const auto& [file, props] : Tables()) {
-    bits.push_back(8.0 * static_cast<double>(props->filter_size) /
-                   static_cast<double>(props->num_filter_entries));
-  }
+  double ratio = 0;
+  const std::vector<double> bits = ThreeFlushes(/*overlapping=*/true, &ratio);
   ASSERT_EQ(bits.size(), kFlushes);
-  const double ratio = static_cast<double>(FilterBytes({db_->DefaultColumnFamily()})) / kBytes;
   printf("[ figures  ] three overlapping flushes under memory_budget %" PRIu64
          " bytes: %.2f, %.2f and %.2f bits/key, %.3fx the budget\n",
-         kBytes, bits[0], bits[1], bits[2], ratio);
+         kFlushesBudget, bits[0], bits[1], bits[2], ratio);
   // Not the floor of 4.5 bits per key (4.08 for the appending flushes above): what the first two
   // left of the budget and its overshoot of 2,250 bytes, under 2 bits per key.
   EXPECT_LE(bits[2], 2.0);
   EXPECT_LE(ratio, 1 + kBudgetSwing + 0.01);
-  ExpectAllPresent(0, kFlushes * kFlushKeys);
-  EXPECT_EQ(LookUpAbsent(20'000).true_positives, 0u);
 }
 
 // Without the listener nobody counts the keys, and RocksDB drops a listener name it cannot load

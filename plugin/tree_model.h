@@ -236,9 +236,9 @@ Result<std::vector<LevelFilter>> OneFilterAllocation(const TreeAccounts& account
                                                      double bits_per_key);
 // Which of a model's `model_levels` levels a file written to `level` of a leveled tree belongs to,
 // the model's first level below level 0 being the tree's `shallowest`: level 0 to level 0, the
-// tree's bottommost level (holding its largest keys; the model may have more levels than the tree
-// yet) to the model's last, the others by their depth below `shallowest`, the deepest ones
-// together in the model's last.
+// tree's bottommost level (its largest; the tree may not yet reach the model's levels) to the
+// model's last, the others by their depth below `shallowest`, the deepest ones together in the
+// model's last.
 inline int ModelLevelOf(int level, bool bottommost, int shallowest, int model_levels) {
   if (bottommost) return model_levels - 1;
   if (level == 0) return 0;

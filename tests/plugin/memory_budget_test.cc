@@ -245,6 +245,11 @@ TEST(MemoryBudget, AModelledTreesRewritesArePlannedAtTheModelsFilters) {
       model3[0], model3[1], model3[2], steady[0], steady[1], steady[2]);
 }
 
+// A flush that finds the budget spent gets the floor, half the bits per key the budget buys, for
+// each of its filters whatever keys it holds: the best single filter within the floor. The
+// allocation at the floor mixes two filters (at 20,000 keys, Ribbon filters of about 1 and 2 bits
+// per key), each key set drawing one, which keeps the floor only in expectation: three flushes in
+// a row can all draw the richer one (docs/history.md). So the floor is a single filter's.
 TEST(MemoryBudget, AFlushThatFindsTheBudgetSpentKeepsItsFloorWhateverItsKeys) {
   constexpr uint64_t kTreeKeys = 3'000'000, kFlushKeys = 20'000, kKeySets = 20;
   constexpr uint64_t kBytes = kTreeKeys * 262 / 800;  // 2.62 bits per key, all spent

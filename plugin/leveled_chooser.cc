@@ -61,10 +61,12 @@ Result<LevelFilter> LeveledChooser::ForKeys(uint64_t num_keys, const KeyRange& f
   // What these keys' filter may spend: of a mix, the richer of the two, whichever they draw.
   const double chosen_bits = chosen.value().Largest().bits_per_key;
   // In sixteenths of a bit: the allocations are cached by budget.
-  double bits = std::max(std::floor(16 * 8 * bytes_left_ / keys) / 16, floor_bits_per_key_);
+  const double left = std::max(bytes_left_, 0.0);
+  double bits = std::max(std::floor(16 * 8 * left / keys) / 16, floor_bits_per_key_);
   if (history_ != nullptr && decided_ && !appends_) {
+    const double overshoot_left = bytes_left_ + overshoot_bytes_;
     bits =
-        std::min(bits, std::max(std::floor(16 * 8 * overshoot_left_ / keys) / 16, kMinBitsPerKey));
+        std::min(bits, std::max(std::floor(16 * 8 * overshoot_left / keys) / 16, kMinBitsPerKey));
   }
   if (bits < chosen_bits) {
     chosen = allocations_->Single(size_ratio_, bits, num_keys);
@@ -73,14 +75,12 @@ Result<LevelFilter> LeveledChooser::ForKeys(uint64_t num_keys, const KeyRange& f
           "%s: memory_budget: a flushed filter of %llu keys gets %.4g bits/key instead of "
           "up to %.4g: the budget has %.0f bytes left",
           kLeveledPolicyName, static_cast<unsigned long long>(num_keys),
-          chosen.value().base.bits_per_key, chosen_bits, bytes_left_);
+          chosen.value().base.bits_per_key, chosen_bits, left);
       LogAt(log_, ROCKSDB_NAMESPACE::InfoLogLevel::INFO_LEVEL, line);
     }
   }
   if (finishing && chosen.ok()) {  // the next partition gets what this one may leave
-    const double spent = chosen.value().Largest().bits_per_key * keys / 8;
-    bytes_left_ = std::max(bytes_left_ - spent, 0.0);
-    overshoot_left_ -= spent;
+    bytes_left_ -= chosen.value().Largest().bits_per_key * keys / 8;
   }
   return chosen;
 }
@@ -232,8 +232,8 @@ bool LeveledChooser::Appends(const KeyRange& file_keys, bool finishing) {
 
 void LeveledChooser::SpendAtMost(double bytes_left, double floor_bits_per_key,
                                  double overshoot_bytes, ROCKSDB_NAMESPACE::Logger* log) {
-  bytes_left_ = std::max(bytes_left, 0.0);
-  overshoot_left_ = bytes_left + overshoot_bytes;
+  bytes_left_ = bytes_left;
+  overshoot_bytes_ = overshoot_bytes;
   floor_bits_per_key_ = std::max(floor_bits_per_key, kMinBitsPerKey);
   log_ = log;
 }

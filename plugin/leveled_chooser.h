@@ -257,10 +257,10 @@ class LeveledChooser : public FilterChooser {
   bool one_filter_ = false;
   bool budget_rewrite_ = false;
   ShardLoad cache_;  // no shards: filters not held whole by an evicting cache, or no accounts
-  // SpendAtMost's: infinite, no limit.
+  // SpendAtMost's: infinite, no limit. bytes_left_ is negative beyond the budget, and falls by
+  // what each finished filter may spend.
   double bytes_left_ = std::numeric_limits<double>::infinity(), floor_bits_per_key_ = 0;
-  // bytes_left_ plus the overshoot allowed a flush that overlaps; negative once beyond it.
-  double overshoot_left_ = std::numeric_limits<double>::infinity();
+  double overshoot_bytes_ = 0;
   std::map<uint64_t, LevelFilter> fitted_;  // FitCache's answers to the estimates, by key count
   ROCKSDB_NAMESPACE::Logger* log_ = nullptr;
 };

@@ -168,7 +168,8 @@ class LeveledChooser : public FilterChooser {
   // rewrites the files that spend the most. A flush whose keys overlap the tree's recent flushes
   // (random keys; known once its first filter finishes) lives only until the next compaction of
   // level 0 merges it, so its floor gives way where the filters would hold more than
-  // `overshoot_bytes` beyond the budget: a budget is a ceiling first. A flush that appends keeps
+  // `overshoot_bytes` beyond the budget: a budget is a ceiling first (infinite where no flush
+  // could keep the tree within it: LeveledPolicy::FlushLimit). A flush that appends keeps
   // its floor: it moves down whole and keeps its filter for life, and a leaner one would cost its
   // key range's lookups until a rewrite. The limit holds for each file, not in expectation: a
   // filter that may spend more than it gets the best single filter within it, not a mix of two,

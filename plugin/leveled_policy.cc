@@ -156,8 +156,7 @@ LeveledPolicy::ModelPlace LeveledPolicy::PlaceInModel(
 }
 
 double LeveledPolicy::TreeBitsPerKey(const ROCKSDB_NAMESPACE::FilterBuildingContext& context,
-                                     const TreeId& tree, double* bytes_left,
-                                     double* budget_bytes) const {
+                                     const TreeId& tree, FlushLimit* limit) const {
   const double ceiling = BudgetBitsPerKey();
   const MemoryBudget& memory = shape_.memory_budget;
   if (!memory.Given()) return ceiling;
@@ -180,8 +179,12 @@ double LeveledPolicy::TreeBitsPerKey(const ROCKSDB_NAMESPACE::FilterBuildingCont
     return warn_once(warned_->no_listener, NeedsTheListener(memory));
   }
   const double bits = BitsPerKeyWithin(bytes.value(), trees.keys, ceiling);
-  *bytes_left = static_cast<double>(bytes.value()) - static_cast<double>(trees.filter_bytes);
-  *budget_bytes = static_cast<double>(bytes.value());
+  const double budget_bytes = static_cast<double>(bytes.value());
+  limit->bytes_left = budget_bytes - static_cast<double>(trees.filter_bytes);
+  const double overshoot = kBudgetSwing * budget_bytes;
+  const double below_level0 = static_cast<double>(trees.filter_bytes - trees.level0_filter_bytes);
+  limit->overshoot_bytes =
+      below_level0 > budget_bytes + overshoot ? std::numeric_limits<double>::infinity() : overshoot;
   // For the rewrites, of the trees with accounts only: a tree of a closed session (its database
   // reopened, perhaps under another policy) would take the place of the open one's target.
   BudgetTargets::Target target;
@@ -375,14 +378,14 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
   // Each filter takes its level's choice for its own key count (a smaller partition, for its
   // file's fullest): which kind is cheapest for a level's rate depends on how many keys the
   // filter holds (core/level_allocation.h).
-  double bytes_left = std::numeric_limits<double>::infinity(), budget_bytes = 0;
-  const double bits_per_key = TreeBitsPerKey(context, tree, &bytes_left, &budget_bytes);
+  FlushLimit limit;
+  const double bits_per_key = TreeBitsPerKey(context, tree, &limit);
   auto chooser = std::make_unique<LeveledChooser>(allocations_, shape_.size_ratio, bits_per_key,
                                                   place.num_levels, place.level);
   if (context.reason == ROCKSDB_NAMESPACE::TableFileCreationReason::kFlush &&
-      !std::isinf(bytes_left)) {
-    chooser->SpendAtMost(bytes_left, TreeHistory::kSteerLowest * bits_per_key,
-                         kBudgetSwing * budget_bytes, context.info_log);
+      !std::isinf(limit.bytes_left)) {
+    chooser->SpendAtMost(limit.bytes_left, TreeHistory::kSteerLowest * bits_per_key,
+                         limit.overshoot_bytes, context.info_log);
   }
   // Whatever allocates the file (the accounts' shares, or the user's model): a rewrite drawing
   // the richer filter of a mix again from the same keys would come out no smaller.

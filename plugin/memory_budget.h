@@ -53,6 +53,7 @@ struct BudgetedTrees {
   std::vector<TreeId> trees;  // those with accounts
   double keys = 0;            // level 0 counted as SumAccounts says
   uint64_t filter_bytes = 0;  // of the live files measured, a running compaction's inputs too
+  uint64_t level0_filter_bytes = 0;  // of those, level 0's
 };
 // Sums the accounts (Ledger::Global) of `trees`; those without accounts add nothing. Level 0's
 // keys count as the budget must hold them, by what becomes of its files:

@@ -264,12 +264,23 @@ class LeveledPolicy : public SstFilterPolicy {
                                const TreeId& tree, const TreeAccounts& accounts, int num_levels,
                                double bits_per_key, const CacheShards& shards,
                                LeveledChooser* chooser) const;
+  // What a flush may spend under a memory_budget (LeveledChooser::SpendAtMost): the budget less
+  // what the trees' filters spend now (negative: beyond it), and how far beyond the budget a flush
+  // of overlapping keys may take them. Without a budget, no limit.
+  struct FlushLimit {
+    double bytes_left = std::numeric_limits<double>::infinity();
+    double overshoot_bytes = 0;
+  };
   // The budget for the tree's next file: BudgetBitsPerKey(), or, under a memory_budget, the bits
-  // per key it buys over the keys of every tree the policy builds for (logged); then
-  // `*bytes_left` is the budget less what those trees' filters spend now (negative: beyond it)
-  // and `*budget_bytes` the budget, else both are left as they were.
+  // per key it buys over the keys of every tree the policy builds for (logged); then `*limit` is
+  // what a flush may spend, else it is left as it was. The overshoot is kBudgetSwing times the
+  // budget, unless the files below level 0 alone hold more than the budget and that overshoot
+  // (a budget just lowered, or set on a database whose filters spend more): no flush can keep
+  // the tree within it then, and the listener's rewrites bring it back, so the overshoot is
+  // unlimited and a flush keeps its floor, where one given no filter would cost every lookup a
+  // read of it until a compaction merges it.
   double TreeBitsPerKey(const ROCKSDB_NAMESPACE::FilterBuildingContext& context, const TreeId& tree,
-                        double* bytes_left, double* budget_bytes) const;
+                        FlushLimit* limit) const;
 
   Shape shape_;
   std::shared_ptr<LeveledAllocations> allocations_;  // builders hold it too

@@ -10,7 +10,8 @@
 # the cache misses is a storage read. Each write phase ends flushed and compacted, and the read
 # phases run without compactions, so that every data block read is a Get's. Prints, per phase,
 # the data blocks read from storage per absent Get and the filters' answers (their checks count
-# once per file a lookup consults). About 2 minutes on 2 cores.
+# once per file a lookup consults), and, where --to has a memory_budget, the live filters' bytes
+# against it (db_bench_ext --inspect_db; DB_BENCH_EXT, or the build's). About 2 minutes on 2 cores.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 lib=${SSTFILTER_LIB:-$root/build/plugin/libsstfilter.so}
@@ -26,6 +27,8 @@ ParseArgs "num=num reads=reads from=from to=to db=dir" "$@"
 RequirePositive num "$num"
 RequirePositive reads "$reads"
 [ -f "$lib" ] || die "no $lib (build first, or set SSTFILTER_LIB)"
+ext=${DB_BENCH_EXT:-$root/build/db_bench_ext/db_bench_ext}
+[[ "$to" != *memory_budget* || -x "$ext" ]] || die "no $ext (build first, or set DB_BENCH_EXT)"
 command -v db_bench > /dev/null || die "db_bench not found (apt-get install rocksdb-tools)"
 
 # The OPTIONS file of a phase: the policy, whether filters are partitioned, whether RocksDB
@@ -70,11 +73,20 @@ phase() {
     --key_size=16 --value_size=100 --seed=42 --threads=1 --statistics > "$log" 2>&1 ||
     { tail -n 5 "$log" >&2; die "db_bench failed in phase '$label' (log: $log)"; }
   [[ "$benchmarks" == *readmissing* ]] || return 0
-  awk -v label="$label" -v policy="$policy" -v reads="$reads" '
+  # Under a memory_budget, what the live filters hold against it, as --inspect_db counts them.
+  local spent="-"
+  if [[ "$policy" == *memory_budget* ]]; then
+    spent=$("$ext" --inspect_db="$dir" |
+      sed -n 's/.*its filters [0-9]* bytes, \([0-9.]*x\) the budget.*/\1/p')
+  fi
+  awk -v label="$label" -v policy="$policy" -v reads="$reads" -v spent="$spent" '
     $1 == "rocksdb.block.cache.data.miss" { miss = $4 }
     $1 == "rocksdb.bloom.filter.useful" { useful = $4 }
     $1 == "rocksdb.bloom.filter.full.positive" { positive = $4 }
-    END { printf "%-26s %-22s %12.4f %12d %12d\n", label, policy, miss / reads, useful, positive }
+    END {
+      printf "%-26s %-22s %12.4f %12d %12d %14s\n", label, policy, miss / reads, useful, positive,
+        spent
+    }
   ' "$log"
 }
 
@@ -82,7 +94,8 @@ for partitioned in false true; do
   mode=full
   [ "$partitioned" = true ] && mode=partitioned
   echo "=== $mode filters: $num keys under $from, then $to, then back ($reads absent Gets a phase)"
-  printf "%-26s %-22s %12s %12s %12s\n" phase policy "reads/Get" "filter no" "filter maybe"
+  printf "%-26s %-22s %12s %12s %12s %14s\n" phase policy "reads/Get" "filter no" "filter maybe" \
+    "filters/budget"
   rm -rf "$dir"
   # A fresh database: db_bench's fill is skipped with --use_existing_db, so fill without it.
   options "$from" "$partitioned" "$dir.ini" on

@@ -28,7 +28,7 @@ RequirePositive num "$num"
 RequirePositive reads "$reads"
 [ -f "$lib" ] || die "no $lib (build first, or set SSTFILTER_LIB)"
 ext=${DB_BENCH_EXT:-$root/build/db_bench_ext/db_bench_ext}
-[[ "$to" != *memory_budget* || -x "$ext" ]] || die "no $ext (build first, or set DB_BENCH_EXT)"
+[[ "$from$to" != *memory_budget* || -x "$ext" ]] || die "no $ext (build first, or set DB_BENCH_EXT)"
 command -v db_bench > /dev/null || die "db_bench not found (apt-get install rocksdb-tools)"
 
 # The OPTIONS file of a phase: the policy, whether filters are partitioned, whether RocksDB

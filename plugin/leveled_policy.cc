@@ -182,9 +182,10 @@ double LeveledPolicy::TreeBitsPerKey(const ROCKSDB_NAMESPACE::FilterBuildingCont
   const double budget_bytes = static_cast<double>(bytes.value());
   limit->bytes_left = budget_bytes - static_cast<double>(trees.filter_bytes);
   const double overshoot = kBudgetSwing * budget_bytes;
-  const double below_level0 = static_cast<double>(trees.filter_bytes - trees.level0_filter_bytes);
   limit->overshoot_bytes =
-      below_level0 > budget_bytes + overshoot ? std::numeric_limits<double>::infinity() : overshoot;
+      static_cast<double>(trees.settled_below_level0_bytes) > budget_bytes + overshoot
+          ? std::numeric_limits<double>::infinity()
+          : overshoot;
   // For the rewrites, of the trees with accounts only: a tree of a closed session (its database
   // reopened, perhaps under another policy) would take the place of the open one's target.
   BudgetTargets::Target target;

@@ -120,7 +120,7 @@ BudgetedTrees SumAccounts(const std::vector<TreeId>& trees, const TreeHistory* h
       }
       sum.keys += static_cast<double>(keys);
       sum.filter_bytes += a.filter_bytes + a.pending_filter_bytes;
-      if (i == 0) sum.level0_filter_bytes += a.filter_bytes + a.pending_filter_bytes;
+      if (i > 0) sum.settled_below_level0_bytes += a.filter_bytes;
     }
   }
   return sum;

@@ -12,9 +12,10 @@
 // (plugin/budget_rewrites.h): a filter is fixed for its file's life, and as a tree grows the
 // files written earlier keep richer filters than the budget buys now. The rewrites come with
 // compactions; a flush spends at most what the budget has left, down to half what it buys, for
-// each file (LeveledChooser::SpendAtMost, in leveled_chooser.h). Without the listener the policy
-// cannot count the keys: it spends bits_per_key and says so in the LOG.
-// docs/filters.md gives what it costs and the bounds.
+// each file, or to less where that would take the filters of a flush of overlapping keys beyond
+// the budget's overshoot (LeveledChooser::SpendAtMost, in leveled_chooser.h). Without the listener
+// the policy cannot count the keys: it spends bits_per_key and says so in the LOG. docs/filters.md
+// gives what it costs and the bounds.
 #pragma once
 
 #include <rocksdb/table.h>
@@ -53,7 +54,9 @@ struct BudgetedTrees {
   std::vector<TreeId> trees;  // those with accounts
   double keys = 0;            // level 0 counted as SumAccounts says
   uint64_t filter_bytes = 0;  // of the live files measured, a running compaction's inputs too
-  uint64_t level0_filter_bytes = 0;  // of those, level 0's
+  // Of those, the live files' below level 0 that no compaction is rewriting (a running
+  // compaction's inputs count at its output level, level 0's among them).
+  uint64_t settled_below_level0_bytes = 0;
 };
 // Sums the accounts (Ledger::Global) of `trees`; those without accounts add nothing. Level 0's
 // keys count as the budget must hold them, by what becomes of its files:
@@ -65,8 +68,8 @@ struct BudgetedTrees {
 //   to its fullest, so just after one the midpoint is its mean until the next. Counted at its
 //   fullest, a settled tree holding few level-0 keys spends the rest of that share nowhere. A
 //   flush that finds the budget spent gets what is left, down to half the bits per key the budget
-//   buys (LeveledChooser::SpendAtMost): beyond the budget, each flush adds at most that floor for
-//   its keys.
+//   buys, or, where its keys overlap the recent flushes, down to what keeps the filters within
+//   kBudgetSwing past the budget (LeveledChooser::SpendAtMost, LeveledPolicy::FlushLimit).
 // A database closed while its logger lives on (one the application made, shared or kept) keeps
 // its accounts until its logger goes or it reopens, and counts until then. May throw
 // std::bad_alloc.

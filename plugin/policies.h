@@ -274,11 +274,13 @@ class LeveledPolicy : public SstFilterPolicy {
   // The budget for the tree's next file: BudgetBitsPerKey(), or, under a memory_budget, the bits
   // per key it buys over the keys of every tree the policy builds for (logged); then `*limit` is
   // what a flush may spend, else it is left as it was. The overshoot is kBudgetSwing times the
-  // budget, unless the files below level 0 alone hold more than the budget and that overshoot
-  // (a budget just lowered, or set on a database whose filters spend more): no flush can keep
-  // the tree within it then, and the listener's rewrites bring it back, so the overshoot is
-  // unlimited and a flush keeps its floor, where one given no filter would cost every lookup a
-  // read of it until a compaction merges it.
+  // budget, unless the files below level 0 that no compaction is rewriting alone hold more than
+  // the budget and that overshoot (a budget just lowered, or set on a database whose filters
+  // spend more): no flush can keep the tree within it then, and what brings it back is the
+  // listener's rewrites (of the default column family) and the steering of compactions' outputs,
+  // so the overshoot is unlimited and a flush keeps its floor, where one given no filter would
+  // cost every lookup a read of it until a compaction merges it. A running compaction's inputs
+  // are not counted there: those of a compaction of level 0 are level 0's files.
   double TreeBitsPerKey(const ROCKSDB_NAMESPACE::FilterBuildingContext& context, const TreeId& tree,
                         FlushLimit* limit) const;
 

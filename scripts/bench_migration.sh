@@ -77,7 +77,9 @@ phase() {
   local spent="-"
   if [[ "$policy" == *memory_budget* ]]; then
     spent=$("$ext" --inspect_db="$dir" |
-      sed -n 's/.*its filters [0-9]* bytes, \([0-9.]*x\) the budget.*/\1/p')
+      sed -n 's/.*its filters [0-9]* bytes, \([0-9.]*x\) the budget.*/\1/p') ||
+      die "db_bench_ext --inspect_db=$dir failed in phase '$label'"
+    spent=${spent:-?}
   fi
   awk -v label="$label" -v policy="$policy" -v reads="$reads" -v spent="$spent" '
     $1 == "rocksdb.block.cache.data.miss" { miss = $4 }

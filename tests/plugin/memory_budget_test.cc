@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <set>
 #include <string>
 
@@ -622,8 +623,8 @@ class MemoryBudgetDb : public DbTest, public ::testing::WithParamInterface<Growt
   // for the listener's accounts, which the next flush's budget counts. Then every key is there and
   // no absent one. `prefilled`: the same keys were written before under RocksDB's bloomfilter:10
   // and compacted below level 0, as in a database switched to the budget from filters that spend
-  // more. The bits per key of each file of level 0, oldest first (empty on a failure), and
-  // *ratio, the filters' bytes over the budget.
+  // more. The bits per key of each file the flushes wrote, oldest first (empty on a failure),
+  // and *ratio, the filters' bytes over the budget.
   static constexpr uint64_t kFlushKeys = 20'000, kFlushes = 3;
   static constexpr uint64_t kFlushesBudget = kFlushes * kFlushKeys * 6 / 8;
   std::vector<double> ThreeFlushes(bool overlapping, double* ratio, bool prefilled = false) {
@@ -632,12 +633,16 @@ class MemoryBudgetDb : public DbTest, public ::testing::WithParamInterface<Growt
     options.disable_auto_compactions = true;
     options.write_buffer_size = 16 << 20;  // one file a flush
     const uint64_t before = prefilled ? kFlushes * kFlushKeys : 0;
+    std::set<std::string> prefill_files;  // not the flushes': one may stay on level 0
     if (prefilled) {
       Options unbudgeted = BudgetOptions("bloomfilter:10");
       unbudgeted.max_bytes_for_level_base = 256 << 10;  // compacted into levels 1 and 2
       Open(unbudgeted);
       WriteTo(db_->DefaultColumnFamily(), 0, before, /*ordered=*/false);
       testing::WaitForCompactions(db_.get());
+      for (const auto& [file, props] : Tables()) {
+        prefill_files.insert(fs::path(file).filename().string());
+      }
     }
     Open(options);
     WriteOptions w;
@@ -653,18 +658,15 @@ class MemoryBudgetDb : public DbTest, public ::testing::WithParamInterface<Growt
         return {};
       }
     }
-    std::set<std::string> level0;
-    std::vector<ROCKSDB_NAMESPACE::LiveFileMetaData> live;
-    db_->GetLiveFilesMetaData(&live);
-    for (const auto& f : live) {
-      if (f.level == 0) level0.insert(fs::path(f.name).filename().string());
+    std::map<std::string, double> flushed;  // by file name: the oldest first
+    for (const auto& [file, props] : Tables()) {
+      const std::string name = fs::path(file).filename().string();
+      if (prefill_files.count(name) > 0) continue;
+      flushed[name] = 8.0 * static_cast<double>(props->filter_size) /
+                      static_cast<double>(props->num_filter_entries);
     }
     std::vector<double> bits;
-    for (const auto& [file, props] : Tables()) {
-      if (level0.count(fs::path(file).filename().string()) == 0) continue;
-      bits.push_back(8.0 * static_cast<double>(props->filter_size) /
-                     static_cast<double>(props->num_filter_entries));
-    }
+    for (const auto& [name, b] : flushed) bits.push_back(b);
     *ratio = static_cast<double>(FilterBytes({db_->DefaultColumnFamily()})) / kFlushesBudget;
     ExpectAllPresent(0, kFlushes * kFlushKeys);
     EXPECT_EQ(LookUpAbsent(20'000).true_positives, 0u);

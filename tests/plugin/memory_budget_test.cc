@@ -623,11 +623,12 @@ class MemoryBudgetDb : public DbTest, public ::testing::WithParamInterface<Growt
   // for the listener's accounts, which the next flush's budget counts. Then every key is there and
   // no absent one. `prefilled`: the same keys were written before under RocksDB's bloomfilter:10
   // and compacted below level 0, as in a database switched to the budget from filters that spend
-  // more. The bits per key of each file the flushes wrote, oldest first (empty on a failure),
-  // and *ratio, the filters' bytes over the budget.
+  // more. Prints the figures, named by `what`. The bits per key of each file the flushes wrote,
+  // oldest first (empty on a failure), and *ratio, the filters' bytes over the budget.
   static constexpr uint64_t kFlushKeys = 20'000, kFlushes = 3;
   static constexpr uint64_t kFlushesBudget = kFlushes * kFlushKeys * 6 / 8;
-  std::vector<double> ThreeFlushes(bool overlapping, double* ratio, bool prefilled = false) {
+  std::vector<double> ThreeFlushes(const char* what, bool overlapping, double* ratio,
+                                   bool prefilled = false) {
     Options options = BudgetOptions(
         "{id=sstfilter.Leveled;memory_budget=" + std::to_string(kFlushesBudget) + "}");
     options.disable_auto_compactions = true;
@@ -668,6 +669,11 @@ class MemoryBudgetDb : public DbTest, public ::testing::WithParamInterface<Growt
     std::vector<double> bits;
     for (const auto& [name, b] : flushed) bits.push_back(b);
     *ratio = static_cast<double>(FilterBytes({db_->DefaultColumnFamily()})) / kFlushesBudget;
+    if (bits.size() == kFlushes) {
+      printf("[ figures  ] %s under memory_budget %" PRIu64
+             " bytes: %.2f, %.2f and %.2f bits/key, %.3fx the budget\n",
+             what, kFlushesBudget, bits[0], bits[1], bits[2], *ratio);
+    }
     ExpectAllPresent(0, kFlushes * kFlushKeys);
     EXPECT_EQ(LookUpAbsent(20'000).true_positives, 0u);
     return bits;
@@ -901,11 +907,8 @@ TEST_F(MemoryBudgetDb, AnotherColumnFamilysCompactionsRewriteTheDefaults) {
 // design before, where each flush took what the budget buys.
 TEST_F(MemoryBudgetDb, AFlushSpendsAtMostWhatTheBudgetHasLeft) {
   double ratio = 0;
-  const std::vector<double> bits = ThreeFlushes(/*overlapping=*/false, &ratio);
+  const std::vector<double> bits = ThreeFlushes("three flushes", /*overlapping=*/false, &ratio);
   ASSERT_EQ(bits.size(), kFlushes);
-  printf("[ figures  ] three flushes under memory_budget %" PRIu64
-         " bytes: %.2f, %.2f and %.2f bits/key, %.3fx the budget\n",
-         kFlushesBudget, bits[0], bits[1], bits[2], ratio);
   // The floor, 4.5 bits per key, and a filter's fixed bytes and rounding.
   EXPECT_LE(bits[2], 5.0);
   EXPECT_LE(ratio, 1.3);
@@ -919,11 +922,9 @@ TEST_F(MemoryBudgetDb, AFlushSpendsAtMostWhatTheBudgetHasLeft) {
 // tree holds at most that, a filter's fixed bytes and rounding aside.
 TEST_F(MemoryBudgetDb, AFlushOfOverlappingKeysKeepsTheTreeWithinTheOvershoot) {
   double ratio = 0;
-  const std::vector<double> bits = ThreeFlushes(/*overlapping=*/true, &ratio);
+  const std::vector<double> bits =
+      ThreeFlushes("three overlapping flushes", /*overlapping=*/true, &ratio);
   ASSERT_EQ(bits.size(), kFlushes);
-  printf("[ figures  ] three overlapping flushes under memory_budget %" PRIu64
-         " bytes: %.2f, %.2f and %.2f bits/key, %.3fx the budget\n",
-         kFlushesBudget, bits[0], bits[1], bits[2], ratio);
   // Not the floor of 4.5 bits per key (4.08 for the appending flushes above): what the first two
   // left of the budget and its overshoot of 2,250 bytes, under 2 bits per key.
   EXPECT_LE(bits[2], 2.0);
@@ -937,12 +938,10 @@ TEST_F(MemoryBudgetDb, AFlushOfOverlappingKeysKeepsTheTreeWithinTheOvershoot) {
 // finding the overshoot spent would get no filter, and every lookup would read them.
 TEST_F(MemoryBudgetDb, FlushesKeepTheirFloorWhileOlderFilesHoldTheTreeBeyondTheBudget) {
   double ratio = 0;
-  const std::vector<double> bits = ThreeFlushes(/*overlapping=*/true, &ratio, /*prefilled=*/true);
+  const std::vector<double> bits =
+      ThreeFlushes("three overlapping flushes over a tree at 10 bits/key", /*overlapping=*/true,
+                   &ratio, /*prefilled=*/true);
   ASSERT_EQ(bits.size(), kFlushes);
-  printf(
-      "[ figures  ] three overlapping flushes over a tree at 10 bits/key, under memory_budget "
-      "%" PRIu64 " bytes: %.2f, %.2f and %.2f bits/key, %.3fx the budget\n",
-      kFlushesBudget, bits[0], bits[1], bits[2], ratio);
   EXPECT_GT(ratio, 1 + kBudgetSwing);  // what the test is about: no flush could help it
   // The third flush's floor is 1.78 bits per key, half the 3.56 the budget buys over the 100,000
   // keys it counts then (level 0's at its keys now); a flush given no filter has its 32-byte

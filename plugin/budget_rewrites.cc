@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -29,7 +30,7 @@ bool AppendsWithinItsBudget(const TreeId& tree, const BudgetTargets::Target& tar
 }
 
 RewritePlan PlanRewrites(const std::vector<FileSpend>& files, const std::vector<LevelShare>& levels,
-                         uint64_t max_bytes) {
+                         uint64_t max_bytes, bool later_plans_take_the_rest) {
   double spent = 0, share = 0, keys = 0;
   std::vector<double> excess(files.size(), 0), saved(files.size(), 0), ratio(files.size(), 0);
   std::vector<bool> covered(files.size(), false);
@@ -67,14 +68,16 @@ RewritePlan PlanRewrites(const std::vector<FileSpend>& files, const std::vector<
               [&](size_t a, size_t b) { return excess[a] > excess[b]; });
     double taken = 0;
     uint64_t bytes = 0;
+    bool full = false;  // the plan's files end at the first beyond max_bytes
     for (const size_t i : candidates) {
-      if (spent - taken <= kRewriteAbove * share ||
-          (!plan.files.empty() && bytes + files[i].file_bytes > max_bytes)) {
-        break;
+      if (spent - taken <= kRewriteAbove * share) break;
+      full = full || (!plan.files.empty() && bytes + files[i].file_bytes > max_bytes);
+      if (full && !later_plans_take_the_rest) break;
+      if (!full) {
+        plan.files.push_back(i);
+        bytes += files[i].file_bytes;
       }
-      plan.files.push_back(i);
       taken += saved[i];
-      bytes += files[i].file_bytes;
     }
     spent -= taken;
   }
@@ -213,16 +216,40 @@ void UnshrunkFiles::Add(const TreeId& tree, const std::vector<std::string>& path
   for (const std::string& path : paths) names[FileNameOf(path)] = level_share;
 }
 
-size_t RewriteFilesOverBudget(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree) {
-  static std::atomic<bool> busy{false};  // one rewrite at a time in the process
+namespace {
+
+// A plan of the rewrites of a tree, the default column family of its database (PlanRewrites),
+// over its live files below level 0 (`files`) at their levels' shares (`levels`) under `target`.
+struct Planned {
   BudgetTargets::Target target;
+  std::vector<LevelShare> levels;
+  std::vector<FileSpend> files;
+  RewritePlan plan;
+};
+
+// The plan of `tree`'s rewrites, `tree` the default column family of `db`; false where none is
+// made: no budget target or accounts, the levels below 0 within kRewriteAbove times their shares,
+// an ordered tree within its budget's bytes, or RocksDB could not list the files. `only_beyond`:
+// none either unless older files hold the trees under the budget beyond it
+// (BudgetedTrees::SettledBeyond), which is also when the plan counts rewritten the files past
+// kMaxRewriteBytesPerEvent: the events that follow choose them, while the trees stay beyond it.
+// Forgets the residual excess (NaN) and sets *ticket for SetResidualExcess, where a plan is made
+// or the tree has no place in any.
+bool PlanFor(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree, bool only_beyond, Planned* out,
+             uint64_t* ticket) {
   TreeAccounts accounts;
   if (tree.column_family != ROCKSDB_NAMESPACE::kDefaultColumnFamilyName ||
-      !BudgetTargets::Global().Get(tree, &target) || !Ledger::Global().Get(tree, &accounts)) {
-    return 0;
+      !BudgetTargets::Global().Get(tree, &out->target) || !Ledger::Global().Get(tree, &accounts)) {
+    return false;
   }
+  const BudgetTargets::Target& target = out->target;
+  const std::shared_ptr<TreeHistory> history = target.history.lock();
+  const bool beyond = history != nullptr && target.budget_bytes > 0 &&
+                      SumAccounts(history->TreesWith(tree), history.get())
+                          .SettledBeyond(static_cast<double>(target.budget_bytes));
+  if (only_beyond && !beyond) return false;
   // The steering answers its own excess (NaN) unless every rewrite planned here is done.
-  const uint64_t ticket = BudgetTargets::Global().ForgetResidualExcess(tree);
+  *ticket = BudgetTargets::Global().ForgetResidualExcess(tree);
   // The shares of what the policy gives the files: a universal tree's take one filter wherever
   // they are (LeveledChooser::OneFilterPerFile), a modelled tree's the model's, not their level's.
   const bool universal = db->GetOptions(db->DefaultColumnFamily()).compaction_style ==
@@ -232,33 +259,64 @@ size_t RewriteFilesOverBudget(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree) {
       : target.model_levels > 0
           ? ModelAllocation(accounts, target.model_levels, target.size_ratio, target.bits_per_key)
           : SteadyAllocation(accounts, target.bits_per_key, /*under_memory_budget=*/true);
-  if (!allocation.ok()) return 0;
-  std::vector<LevelShare> levels;
+  if (!allocation.ok()) return false;
+  out->levels.clear();
   for (const LevelFilter& level : allocation.value()) {
-    levels.push_back({level.ExpectedBitsPerKey(), level.base.bits_per_key});
+    out->levels.push_back({level.ExpectedBitsPerKey(), level.base.bits_per_key});
   }
   if (!MaySpendBeyond(accounts, allocation.value()) || AppendsWithinItsBudget(tree, target) ||
-      WritesWait(db)) {
+      !FilesOf(db, &out->files)) {  // without the files, Mark would forget every unshrunk file
+    return false;
+  }
+  UnshrunkFiles::Global().Mark(tree, out->levels, &out->files);
+  out->plan = PlanRewrites(out->files, out->levels, kMaxRewriteBytesPerEvent,
+                           /*later_plans_take_the_rest=*/beyond);
+  return true;
+}
+
+}  // namespace
+
+size_t RewriteFilesOverBudget(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree) {
+  static std::atomic<bool> busy{false};  // one rewrite at a time in the process
+  if (WritesWait(db)) {
+    BudgetTargets::Global().ForgetResidualExcess(tree);
     return 0;
   }
   const Turn turn(busy);
-  if (!turn.taken()) return 0;
-  std::vector<FileSpend> files;
-  if (!FilesOf(db, &files)) return 0;  // Mark would forget every unshrunk file
-  UnshrunkFiles::Global().Mark(tree, levels, &files);
+  if (!turn.taken()) {
+    BudgetTargets::Global().ForgetResidualExcess(tree);
+    return 0;
+  }
+  Planned planned;
+  uint64_t ticket = 0;
+  if (!PlanFor(db, tree, /*only_beyond=*/false, &planned, &ticket)) return 0;
   size_t rewritten = 0;
-  const RewritePlan plan = PlanRewrites(files, levels, kMaxRewriteBytesPerEvent);
-  for (const size_t i : plan.files) {
+  for (const size_t i : planned.plan.files) {
+    const FileSpend& f = planned.files[i];
     if (WritesWait(db) ||
-        !RewriteOne(db, tree, files[i], levels[files[i].level].bits, target.bits_per_key).ok()) {
+        !RewriteOne(db, tree, f, planned.levels[f.level].bits, planned.target.bits_per_key).ok()) {
       break;
     }
     ++rewritten;
   }
-  if (rewritten == plan.files.size()) {
-    BudgetTargets::Global().SetResidualExcess(tree, plan.residual_excess, ticket);
+  if (rewritten == planned.plan.files.size()) {
+    BudgetTargets::Global().SetResidualExcess(tree, planned.plan.residual_excess, ticket);
   }
   return rewritten;
+}
+
+void PlanAsACompactionBegins(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree) {
+  BudgetTargets::Target target;
+  if (!BudgetTargets::Global().Get(tree, &target) || !std::isnan(target.residual_excess)) return;
+  Planned planned;
+  uint64_t ticket = 0;
+  if (!PlanFor(db, tree, /*only_beyond=*/true, &planned, &ticket)) return;
+  BudgetTargets::Global().SetResidualExcess(tree, planned.plan.residual_excess, ticket);
+  LogAt(db->GetDBOptions().info_log.get(), ROCKSDB_NAMESPACE::InfoLogLevel::INFO_LEVEL,
+        Printf("memory_budget: a compaction begins while older files hold the tree beyond its "
+               "budget: the rewrites planned (%zu files now, the rest later) leave %.2f bits/key "
+               "beyond the levels' shares",
+               planned.plan.files.size(), planned.plan.residual_excess));
 }
 
 }  // namespace sstfilter

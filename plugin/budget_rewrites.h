@@ -23,6 +23,18 @@
 // (BudgetTargets::Target::residual_excess), so that files being written do not also pay for what
 // the rewrites take back.
 //
+// A database switched to a budget from richer filters holds more than the budget in files below
+// level 0 no compaction is rewriting (BudgetedTrees::SettledBeyond): no file written now can
+// bring it within, only the rewrites, 64 MiB per compaction. While that holds, the plan counts
+// rewritten every file it would choose but for kMaxRewriteBytesPerEvent (the events that follow
+// choose them), and one is made as a compaction begins where none stands since the accounts
+// changed (PlanAsACompactionBegins): the first compaction after the switch, and those after a
+// plan stopped while writes waited. The compactions' outputs then get about their levels' shares,
+// where the steering would give them its floor, half what the budget buys, to pay for files the
+// rewrites then take back anyway, and the tree would settle well below its budget. Trees filled
+// under the budget are planned as before: where a fill's rewrites counted so, its trees wrote
+// more and its late-data trees settled lower (docs/benchmarks.md).
+//
 // A tree whose flushes append (ordered keys: TreeHistory::FlushesAppend) is rewritten only once
 // the trees under its budget also hold more than kRewriteAbove times its bytes
 // (AppendsWithinItsBudget). Its level 0 counts at its fullest (SumAccounts): when its files move
@@ -97,7 +109,7 @@ struct LevelShare {
 struct RewritePlan {
   std::vector<size_t> files;  // indexes into the files planned over, the greatest excess first
   // What the files spend beyond their shares, the chosen at what a rewrite gives them, per key
-  // of all the files (NaN: no files).
+  // of all the files (NaN: no files); and those max_bytes leaves, where later plans take them.
   double residual_excess = 0;
 };
 
@@ -108,9 +120,10 @@ struct RewritePlan {
 // greatest excess first, until the files, the chosen counted at what a rewrite gives them, spend
 // within kRewriteAbove times the shares, or the chosen hold max_bytes (the first is chosen whatever
 // its size). And the excess over their shares that the files keep, the chosen at what a rewrite
-// gives them.
+// gives them, and, `later_plans_take_the_rest`, so the files that would be chosen but for
+// max_bytes.
 RewritePlan PlanRewrites(const std::vector<FileSpend>& files, const std::vector<LevelShare>& levels,
-                         uint64_t max_bytes);
+                         uint64_t max_bytes, bool later_plans_take_the_rest);
 
 // The files, by tree, whose rewrite came out no smaller (by less than kRewriteAbove), with their
 // level's share then (above). Names no longer live are forgotten as the files are marked; a file
@@ -143,5 +156,10 @@ bool AppendsWithinItsBudget(const TreeId& tree, const BudgetTargets::Target& tar
 // std::bad_alloc: its caller, the listener, catches at the RocksDB boundary and logs it (the turn
 // is given back as the stack unwinds).
 size_t RewriteFilesOverBudget(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree);
+
+// Where `tree`'s residual excess is unknown (NaN) and older files hold it beyond its budget
+// (above), the plan RewriteFilesOverBudget would make, its residual published, nothing rewritten.
+// May throw std::bad_alloc.
+void PlanAsACompactionBegins(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree);
 
 }  // namespace sstfilter

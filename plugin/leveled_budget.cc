@@ -92,7 +92,8 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
   }
   // A compaction's inputs count where their keys are going until it completes (LevelAccount);
   // their table properties, which RocksDB gives here, measure files the listener did not see
-  // written.
+  // written. Then the plan of rewrites its outputs count on, where older files hold a budgeted
+  // tree beyond its budget and no plan stands (plugin/budget_rewrites.h).
   void OnCompactionBegin(DB* db, const ROCKSDB_NAMESPACE::CompactionJobInfo& info) override {
     Guard(db, "OnCompactionBegin", [&] {
       std::vector<uint64_t> inputs;
@@ -100,6 +101,7 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
       accountant_.CompactionBegan(db->GetName(), SessionIdOf(db), info.cf_name, info.job_id,
                                   info.output_level, inputs, info.table_properties);
       Account(db, info.cf_name, /*changed=*/false);
+      PlanAsACompactionBegins(db, DatabaseTree(db->GetName(), SessionIdOf(db), info.cf_name));
     });
   }
   // Also called for trivial moves, whose outputs are the inputs at another level. Not called for

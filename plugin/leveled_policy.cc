@@ -183,9 +183,7 @@ double LeveledPolicy::TreeBitsPerKey(const ROCKSDB_NAMESPACE::FilterBuildingCont
   limit->bytes_left = budget_bytes - static_cast<double>(trees.filter_bytes);
   const double overshoot = kBudgetSwing * budget_bytes;
   limit->overshoot_bytes =
-      static_cast<double>(trees.settled_below_level0_bytes) > budget_bytes + overshoot
-          ? std::numeric_limits<double>::infinity()
-          : overshoot;
+      trees.SettledBeyond(budget_bytes) ? std::numeric_limits<double>::infinity() : overshoot;
   // For the rewrites, of the trees with accounts only: a tree of a closed session (its database
   // reopened, perhaps under another policy) would take the place of the open one's target.
   BudgetTargets::Target target;

@@ -95,9 +95,10 @@ class BudgetTargets {
     double size_ratio = 0;
     // What the tree's files below level 0 spend beyond their levels' shares and the listener's
     // rewrites leave (PlanRewrites), per key of those levels, once every rewrite of the last plan
-    // is done, none if it chose none. NaN where the last event made no plan (the accounts within
-    // the shares, an ordered tree within its budget's bytes, writes waiting, another rewrite
-    // running) or its rewrites stopped: the steering answers its own excess.
+    // is done, none if it chose none; or as a compaction begins, while older files hold the tree
+    // beyond its budget (PlanAsACompactionBegins). NaN where the last event made no plan (the
+    // accounts within the shares, an ordered tree within its budget's bytes, writes waiting,
+    // another rewrite running) or its rewrites stopped: the steering answers its own excess.
     double residual_excess = std::numeric_limits<double>::quiet_NaN();
     uint64_t residual_ticket = 0;  // ForgetResidualExcess's count
   };

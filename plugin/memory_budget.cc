@@ -10,6 +10,7 @@
 
 #include "compat/rocksdb_api.h"  // Cache's definition
 #include "core/sizing.h"
+#include "plugin/tree_model.h"
 
 namespace sstfilter {
 
@@ -102,6 +103,10 @@ Result<uint64_t> MemoryBudget::BytesFor(
   const double share =
       std::floor(cache_share * static_cast<double>(table.block_cache->GetCapacity()));
   return static_cast<uint64_t>(std::min(std::max(share, 1.0), 0x1p62));
+}
+
+bool BudgetedTrees::SettledBeyond(double budget_bytes) const {
+  return static_cast<double>(settled_below_level0_bytes) > (1 + kBudgetSwing) * budget_bytes;
 }
 
 BudgetedTrees SumAccounts(const std::vector<TreeId>& trees, const TreeHistory* history) {

@@ -57,6 +57,11 @@ struct BudgetedTrees {
   // Of those, the live files' below level 0 that no compaction is rewriting (a running
   // compaction's inputs count at its output level, level 0's among them).
   uint64_t settled_below_level0_bytes = 0;
+
+  // Whether those files alone hold more than kBudgetSwing past `budget_bytes`: older files hold
+  // the trees beyond the budget (a database switched to it from richer filters), which no file
+  // written now can bring within it, only the listener's rewrites (plugin/budget_rewrites.h).
+  bool SettledBeyond(double budget_bytes) const;
 };
 // Sums the accounts (Ledger::Global) of `trees`; those without accounts add nothing. Level 0's
 // keys count as the budget must hold them, by what becomes of its files:

@@ -335,7 +335,8 @@ TEST(MemoryBudget, LeveledTakesItByStringAndWritesItToOptions) {
 // the files spending at least kRewriteRatio times their level's share (kRewriteAbove times, beyond
 // kBudgetLimit), the greatest excess first, until the files, the chosen at what a rewrite gives
 // them, spend within kRewriteAbove of the shares; never a file of level 0. The residual excess is
-// what the files spend beyond their shares, the chosen at what a rewrite gives them, per key.
+// what the files spend beyond their shares, the chosen at what a rewrite gives them, per key; and
+// so those that max_bytes leaves to the plans that follow, where those take them.
 TEST(MemoryBudget, PlansTheRewritesOfTheFilesSpendingTheMostBeyondTheirLevelsShare) {
   // Levels of one filter each: a rewrite gives a file its level's share.
   const std::vector<LevelShare> level_bits = {{12, 12}, {8, 8}, {5, 5}};
@@ -346,14 +347,14 @@ TEST(MemoryBudget, PlansTheRewritesOfTheFilesSpendingTheMostBeyondTheirLevelsSha
                                        {"/d.sst", 0, 5000, 1000, 100}};
   // Excess in bits: a 5,000, b 1,000, c 16,000; the tree's 22,000 beyond its 26,000, beyond
   // kBudgetLimit: b too, though under kRewriteRatio.
-  RewritePlan plan = PlanRewrites(over, level_bits, 1000);
+  RewritePlan plan = PlanRewrites(over, level_bits, 1000, false);
   EXPECT_EQ(plan.files, (std::vector<size_t>{2, 0, 1}));
   EXPECT_DOUBLE_EQ(plan.residual_excess, 0);
   // A file whose rewrite would come out as it is (UnshrunkFiles) is never chosen; its excess
   // stays in the residual (c's 16,000 bits, over the 4,000 keys of a, b and c).
   std::vector<FileSpend> c_unshrunk = over;
   c_unshrunk[2].rewritable = false;
-  plan = PlanRewrites(c_unshrunk, level_bits, 1000);
+  plan = PlanRewrites(c_unshrunk, level_bits, 1000, false);
   EXPECT_EQ(plan.files, (std::vector<size_t>{0, 1}));
   EXPECT_DOUBLE_EQ(plan.residual_excess, 16000.0 / 4000);
   // A file a compaction is rewriting is neither chosen nor counted: c's 16,000 bits beyond its
@@ -361,52 +362,60 @@ TEST(MemoryBudget, PlansTheRewritesOfTheFilesSpendingTheMostBeyondTheirLevelsSha
   // kBudgetLimit: both are chosen.
   std::vector<FileSpend> c_compacted = over;
   c_compacted[2].being_compacted = true;
-  plan = PlanRewrites(c_compacted, level_bits, 1000);
+  plan = PlanRewrites(c_compacted, level_bits, 1000, false);
   EXPECT_EQ(plan.files, (std::vector<size_t>{0, 1}));
   EXPECT_DOUBLE_EQ(plan.residual_excess, 0);
   // At most max_bytes of files, but at least one: c alone, 200 bytes beyond 100.
-  plan = PlanRewrites(over, level_bits, 100);
+  plan = PlanRewrites(over, level_bits, 100, false);
   EXPECT_EQ(plan.files, (std::vector<size_t>{2}));
   EXPECT_DOUBLE_EQ(plan.residual_excess, 6000.0 / 4000);  // a's and b's, over 4,000 keys
-  plan = PlanRewrites(over, level_bits, 300);
+  plan = PlanRewrites(over, level_bits, 300, false);
   EXPECT_EQ(plan.files, (std::vector<size_t>{2, 0}));
+  EXPECT_DOUBLE_EQ(plan.residual_excess, 1000.0 / 4000);  // b's
+  // Where the events that follow take the rest, the residual counts a and b rewritten too.
+  plan = PlanRewrites(over, level_bits, 100, true);
+  EXPECT_EQ(plan.files, (std::vector<size_t>{2}));
+  EXPECT_DOUBLE_EQ(plan.residual_excess, 0);
+  plan = PlanRewrites(over, level_bits, 300, true);
+  EXPECT_EQ(plan.files, (std::vector<size_t>{2, 0}));
+  EXPECT_DOUBLE_EQ(plan.residual_excess, 0);
   // Beyond kRewriteAbove, within kBudgetLimit (146,800 bits for 143,000): the files at
   // kRewriteRatio or more only (a; not f, at 1.1x).
   const std::vector<FileSpend> slightly = {{"/a.sst", 2, 1250, 1000},
                                            {"/e.sst", 2, 6000, 10000},
                                            {"/c.sst", 1, 10000, 10000},
                                            {"/f.sst", 1, 1100, 1000}};
-  plan = PlanRewrites(slightly, level_bits, 1000);
+  plan = PlanRewrites(slightly, level_bits, 1000, false);
   EXPECT_EQ(plan.files, (std::vector<size_t>{0}));
   EXPECT_DOUBLE_EQ(plan.residual_excess, (-2000.0 + 800) / 22000);  // e's and f's
   // Within kRewriteAbove of the shares (26,080 bits for 26,000): nothing, and the whole excess is
   // residual.
   const std::vector<FileSpend> within = {
       {"/a.sst", 2, 660, 1000}, {"/c.sst", 1, 2000, 2000}, {"/e.sst", 2, 600, 1000}};
-  plan = PlanRewrites(within, level_bits, 1000);
+  plan = PlanRewrites(within, level_bits, 1000, false);
   EXPECT_TRUE(plan.files.empty());
   EXPECT_DOUBLE_EQ(plan.residual_excess, 80.0 / 4000);
   // A level the shares do not cover, and files without keys, are never chosen.
-  plan =
-      PlanRewrites({{"/f.sst", 5, 9000, 1000, 100}, {"/g.sst", 1, 100, 0, 100}}, level_bits, 1000);
+  plan = PlanRewrites({{"/f.sst", 5, 9000, 1000, 100}, {"/g.sst", 1, 100, 0, 100}}, level_bits,
+                      1000, false);
   EXPECT_TRUE(plan.files.empty());
   // Level 2 mixes no filter and a richer one, 5 bits/key on average: a rewrite there takes the
   // leaner, none, and saves a's 10,000 bits, not its 5,000 beyond the share. c and a then bring
   // the files within the shares (22,000 bits for 26,000), and b stays; a and c end below them.
   const std::vector<LevelShare> mixed = {{12, 12}, {8, 8}, {5, 0}};
-  plan = PlanRewrites(over, mixed, 1000);
+  plan = PlanRewrites(over, mixed, 1000, false);
   EXPECT_EQ(plan.files, (std::vector<size_t>{2, 0}));
   EXPECT_DOUBLE_EQ(plan.residual_excess, (22000.0 - 26000) / 4000);
   // A file a rewrite would not make smaller (h: 6 bits/key, 1.2x its share, where a rewrite gives
   // 7) is never chosen, though the files spend beyond kBudgetLimit times their shares.
   plan = PlanRewrites({{"/h.sst", 2, 750, 1000, 100}, {"/c.sst", 1, 4000, 2000, 200}},
-                      {{12, 12}, {8, 8}, {5, 7}}, 1000);
+                      {{12, 12}, {8, 8}, {5, 7}}, 1000, false);
   EXPECT_EQ(plan.files, (std::vector<size_t>{1}));
   // A level whose share is no filter (under a budget of about 1 bit per key, for a while) is
   // left as it is: i (2,000 bits) is not chosen, though the files still spend beyond the shares
   // once c is; its bits stay in the residual, over the 3,000 keys.
   plan = PlanRewrites({{"/i.sst", 2, 250, 1000, 100}, {"/c.sst", 1, 4000, 2000, 200}},
-                      {{12, 12}, {8, 8}, {0, 0}}, 1000);
+                      {{12, 12}, {8, 8}, {0, 0}}, 1000, false);
   EXPECT_EQ(plan.files, (std::vector<size_t>{1}));
   EXPECT_DOUBLE_EQ(plan.residual_excess, 2000.0 / 3000);
 }
@@ -947,6 +956,45 @@ TEST_F(MemoryBudgetDb, FlushesKeepTheirFloorWhileOlderFilesHoldTheTreeBeyondTheB
   // keys it counts then (level 0's at its keys now); a flush given no filter has its 32-byte
   // trailer, 0.013 bits per key.
   for (const double b : bits) EXPECT_GE(b, 1.0);
+}
+
+// A database switched to a budget from richer filters: its first compaction begins before any
+// plan of rewrites (those come as compactions complete), while its files below level 0 hold it
+// beyond the budget. As it begins, the listener plans the rewrites without running them and
+// publishes what they leave (PlanAsACompactionBegins): within kRewriteAbove of the shares, where
+// the prefill's files at 10 bits per key spend about 1.7x theirs, so the compaction's outputs get
+// about their level's share rather than paying for files the rewrites then take back.
+TEST_F(MemoryBudgetDb,
+       ACompactionBeginningWhileOlderFilesHoldTheTreeBeyondTheBudgetCountsTheRewrites) {
+  double ratio = 0;
+  ASSERT_EQ(ThreeFlushes("switched", /*overlapping=*/true, &ratio, /*prefilled=*/true).size(),
+            kFlushes);
+  const TreeId tree = testing::TreeOfDb(db_.get(), "default");
+  BudgetTargets::Target target;
+  ASSERT_TRUE(BudgetTargets::Global().Get(tree, &target));
+  ASSERT_TRUE(std::isnan(target.residual_excess));  // no compaction yet: no plan
+  PlanAsACompactionBegins(db_.get(), tree);
+  ASSERT_TRUE(BudgetTargets::Global().Get(tree, &target));
+  // Within kRewriteAbove of shares of at most 10 bits per key, once rewritten; a rewrite may
+  // leave a file below its share (the leaner filter of its level's mix).
+  EXPECT_LE(target.residual_excess, (kRewriteAbove - 1) * 10);
+  EXPECT_GE(target.residual_excess, -2.0);
+  db_.reset();
+  EXPECT_TRUE(logger_->LinesWith("memory_budget: rewriting").empty());  // planned, not run
+  EXPECT_EQ(logger_->LinesWith("memory_budget: a compaction begins while older files").size(), 1u);
+}
+
+// A tree that its own flushes took beyond the budget, its files below level 0 within it: no plan
+// as a compaction begins, and the steering answers its excess itself.
+TEST_F(MemoryBudgetDb, ACompactionBeginningWithTheOlderFilesWithinTheBudgetPlansNothing) {
+  double ratio = 0;
+  ASSERT_EQ(ThreeFlushes("flushes alone", /*overlapping=*/false, &ratio).size(), kFlushes);
+  ASSERT_GT(ratio, 1 + kBudgetSwing);
+  const TreeId tree = testing::TreeOfDb(db_.get(), "default");
+  PlanAsACompactionBegins(db_.get(), tree);
+  BudgetTargets::Target target;
+  ASSERT_TRUE(BudgetTargets::Global().Get(tree, &target));
+  EXPECT_TRUE(std::isnan(target.residual_excess));
 }
 
 // Without the listener nobody counts the keys, and RocksDB drops a listener name it cannot load

@@ -192,7 +192,7 @@ UnshrunkFiles& UnshrunkFiles::Global() {
 }
 
 void UnshrunkFiles::Mark(const TreeId& tree, const std::vector<LevelShare>& levels,
-                         std::vector<FileSpend>* files) {
+                         std::vector<FileSpend>* files, bool forget) {
   std::lock_guard<std::mutex> lock(mu_);
   const auto it = trees_.find(tree);
   if (it == trees_.end()) return;
@@ -204,9 +204,9 @@ void UnshrunkFiles::Mark(const TreeId& tree, const std::vector<LevelShare>& leve
       continue;
     }
     f.rewritable = false;
-    kept.insert(*was);
+    if (forget) kept.insert(*was);
   }
-  it->second.swap(kept);
+  if (forget) it->second.swap(kept);
 }
 
 void UnshrunkFiles::Add(const TreeId& tree, const std::vector<std::string>& paths,
@@ -218,25 +218,28 @@ void UnshrunkFiles::Add(const TreeId& tree, const std::vector<std::string>& path
 
 namespace {
 
+std::atomic<bool> rewriting{false};  // the turn of rewrites: one at a time in the process
+
 // A plan of the rewrites of a tree, the default column family of its database (PlanRewrites),
 // over its live files below level 0 (`files`) at their levels' shares (`levels`) under `target`.
 struct Planned {
   BudgetTargets::Target target;
+  bool beyond = false;  // older files hold the trees under the budget beyond it
+  uint64_t ticket = 0;  // ForgetResidualExcess's, for SetResidualExcess
   std::vector<LevelShare> levels;
   std::vector<FileSpend> files;
   RewritePlan plan;
 };
 
-// The plan of `tree`'s rewrites, `tree` the default column family of `db`; false where none is
-// made: no budget target or accounts, the levels below 0 within kRewriteAbove times their shares,
-// an ordered tree within its budget's bytes, or RocksDB could not list the files. `only_beyond`:
-// none either unless older files hold the trees under the budget beyond it
-// (BudgetedTrees::SettledBeyond), which is also when the plan counts rewritten the files past
-// kMaxRewriteBytesPerEvent: the events that follow choose them, while the trees stay beyond it.
-// Forgets the residual excess (NaN) and sets *ticket for SetResidualExcess, where a plan is made
-// or the tree has no place in any.
-bool PlanFor(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree, bool only_beyond, Planned* out,
-             uint64_t* ticket) {
+// The first half of a plan of `tree`'s rewrites, from the listener's accounts: its target, its
+// levels' shares, and whether older files hold the trees under its budget beyond it
+// (BudgetedTrees::SettledBeyond). False where no plan is made: not the default column family of
+// its database, no budget target or accounts, an allocation refused, the levels below 0 within
+// kRewriteAbove times their shares, an ordered tree within its budget's bytes; or, `only_beyond`,
+// the trees not beyond their budget. Forgets the residual excess (NaN) once past the target and
+// the accounts, unless `only_beyond` finds them not beyond: the steering answers its own excess
+// until the plan's rewrites are done.
+bool PrepareAPlan(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree, bool only_beyond, Planned* out) {
   TreeAccounts accounts;
   if (tree.column_family != ROCKSDB_NAMESPACE::kDefaultColumnFamilyName ||
       !BudgetTargets::Global().Get(tree, &out->target) || !Ledger::Global().Get(tree, &accounts)) {
@@ -244,12 +247,11 @@ bool PlanFor(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree, bool only_beyond, Pl
   }
   const BudgetTargets::Target& target = out->target;
   const std::shared_ptr<TreeHistory> history = target.history.lock();
-  const bool beyond = history != nullptr && target.budget_bytes > 0 &&
-                      SumAccounts(history->TreesWith(tree), history.get())
-                          .SettledBeyond(static_cast<double>(target.budget_bytes));
-  if (only_beyond && !beyond) return false;
-  // The steering answers its own excess (NaN) unless every rewrite planned here is done.
-  *ticket = BudgetTargets::Global().ForgetResidualExcess(tree);
+  out->beyond = history != nullptr && target.budget_bytes > 0 &&
+                SumAccounts(history->TreesWith(tree), history.get())
+                    .SettledBeyond(static_cast<double>(target.budget_bytes));
+  if (only_beyond && !out->beyond) return false;
+  out->ticket = BudgetTargets::Global().ForgetResidualExcess(tree);
   // The shares of what the policy gives the files: a universal tree's take one filter wherever
   // they are (LeveledChooser::OneFilterPerFile), a modelled tree's the model's, not their level's.
   const bool universal = db->GetOptions(db->DefaultColumnFamily()).compaction_style ==
@@ -264,32 +266,30 @@ bool PlanFor(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree, bool only_beyond, Pl
   for (const LevelFilter& level : allocation.value()) {
     out->levels.push_back({level.ExpectedBitsPerKey(), level.base.bits_per_key});
   }
-  if (!MaySpendBeyond(accounts, allocation.value()) || AppendsWithinItsBudget(tree, target) ||
-      !FilesOf(db, &out->files)) {  // without the files, Mark would forget every unshrunk file
-    return false;
-  }
-  UnshrunkFiles::Global().Mark(tree, out->levels, &out->files);
+  return MaySpendBeyond(accounts, allocation.value()) && !AppendsWithinItsBudget(tree, target);
+}
+
+// The second half: the live files, the plan over them. While the trees are beyond their budget
+// it counts rewritten the files past kMaxRewriteBytesPerEvent: the events that follow choose them,
+// while the trees stay so. `forget_unshrunk`: UnshrunkFiles::Mark forgets the names no longer
+// live, which only the holder of the turn of rewrites may do (a rewrite adds names as it ends).
+// False if RocksDB could not list the files.
+bool MakeThePlan(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree, bool forget_unshrunk,
+                 Planned* out) {
+  if (!FilesOf(db, &out->files)) return false;  // Mark would forget every unshrunk file
+  UnshrunkFiles::Global().Mark(tree, out->levels, &out->files, forget_unshrunk);
   out->plan = PlanRewrites(out->files, out->levels, kMaxRewriteBytesPerEvent,
-                           /*later_plans_take_the_rest=*/beyond);
+                           /*later_plans_take_the_rest=*/out->beyond);
   return true;
 }
 
 }  // namespace
 
 size_t RewriteFilesOverBudget(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree) {
-  static std::atomic<bool> busy{false};  // one rewrite at a time in the process
-  if (WritesWait(db)) {
-    BudgetTargets::Global().ForgetResidualExcess(tree);
-    return 0;
-  }
-  const Turn turn(busy);
-  if (!turn.taken()) {
-    BudgetTargets::Global().ForgetResidualExcess(tree);
-    return 0;
-  }
   Planned planned;
-  uint64_t ticket = 0;
-  if (!PlanFor(db, tree, /*only_beyond=*/false, &planned, &ticket)) return 0;
+  if (!PrepareAPlan(db, tree, /*only_beyond=*/false, &planned) || WritesWait(db)) return 0;
+  const Turn turn(rewriting);
+  if (!turn.taken() || !MakeThePlan(db, tree, /*forget_unshrunk=*/true, &planned)) return 0;
   size_t rewritten = 0;
   for (const size_t i : planned.plan.files) {
     const FileSpend& f = planned.files[i];
@@ -300,23 +300,29 @@ size_t RewriteFilesOverBudget(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree) {
     ++rewritten;
   }
   if (rewritten == planned.plan.files.size()) {
-    BudgetTargets::Global().SetResidualExcess(tree, planned.plan.residual_excess, ticket);
+    BudgetTargets::Global().SetResidualExcess(tree, planned.plan.residual_excess, planned.ticket);
   }
   return rewritten;
 }
 
 void PlanAsACompactionBegins(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree) {
   BudgetTargets::Target target;
-  if (!BudgetTargets::Global().Get(tree, &target) || !std::isnan(target.residual_excess)) return;
+  // A rewrite under way publishes its own plan's residual once its rewrites are done.
+  if (!BudgetTargets::Global().Get(tree, &target) || !std::isnan(target.residual_excess) ||
+      rewriting.load()) {
+    return;
+  }
   Planned planned;
-  uint64_t ticket = 0;
-  if (!PlanFor(db, tree, /*only_beyond=*/true, &planned, &ticket)) return;
-  BudgetTargets::Global().SetResidualExcess(tree, planned.plan.residual_excess, ticket);
+  if (!PrepareAPlan(db, tree, /*only_beyond=*/true, &planned) || WritesWait(db) ||
+      !MakeThePlan(db, tree, /*forget_unshrunk=*/false, &planned)) {
+    return;
+  }
+  BudgetTargets::Global().SetResidualExcess(tree, planned.plan.residual_excess, planned.ticket);
   LogAt(db->GetDBOptions().info_log.get(), ROCKSDB_NAMESPACE::InfoLogLevel::INFO_LEVEL,
         Printf("memory_budget: a compaction begins while older files hold the tree beyond its "
-               "budget: the rewrites planned (%zu files now, the rest later) leave %.2f bits/key "
+               "budget: the rewrites planned, run as compactions complete, leave %.2f bits/key "
                "beyond the levels' shares",
-               planned.plan.files.size(), planned.plan.residual_excess));
+               planned.plan.residual_excess));
 }
 
 }  // namespace sstfilter

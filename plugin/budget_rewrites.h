@@ -132,10 +132,10 @@ class UnshrunkFiles {
  public:
   static UnshrunkFiles& Global();
   // Marks those of the tree's live `files` not rewritable whose level's share (`levels`, by
-  // level) has not fallen below 1/kRewriteAbove of what it was at their rewrite; forgets the
-  // others.
+  // level) has not fallen below 1/kRewriteAbove of what it was at their rewrite; `forget`, forgets
+  // the others (not while another thread may be rewriting: its outputs are not in `files`).
   void Mark(const TreeId& tree, const std::vector<LevelShare>& levels,
-            std::vector<FileSpend>* files);
+            std::vector<FileSpend>* files, bool forget = true);
   // The output files of a rewrite that came out no smaller (paths or names), at `level_share`.
   // May throw std::bad_alloc.
   void Add(const TreeId& tree, const std::vector<std::string>& paths, double level_share);
@@ -157,9 +157,10 @@ bool AppendsWithinItsBudget(const TreeId& tree, const BudgetTargets::Target& tar
 // is given back as the stack unwinds).
 size_t RewriteFilesOverBudget(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree);
 
-// Where `tree`'s residual excess is unknown (NaN) and older files hold it beyond its budget
-// (above), the plan RewriteFilesOverBudget would make, its residual published, nothing rewritten.
-// May throw std::bad_alloc.
+// Where `tree`'s residual excess is unknown (NaN), older files hold it beyond its budget (above),
+// no rewrite runs in the process and writes do not wait: the plan of its rewrites, made as
+// RewriteFilesOverBudget makes it, and its residual published, nothing rewritten (the compactions
+// that complete run the rewrites, planning again). May throw std::bad_alloc.
 void PlanAsACompactionBegins(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree);
 
 }  // namespace sstfilter

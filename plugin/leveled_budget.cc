@@ -101,8 +101,13 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
       accountant_.CompactionBegan(db->GetName(), SessionIdOf(db), info.cf_name, info.job_id,
                                   info.output_level, inputs, info.table_properties);
       Account(db, info.cf_name, /*changed=*/false);
-      PlanAsACompactionBegins(db, DatabaseTree(db->GetName(), SessionIdOf(db), info.cf_name));
     });
+    Guard(
+        db, "OnCompactionBegin",
+        [&] {
+          PlanAsACompactionBegins(db, DatabaseTree(db->GetName(), SessionIdOf(db), info.cf_name));
+        },
+        "the plan of rewrites");
   }
   // Also called for trivial moves, whose outputs are the inputs at another level. Not called for
   // a compaction that RocksDB abandons as it closes: its record goes with its session's.
@@ -143,24 +148,25 @@ class LeveledBudget : public ROCKSDB_NAMESPACE::EventListener {
  private:
   // Nothing may throw into RocksDB: an event that cannot be accounted (out of memory) leaves the
   // tree's accounts as they were, and says so once in the database's LOG where the event names
-  // the database (`db`, else null: nothing is logged).
+  // the database (`db`, else null: nothing is logged); `skipped` names what was left undone.
   template <typename F>
-  static void Guard(DB* db, const char* event, F&& f) {
+  static void Guard(DB* db, const char* event, F&& f,
+                    const char* skipped = "the accounts of this event") {
     try {
       f();
     } catch (const std::exception& e) {
-      LogSkipped(db, event, e.what());  // inside the handler: what() lives as long as `e`
+      LogSkipped(db, event, e.what(), skipped);  // inside the handler: what() lives as long as `e`
     } catch (...) {
-      LogSkipped(db, event, "an exception of unknown type");
+      LogSkipped(db, event, "an exception of unknown type", skipped);
     }
   }
 
-  static void LogSkipped(DB* db, const char* event, const char* what) noexcept {
+  static void LogSkipped(DB* db, const char* event, const char* what,
+                         const char* skipped) noexcept {
     if (db == nullptr) return;
     try {
       LogError(db->GetDBOptions().info_log.get(), std::string(kLeveledBudgetName) + ": " + event +
-                                                      ": " + what +
-                                                      "; the accounts of this event are skipped");
+                                                      ": " + what + "; skipped: " + skipped);
     } catch (...) {  // out of memory for the line: nothing more to do
     }
   }

@@ -627,7 +627,7 @@ class MemoryBudgetDb : public DbTest, public ::testing::WithParamInterface<Growt
   }
 
   // Three flushes of kFlushKeys keys under memory_budget `budget_bytes` (kFlushesBudget: 6 bits per
-  // key over their keys, and no compaction: keys [0, kFlushes x kFlushKeys) in turn, each flush a
+  // key over their keys), and no compaction: keys [0, kFlushes x kFlushKeys) in turn, each flush a
   // range of its own (they append) or every kFlushes-th key from its own first (they overlap). Each
   // waits for the listener's accounts, which the next flush's budget counts. Then every key is
   // there and no absent one. `prefilled`: the same keys were written before under RocksDB's

@@ -18,6 +18,7 @@
 #include "plugin/memory_budget.h"
 #include "plugin/printf.h"
 #include "plugin/tree_model.h"
+#include "sstfilter/sstfilter.h"
 
 namespace sstfilter {
 
@@ -41,13 +42,16 @@ RewritePlan PlanRewrites(const std::vector<FileSpend>& files, const std::vector<
     }
     const double bits = 8 * static_cast<double>(f.filter_bytes);
     const double entries = static_cast<double>(f.filter_entries);
-    const double level_share = levels[f.level].bits * entries;
+    const LevelShare& level = levels[f.level];
+    const double level_share = level.bits * entries;
     covered[i] = true;
     spent += bits;
     share += level_share;
     keys += entries;
     excess[i] = bits - level_share;
-    saved[i] = bits - levels[f.level].rewritten * entries;
+    const double mix_limit = entries > 0 ? MixLimitOfARewrite(f.other_policy, bits / entries) : 0;
+    const bool keeps_the_mix = mix_limit > 0 && level.richer <= mix_limit;
+    saved[i] = bits - (keeps_the_mix ? level.bits : level.rewritten) * entries;
     // A level given no filter at all is left as it is (ratio 0, never chosen): the allocation
     // gives a level none only under budgets of about 1 bit per key or less, and there only for a
     // while; rewriting its files to no filter then left the 10M-key random tree under 1 MiB of
@@ -98,7 +102,8 @@ bool FilesOf(ROCKSDB_NAMESPACE::DB* db, std::vector<FileSpend>* files) {
     if (t.meta.level < 1) continue;
     files->push_back({t.meta.name, t.meta.level, t.properties->filter_size,
                       t.properties->num_filter_entries, t.meta.size, /*rewritable=*/true,
-                      t.meta.being_compacted});
+                      t.meta.being_compacted,
+                      /*other_policy=*/t.properties->filter_policy_name != kLeveledPolicyName});
   }
   return true;
 }
@@ -140,15 +145,16 @@ ROCKSDB_NAMESPACE::Status RewriteOne(ROCKSDB_NAMESPACE::DB* db, const TreeId& tr
   // one subcompaction, on this thread, which RewritingForBudget marks.
   options.compression = ROCKSDB_NAMESPACE::kDisableCompressionOption;
   options.max_subcompactions = 1;
+  const double bits =
+      8.0 * static_cast<double>(f.filter_bytes) / static_cast<double>(f.filter_entries);
+  const double mix_limit = MixLimitOfARewrite(f.other_policy, bits);
   ROCKSDB_NAMESPACE::Status s;
   ROCKSDB_NAMESPACE::CompactionJobInfo info;
   {
-    const RewritingForBudgetScope scope;
+    const RewritingForBudgetScope scope(mix_limit);
     s = db->CompactFiles(options, db->DefaultColumnFamily(), {f.name}, f.level,
                          /*output_path_id=*/-1, /*output_file_names=*/nullptr, &info);
   }
-  const double bits =
-      8.0 * static_cast<double>(f.filter_bytes) / static_cast<double>(f.filter_entries);
   std::string outcome = s.ToString();
   if (s.ok()) {
     const double written = OutputBitsPerKey(info);
@@ -161,10 +167,14 @@ ROCKSDB_NAMESPACE::Status RewriteOne(ROCKSDB_NAMESPACE::DB* db, const TreeId& tr
                  Printf("%.2f", level_share / kRewriteAbove);
     }
   }
+  const std::string mix_kept =
+      mix_limit > 0 ? Printf("; another policy's file: a mix kept up to %.2f bits/key", mix_limit)
+                    : "";
   LogAt(db->GetDBOptions().info_log.get(), ROCKSDB_NAMESPACE::InfoLogLevel::INFO_LEVEL,
         Printf("memory_budget: rewriting %s (level %d, filter %.2f bits/key, the level's share "
-               "%.2f at %.4g bits/key for the tree): %s",
-               f.name.c_str(), f.level, bits, level_share, tree_bits, outcome.c_str()));
+               "%.2f at %.4g bits/key for the tree%s): %s",
+               f.name.c_str(), f.level, bits, level_share, tree_bits, mix_kept.c_str(),
+               outcome.c_str()));
   return s;
 }
 
@@ -264,7 +274,8 @@ bool PrepareAPlan(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree, bool only_beyon
   if (!allocation.ok()) return false;
   out->levels.clear();
   for (const LevelFilter& level : allocation.value()) {
-    out->levels.push_back({level.ExpectedBitsPerKey(), level.base.bits_per_key});
+    out->levels.push_back(
+        {level.ExpectedBitsPerKey(), level.base.bits_per_key, level.Largest().bits_per_key});
   }
   return MaySpendBeyond(accounts, allocation.value()) && !AppendsWithinItsBudget(tree, target);
 }

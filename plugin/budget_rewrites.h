@@ -12,16 +12,17 @@
 // beyond their level's share (PlanRewrites), at most kMaxRewriteBytesPerEvent of them (at least
 // one file): each then gets its level's filter unsteered (RewritingForBudget), the leaner where
 // the level mixes two (LeveledChooser::ForABudgetRewrite: the richer, drawn by the same keys,
-// would come back; the leaner may be no filter), and the plan counts it at that (LevelShare). A
-// universal tree's files take one filter wherever they are (LeveledChooser::OneFilterPerFile),
-// so its plan's shares are that filter on every level (OneFilterAllocation); a tree the policy's
-// num_levels model allocates takes the model's filters (ModelAllocation). The LOG line of each
-// rewrite says what it wrote. A file may still come out no smaller: where the readers' counted
-// probes (heat) give it more, or a small file's fixed bytes. Such a
-// file is not chosen again until its level's share falls below 1/kRewriteAbove of what it was then
-// (UnshrunkFiles). The steering answers the excess of the files not rewritten
-// (BudgetTargets::Target::residual_excess), so that files being written do not also pay for what
-// the rewrites take back.
+// would come back; the leaner may be no filter), and the plan counts it at that (LevelShare);
+// but a file another policy wrote (a database switched to the budget), which the mix's richer
+// filter would shrink too, keeps the mix (MixLimitOfARewrite, below). A universal tree's files take
+// one filter wherever they are (LeveledChooser::OneFilterPerFile), so its plan's shares are that
+// filter on every level (OneFilterAllocation); a tree the policy's num_levels model allocates takes
+// the model's filters (ModelAllocation). The LOG line of each rewrite says what it wrote. A file
+// may still come out no smaller: where the readers' counted probes (heat) give it more, or a small
+// file's fixed bytes. Such a file is not chosen again until its level's share falls below
+// 1/kRewriteAbove of what it was then (UnshrunkFiles). The steering answers the excess of the files
+// not rewritten (BudgetTargets::Target::residual_excess), so that files being written do not also
+// pay for what the rewrites take back.
 //
 // A database switched to a budget from richer filters holds more than the budget in files below
 // level 0 no compaction is rewriting (BudgetedTrees::SettledBeyond): no file written now can
@@ -33,7 +34,11 @@
 // where the steering would give them its floor, half what the budget buys, to pay for files the
 // rewrites then take back anyway, and the tree would settle well below its budget. Trees filled
 // under the budget are planned as before: where a fill's rewrites counted so, its trees wrote
-// more and its late-data trees settled lower (docs/benchmarks.md).
+// more and its late-data trees settled lower (docs/benchmarks.md). And an old file keeps its
+// level's mix where even the richer filter saves kRewriteAbove: its keys drew from no mix, and
+// each is rewritten once; given the leaner, a level whose old files were all rewritten so would
+// settle at the leaner, below its share. Not the files the policy wrote: where those kept the
+// mixes, fills from empty wrote more and settled no nearer their budget (docs/benchmarks.md).
 //
 // A tree whose flushes append (ordered keys: TreeHistory::FlushesAppend) is rewritten only once
 // the trees under its budget also hold more than kRewriteAbove times its bytes
@@ -98,13 +103,27 @@ struct FileSpend {
   // A file a running compaction is rewriting: never chosen, nor counted in the plan (its keys are
   // going elsewhere), but still live.
   bool being_compacted = false;
+  // Written under another filter policy than sstfilter.Leveled (TableProperties'
+  // filter_policy_name): its keys drew from no mix (MixLimitOfARewrite).
+  bool other_policy = false;
 };
 
 // A level's share of the budget, and what a file rewritten there gets, in bits per key.
 struct LevelShare {
   double bits = 0;       // the level's filters' mean (SteadyAllocation's ExpectedBitsPerKey)
   double rewritten = 0;  // the leaner filter of the level's mix, or its one filter
+  double richer = 0;     // the richer filter of the level's mix, or its one filter
 };
+
+// The most bits per key the richer filter of a level's mix may spend for a rewrite of a file
+// spending `file_bits_per_key` to keep the mix (its keys draw one of the two; the plan counts it
+// at the level's mean, `bits`), where another policy wrote the file (`other_policy`): then the
+// richer saves kRewriteAbove too. Otherwise 0, and a rewrite takes the leaner: a file
+// sstfilter.Leveled wrote may have drawn the richer, and its keys would draw it again. A mix whose
+// richer spends beyond the limit: the leaner too.
+inline double MixLimitOfARewrite(bool other_policy, double file_bits_per_key) {
+  return other_policy ? file_bits_per_key / kRewriteAbove : 0;
+}
 
 struct RewritePlan {
   std::vector<size_t> files;  // indexes into the files planned over, the greatest excess first
@@ -121,7 +140,8 @@ struct RewritePlan {
 // within kRewriteAbove times the shares, or the chosen hold max_bytes (the first is chosen whatever
 // its size). And the excess over their shares that the files keep, the chosen at what a rewrite
 // gives them, and, `later_plans_take_the_rest`, so the files that would be chosen but for
-// max_bytes.
+// max_bytes. What a rewrite gives a file: the level's mean where it keeps the mix
+// (MixLimitOfARewrite), else `rewritten`.
 RewritePlan PlanRewrites(const std::vector<FileSpend>& files, const std::vector<LevelShare>& levels,
                          uint64_t max_bytes, bool later_plans_take_the_rest);
 

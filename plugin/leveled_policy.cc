@@ -388,7 +388,7 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
   }
   // Whatever allocates the file (the accounts' shares, or the user's model): a rewrite drawing
   // the richer filter of a mix again from the same keys would come out no smaller.
-  if (RewritingForBudget()) chooser->ForABudgetRewrite();
+  if (RewritingForBudget()) chooser->ForABudgetRewrite(RewriteKeepsMixesUpTo());
   if (place.num_levels > 1 && context.level_at_creation == 0) {
     chooser->FollowFlushes(
         history_, tree, context.reason != ROCKSDB_NAMESPACE::TableFileCreationReason::kCompaction);

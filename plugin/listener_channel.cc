@@ -86,10 +86,18 @@ bool BudgetTargets::Get(const TreeId& tree, Target* target) const {
 
 namespace {
 thread_local bool rewriting_for_budget = false;
+thread_local double rewrite_keeps_mixes_up_to = 0;
 }  // namespace
 
 bool RewritingForBudget() { return rewriting_for_budget; }
-RewritingForBudgetScope::RewritingForBudgetScope() { rewriting_for_budget = true; }
-RewritingForBudgetScope::~RewritingForBudgetScope() { rewriting_for_budget = false; }
+double RewriteKeepsMixesUpTo() { return rewrite_keeps_mixes_up_to; }
+RewritingForBudgetScope::RewritingForBudgetScope(double keeps_mixes_up_to) {
+  rewriting_for_budget = true;
+  rewrite_keeps_mixes_up_to = keeps_mixes_up_to;
+}
+RewritingForBudgetScope::~RewritingForBudgetScope() {
+  rewriting_for_budget = false;
+  rewrite_keeps_mixes_up_to = 0;
+}
 
 }  // namespace sstfilter

@@ -45,7 +45,8 @@
 # `scripts/bench.sh --migration` moves a database of 1M keys from RocksDB's ribbonfilter:10 to
 # sstfilter.Leveled:10 and back with RocksDB's own db_bench, full and partitioned, and prints the
 # storage reads per absent Get in each phase (with --to='{id=sstfilter.Leveled;memory_budget=B}',
-# the filters against the budget too; scripts/bench_migration.sh says more). About 3 minutes.
+# the filters against the budget too; --fills=N: on N fresh databases, with each phase's mean and
+# range; scripts/bench_migration.sh says more). About 1 to 2 minutes a fill.
 #
 # `scripts/bench.sh --redis` runs the Redis module against a Bloom filter built by hand from
 # SETBIT/GETBIT (pipelined, and in a Lua script) at 1M items and a 1% rate, in a redis-server of

@@ -12,20 +12,25 @@
 # the data blocks read from storage per absent Get and the filters' answers (their checks count
 # once per file a lookup consults), and, where --to has a memory_budget, the live filters' bytes
 # against it (db_bench_ext --inspect_db; DB_BENCH_EXT, or the build's). About 2 minutes on 2 cores.
+# --fills=N repeats it all on N fresh databases and then prints, per phase, the mean and the
+# range of the reads per absent Get and of the filters against the budget: the same fill's shape
+# (and so its reads) swings with the timing of its compactions, by up to 2x between fills.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 lib=${SSTFILTER_LIB:-$root/build/plugin/libsstfilter.so}
 num=1000000
 reads=200000
+fills=1
 from="ribbonfilter:10"
 to="sstfilter.Leveled:10"
 dir="${TMPDIR:-/tmp}/sstfilter_migration"
 die() { echo "bench_migration.sh: $*" >&2; exit 2; }
 # shellcheck source=scripts/args.sh
 source "$root/scripts/args.sh"
-ParseArgs "num=num reads=reads from=from to=to db=dir" "$@"
+ParseArgs "num=num reads=reads from=from to=to db=dir fills=fills" "$@"
 RequirePositive num "$num"
 RequirePositive reads "$reads"
+RequirePositive fills "$fills"
 [ -f "$lib" ] || die "no $lib (build first, or set SSTFILTER_LIB)"
 ext=${DB_BENCH_EXT:-$root/build/db_bench_ext/db_bench_ext}
 [[ "$from$to" != *memory_budget* || -x "$ext" ]] || die "no $ext (build first, or set DB_BENCH_EXT)"
@@ -62,7 +67,8 @@ INI
 }
 
 # Runs db_bench under `policy` with `benchmarks` (reads: readmissing, without compactions;
-# writes: with them, then flushed and compacted); prints what its statistics say of the reads.
+# writes: with them, then flushed and compacted); prints what its statistics say of the reads,
+# and appends them to $dir.fills (mode, phase, reads per Get, filters/budget; tab-separated).
 phase() {
   local label=$1 policy=$2 partitioned=$3 benchmarks=$4 ini="$dir.ini" log="$dir.log"
   local compactions=off
@@ -81,34 +87,79 @@ phase() {
       die "db_bench_ext --inspect_db=$dir failed in phase '$label'"
     spent=${spent:-?}
   fi
-  awk -v label="$label" -v policy="$policy" -v reads="$reads" -v spent="$spent" '
+  awk -v label="$label" -v policy="$policy" -v reads="$reads" -v spent="$spent" \
+    -v mode="$mode" -v record="$dir.fills" '
     $1 == "rocksdb.block.cache.data.miss" { miss = $4 }
     $1 == "rocksdb.bloom.filter.useful" { useful = $4 }
     $1 == "rocksdb.bloom.filter.full.positive" { positive = $4 }
     END {
       printf "%-26s %-22s %12.4f %12d %12d %14s\n", label, policy, miss / reads, useful, positive,
         spent
+      printf "%s\t%s\t%.6f\t%s\n", mode, label, miss / reads, spent >> record
     }
   ' "$log"
 }
 
-for partitioned in false true; do
-  mode=full
-  [ "$partitioned" = true ] && mode=partitioned
-  echo "=== $mode filters: $num keys under $from, then $to, then back ($reads absent Gets a phase)"
-  printf "%-26s %-22s %12s %12s %12s %14s\n" phase policy "reads/Get" "filter no" "filter maybe" \
-    "filters/budget"
-  rm -rf "$dir"
-  # A fresh database: db_bench's fill is skipped with --use_existing_db, so fill without it.
-  options "$from" "$partitioned" "$dir.ini" on
-  LD_PRELOAD="$lib" db_bench --options_file="$dir.ini" --db="$dir" \
-    --benchmarks=fillrandom,flush,waitforcompaction \
-    --num="$num" --key_size=16 --value_size=100 --seed=42 --threads=1 > "$dir.log" 2>&1 ||
-    { tail -n 5 "$dir.log" >&2; die "db_bench failed filling (log: $dir.log)"; }
-  phase "under RocksDB's filter" "$from" "$partitioned" readmissing
-  phase "switched to sstfilter" "$to" "$partitioned" readmissing
-  phase "20% more writes" "$to" "$partitioned" overwrite
-  phase "after the writes" "$to" "$partitioned" readmissing
-  phase "rolled back" "$from" "$partitioned" readmissing
+# The phases over all fills, in their order: the mean and range of the reads per absent Get and,
+# where known, of the filters against the budget.
+summary() {
+  echo "=== over $fills fresh fills: mean (least to most)"
+  printf "%-12s %-26s %26s %26s\n" filters phase "reads/Get" "filters/budget"
+  awk -F'\t' '
+    function show(sum, n, lo, hi, digits) {
+      return n == 0 ? "-" : sprintf("%.*f (%.*f to %.*f)", digits, sum / n, digits, lo, digits, hi)
+    }
+    {
+      key = $1 SUBSEP $2
+      if (!(key in count)) order[++phases] = key
+      ++count[key]
+      sum[key] += $3
+      if (count[key] == 1 || $3 < lo[key]) lo[key] = $3
+      if (count[key] == 1 || $3 > hi[key]) hi[key] = $3
+      if ($4 ~ /^[0-9.]+x$/) {
+        b = substr($4, 1, length($4) - 1) + 0
+        ++bn[key]
+        bsum[key] += b
+        if (bn[key] == 1 || b < blo[key]) blo[key] = b
+        if (bn[key] == 1 || b > bhi[key]) bhi[key] = b
+      }
+    }
+    END {
+      for (i = 1; i <= phases; ++i) {
+        key = order[i]
+        split(key, part, SUBSEP)
+        printf "%-12s %-26s %26s %26s\n", part[1], part[2],
+          show(sum[key], count[key], lo[key], hi[key], 4),
+          show(bsum[key], bn[key], blo[key], bhi[key], 3)
+      }
+    }
+  ' "$dir.fills"
+}
+
+rm -f "$dir.fills"
+for fill in $(seq 1 "$fills"); do
+  for partitioned in false true; do
+    mode=full
+    [ "$partitioned" = true ] && mode=partitioned
+    of=""
+    [ "$fills" -gt 1 ] && of=", fill $fill of $fills"
+    echo "=== $mode filters: $num keys under $from, then $to, then back" \
+      "($reads absent Gets a phase$of)"
+    printf "%-26s %-22s %12s %12s %12s %14s\n" phase policy "reads/Get" "filter no" "filter maybe" \
+      "filters/budget"
+    rm -rf "$dir"
+    # A fresh database: db_bench's fill is skipped with --use_existing_db, so fill without it.
+    options "$from" "$partitioned" "$dir.ini" on
+    LD_PRELOAD="$lib" db_bench --options_file="$dir.ini" --db="$dir" \
+      --benchmarks=fillrandom,flush,waitforcompaction \
+      --num="$num" --key_size=16 --value_size=100 --seed=42 --threads=1 > "$dir.log" 2>&1 ||
+      { tail -n 5 "$dir.log" >&2; die "db_bench failed filling (log: $dir.log)"; }
+    phase "under RocksDB's filter" "$from" "$partitioned" readmissing
+    phase "switched to sstfilter" "$to" "$partitioned" readmissing
+    phase "20% more writes" "$to" "$partitioned" overwrite
+    phase "after the writes" "$to" "$partitioned" readmissing
+    phase "rolled back" "$from" "$partitioned" readmissing
+  done
 done
-rm -rf "$dir" "$dir.ini" "$dir.log"
+[ "$fills" -gt 1 ] && summary
+rm -rf "$dir" "$dir.ini" "$dir.log" "$dir.fills"

@@ -737,6 +737,63 @@ TEST(LeveledPolicy, AMixedLevelsFilesDrawTheirFilterFromTheirKeys) {
       << "level " << mixed << ", fraction " << p;
 }
 
+// A file rewritten for a memory budget (plugin/budget_rewrites.h) takes the leaner filter of its
+// level's mix, whatever its keys draw: keys that drew the richer would draw it again. Unless the
+// rewrite keeps the mixes whose richer filter spends at most some bits per key
+// (MixLimitOfARewrite: a file of other filters, while older files hold the tree beyond its
+// budget): then its keys draw, as a file compacted there would.
+TEST(LeveledPolicy, ABudgetRewriteTakesTheLeanerOfAMixUnlessItKeepsTheMix) {
+  BlockBasedTableOptions options;
+  options.filter_policy = PolicyFrom("{id=sstfilter.Leveled;bits_per_key=10;num_levels=5}");
+  ASSERT_NE(options.filter_policy, nullptr);
+  const auto& leveled = dynamic_cast<const LeveledPolicy&>(*options.filter_policy);
+  constexpr int kKeys = 2000;
+  const std::vector<LevelFilter> allocation = leveled.Allocation(5, kKeys).value();
+  int mixed = -1;
+  for (int level = 0; level < 5; ++level) {
+    if (allocation[level].upper_fraction > 0) mixed = level;
+  }
+  ASSERT_GE(mixed, 0) << "10 bits/key over 5 levels of 2,000-key files falls between filters";
+  const LevelFilter& level = allocation[mixed];
+  const uint64_t richer = FilterBytes(level.upper.spec, kKeys).value();
+  const uint64_t leaner = FilterBytes(level.base.spec, kKeys).value();
+  ASSERT_GT(richer, leaner);
+  // Keys that draw the richer filter.
+  std::vector<std::string> keys;
+  for (int file = 0; file < 1000 && keys.empty(); ++file) {
+    std::vector<std::string> candidate;
+    for (int i = 0; i < kKeys; ++i) candidate.push_back("file" + std::to_string(file) + Key(i));
+    if (FilterBytes(LeveledChoice(leveled, 5, mixed, candidate).spec, kKeys).value() == richer) {
+      keys = candidate;
+    }
+  }
+  ASSERT_FALSE(keys.empty());
+  auto filter_bytes = [&] {
+    std::unique_ptr<FilterBitsBuilder> builder = BuilderAtLevel(options, mixed);
+    for (const std::string& k : keys) builder->AddKey(k);
+    std::unique_ptr<const char[]> buf;
+    const Slice filter = builder->Finish(&buf);
+    std::unique_ptr<FilterBitsReader> reader(options.filter_policy->GetFilterBitsReader(filter));
+    for (const std::string& k : keys) EXPECT_TRUE(reader->MayMatch(k));
+    return filter.size();
+  };
+  EXPECT_EQ(filter_bytes(), richer);  // compacted there: the draw
+  {
+    const RewritingForBudgetScope rewrite(/*keeps_mixes_up_to=*/0);
+    EXPECT_EQ(filter_bytes(), leaner);
+  }
+  {
+    const RewritingForBudgetScope rewrite(level.upper.bits_per_key);
+    EXPECT_EQ(filter_bytes(), richer);
+  }
+  {
+    const RewritingForBudgetScope rewrite(0.99 * level.upper.bits_per_key);
+    EXPECT_EQ(filter_bytes(), leaner);
+  }
+  EXPECT_FALSE(RewritingForBudget());
+  EXPECT_EQ(RewriteKeepsMixesUpTo(), 0);
+}
+
 // Every kind has a fixed minimum size (a 64-byte block, two buckets, a few segments), so for a
 // file of a handful of keys every filter costs more bits per key than the budget. Such a file still
 // gets its level's filter: a few bytes, not a data block read for every lookup.

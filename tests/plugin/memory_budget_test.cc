@@ -339,7 +339,7 @@ TEST(MemoryBudget, LeveledTakesItByStringAndWritesItToOptions) {
 // so those that max_bytes leaves to the plans that follow, where those take them.
 TEST(MemoryBudget, PlansTheRewritesOfTheFilesSpendingTheMostBeyondTheirLevelsShare) {
   // Levels of one filter each: a rewrite gives a file its level's share.
-  const std::vector<LevelShare> level_bits = {{12, 12}, {8, 8}, {5, 5}};
+  const std::vector<LevelShare> level_bits = {{12, 12, 12}, {8, 8, 8}, {5, 5, 5}};
   // Bits per key: 10 (2x its level's share), 6 (1.2x), 16 (2x), and level 0's 40.
   const std::vector<FileSpend> over = {{"/a.sst", 2, 1250, 1000, 100},
                                        {"/b.sst", 2, 750, 1000, 100},
@@ -402,20 +402,34 @@ TEST(MemoryBudget, PlansTheRewritesOfTheFilesSpendingTheMostBeyondTheirLevelsSha
   // Level 2 mixes no filter and a richer one, 5 bits/key on average: a rewrite there takes the
   // leaner, none, and saves a's 10,000 bits, not its 5,000 beyond the share. c and a then bring
   // the files within the shares (22,000 bits for 26,000), and b stays; a and c end below them.
-  const std::vector<LevelShare> mixed = {{12, 12}, {8, 8}, {5, 0}};
+  const std::vector<LevelShare> mixed = {{12, 12, 12}, {8, 8, 8}, {5, 0, 10}};
   plan = PlanRewrites(over, mixed, 1000, false);
   EXPECT_EQ(plan.files, (std::vector<size_t>{2, 0}));
   EXPECT_DOUBLE_EQ(plan.residual_excess, (22000.0 - 26000) / 4000);
+  // A file another policy wrote keeps its level's mix if even the richer filter saves
+  // kRewriteAbove (MixLimitOfARewrite), and the plan counts it at the level's mean. Level 2 mixes
+  // none and 8 bits per key: a (10 bits per key) then keeps the mix and saves 5,000 bits, not
+  // 10,000; b (6) gets the leaner, none, and saves its 6,000. c, a and b then bring the files
+  // within the shares (21,000 bits for 26,000).
+  const std::vector<LevelShare> mixed_of_8 = {{12, 12, 12}, {8, 8, 8}, {5, 0, 8}};
+  plan = PlanRewrites(over, mixed_of_8, 1000, false);
+  EXPECT_EQ(plan.files, (std::vector<size_t>{2, 0}));
+  EXPECT_DOUBLE_EQ(plan.residual_excess, (22000.0 - 26000) / 4000);
+  std::vector<FileSpend> switched = over;
+  for (FileSpend& f : switched) f.other_policy = true;
+  plan = PlanRewrites(switched, mixed_of_8, 1000, false);
+  EXPECT_EQ(plan.files, (std::vector<size_t>{2, 0, 1}));
+  EXPECT_DOUBLE_EQ(plan.residual_excess, (21000.0 - 26000) / 4000);
   // A file a rewrite would not make smaller (h: 6 bits/key, 1.2x its share, where a rewrite gives
   // 7) is never chosen, though the files spend beyond kBudgetLimit times their shares.
   plan = PlanRewrites({{"/h.sst", 2, 750, 1000, 100}, {"/c.sst", 1, 4000, 2000, 200}},
-                      {{12, 12}, {8, 8}, {5, 7}}, 1000, false);
+                      {{12, 12, 12}, {8, 8, 8}, {5, 7, 7}}, 1000, false);
   EXPECT_EQ(plan.files, (std::vector<size_t>{1}));
   // A level whose share is no filter (under a budget of about 1 bit per key, for a while) is
   // left as it is: i (2,000 bits) is not chosen, though the files still spend beyond the shares
   // once c is; its bits stay in the residual, over the 3,000 keys.
   plan = PlanRewrites({{"/i.sst", 2, 250, 1000, 100}, {"/c.sst", 1, 4000, 2000, 200}},
-                      {{12, 12}, {8, 8}, {0, 0}}, 1000, false);
+                      {{12, 12, 12}, {8, 8, 8}, {0, 0, 0}}, 1000, false);
   EXPECT_EQ(plan.files, (std::vector<size_t>{1}));
   EXPECT_DOUBLE_EQ(plan.residual_excess, 2000.0 / 3000);
 }
@@ -991,6 +1005,13 @@ TEST_F(MemoryBudgetDb,
   ASSERT_TRUE(db_->SetOptions({{"disable_auto_compactions", "false"}}).ok());
   testing::WaitForCompactions(db_.get());
   EXPECT_GE(logger_->LinesWith(planned).size(), 2u);
+  // The prefill's files, RocksDB's, keep their level's mix as they are rewritten
+  // (MixLimitOfARewrite): their keys drew from none.
+  const std::vector<std::string> rewrites = logger_->LinesWith("memory_budget: rewriting");
+  EXPECT_FALSE(rewrites.empty());
+  for (const std::string& line : rewrites) {
+    EXPECT_NE(line.find("another policy's file: a mix kept up to"), std::string::npos) << line;
+  }
   ExpectAllPresent(0, kFlushes * kFlushKeys);
 }
 

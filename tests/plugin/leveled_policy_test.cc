@@ -681,22 +681,45 @@ TEST(Ledger, ForgetsTheAccountsOfAClosedDatabase) {
   EXPECT_FALSE(Ledger::Global().Get(tree, &got));
 }
 
+// sstfilter.Leveled at 10 bits per key over 5 levels, and the level whose filter for files of
+// kMixedKeys keys falls between two filters: its files mix them.
+constexpr int kMixedKeys = 2000;
+struct MixedLevel {
+  BlockBasedTableOptions options;
+  int level = -1;  // none mixes
+  LevelFilter filter;
+
+  MixedLevel() {
+    options.filter_policy = PolicyFrom("{id=sstfilter.Leveled;bits_per_key=10;num_levels=5}");
+    if (options.filter_policy == nullptr) return;
+    const std::vector<LevelFilter> allocation = leveled().Allocation(5, kMixedKeys).value();
+    for (int l = 0; l < 5; ++l) {
+      if (allocation[l].upper_fraction > 0) level = l;
+    }
+    if (level >= 0) filter = allocation[level];
+  }
+  const LeveledPolicy& leveled() const {
+    return dynamic_cast<const LeveledPolicy&>(*options.filter_policy);
+  }
+  // The filter a file of `keys` written to the level gets.
+  std::string Build(const std::vector<std::string>& keys) const {
+    std::unique_ptr<FilterBitsBuilder> builder = BuilderAtLevel(options, level);
+    for (const std::string& k : keys) builder->AddKey(k);
+    std::unique_ptr<const char[]> buf;
+    return builder->Finish(&buf).ToString();
+  }
+};
+
 // On the level whose budget falls between two filters, each file takes one of them, drawn from
 // its keys: the same keys in another order get the same choice, and the share of
 // files that take the larger one is the allocation's fraction (within a 5-sigma binomial bound).
 TEST(LeveledPolicy, AMixedLevelsFilesDrawTheirFilterFromTheirKeys) {
-  BlockBasedTableOptions options;
-  options.filter_policy = PolicyFrom("{id=sstfilter.Leveled;bits_per_key=10;num_levels=5}");
-  ASSERT_NE(options.filter_policy, nullptr);
-  const auto& leveled = dynamic_cast<const LeveledPolicy&>(*options.filter_policy);
-  constexpr int kKeys = 2000;
-  const std::vector<LevelFilter> allocation = leveled.Allocation(5, kKeys).value();
-  int mixed = -1;
-  for (int level = 0; level < 5; ++level) {
-    if (allocation[level].upper_fraction > 0) mixed = level;
-  }
+  const MixedLevel mixed_level;
+  const int mixed = mixed_level.level;
   ASSERT_GE(mixed, 0) << "10 bits/key over 5 levels of 2,000-key files falls between filters";
-  const LevelFilter& level = allocation[mixed];
+  const LevelFilter& level = mixed_level.filter;
+  const LeveledPolicy& leveled = mixed_level.leveled();
+  constexpr int kKeys = kMixedKeys;
   // The larger filter, by size (a cuckoo build may take a few more buckets than FilterBytes).
   const uint64_t upper_bytes = FilterBytes(level.upper.spec, kKeys).value();
   const uint64_t base_bytes = FilterBytes(level.base.spec, kKeys).value();
@@ -705,13 +728,7 @@ TEST(LeveledPolicy, AMixedLevelsFilesDrawTheirFilterFromTheirKeys) {
     return FilterReader::Open(reinterpret_cast<const uint8_t*>(filter.data()), filter.size())
         .trailer();
   };
-  auto build = [&](const std::vector<std::string>& keys) {
-    std::unique_ptr<FilterBitsBuilder> builder = BuilderAtLevel(options, mixed);
-    for (const std::string& k : keys) builder->AddKey(k);
-    std::unique_ptr<const char[]> buf;
-    const Slice filter = builder->Finish(&buf);
-    return filter.ToString();
-  };
+  auto build = [&](const std::vector<std::string>& keys) { return mixed_level.Build(keys); };
   constexpr int kFiles = 400;
   int upper = 0;
   for (int file = 0; file < kFiles; ++file) {
@@ -740,21 +757,15 @@ TEST(LeveledPolicy, AMixedLevelsFilesDrawTheirFilterFromTheirKeys) {
 // A file rewritten for a memory budget (plugin/budget_rewrites.h) takes the leaner filter of its
 // level's mix, whatever its keys draw: keys that drew the richer would draw it again. Unless the
 // rewrite keeps the mixes whose richer filter spends at most some bits per key
-// (MixLimitOfARewrite: a file of other filters, while older files hold the tree beyond its
-// budget): then its keys draw, as a file compacted there would.
+// (MixLimitOfARewrite: a file another policy wrote): then its keys draw, as a file compacted there
+// would.
 TEST(LeveledPolicy, ABudgetRewriteTakesTheLeanerOfAMixUnlessItKeepsTheMix) {
-  BlockBasedTableOptions options;
-  options.filter_policy = PolicyFrom("{id=sstfilter.Leveled;bits_per_key=10;num_levels=5}");
-  ASSERT_NE(options.filter_policy, nullptr);
-  const auto& leveled = dynamic_cast<const LeveledPolicy&>(*options.filter_policy);
-  constexpr int kKeys = 2000;
-  const std::vector<LevelFilter> allocation = leveled.Allocation(5, kKeys).value();
-  int mixed = -1;
-  for (int level = 0; level < 5; ++level) {
-    if (allocation[level].upper_fraction > 0) mixed = level;
-  }
+  const MixedLevel mixed_level;
+  const int mixed = mixed_level.level;
   ASSERT_GE(mixed, 0) << "10 bits/key over 5 levels of 2,000-key files falls between filters";
-  const LevelFilter& level = allocation[mixed];
+  const LevelFilter& level = mixed_level.filter;
+  const BlockBasedTableOptions& options = mixed_level.options;
+  constexpr int kKeys = kMixedKeys;
   const uint64_t richer = FilterBytes(level.upper.spec, kKeys).value();
   const uint64_t leaner = FilterBytes(level.base.spec, kKeys).value();
   ASSERT_GT(richer, leaner);
@@ -763,16 +774,14 @@ TEST(LeveledPolicy, ABudgetRewriteTakesTheLeanerOfAMixUnlessItKeepsTheMix) {
   for (int file = 0; file < 1000 && keys.empty(); ++file) {
     std::vector<std::string> candidate;
     for (int i = 0; i < kKeys; ++i) candidate.push_back("file" + std::to_string(file) + Key(i));
-    if (FilterBytes(LeveledChoice(leveled, 5, mixed, candidate).spec, kKeys).value() == richer) {
+    if (FilterBytes(LeveledChoice(mixed_level.leveled(), 5, mixed, candidate).spec, kKeys)
+            .value() == richer) {
       keys = candidate;
     }
   }
   ASSERT_FALSE(keys.empty());
   auto filter_bytes = [&] {
-    std::unique_ptr<FilterBitsBuilder> builder = BuilderAtLevel(options, mixed);
-    for (const std::string& k : keys) builder->AddKey(k);
-    std::unique_ptr<const char[]> buf;
-    const Slice filter = builder->Finish(&buf);
+    const std::string filter = mixed_level.Build(keys);
     std::unique_ptr<FilterBitsReader> reader(options.filter_policy->GetFilterBitsReader(filter));
     for (const std::string& k : keys) EXPECT_TRUE(reader->MayMatch(k));
     return filter.size();

@@ -49,9 +49,7 @@ RewritePlan PlanRewrites(const std::vector<FileSpend>& files, const std::vector<
     share += level_share;
     keys += entries;
     excess[i] = bits - level_share;
-    const double mix_limit = entries > 0 ? MixLimitOfARewrite(f.other_policy, bits / entries) : 0;
-    const bool keeps_the_mix = mix_limit > 0 && level.richer <= mix_limit;
-    saved[i] = bits - (keeps_the_mix ? level.bits : level.rewritten) * entries;
+    saved[i] = bits - (KeepsItsLevelsMix(f, level) ? level.bits : level.rewritten) * entries;
     // A level given no filter at all is left as it is (ratio 0, never chosen): the allocation
     // gives a level none only under budgets of about 1 bit per key or less, and there only for a
     // while; rewriting its files to no filter then left the 10M-key random tree under 1 MiB of
@@ -136,10 +134,11 @@ double OutputBitsPerKey(const ROCKSDB_NAMESPACE::CompactionJobInfo& info) {
   return entries > 0 ? 8 * bytes / entries : std::numeric_limits<double>::quiet_NaN();
 }
 
-// Rewrites file `f` of `tree` in place, for a level share of `level_share` bits per key (the
-// tree's: tree_bits), and logs it; remembers its outputs if they came out no smaller.
+// Rewrites file `f` of `tree` in place, for its level's share `level` (the tree's: tree_bits
+// bits per key), and logs it; remembers its outputs if they came out no smaller.
 ROCKSDB_NAMESPACE::Status RewriteOne(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree,
-                                     const FileSpend& f, double level_share, double tree_bits) {
+                                     const FileSpend& f, const LevelShare& level,
+                                     double tree_bits) {
   ROCKSDB_NAMESPACE::CompactionOptions options;
   // The column family's compression for the level, not CompactionOptions' own default; and
   // one subcompaction, on this thread, which RewritingForBudget marks.
@@ -147,11 +146,12 @@ ROCKSDB_NAMESPACE::Status RewriteOne(ROCKSDB_NAMESPACE::DB* db, const TreeId& tr
   options.max_subcompactions = 1;
   const double bits =
       8.0 * static_cast<double>(f.filter_bytes) / static_cast<double>(f.filter_entries);
-  const double mix_limit = MixLimitOfARewrite(f.other_policy, bits);
+  const double level_share = level.bits;
+  const bool keeps_the_mix = KeepsItsLevelsMix(f, level);
   ROCKSDB_NAMESPACE::Status s;
   ROCKSDB_NAMESPACE::CompactionJobInfo info;
   {
-    const RewritingForBudgetScope scope(mix_limit);
+    const RewritingForBudgetScope scope(keeps_the_mix);
     s = db->CompactFiles(options, db->DefaultColumnFamily(), {f.name}, f.level,
                          /*output_path_id=*/-1, /*output_file_names=*/nullptr, &info);
   }
@@ -167,13 +167,11 @@ ROCKSDB_NAMESPACE::Status RewriteOne(ROCKSDB_NAMESPACE::DB* db, const TreeId& tr
                  Printf("%.2f", level_share / kRewriteAbove);
     }
   }
-  const std::string mix_kept =
-      mix_limit > 0 ? Printf("; another policy's file: a mix kept up to %.2f bits/key", mix_limit)
-                    : "";
   LogAt(db->GetDBOptions().info_log.get(), ROCKSDB_NAMESPACE::InfoLogLevel::INFO_LEVEL,
         Printf("memory_budget: rewriting %s (level %d, filter %.2f bits/key, the level's share "
                "%.2f at %.4g bits/key for the tree%s): %s",
-               f.name.c_str(), f.level, bits, level_share, tree_bits, mix_kept.c_str(),
+               f.name.c_str(), f.level, bits, level_share, tree_bits,
+               keeps_the_mix ? "; another policy's file: its level's mix kept" : "",
                outcome.c_str()));
   return s;
 }
@@ -305,7 +303,7 @@ size_t RewriteFilesOverBudget(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree) {
   for (const size_t i : planned.plan.files) {
     const FileSpend& f = planned.files[i];
     if (WritesWait(db) ||
-        !RewriteOne(db, tree, f, planned.levels[f.level].bits, planned.target.bits_per_key).ok()) {
+        !RewriteOne(db, tree, f, planned.levels[f.level], planned.target.bits_per_key).ok()) {
       break;
     }
     ++rewritten;

@@ -14,7 +14,7 @@
 // the level mixes two (LeveledChooser::ForABudgetRewrite: the richer, drawn by the same keys,
 // would come back; the leaner may be no filter), and the plan counts it at that (LevelShare);
 // but a file another policy wrote (a database switched to the budget), which the mix's richer
-// filter would shrink too, keeps the mix (MixLimitOfARewrite, below). A universal tree's files take
+// filter would shrink too, keeps the mix (KeepsItsLevelsMix, below). A universal tree's files take
 // one filter wherever they are (LeveledChooser::OneFilterPerFile), so its plan's shares are that
 // filter on every level (OneFilterAllocation); a tree the policy's num_levels model allocates takes
 // the model's filters (ModelAllocation). The LOG line of each rewrite says what it wrote. A file
@@ -38,7 +38,7 @@
 // level's mix where even the richer filter saves kRewriteAbove: its keys drew from no mix, and
 // each is rewritten once; given the leaner, a level whose old files were all rewritten so would
 // settle at the leaner, below its share. Not the files the policy wrote: where those kept the
-// mixes, fills from empty wrote more and settled no nearer their budget (docs/benchmarks.md).
+// mixes, fills from empty wrote more (docs/benchmarks.md).
 //
 // A tree whose flushes append (ordered keys: TreeHistory::FlushesAppend) is rewritten only once
 // the trees under its budget also hold more than kRewriteAbove times its bytes
@@ -104,7 +104,7 @@ struct FileSpend {
   // going elsewhere), but still live.
   bool being_compacted = false;
   // Written under another filter policy than sstfilter.Leveled (TableProperties'
-  // filter_policy_name): its keys drew from no mix (MixLimitOfARewrite).
+  // filter_policy_name): its keys drew from no mix (KeepsItsLevelsMix).
   bool other_policy = false;
 };
 
@@ -115,14 +115,17 @@ struct LevelShare {
   double richer = 0;     // the richer filter of the level's mix, or its one filter
 };
 
-// The most bits per key the richer filter of a level's mix may spend for a rewrite of a file
-// spending `file_bits_per_key` to keep the mix (its keys draw one of the two; the plan counts it
-// at the level's mean, `bits`), where another policy wrote the file (`other_policy`): then the
-// richer saves kRewriteAbove too. Otherwise 0, and a rewrite takes the leaner: a file
-// sstfilter.Leveled wrote may have drawn the richer, and its keys would draw it again. A mix whose
-// richer spends beyond the limit: the leaner too.
-inline double MixLimitOfARewrite(bool other_policy, double file_bits_per_key) {
-  return other_policy ? file_bits_per_key / kRewriteAbove : 0;
+// Whether a rewrite of `f` keeps the mix of `level` (its keys draw one of the two filters, as a
+// compaction's outputs' do, and the plan counts it at the level's mean, `bits`) rather than take
+// the leaner: where another policy wrote it (`other_policy`) and even the richer, at nominal size,
+// saves kRewriteAbove. A file sstfilter.Leveled wrote may have drawn the richer, and its keys would
+// draw it again. The plan decides, and the rewrite does as it decided (RewritingForBudgetScope):
+// the richer at the file's own key count may differ from nominal by a few percent, and a rewrite
+// that came out no smaller is not repeated (UnshrunkFiles).
+inline bool KeepsItsLevelsMix(const FileSpend& f, const LevelShare& level) {
+  return f.other_policy && f.filter_entries > 0 &&
+         kRewriteAbove * level.richer * static_cast<double>(f.filter_entries) <=
+             8 * static_cast<double>(f.filter_bytes);
 }
 
 struct RewritePlan {
@@ -141,7 +144,7 @@ struct RewritePlan {
 // its size). And the excess over their shares that the files keep, the chosen at what a rewrite
 // gives them, and, `later_plans_take_the_rest`, so the files that would be chosen but for
 // max_bytes. What a rewrite gives a file: the level's mean where it keeps the mix
-// (MixLimitOfARewrite), else `rewritten`.
+// (KeepsItsLevelsMix), else `rewritten`.
 RewritePlan PlanRewrites(const std::vector<FileSpend>& files, const std::vector<LevelShare>& levels,
                          uint64_t max_bytes, bool later_plans_take_the_rest);
 

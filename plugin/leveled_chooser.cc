@@ -50,8 +50,8 @@ Result<LevelFilter> LeveledChooser::ForKeys(uint64_t num_keys, const KeyRange& f
   const uint64_t priced_keys = std::max(num_keys, fullest_partition_keys_);
   Result<LevelFilter> chosen = LevelsFilter(priced_keys, file_keys, finishing);
   if (chosen.ok() && priced_keys != num_keys) chosen = AtKeys(chosen.value(), num_keys);
-  if (budget_rewrite_ && chosen.ok() && chosen.value().upper_fraction > 0 &&
-      chosen.value().upper.bits_per_key > rewrite_keeps_mixes_up_to_) {
+  if (budget_rewrite_ && !rewrite_keeps_the_mix_ && chosen.ok() &&
+      chosen.value().upper_fraction > 0) {
     LevelFilter leaner = chosen.value();
     leaner.upper_fraction = 0;
     chosen = leaner;

@@ -153,13 +153,13 @@ class LeveledChooser : public FilterChooser {
   // A file rewritten in place for a memory_budget (plugin/budget_rewrites.h). Its keys are counted
   // already: the file it rewrites is live in the accounts (RocksDB 7.8 to 9.11 report no begin of
   // a DB::CompactFiles), or pending on its level, so they join no level a second time. And it
-  // takes the leaner filter of its level's mix, unless the richer spends at most
-  // `keeps_mixes_up_to` bits per key (MixLimitOfARewrite, budget_rewrites.h): the listener
-  // rewrites the files that spend beyond their level's share, and a file that drew the richer
-  // filter would draw it again from the same keys, written again for nothing.
-  void ForABudgetRewrite(double keeps_mixes_up_to) {
+  // takes the leaner filter of its level's mix, unless `keeps_the_mix` (another policy wrote the
+  // file: KeepsItsLevelsMix, budget_rewrites.h): the listener rewrites the files that spend beyond
+  // their level's share, and a file that drew the richer filter would draw it again from the same
+  // keys, written again for nothing.
+  void ForABudgetRewrite(bool keeps_the_mix) {
     budget_rewrite_ = true;
-    rewrite_keeps_mixes_up_to_ = keeps_mixes_up_to;
+    rewrite_keeps_the_mix_ = keeps_the_mix;
   }
 
   // A flush under a memory_budget: its filters together spend at most `bytes_left` (what the
@@ -261,7 +261,7 @@ class LeveledChooser : public FilterChooser {
   double heat_weight_ = 0;
   bool one_filter_ = false;
   bool budget_rewrite_ = false;
-  double rewrite_keeps_mixes_up_to_ = 0;  // bits per key of a mix's richer filter
+  bool rewrite_keeps_the_mix_ = false;
   ShardLoad cache_;  // no shards: filters not held whole by an evicting cache, or no accounts
   // SpendAtMost's: infinite, no limit. bytes_left_ is negative beyond the budget, and falls by
   // what each finished filter may spend.

@@ -387,8 +387,9 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
                          limit.overshoot_bytes, context.info_log);
   }
   // Whatever allocates the file (the accounts' shares, or the user's model): a rewrite drawing
-  // the richer filter of a mix again from the same keys would come out no smaller.
-  if (RewritingForBudget()) chooser->ForABudgetRewrite(RewriteKeepsMixesUpTo());
+  // the richer filter of a mix again from the same keys would come out no smaller, but for a file
+  // another policy wrote, whose keys drew from no mix.
+  if (RewritingForBudget()) chooser->ForABudgetRewrite(RewriteKeepsTheMix());
   if (place.num_levels > 1 && context.level_at_creation == 0) {
     chooser->FollowFlushes(
         history_, tree, context.reason != ROCKSDB_NAMESPACE::TableFileCreationReason::kCompaction);

@@ -86,18 +86,18 @@ bool BudgetTargets::Get(const TreeId& tree, Target* target) const {
 
 namespace {
 thread_local bool rewriting_for_budget = false;
-thread_local double rewrite_keeps_mixes_up_to = 0;
+thread_local bool rewrite_keeps_the_mix = false;
 }  // namespace
 
 bool RewritingForBudget() { return rewriting_for_budget; }
-double RewriteKeepsMixesUpTo() { return rewrite_keeps_mixes_up_to; }
-RewritingForBudgetScope::RewritingForBudgetScope(double keeps_mixes_up_to) {
+bool RewriteKeepsTheMix() { return rewrite_keeps_the_mix; }
+RewritingForBudgetScope::RewritingForBudgetScope(bool keeps_the_mix) {
   rewriting_for_budget = true;
-  rewrite_keeps_mixes_up_to = keeps_mixes_up_to;
+  rewrite_keeps_the_mix = keeps_the_mix;
 }
 RewritingForBudgetScope::~RewritingForBudgetScope() {
   rewriting_for_budget = false;
-  rewrite_keeps_mixes_up_to = 0;
+  rewrite_keeps_the_mix = false;
 }
 
 }  // namespace sstfilter

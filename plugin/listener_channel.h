@@ -120,14 +120,14 @@ class BudgetTargets {
 // Whether the calling thread is rewriting a file for a memory budget (RewriteFilesOverBudget: its
 // DB::CompactFiles, one subcompaction, builds the new file on this thread).
 bool RewritingForBudget();
-// Of the calling thread's rewrite for the budget: the most bits per key the richer filter of its
-// level's mix may spend for the rewrite to keep the mix (MixLimitOfARewrite, budget_rewrites.h).
-double RewriteKeepsMixesUpTo();
-// Marks the calling thread as rewriting for the budget while it lives, keeping the mixes whose
-// richer filter spends at most `keeps_mixes_up_to` bits per key (0: none).
+// Whether the calling thread's rewrite for the budget keeps its level's mix of two filters rather
+// than take the leaner (KeepsItsLevelsMix, budget_rewrites.h).
+bool RewriteKeepsTheMix();
+// Marks the calling thread as rewriting for the budget while it lives, keeping its level's mix
+// or not.
 class RewritingForBudgetScope {
  public:
-  explicit RewritingForBudgetScope(double keeps_mixes_up_to);
+  explicit RewritingForBudgetScope(bool keeps_the_mix);
   ~RewritingForBudgetScope();
   RewritingForBudgetScope(const RewritingForBudgetScope&) = delete;
   RewritingForBudgetScope& operator=(const RewritingForBudgetScope&) = delete;

@@ -715,6 +715,7 @@ struct MixedLevel {
 // files that take the larger one is the allocation's fraction (within a 5-sigma binomial bound).
 TEST(LeveledPolicy, AMixedLevelsFilesDrawTheirFilterFromTheirKeys) {
   const MixedLevel mixed_level;
+  ASSERT_NE(mixed_level.options.filter_policy, nullptr);
   const int mixed = mixed_level.level;
   ASSERT_GE(mixed, 0) << "10 bits/key over 5 levels of 2,000-key files falls between filters";
   const LevelFilter& level = mixed_level.filter;
@@ -756,51 +757,52 @@ TEST(LeveledPolicy, AMixedLevelsFilesDrawTheirFilterFromTheirKeys) {
 
 // A file rewritten for a memory budget (plugin/budget_rewrites.h) takes the leaner filter of its
 // level's mix, whatever its keys draw: keys that drew the richer would draw it again. Unless the
-// rewrite keeps the mixes whose richer filter spends at most some bits per key
-// (MixLimitOfARewrite: a file another policy wrote): then its keys draw, as a file compacted there
-// would.
+// rewrite keeps the mix (KeepsItsLevelsMix: a file another policy wrote): then its keys draw, as a
+// file compacted there would, the richer or the leaner.
 TEST(LeveledPolicy, ABudgetRewriteTakesTheLeanerOfAMixUnlessItKeepsTheMix) {
   const MixedLevel mixed_level;
+  ASSERT_NE(mixed_level.options.filter_policy, nullptr);
   const int mixed = mixed_level.level;
   ASSERT_GE(mixed, 0) << "10 bits/key over 5 levels of 2,000-key files falls between filters";
   const LevelFilter& level = mixed_level.filter;
-  const BlockBasedTableOptions& options = mixed_level.options;
   constexpr int kKeys = kMixedKeys;
   const uint64_t richer = FilterBytes(level.upper.spec, kKeys).value();
   const uint64_t leaner = FilterBytes(level.base.spec, kKeys).value();
   ASSERT_GT(richer, leaner);
-  // Keys that draw the richer filter.
-  std::vector<std::string> keys;
-  for (int file = 0; file < 1000 && keys.empty(); ++file) {
-    std::vector<std::string> candidate;
-    for (int i = 0; i < kKeys; ++i) candidate.push_back("file" + std::to_string(file) + Key(i));
-    if (FilterBytes(LeveledChoice(mixed_level.leveled(), 5, mixed, candidate).spec, kKeys)
-            .value() == richer) {
-      keys = candidate;
-    }
+  // Keys that draw the richer filter, and keys that draw the leaner.
+  std::vector<std::string> draw_richer, draw_leaner;
+  for (int file = 0; file < 1000 && (draw_richer.empty() || draw_leaner.empty()); ++file) {
+    std::vector<std::string> keys;
+    for (int i = 0; i < kKeys; ++i) keys.push_back("file" + std::to_string(file) + Key(i));
+    const uint64_t drawn =
+        FilterBytes(LeveledChoice(mixed_level.leveled(), 5, mixed, keys).spec, kKeys).value();
+    (drawn == richer ? draw_richer : draw_leaner) = keys;
   }
-  ASSERT_FALSE(keys.empty());
-  auto filter_bytes = [&] {
+  ASSERT_FALSE(draw_richer.empty());
+  ASSERT_FALSE(draw_leaner.empty());
+  auto filter_bytes = [&](const std::vector<std::string>& keys) {
     const std::string filter = mixed_level.Build(keys);
-    std::unique_ptr<FilterBitsReader> reader(options.filter_policy->GetFilterBitsReader(filter));
+    std::unique_ptr<FilterBitsReader> reader(
+        mixed_level.options.filter_policy->GetFilterBitsReader(filter));
     for (const std::string& k : keys) EXPECT_TRUE(reader->MayMatch(k));
     return filter.size();
   };
-  EXPECT_EQ(filter_bytes(), richer);  // compacted there: the draw
+  // Compacted there: the draw.
+  EXPECT_EQ(filter_bytes(draw_richer), richer);
+  EXPECT_EQ(filter_bytes(draw_leaner), leaner);
   {
-    const RewritingForBudgetScope rewrite(/*keeps_mixes_up_to=*/0);
-    EXPECT_EQ(filter_bytes(), leaner);
+    const RewritingForBudgetScope rewrite(/*keeps_the_mix=*/false);
+    EXPECT_TRUE(RewriteKeepsTheMix() == false && RewritingForBudget());
+    EXPECT_EQ(filter_bytes(draw_richer), leaner);
+    EXPECT_EQ(filter_bytes(draw_leaner), leaner);
   }
   {
-    const RewritingForBudgetScope rewrite(level.upper.bits_per_key);
-    EXPECT_EQ(filter_bytes(), richer);
-  }
-  {
-    const RewritingForBudgetScope rewrite(0.99 * level.upper.bits_per_key);
-    EXPECT_EQ(filter_bytes(), leaner);
+    const RewritingForBudgetScope rewrite(/*keeps_the_mix=*/true);
+    EXPECT_EQ(filter_bytes(draw_richer), richer);
+    EXPECT_EQ(filter_bytes(draw_leaner), leaner);
   }
   EXPECT_FALSE(RewritingForBudget());
-  EXPECT_EQ(RewriteKeepsMixesUpTo(), 0);
+  EXPECT_FALSE(RewriteKeepsTheMix());
 }
 
 // Every kind has a fixed minimum size (a 64-byte block, two buckets, a few segments), so for a

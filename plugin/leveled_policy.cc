@@ -386,9 +386,8 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
     chooser->SpendAtMost(limit.bytes_left, TreeHistory::kSteerLowest * bits_per_key,
                          limit.overshoot_bytes, context.info_log);
   }
-  // Whatever allocates the file (the accounts' shares, or the user's model): a rewrite drawing
-  // the richer filter of a mix again from the same keys would come out no smaller, but for a file
-  // another policy wrote, whose keys drew from no mix.
+  // Whatever allocates the file (the accounts' shares, or the user's model): keys that drew a mix's
+  // richer filter draw it again, and only another policy's file keeps the mix (KeepsItsLevelsMix).
   if (RewritingForBudget()) chooser->ForABudgetRewrite(RewriteKeepsTheMix());
   if (place.num_levels > 1 && context.level_at_creation == 0) {
     chooser->FollowFlushes(

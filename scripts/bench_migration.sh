@@ -106,31 +106,29 @@ summary() {
   echo "=== over $fills fresh fills: mean (least to most)"
   printf "%-12s %-26s %26s %26s\n" filters phase "reads/Get" "filters/budget"
   awk -F'\t' '
-    function show(sum, n, lo, hi, digits) {
-      return n == 0 ? "-" : sprintf("%.*f (%.*f to %.*f)", digits, sum / n, digits, lo, digits, hi)
+    # One statistic of one phase (`at`: the statistic and the phase), a value more.
+    function add(at, v) {
+      if (!(at in n) || v < lo[at]) lo[at] = v
+      if (!(at in n) || v > hi[at]) hi[at] = v
+      ++n[at]
+      sum[at] += v
+    }
+    function show(at, digits) {
+      if (!(at in n)) return "-"
+      return sprintf("%.*f (%.*f to %.*f)", digits, sum[at] / n[at], digits, lo[at], digits, hi[at])
     }
     {
-      key = $1 SUBSEP $2
-      if (!(key in count)) order[++phases] = key
-      ++count[key]
-      sum[key] += $3
-      if (count[key] == 1 || $3 < lo[key]) lo[key] = $3
-      if (count[key] == 1 || $3 > hi[key]) hi[key] = $3
-      if ($4 ~ /^[0-9.]+x$/) {
-        b = substr($4, 1, length($4) - 1) + 0
-        ++bn[key]
-        bsum[key] += b
-        if (bn[key] == 1 || b < blo[key]) blo[key] = b
-        if (bn[key] == 1 || b > bhi[key]) bhi[key] = b
-      }
+      phase = $1 SUBSEP $2
+      if (!(phase in seen)) order[++phases] = phase
+      seen[phase] = 1
+      add("reads" SUBSEP phase, $3 + 0)
+      if ($4 ~ /^[0-9.]+x$/) add("budget" SUBSEP phase, substr($4, 1, length($4) - 1) + 0)
     }
     END {
       for (i = 1; i <= phases; ++i) {
-        key = order[i]
-        split(key, part, SUBSEP)
-        printf "%-12s %-26s %26s %26s\n", part[1], part[2],
-          show(sum[key], count[key], lo[key], hi[key], 4),
-          show(bsum[key], bn[key], blo[key], bhi[key], 3)
+        split(order[i], part, SUBSEP)
+        printf "%-12s %-26s %26s %26s\n", part[1], part[2], show("reads" SUBSEP order[i], 4),
+          show("budget" SUBSEP order[i], 3)
       }
     }
   ' "$dir.fills"

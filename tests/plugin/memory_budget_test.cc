@@ -1018,9 +1018,11 @@ TEST_F(MemoryBudgetDb,
   testing::WaitForCompactions(db_.get());
   EXPECT_GE(logger_->LinesWith(planned).size(), 2u);
   // The prefill's files keep their level's mix as they are rewritten (their keys drew from
-  // none); any file sstfilter.Leveled wrote takes the leaner.
+  // none); any file sstfilter.Leveled wrote takes the leaner. The policy builds each rewrite's
+  // file as the listener decided (its line for the file says which).
   size_t prefill_rewrites = 0;
-  for (const std::string& line : logger_->LinesWith("memory_budget: rewriting /")) {
+  const std::vector<std::string> rewrites = logger_->LinesWith("memory_budget: rewriting /");
+  for (const std::string& line : rewrites) {
     const size_t name = line.find("rewriting /") + std::strlen("rewriting /");
     const bool rocksdbs_file = rocksdbs.count(line.substr(name, line.find(' ', name) - name)) > 0;
     prefill_rewrites += rocksdbs_file;
@@ -1029,6 +1031,9 @@ TEST_F(MemoryBudgetDb,
         << line;
   }
   EXPECT_GT(prefill_rewrites, 0u);
+  EXPECT_EQ(logger_->LinesWith("a budget rewrite: its level's mix kept").size(), prefill_rewrites);
+  EXPECT_EQ(logger_->LinesWith("a budget rewrite: the leaner of a mix").size(),
+            rewrites.size() - prefill_rewrites);
   ExpectAllPresent(0, kFlushes * kFlushKeys);
 }
 

@@ -66,11 +66,16 @@ $listeners
 INI
 }
 
+# The name of the filters' mode: partitioned (`partitioned` true) or full.
+mode_of() { if [ "$1" = true ]; then echo partitioned; else echo full; fi; }
+
 # Runs db_bench under `policy` with `benchmarks` (reads: readmissing, without compactions;
 # writes: with them, then flushed and compacted); prints what its statistics say of the reads,
 # and appends them to $dir.fills (mode, phase, reads per Get, filters/budget; tab-separated).
 phase() {
   local label=$1 policy=$2 partitioned=$3 benchmarks=$4 ini="$dir.ini" log="$dir.log"
+  local mode
+  mode=$(mode_of "$partitioned")
   local compactions=off
   [[ "$benchmarks" == *readmissing* ]] || { compactions=on; benchmarks="$benchmarks,flush,waitforcompaction"; }
   options "$policy" "$partitioned" "$ini" "$compactions"
@@ -137,8 +142,7 @@ summary() {
 rm -f "$dir.fills"
 for fill in $(seq 1 "$fills"); do
   for partitioned in false true; do
-    mode=full
-    [ "$partitioned" = true ] && mode=partitioned
+    mode=$(mode_of "$partitioned")
     of=""
     [ "$fills" -gt 1 ] && of=", fill $fill of $fills"
     echo "=== $mode filters: $num keys under $from, then $to, then back" \

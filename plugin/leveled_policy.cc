@@ -349,13 +349,13 @@ Result<bool> LeveledPolicy::SteerByAccounts(const ROCKSDB_NAMESPACE::FilterBuild
                                               cache_cut ? bits_per_key : 0),
                               kMinBitsPerKey),
                      kMaxBitsPerKey);
-  // A rewrite's line says which filter of a mix it takes, as the plan decided
-  // (RewritingForBudgetScope): the listener's "rewriting" line says what it asked for.
-  const char* rewrite = !RewritingForBudget()  ? ""
-                        : RewriteKeepsTheMix() ? " a budget rewrite: its level's mix kept"
-                                               : " a budget rewrite: the leaner of a mix";
+  // The line of a rewrite's file says what the rewrite asks of the chooser (the plan's decision,
+  // RewritingForBudgetScope; ForKeys then chooses): that the decision reached this thread.
+  const char* rewrite_note = !RewritingForBudget()  ? ""
+                             : RewriteKeepsTheMix() ? " a budget rewrite: its level's mix kept"
+                                                    : " a budget rewrite: the leaner of a mix";
   LogAt(context.info_log, ROCKSDB_NAMESPACE::InfoLogLevel::INFO_LEVEL,
-        Describe(Name(), accounts, level, excess.value(), budget) + rewrite);
+        Describe(Name(), accounts, level, excess.value(), budget) + rewrite_note);
   chooser->UseAccounts(std::move(shape), level, budget);
   if (load.shards.shards > 0) chooser->UseCache(load, context.info_log);
   if (accounts.heat != nullptr && accounts.counted_weight > 0) {

@@ -314,13 +314,16 @@ class DbTest : public ::testing::Test {
     return lookups;
   }
 
+  // The live files of the default column family on `level`.
+  int FilesAtLevel(int level) {
+    std::string files;
+    db_->GetProperty("rocksdb.num-files-at-level" + std::to_string(level), &files);
+    return std::stoi(files);
+  }
+
   int PopulatedLevels() {
     int levels = 0;
-    for (int level = 0; level < db_->NumberLevels(); ++level) {
-      std::string files;
-      db_->GetProperty("rocksdb.num-files-at-level" + std::to_string(level), &files);
-      levels += std::stoi(files) > 0;
-    }
+    for (int level = 0; level < db_->NumberLevels(); ++level) levels += FilesAtLevel(level) > 0;
     return levels;
   }
 

@@ -645,6 +645,17 @@ class MemoryBudgetDb : public DbTest, public ::testing::WithParamInterface<Growt
     EXPECT_TRUE(logger_->LinesWith("another policy's file").empty());
   }
 
+  // Opens the database under RocksDB's bloomfilter:10 and writes keys [0, kFlushes x kFlushKeys),
+  // shuffled, compacted into levels 1 and 2 (a database whose filters spend more than the budgets
+  // switched to below).
+  void PrefillUnderRocksDbsFilter() {
+    Options unbudgeted = BudgetOptions("bloomfilter:10");
+    unbudgeted.max_bytes_for_level_base = 256 << 10;
+    Open(unbudgeted);
+    WriteTo(db_->DefaultColumnFamily(), 0, kFlushes * kFlushKeys, /*ordered=*/false);
+    testing::WaitForCompactions(db_.get());
+  }
+
   // Three flushes of kFlushKeys keys under memory_budget `budget_bytes` (kFlushesBudget: 6 bits per
   // key over their keys), and no compaction: keys [0, kFlushes x kFlushKeys) in turn, each flush a
   // range of its own (they append) or every kFlushes-th key from its own first (they overlap). Each
@@ -665,11 +676,7 @@ class MemoryBudgetDb : public DbTest, public ::testing::WithParamInterface<Growt
     const uint64_t before = prefilled ? kFlushes * kFlushKeys : 0;
     std::set<std::string> prefill_files;  // not the flushes': one may stay on level 0
     if (prefilled) {
-      Options unbudgeted = BudgetOptions("bloomfilter:10");
-      unbudgeted.max_bytes_for_level_base = 256 << 10;  // compacted into levels 1 and 2
-      Open(unbudgeted);
-      WriteTo(db_->DefaultColumnFamily(), 0, before, /*ordered=*/false);
-      testing::WaitForCompactions(db_.get());
+      PrefillUnderRocksDbsFilter();
       for (const auto& [file, props] : Tables()) {
         prefill_files.insert(fs::path(file).filename().string());
       }
@@ -1043,11 +1050,7 @@ TEST_F(MemoryBudgetDb,
 // of its whole range, the last level's files compacted too (kForceOptimized, as `ldb compact`
 // does; docs/filters.md), writes every file again under the budget.
 TEST_F(MemoryBudgetDb, AnIdleDatabaseSwitchedToABudgetComesWithinItWhenItsRangeIsCompacted) {
-  Options unbudgeted = BudgetOptions("bloomfilter:10");
-  unbudgeted.max_bytes_for_level_base = 256 << 10;  // more than one level below level 0
-  Open(unbudgeted);
-  constexpr uint64_t kPrefill = kFlushes * kFlushKeys;
-  WriteTo(db_->DefaultColumnFamily(), 0, kPrefill, /*ordered=*/false);
+  PrefillUnderRocksDbsFilter();
   // Level 0 left empty, whatever the compactions' timing: the budget counts level 0 at the most
   // it has held since the database opened, and would keep that share from the levels below.
   ASSERT_TRUE(db_->CompactRange({}, nullptr, nullptr).ok());
@@ -1056,10 +1059,7 @@ TEST_F(MemoryBudgetDb, AnIdleDatabaseSwitchedToABudgetComesWithinItWhenItsRangeI
   Open(
       BudgetOptions("{id=sstfilter.Leveled;memory_budget=" + std::to_string(kFlushesBudget) + "}"));
   testing::WaitForCompactions(db_.get());
-  ROCKSDB_NAMESPACE::ColumnFamilyMetaData meta;
-  db_->GetColumnFamilyMetaData(&meta);
-  ASSERT_FALSE(meta.levels.empty());
-  ASSERT_TRUE(meta.levels[0].files.empty());
+  ASSERT_EQ(FilesAtLevel(0), 0);
   ASSERT_GT(before / kFlushesBudget, 1.5);
   EXPECT_EQ(FilterBytes({db_->DefaultColumnFamily()}), before);  // idle: nothing rewritten
   ROCKSDB_NAMESPACE::CompactRangeOptions force;
@@ -1080,7 +1080,7 @@ TEST_F(MemoryBudgetDb, AnIdleDatabaseSwitchedToABudgetComesWithinItWhenItsRangeI
   for (const auto& [file, props] : Tables()) {
     EXPECT_EQ(props->filter_policy_name, kLeveledPolicyName) << file;
   }
-  ExpectAllPresent(0, kPrefill);
+  ExpectAllPresent(0, kFlushes * kFlushKeys);
 }
 
 // The same prefill under a budget its files below level 0 hold within 1.05x (80,000 bytes for

@@ -147,8 +147,13 @@ class LeveledChooser : public FilterChooser {
     heat_weight_ = weight;
   }
 
-  // A tree under universal compaction: each file takes one filter (OneFilterOf, tree_model.h).
-  void OneFilterPerFile() { one_filter_ = true; }
+  // A tree under universal compaction. Each file takes one filter (OneFilterOf, tree_model.h):
+  // a universal tree is a few large sorted runs, over which a mix's draws would not average out.
+  // And every flush lives only until a compaction merges it, whatever its keys (SpendAtMost):
+  // universal compaction merges sorted runs by their sizes, not by overlap (unless the user
+  // allows it trivial moves), so appended keys do not keep their flush's filter for life as they
+  // do in a leveled tree.
+  void UnderUniversalCompaction() { universal_ = true; }
 
   // A file rewritten in place for a memory_budget (plugin/budget_rewrites.h). Its keys are counted
   // already: the file it rewrites is live in the accounts (RocksDB 7.8 to 9.11 report no begin of
@@ -170,12 +175,13 @@ class LeveledChooser : public FilterChooser {
   // steering's, TreeHistory::kSteerLowest of what the budget buys) keeps a flush's filter useful
   // to the lookups of its keys (level 0: every lookup probes it) until the next compaction
   // rewrites the files that spend the most. A flush whose keys overlap the tree's recent flushes
-  // (random keys; known once its first filter finishes) lives only until the next compaction of
-  // level 0 merges it, so its floor gives way where the filters would hold more than
-  // `overshoot_bytes` beyond the budget: a budget is a ceiling first (infinite where no flush
-  // could keep the tree within it: LeveledPolicy::FlushLimit). A flush that appends keeps
-  // its floor: it moves down whole and keeps its filter for life, and a leaner one would cost its
-  // key range's lookups until a rewrite. The limit holds for each file, not in expectation: a
+  // (random keys; known once its first filter finishes), and any flush of a tree
+  // UnderUniversalCompaction, lives only until the next compaction merges it, so its floor gives
+  // way where the filters would hold more than `overshoot_bytes` beyond the budget: a budget is a
+  // ceiling first (infinite where no flush could keep the tree within it:
+  // LeveledPolicy::FlushLimit). A flush that appends to a leveled tree keeps its floor: it moves
+  // down whole and keeps its filter for life, and a leaner one would cost its key range's lookups
+  // until a rewrite. The limit holds for each file, not in expectation: a
   // filter that may spend more than it gets the best single filter within it, not a mix of two,
   // since one file may draw the richer of a mix. `log` (may be null) is told of each filter so
   // limited.
@@ -259,7 +265,7 @@ class LeveledChooser : public FilterChooser {
   std::map<uint64_t, Result<LevelFilter>> by_keys_;
   std::shared_ptr<const std::vector<FileRange>> heat_;  // null: no file exposed, or no weight
   double heat_weight_ = 0;
-  bool one_filter_ = false;
+  bool universal_ = false;
   bool budget_rewrite_ = false;
   bool rewrite_keeps_the_mix_ = false;
   ShardLoad cache_;  // no shards: filters not held whole by an evicting cache, or no accounts

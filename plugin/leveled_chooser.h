@@ -181,10 +181,9 @@ class LeveledChooser : public FilterChooser {
   // ceiling first (infinite where no flush could keep the tree within it:
   // LeveledPolicy::FlushLimit). A flush that appends to a leveled tree keeps its floor: it moves
   // down whole and keeps its filter for life, and a leaner one would cost its key range's lookups
-  // until a rewrite. The limit holds for each file, not in expectation: a
-  // filter that may spend more than it gets the best single filter within it, not a mix of two,
-  // since one file may draw the richer of a mix. `log` (may be null) is told of each filter so
-  // limited.
+  // until a rewrite. The limit holds for each file, not in expectation: a filter that may spend
+  // more than it gets the best single filter within it, not a mix of two, since one file may draw
+  // the richer of a mix. `log` (may be null) is told of each filter so limited.
   void SpendAtMost(double bytes_left, double floor_bits_per_key, double overshoot_bytes,
                    ROCKSDB_NAMESPACE::Logger* log);
 

@@ -64,7 +64,7 @@ Result<LevelFilter> LeveledChooser::ForKeys(uint64_t num_keys, const KeyRange& f
   // In sixteenths of a bit: the allocations are cached by budget.
   const double left = std::max(bytes_left_, 0.0);
   double bits = std::max(std::floor(16 * 8 * left / keys) / 16, floor_bits_per_key_);
-  if (universal_ || (history_ != nullptr && decided_ && !appends_)) {
+  if (flushes_merged_ || (history_ != nullptr && decided_ && !appends_)) {
     const double overshoot_left = bytes_left_ + overshoot_bytes_;
     bits =
         std::min(bits, std::max(std::floor(16 * 8 * overshoot_left / keys) / 16, kMinBitsPerKey));
@@ -96,7 +96,7 @@ Result<LevelFilter> LeveledChooser::LevelsFilter(uint64_t num_keys, const KeyRan
   if (tree_shape_.keys.empty()) {
     const Result<LevelFilter> level =
         OneOf(allocations_->Get(num_levels_, size_ratio_, bits_per_key_, num_keys), modelled_);
-    if (!universal_ || !level.ok()) return level;
+    if (!one_filter_ || !level.ok()) return level;
     return OneFilterOf(level.value(), bits_per_key_);
   }
   const auto cached = by_keys_.find(num_keys);

@@ -147,13 +147,20 @@ class LeveledChooser : public FilterChooser {
     heat_weight_ = weight;
   }
 
-  // A tree under universal compaction. Each file takes one filter (OneFilterOf, tree_model.h):
-  // a universal tree is a few large sorted runs, over which a mix's draws would not average out.
-  // And every flush lives only until a compaction merges it, whatever its keys (SpendAtMost):
-  // universal compaction merges sorted runs by their sizes, not by overlap (unless the user
-  // allows it trivial moves), so appended keys do not keep their flush's filter for life as they
-  // do in a leveled tree.
-  void UnderUniversalCompaction() { universal_ = true; }
+  // A tree under universal compaction, of `num_levels` levels. Each file takes one filter
+  // (OneFilterOf, tree_model.h): a universal tree is a few large sorted runs, over which a mix's
+  // draws would not average out. And where it has levels below level 0, every flush lives only
+  // until a compaction merges it, whatever its keys (SpendAtMost): universal compaction merges
+  // sorted runs by their sizes, not by overlap, so appended keys do not keep their flush's filter
+  // for life as in a leveled tree (unless the user allows it trivial moves, which the policy cannot
+  // see). A tree of level 0 alone keeps its flushes' floor: its accounts cannot tell the runs
+  // compactions wrote from the flushes, so they cannot see older runs hold it beyond the budget
+  // (BudgetedTrees::SettledBeyond), and its flushes would then get no filter, each costing every
+  // lookup a read until a compaction merges it.
+  void UnderUniversalCompaction(int num_levels) {
+    one_filter_ = true;
+    flushes_merged_ = num_levels > 1;
+  }
 
   // A file rewritten in place for a memory_budget (plugin/budget_rewrites.h). Its keys are counted
   // already: the file it rewrites is live in the accounts (RocksDB 7.8 to 9.11 report no begin of
@@ -176,9 +183,9 @@ class LeveledChooser : public FilterChooser {
   // to the lookups of its keys (level 0: every lookup probes it) until the next compaction
   // rewrites the files that spend the most. A flush whose keys overlap the tree's recent flushes
   // (random keys; known once its first filter finishes), and any flush of a tree
-  // UnderUniversalCompaction, lives only until the next compaction merges it, so its floor gives
-  // way where the filters would hold more than `overshoot_bytes` beyond the budget: a budget is a
-  // ceiling first (infinite where no flush could keep the tree within it:
+  // UnderUniversalCompaction with levels below level 0, lives only until the next compaction merges
+  // it, so its floor gives way where the filters would hold more than `overshoot_bytes` beyond the
+  // budget: a budget is a ceiling first (infinite where no flush could keep the tree within it:
   // LeveledPolicy::FlushLimit). A flush that appends to a leveled tree keeps its floor: it moves
   // down whole and keeps its filter for life, and a leaner one would cost its key range's lookups
   // until a rewrite. The limit holds for each file, not in expectation: a filter that may spend
@@ -264,7 +271,8 @@ class LeveledChooser : public FilterChooser {
   std::map<uint64_t, Result<LevelFilter>> by_keys_;
   std::shared_ptr<const std::vector<FileRange>> heat_;  // null: no file exposed, or no weight
   double heat_weight_ = 0;
-  bool universal_ = false;
+  bool one_filter_ = false;
+  bool flushes_merged_ = false;  // whatever their keys
   bool budget_rewrite_ = false;
   bool rewrite_keeps_the_mix_ = false;
   ShardLoad cache_;  // no shards: filters not held whole by an evicting cache, or no accounts

@@ -67,14 +67,15 @@ struct BudgetedTrees {
 // keys count as the budget must hold them, by what becomes of its files:
 // - where a tree's flushes append (`history` says so, or is null), at its fullest lately: its
 //   files move down whole and keep their filters for life, so each flush is written for the
-//   tree that holds the flushes to come;
+//   tree that holds the flushes to come (a tree not leveled has no flush history: counted so);
 // - otherwise at its keys now plus half of its fullest's excess over them, the midpoint:
 //   compactions merge its files into the level below, and between two of them it fills from empty
 //   to its fullest, so just after one the midpoint is its mean until the next. Counted at its
 //   fullest, a settled tree holding few level-0 keys spends the rest of that share nowhere. A
 //   flush that finds the budget spent gets what is left, down to half the bits per key the budget
-//   buys, or, where its keys overlap the recent flushes, down to what keeps the filters within
-//   kBudgetSwing past the budget (LeveledChooser::SpendAtMost, LeveledPolicy::FlushLimit).
+//   buys, or, where its keys overlap the recent flushes (or the tree is universal, with levels
+//   below level 0), down to what keeps the filters within kBudgetSwing past the budget
+//   (LeveledChooser::SpendAtMost, LeveledPolicy::FlushLimit).
 // A database closed while its logger lives on (one the application made, shared or kept) keeps
 // its accounts until its logger goes or it reopens, and counts until then. May throw
 // std::bad_alloc.

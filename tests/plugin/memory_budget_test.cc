@@ -664,16 +664,18 @@ class MemoryBudgetDb : public DbTest, public ::testing::WithParamInterface<Growt
   // bloomfilter:10 and compacted below level 0, as in a database switched to the budget from
   // filters that spend more. Prints the figures, named by `what`. The bits per key of each file the
   // flushes wrote, oldest first (empty on a failure), and *ratio, the filters' bytes over the
-  // budget. `style`: the tree's compaction style.
+  // budget. `style` and `num_levels` (0: the fixture's): the tree's compaction style and levels.
   static constexpr uint64_t kFlushKeys = 20'000, kFlushes = 3;
   static constexpr uint64_t kFlushesBudget = kFlushes * kFlushKeys * 6 / 8;
   std::vector<double> ThreeFlushes(
       const char* what, bool overlapping, double* ratio, bool prefilled = false,
       uint64_t budget_bytes = kFlushesBudget,
-      ROCKSDB_NAMESPACE::CompactionStyle style = ROCKSDB_NAMESPACE::kCompactionStyleLevel) {
+      ROCKSDB_NAMESPACE::CompactionStyle style = ROCKSDB_NAMESPACE::kCompactionStyleLevel,
+      int num_levels = 0) {
     Options options =
         BudgetOptions("{id=sstfilter.Leveled;memory_budget=" + std::to_string(budget_bytes) + "}");
     options.compaction_style = style;
+    if (num_levels > 0) options.num_levels = num_levels;
     options.disable_auto_compactions = true;
     options.write_buffer_size = 16 << 20;  // one file a flush
     const uint64_t before = prefilled ? kFlushes * kFlushKeys : 0;
@@ -972,9 +974,11 @@ TEST_F(MemoryBudgetDb, AFlushOfOverlappingKeysKeepsTheTreeWithinTheOvershoot) {
 
 // The appending flushes of the first test, in a universal tree: its compactions merge sorted runs
 // whatever their keys (LeveledChooser::UnderUniversalCompaction), so the third gives up its floor
-// as the overlapping flushes do. Kept at its floor (4.08 bits per key), each flush a universal
-// tree's compactions had not yet merged would add to the overshoot, without limit on a machine
-// whose compactions lag its flushes (AUniversalTreeIsRewrittenToTheOneFilterItsFilesGet's peak).
+// as the overlapping flushes do, within the same bounds (the overshoot of 2,250 bytes and what the
+// first two flushes left: under 2 bits per key for the third). Kept at its floor (4.08 bits per
+// key), each flush a universal tree's compactions had not yet merged added to the overshoot, by as
+// many flushes as level 0 let wait (AUniversalTreeIsRewrittenToTheOneFilterItsFilesGet's peak on
+// a loaded machine).
 TEST_F(MemoryBudgetDb, AUniversalTreesFlushKeepsItWithinTheOvershootThoughItsKeysAppend) {
   double ratio = 0;
   const std::vector<double> bits = ThreeFlushes(
@@ -983,6 +987,20 @@ TEST_F(MemoryBudgetDb, AUniversalTreesFlushKeepsItWithinTheOvershootThoughItsKey
   ASSERT_EQ(bits.size(), kFlushes);
   EXPECT_LE(bits[2], 2.0);
   EXPECT_LE(ratio, 1 + kBudgetSwing + 0.01);
+}
+
+// The same in a universal tree of level 0 alone (num_levels=1): its accounts cannot tell the runs
+// compactions wrote from the flushes, so they could not see older runs hold it beyond the budget
+// (BudgetedTrees::SettledBeyond), and its flushes keep their floor, as appending flushes do in a
+// leveled tree (LeveledChooser::UnderUniversalCompaction).
+TEST_F(MemoryBudgetDb, AUniversalTreeOfLevelZeroAloneKeepsItsFlushesFloor) {
+  double ratio = 0;
+  const std::vector<double> bits =
+      ThreeFlushes("three appending flushes of a universal tree of one level",
+                   /*overlapping=*/false, &ratio, /*prefilled=*/false, kFlushesBudget,
+                   ROCKSDB_NAMESPACE::kCompactionStyleUniversal, /*num_levels=*/1);
+  ASSERT_EQ(bits.size(), kFlushes);
+  EXPECT_GE(bits[2], 4.0);  // the floor, 4.5 bits per key, as a filter of 20,000 keys rounds it
 }
 
 // A budget set on a database whose filters spend more than it (here 10 bits per key where it

@@ -49,6 +49,7 @@ void ApplyTreeFlags(const Config& config, bool from_file, ROCKSDB_NAMESPACE::Opt
   if (applies("level_compaction_dynamic_level_bytes")) {
     options->level_compaction_dynamic_level_bytes = FLAGS_level_compaction_dynamic_level_bytes;
   }
+  if (applies("compaction_style")) options->compaction_style = config.compaction_style;
   if (applies("sst_partitioner_factory")) options->sst_partitioner_factory = config.partitioner;
   if (applies("listeners")) options->listeners = config.listeners;
   if (applies("use_direct_reads")) options->use_direct_reads = FLAGS_use_direct_reads;

@@ -196,6 +196,14 @@ void CheckDatabaseFlags(Config* c) {
          "' (none, snappy, zlib, lz4, zstd)");
   }
   c->compression = comp->second;
+  const std::map<std::string, ROCKSDB_NAMESPACE::CompactionStyle> styles = {
+      {"level", ROCKSDB_NAMESPACE::kCompactionStyleLevel},
+      {"universal", ROCKSDB_NAMESPACE::kCompactionStyleUniversal}};
+  const auto style = styles.find(FLAGS_compaction_style);
+  if (style == styles.end()) {
+    Fail("unknown --compaction_style '" + FLAGS_compaction_style + "' (level, universal)");
+  }
+  c->compaction_style = style->second;
   if (!FLAGS_sst_partitioner_factory.empty()) {
     const Status s = ROCKSDB_NAMESPACE::SstPartitionerFactory::CreateFromString(
         sstfilter::StrictConfigOptions(), FLAGS_sst_partitioner_factory, &c->partitioner);

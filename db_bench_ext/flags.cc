@@ -86,6 +86,9 @@ DEFINE_int32(level0_file_num_compaction_trigger, 4, "L0 files that trigger a com
 DEFINE_bool(level_compaction_dynamic_level_bytes, false,
             "Size levels from the last one up, each max_bytes_for_level_multiplier times the "
             "next (the shape sstfilter.Leveled assumes)");
+DEFINE_string(compaction_style, "level",
+              "level or universal: RocksDB's compaction_style (universal: sorted runs merged by "
+              "size, where sstfilter.Leveled gives every file one filter)");
 DEFINE_string(sst_partitioner_factory, "",
               "SstPartitionerFactory of every database, by name (e.g. sstfilter.NoTrivialMove); "
               "empty for none");

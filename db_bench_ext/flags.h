@@ -53,6 +53,7 @@ DECLARE_double(max_bytes_for_level_multiplier);
 DECLARE_int64(target_file_size_base);
 DECLARE_int32(level0_file_num_compaction_trigger);
 DECLARE_bool(level_compaction_dynamic_level_bytes);
+DECLARE_string(compaction_style);
 DECLARE_string(sst_partitioner_factory);
 DECLARE_string(listeners);
 DECLARE_bool(settled_fill);
@@ -93,6 +94,7 @@ struct Config {
   double zipf_theta = 0;        // the read benchmarks' Zipfian exponent; 0: uniform lookups
   bool zipf_scrambled = false;  // the Zipfian's hot keys spread over the key space
   ROCKSDB_NAMESPACE::CompressionType compression = ROCKSDB_NAMESPACE::kSnappyCompression;
+  ROCKSDB_NAMESPACE::CompactionStyle compaction_style = ROCKSDB_NAMESPACE::kCompactionStyleLevel;
   std::shared_ptr<ROCKSDB_NAMESPACE::SstPartitionerFactory> partitioner;  // null: none
   std::vector<std::shared_ptr<ROCKSDB_NAMESPACE::EventListener>> listeners;
   // --options_file's DBOptions and default column family options; null without one.

@@ -40,7 +40,8 @@
 # `scripts/bench.sh --budget` fills databases of 1M, 3M and 10M keys, random and ordered, under
 # sstfilter.Leveled's memory_budget, and prints their filters against the budget once settled and
 # at their peak, the files the listener rewrote, and the bytes written beside the same fill at the
-# settled bits per key (scripts/bench_budget.sh says more). About 12 minutes.
+# settled bits per key (scripts/bench_budget.sh says more; `--styles=universal` for universal
+# compaction). About 12 minutes.
 #
 # `scripts/bench.sh --migration` moves a database of 1M keys from RocksDB's ribbonfilter:10 to
 # sstfilter.Leveled:10 and back with RocksDB's own db_bench, full and partitioned, and prints the

@@ -183,17 +183,19 @@ for mode in full partitioned; do
 done
 refuses "is not MiB" "${tight[@]}" --caches=8MiB
 refuses "fill_jobs must be" "${tight[@]}" --fill_jobs=0
-# scripts/bench_budget.sh (scripts/bench.sh --budget), small: a row per database, its filters
-# against the budget settled and at their peak (never below settled), the rewrites counted, the
-# bytes written beside the fixed-bits fill's; a bad budget is one line and exit 2.
+# scripts/bench_budget.sh (scripts/bench.sh --budget), small: a row per database, leveled and
+# universal, its filters against the budget settled and at their peak (never below settled), the
+# rewrites counted, the bytes written beside the fixed-bits fill's; a bad budget or style is one
+# line and exit 2.
 mb=(env DB_BENCH_EXT="$build/db_bench_ext/db_bench_ext" bash "$src/scripts/bench_budget.sh"
     --db="$work/mb")
-"${mb[@]}" --nums=200000 --budgets=4bits > "$work/mb.out"
+"${mb[@]}" --nums=200000 --budgets=4bits --styles=level,universal > "$work/mb.out"
 cat "$work/mb.out"
-row='^200000 +(random|ordered) +100000 +[0-9]+\.[0-9]+ +[0-9]+\.[0-9]+x +[0-9]+\.[0-9]+x +[0-9]+ / [1-9][0-9]* +[0-9]+\.[0-9] +[0-9]+\.[0-9] +[0-9]+\.[0-9]+x$'
-[ "$(grep -Ec "$row" "$work/mb.out")" -eq 2 ] ||
+row='^200000 +(random|ordered) +(level|universal) +100000 +[0-9]+\.[0-9]+ +[0-9]+\.[0-9]+x +[0-9]+\.[0-9]+x +[0-9]+ / [1-9][0-9]* +[0-9]+\.[0-9] +[0-9]+\.[0-9] +[0-9]+\.[0-9]+x$'
+[ "$(grep -Ec "$row" "$work/mb.out")" -eq 4 ] ||
   { echo "FAIL: bench_budget.sh did not print a row per database" >&2; exit 1; }
-awk '$1 == 200000 && ($6 + 0 < $5 + 0 || $12 + 0 <= 0) { bad = 1 } END { exit bad }' "$work/mb.out" ||
+awk '$1 == 200000 && ($7 + 0 < $6 + 0 || $13 + 0 <= 0) { bad = 1 } END { exit bad }' "$work/mb.out" ||
   { echo "FAIL: bench_budget.sh: a peak below its settled bytes, or no bytes written" >&2; exit 1; }
 refuses "is not bytes or Nbits" "${mb[@]}" --budgets=2G
+refuses "is not level or universal" "${mb[@]}" --styles=fifo
 echo "1 passed, 0 failed"

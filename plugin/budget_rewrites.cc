@@ -260,8 +260,8 @@ bool PrepareAPlan(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree, bool only_beyon
                     .SettledBeyond(static_cast<double>(target.budget_bytes));
   if (only_beyond && !out->beyond) return false;
   out->ticket = BudgetTargets::Global().ForgetResidualExcess(tree);
-  // The shares of what the policy gives the files: a universal tree's take one filter wherever
-  // they are (LeveledChooser::UnderUniversalCompaction), a modelled tree's the model's, not their
+  // The shares of what the policy gives the files: a universal tree's take one mix wherever they
+  // are (LeveledChooser::UnderUniversalCompaction), a modelled tree's the model's, not their
   // level's.
   const bool universal = db->GetOptions(db->DefaultColumnFamily()).compaction_style ==
                          ROCKSDB_NAMESPACE::kCompactionStyleUniversal;

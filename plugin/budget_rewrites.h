@@ -15,8 +15,9 @@
 // would come back; the leaner may be no filter), and the plan counts it at that (LevelShare);
 // but a file another policy wrote (a database switched to the budget), which the mix's richer
 // filter would shrink too, keeps the mix (KeepsItsLevelsMix, below). A universal tree's files take
-// one filter wherever they are (LeveledChooser::UnderUniversalCompaction), so its plan's shares are
-// that filter on every level (OneFilterAllocation); a tree the policy's num_levels model allocates
+// one mix wherever they are, each filter one of its two by the tree's error diffusion
+// (LeveledChooser::UnderUniversalCompaction), so its plan's shares are that mix on every level
+// (OneFilterAllocation); a tree the policy's num_levels model allocates
 // takes the model's filters (ModelAllocation). The LOG line of each rewrite says what it wrote. A
 // file may still come out no smaller: where the readers' counted probes (heat) give it more, or a
 // small file's fixed bytes. Such a file is not chosen again until its level's share falls below

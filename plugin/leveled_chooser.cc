@@ -97,7 +97,7 @@ Result<LevelFilter> LeveledChooser::LevelsFilter(uint64_t num_keys, const KeyRan
     const Result<LevelFilter> level =
         OneOf(allocations_->Get(num_levels_, size_ratio_, bits_per_key_, num_keys), modelled_);
     if (!one_filter_ || !level.ok()) return level;
-    return OneFilterOf(level.value(), bits_per_key_);
+    return OneFilter(level.value(), num_keys, finishing);
   }
   const auto cached = by_keys_.find(num_keys);
   if (cached != by_keys_.end()) {
@@ -218,6 +218,20 @@ Result<LevelFilter> LeveledChooser::AtKeys(LevelFilter filter, uint64_t num_keys
 Result<LevelFilter> LeveledChooser::OneOf(const Result<std::vector<LevelFilter>>& a, int level) {
   if (!a.ok()) return Err(a.error());
   return a.value()[static_cast<size_t>(level)];
+}
+
+Result<LevelFilter> LeveledChooser::OneFilter(const LevelFilter& mix, uint64_t num_keys,
+                                              bool finishing) {
+  if (!finishing || !(mix.upper_fraction > 0) || draws_ == nullptr ||
+      (budget_rewrite_ && !rewrite_keeps_the_mix_)) {
+    return mix;
+  }
+  LevelFilter one = mix;
+  if (draws_->DrawsTheRicher(draws_tree_, static_cast<double>(num_keys), mix.upper_fraction)) {
+    one.base = one.upper;
+  }
+  one.upper_fraction = 0;
+  return one;
 }
 
 bool LeveledChooser::Appends(const KeyRange& file_keys, bool finishing) {

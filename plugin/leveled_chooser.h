@@ -147,9 +147,10 @@ class LeveledChooser : public FilterChooser {
     heat_weight_ = weight;
   }
 
-  // A tree under universal compaction, of `num_levels` levels. Each file takes one filter
-  // (OneFilterOf, tree_model.h): a universal tree is a few large sorted runs, over which a mix's
-  // draws would not average out. And where it has levels below level 0, every flush lives only
+  // A tree under universal compaction, of `num_levels` levels, `tree` in `history`. Each filter
+  // takes one of its mix's two, by the tree's error diffusion (TreeHistory::DrawsTheRicher): a
+  // universal tree is a few large sorted runs, over which a draw per file would not average out.
+  // And where it has levels below level 0, every flush lives only
   // until a compaction merges it, whatever its keys (SpendAtMost): universal compaction merges
   // sorted runs by their sizes, not by overlap, so appended keys do not keep their flush's filter
   // for life as in a leveled tree (unless the user allows it trivial moves, which the policy cannot
@@ -157,9 +158,11 @@ class LeveledChooser : public FilterChooser {
   // compactions wrote from the flushes, so they cannot see older runs hold it beyond the budget
   // (BudgetedTrees::SettledBeyond), and its flushes would then get no filter, each costing every
   // lookup a read until a compaction merges it.
-  void UnderUniversalCompaction(int num_levels) {
+  void UnderUniversalCompaction(int num_levels, std::shared_ptr<TreeHistory> history, TreeId tree) {
     one_filter_ = true;
     flushes_merged_ = num_levels > 1;
+    draws_ = std::move(history);
+    draws_tree_ = std::move(tree);
   }
 
   // A file rewritten in place for a memory_budget (plugin/budget_rewrites.h). Its keys are counted
@@ -250,6 +253,11 @@ class LeveledChooser : public FilterChooser {
 
   static Result<LevelFilter> OneOf(const Result<std::vector<LevelFilter>>& a, int level);
 
+  // A universal tree's filter of `mix`: as the filter finishes, the one of the two the tree's
+  // error diffusion gives it (UnderUniversalCompaction); the mix for the estimates (its expected
+  // size) and for a budget rewrite, which takes the leaner (ForKeys).
+  Result<LevelFilter> OneFilter(const LevelFilter& mix, uint64_t num_keys, bool finishing);
+
   bool Appends(const KeyRange& file_keys, bool finishing);
 
   const std::shared_ptr<LeveledAllocations> allocations_;
@@ -272,6 +280,9 @@ class LeveledChooser : public FilterChooser {
   std::shared_ptr<const std::vector<FileRange>> heat_;  // null: no file exposed, or no weight
   double heat_weight_ = 0;
   bool one_filter_ = false;
+  std::shared_ptr<TreeHistory>
+      draws_;  // the one filter's error diffusion (UnderUniversalCompaction)
+  TreeId draws_tree_;
   bool flushes_merged_ = false;  // whatever their keys
   bool budget_rewrite_ = false;
   bool rewrite_keeps_the_mix_ = false;

@@ -399,7 +399,7 @@ ROCKSDB_NAMESPACE::FilterBitsBuilder* LeveledPolicy::NewBuilder(
         history_, tree, context.reason != ROCKSDB_NAMESPACE::TableFileCreationReason::kCompaction);
   }
   if (context.compaction_style == ROCKSDB_NAMESPACE::kCompactionStyleUniversal) {
-    chooser->UnderUniversalCompaction(context.num_levels);
+    chooser->UnderUniversalCompaction(context.num_levels, history_, tree);
   }
   // The tree as the sstfilter.LeveledBudget listener last saw it: allocate over its levels, for a
   // budget that steers it back to the policy's (include/sstfilter/leveled_budget.h).

@@ -131,6 +131,15 @@ double TreeHistory::Steered(const TreeId& tree, double budget) const {
   return it == trees_.end() || it->second.steered == 0 ? budget : it->second.steered;
 }
 
+bool TreeHistory::DrawsTheRicher(const TreeId& tree, double keys, double richer_fraction) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Tree& t = TreeLocked(tree);
+  t.richer_carry += keys * std::min(std::max(richer_fraction, 0.0), 1.0);
+  if (t.richer_carry < keys / 2) return false;
+  t.richer_carry -= keys;
+  return true;
+}
+
 void TreeHistory::RecordBuilt(const TreeId& tree, int level, bool by_compaction,
                               const KeyRange& keys, uint64_t num_keys, uint64_t filter_bytes) {
   std::lock_guard<std::mutex> lock(mu_);

@@ -257,6 +257,16 @@ class TreeHistory {
   // written now are getting.
   double Steered(const TreeId& tree, double budget) const;
 
+  // Whether a filter of `keys` keys takes the richer of a mix, in a tree whose files each take one
+  // of the two (LeveledChooser::UnderUniversalCompaction), `richer_fraction` of the keys the
+  // richer's: error diffusion. The tree's carry adds that fraction of each filter's keys, and a
+  // filter takes the richer while the carry holds at least half its keys, which it then pays. Over
+  // the tree's filters the keys given the richer stay within one filter's keys of the mix's
+  // share, where one draw per file would stray by the square root of the files, and always taking
+  // one of the two would miss the budget by the step between them (under 1 bit per key the
+  // leaner is no filter). May throw std::bad_alloc.
+  bool DrawsTheRicher(const TreeId& tree, double keys, double richer_fraction);
+
   // The trees the policy has built filters for, `tree` among them from now on (what a
   // memory_budget spans: plugin/memory_budget.h). May throw std::bad_alloc.
   std::vector<TreeId> TreesWith(const TreeId& tree);
@@ -309,6 +319,7 @@ class TreeHistory {
     uint64_t steered_changes = 0;  // the accounts' changes last integrated
     double correction = 0;         // bits per key added to the budget
     double steered = 0;            // the last budget returned (0: none)
+    double richer_carry = 0;       // keys owed the richer filter (DrawsTheRicher)
   };
   Tree& TreeLocked(const TreeId& tree);
 

@@ -297,23 +297,13 @@ Result<std::vector<LevelFilter>> TreeShape::Allocate(const std::vector<double>& 
   return AllocateWithinCeiling(shares, bits_per_key, keys_per_filter, probes, ceiling);
 }
 
-LevelFilter OneFilterOf(const LevelFilter& mix, double bits_per_key) {
-  LevelFilter one = mix;
-  if (one.upper_fraction > 0 && one.upper.bits_per_key <= kUnmixedSlack * bits_per_key) {
-    one.base = one.upper;
-  }
-  one.upper_fraction = 0;
-  return one;
-}
-
 Result<std::vector<LevelFilter>> OneFilterAllocation(const TreeAccounts& accounts,
                                                      double bits_per_key) {
   if (accounts.levels.empty()) return Err(std::string("the tree has no levels"));
   const Result<std::vector<LevelFilter>> one_level =
       AllocateShares({1.0}, bits_per_key, FilterCostModel::kSstfilter, 0, {1.0});
   if (!one_level.ok()) return Err(one_level.error());
-  return std::vector<LevelFilter>(accounts.levels.size(),
-                                  OneFilterOf(one_level.value()[0], bits_per_key));
+  return std::vector<LevelFilter>(accounts.levels.size(), one_level.value()[0]);
 }
 
 Result<std::vector<LevelFilter>> ModelAllocation(const TreeAccounts& accounts, int model_levels,

@@ -220,18 +220,12 @@ Result<std::vector<double>> SteadyBitsPerKey(const TreeAccounts& accounts, doubl
 Result<std::vector<LevelFilter>> SteadyAllocation(const TreeAccounts& accounts, double bits_per_key,
                                                   bool under_memory_budget = false);
 
-// A tree under universal compaction: each file takes one filter of a tree of one level, the richer
-// of `mix` (the budget's two nearest) if it spends at most kUnmixedSlack times `bits_per_key`,
-// else the leaner. Mixing draws one of the two per file, which averages out over many files (a
-// level; a FIFO tree's flushes); a universal tree is a few large sorted runs, too few draws to
-// average out, so its files' filters could overshoot the budget by a whole draw
-// (DbTest.LeveledKeepsUniversalAndFifoTreesWithinTheBudget).
-inline constexpr double kUnmixedSlack = 1.02;
-LevelFilter OneFilterOf(const LevelFilter& mix, double bits_per_key);
 // What each level of the tree of `accounts` gets under universal compaction, at nominal sizes: the
-// one filter of OneFilterOf everywhere, wherever a file is written, rewritten or moved. What the
-// listener's rewrites plan with there (plugin/budget_rewrites.h), in place of SteadyAllocation's
-// shares, which the policy does not give a universal tree's files.
+// mix of a tree of one level everywhere (the budget's two nearest filters), wherever a file is
+// written, rewritten or moved, each filter taking one of the two by the tree's error diffusion
+// (TreeHistory::DrawsTheRicher), so that a level spends the mix's mean. What the listener's
+// rewrites plan with there (plugin/budget_rewrites.h), in place of SteadyAllocation's shares,
+// which the policy does not give a universal tree's files.
 Result<std::vector<LevelFilter>> OneFilterAllocation(const TreeAccounts& accounts,
                                                      double bits_per_key);
 // Which of a model's `model_levels` levels a file written to `level` of a leveled tree belongs to,

@@ -170,6 +170,42 @@ TEST_F(DbTest, LeveledKeepsUniversalAndFifoTreesWithinTheBudget) {
   }
 }
 
+// A universal tree under a memory budget that buys less than 1 bit per key, where the leaner of
+// the budget's two filters is no filter: its filters take one of the two by error diffusion
+// (TreeHistory::DrawsTheRicher), so the files spend about the budget, within the overshoot, and
+// answer absent keys at less than one false positive per check. One filter for every file (the
+// leaner, the richer being beyond the budget) wrote no filter at all: every check a false
+// positive.
+TEST_F(DbTest, AUniversalTreeUnderABudgetOfLessThanABitPerKeySpendsIt) {
+  constexpr uint64_t kKeys = 100'000, kBudgetBytes = kKeys * 8 / 10 / 8;  // 0.8 bits per key
+  Options options =
+      MakeOptions("{id=sstfilter.Leveled;memory_budget=" + std::to_string(kBudgetBytes) + "}");
+  options.compaction_style = ROCKSDB_NAMESPACE::kCompactionStyleUniversal;
+  options.write_buffer_size = 256 << 10;
+  // Sorted runs in files of about 1,000 keys, as production's runs are in files of 8 to 64 MiB:
+  // the draws are per filter, and one file holding most keys would decide alone.
+  options.target_file_size_base = 128 << 10;
+  options.listeners.push_back(NewLeveledBudgetListener());
+  Open(options);
+  Write(Indexes(0, kKeys, std::optional<uint64_t>(3)));
+  ASSERT_TRUE(testing::WaitForUniversalCompactions(db_.get()))
+      << "compactions still running after 20 s";
+  ExpectAllPresent(0, kKeys);
+  uint64_t bytes = 0;
+  for (const auto& [file, props] : Tables()) bytes += props->filter_size;
+  const double spent = static_cast<double>(bytes) / kBudgetBytes;
+  const FilterCounts counts = LookUpAbsent(20'000);
+  EXPECT_EQ(counts.true_positives, 0u);
+  const double fp_rate =
+      static_cast<double>(counts.positives) / static_cast<double>(counts.checks());
+  printf("[ figures  ] a universal tree under %" PRIu64
+         " bytes (0.8 bits/key): its filters %.3fx the budget, FP rate %.3f per check\n",
+         kBudgetBytes, spent, fp_rate);
+  EXPECT_LE(spent, 1 + kBudgetSwing + 0.01);
+  EXPECT_GE(spent, 0.5);
+  EXPECT_LT(fp_rate, 0.97);
+}
+
 // Keys that arrive in order, with a key at the start of the range updated all along (a counter,
 // a time series' metadata): each flush overlaps the ones before it, so it gets level 0's filter
 // and RocksDB compacts it; the compaction's output files, but one, overlap nothing below, and

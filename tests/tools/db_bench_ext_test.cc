@@ -74,6 +74,23 @@ class DbBenchExtTest : public ::testing::Test {
  protected:
   const testing::TempDir db_dir_{"db_bench_ext_test"};
   const std::string db_ = db_dir_.path();
+
+  // --inspect_db of the database at `path`, written under memory_budget=40K with the listener,
+  // says the budget (40,960 bytes) and what its filters spend: within the overshoot, and at least
+  // half of it.
+  static void ExpectInspectSaysTheBudgetSpent(const std::string& path) {
+    const RunResult inspect = RunTool({"--inspect_db=" + path});
+    ASSERT_EQ(inspect.exit_code, 0) << inspect.err;
+    const std::string line =
+        "memory_budget of column family default (sstfilter.Leveled): 40960 bytes";
+    const size_t at = inspect.out.find(line);
+    ASSERT_NE(at, std::string::npos) << inspect.out;
+    const size_t ratio_at = inspect.out.find("bytes, ", at + line.size());
+    ASSERT_NE(ratio_at, std::string::npos) << inspect.out;
+    const double spent = std::stod(inspect.out.substr(ratio_at + 7));
+    EXPECT_LE(spent, 1.05) << inspect.out;
+    EXPECT_GE(spent, 0.5) << inspect.out;
+  }
 };
 
 TEST_F(DbBenchExtTest, BadFlagsFailBeforeAnyWorkWithOneLine) {
@@ -619,17 +636,7 @@ TEST_F(DbBenchExtTest, InspectAndAdvisorShowTheMemoryBudget) {
                "--filter_uri=" + budgeted});
   ASSERT_EQ(fill.exit_code, 0) << fill.err;
   const std::string path = db_ + "/policy0";
-  const RunResult inspect = RunTool({"--inspect_db=" + path});
-  ASSERT_EQ(inspect.exit_code, 0) << inspect.err;
-  const std::string line =
-      "memory_budget of column family default (sstfilter.Leveled): 40960 bytes";
-  const size_t at = inspect.out.find(line);
-  ASSERT_NE(at, std::string::npos) << inspect.out;
-  const size_t ratio_at = inspect.out.find("bytes, ", at + line.size());
-  ASSERT_NE(ratio_at, std::string::npos) << inspect.out;
-  const double spent = std::stod(inspect.out.substr(ratio_at + 7));
-  EXPECT_LE(spent, 1.05) << inspect.out;
-  EXPECT_GE(spent, 0.5) << inspect.out;
+  ExpectInspectSaysTheBudgetSpent(path);
 
   const RunResult advise = RunTool({"--benchmarks=advise", "--db=" + path, "--reads=2000",
                                     "--filter_uri=" + budgeted + ",sstfilter.Leveled:10"});
@@ -975,17 +982,7 @@ TEST_F(DbBenchExtTest, UniversalCompactionReachesTheDatabaseAndItsBudget) {
   const std::string path = db_ + "/policy0";
   const std::string options = ReadFile(testing::NewestOptionsFile(path));
   EXPECT_NE(options.find("  compaction_style=kCompactionStyleUniversal"), std::string::npos);
-  const RunResult inspect = RunTool({"--inspect_db=" + path});
-  ASSERT_EQ(inspect.exit_code, 0) << inspect.err;
-  const std::string line =
-      "memory_budget of column family default (sstfilter.Leveled): 40960 bytes";
-  const size_t at = inspect.out.find(line);
-  ASSERT_NE(at, std::string::npos) << inspect.out;
-  const size_t ratio_at = inspect.out.find("bytes, ", at + line.size());
-  ASSERT_NE(ratio_at, std::string::npos) << inspect.out;
-  const double spent = std::stod(inspect.out.substr(ratio_at + 7));
-  EXPECT_LE(spent, 1.05) << inspect.out;
-  EXPECT_GE(spent, 0.5) << inspect.out;
+  ExpectInspectSaysTheBudgetSpent(path);
 }
 
 // --options_file: a user's OPTIONS file applies to every policy's database, with the filter policy

@@ -16,7 +16,8 @@ namespace db_bench_ext {
 // Universal compaction may report a compaction pending that its picker then finds nothing to do
 // for ("Compaction nothing to do" in its LOG: RocksDB 7.8 with as many sorted runs as its trigger),
 // and keep reporting it until the next flush. A database whose default column family compacts so
-// has settled once that is all it reports for kStuckFor.
+// has settled once that is all it reports for kStuckFor (summed over the column families, as
+// below: db_bench_ext's databases have one).
 inline constexpr std::chrono::milliseconds kStuckFor{200};
 
 // Polls `db` every `poll` until it has settled, every column family; nullptr then. Should the

@@ -57,7 +57,9 @@ Result<LevelFilter> LeveledChooser::ForKeys(uint64_t num_keys, const KeyRange& f
     chosen = leaner;
   }
   if (finishing) fullest_partition_keys_ = std::max(fullest_partition_keys_, num_keys);
-  if (std::isinf(bytes_left_) || !chosen.ok() || num_keys == 0) return chosen;
+  if (std::isinf(bytes_left_) || !chosen.ok() || num_keys == 0) {
+    return OneFilter(chosen, num_keys, finishing);
+  }
   const double keys = static_cast<double>(num_keys);
   // What these keys' filter may spend: of a mix, the richer of the two, whichever they draw.
   const double chosen_bits = chosen.value().Largest().bits_per_key;
@@ -80,6 +82,7 @@ Result<LevelFilter> LeveledChooser::ForKeys(uint64_t num_keys, const KeyRange& f
       LogAt(log_, ROCKSDB_NAMESPACE::InfoLogLevel::INFO_LEVEL, line);
     }
   }
+  chosen = OneFilter(chosen, num_keys, finishing);  // a filter the limit chose is one already
   if (finishing && chosen.ok()) {  // the next partition gets what this one may leave
     bytes_left_ -= chosen.value().Largest().bits_per_key * keys / 8;
   }
@@ -96,8 +99,7 @@ Result<LevelFilter> LeveledChooser::LevelsFilter(uint64_t num_keys, const KeyRan
   if (tree_shape_.keys.empty()) {
     const Result<LevelFilter> level =
         OneOf(allocations_->Get(num_levels_, size_ratio_, bits_per_key_, num_keys), modelled_);
-    if (!one_filter_ || !level.ok()) return level;
-    return OneFilter(level.value(), num_keys, finishing);
+    return level;  // a universal tree's filter takes one of a mix's two in ForKeys (OneFilter)
   }
   const auto cached = by_keys_.find(num_keys);
   if (cached != by_keys_.end()) {
@@ -220,14 +222,14 @@ Result<LevelFilter> LeveledChooser::OneOf(const Result<std::vector<LevelFilter>>
   return a.value()[static_cast<size_t>(level)];
 }
 
-Result<LevelFilter> LeveledChooser::OneFilter(const LevelFilter& mix, uint64_t num_keys,
+Result<LevelFilter> LeveledChooser::OneFilter(const Result<LevelFilter>& chosen, uint64_t num_keys,
                                               bool finishing) {
-  if (!finishing || !(mix.upper_fraction > 0) || draws_ == nullptr ||
-      (budget_rewrite_ && !rewrite_keeps_the_mix_)) {
-    return mix;
+  if (!one_filter_ || !finishing || draws_ == nullptr || !chosen.ok() ||
+      !(chosen.value().upper_fraction > 0)) {
+    return chosen;
   }
-  LevelFilter one = mix;
-  if (draws_->DrawsTheRicher(draws_tree_, static_cast<double>(num_keys), mix.upper_fraction)) {
+  LevelFilter one = chosen.value();
+  if (draws_->DrawsTheRicher(draws_tree_, static_cast<double>(num_keys), one.upper_fraction)) {
     one.base = one.upper;
   }
   one.upper_fraction = 0;

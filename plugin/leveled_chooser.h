@@ -253,10 +253,13 @@ class LeveledChooser : public FilterChooser {
 
   static Result<LevelFilter> OneOf(const Result<std::vector<LevelFilter>>& a, int level);
 
-  // A universal tree's filter of `mix`: as the filter finishes, the one of the two the tree's
-  // error diffusion gives it (UnderUniversalCompaction); the mix for the estimates (its expected
-  // size) and for a budget rewrite, which takes the leaner (ForKeys).
-  Result<LevelFilter> OneFilter(const LevelFilter& mix, uint64_t num_keys, bool finishing);
+  // A universal tree's filter, `chosen` for its `num_keys` keys: where that is a mix, as the filter
+  // finishes, the one of the two the tree's error diffusion gives it (UnderUniversalCompaction),
+  // counting the filter's own keys (not its file's fullest partition's); the mix for the
+  // estimates (its expected size). A budget rewrite's leaner and a flush's limited filter are one
+  // filter already, and draw nothing: the carry pays only for filters it chose.
+  Result<LevelFilter> OneFilter(const Result<LevelFilter>& chosen, uint64_t num_keys,
+                                bool finishing);
 
   bool Appends(const KeyRange& file_keys, bool finishing);
 

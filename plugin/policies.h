@@ -167,7 +167,8 @@ class LeveledChooser;
 // - a flush that appends (keys beyond every recent flush's), a file of unknown level (ingested,
 //   repaired), and any file of a tree under FIFO compaction: the allocation of a tree of one
 //   level, the two filters around the budget, mixed so that they spend it exactly; under
-//   universal compaction, one of the two for every file (LeveledChooser::UnderUniversalCompaction);
+//   universal compaction, each filter one of the two by the tree's error diffusion, not by its
+//   keys (LeveledChooser::UnderUniversalCompaction);
 // - another file: its level (FilterBuildingContext::level_at_creation; the largest level when
 //   RocksDB writes it as bottommost) in a model of num_levels levels growing by size_ratio, or,
 //   when num_levels is 0, of the levels compaction outputs have reached;

@@ -264,7 +264,8 @@ class TreeHistory {
   // the tree's filters the keys given the richer stay within one filter's keys of the mix's
   // share, where one draw per file would stray by the square root of the files, and always taking
   // one of the two would miss the budget by the step between them (under 1 bit per key the
-  // leaner is no filter). May throw std::bad_alloc.
+  // leaner is no filter). One carry for the tree's flushes and compactions' outputs alike: the
+  // tree's filters spend the mix, not each run's. May throw std::bad_alloc.
   bool DrawsTheRicher(const TreeId& tree, double keys, double richer_fraction);
 
   // The trees the policy has built filters for, `tree` among them from now on (what a

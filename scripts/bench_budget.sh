@@ -92,7 +92,8 @@ for budget in "${budget_list[@]}"; do
         # A tree that settled below the bits per key of any filter (a budget buying too little
         # for a filter of one level) is compared with no filter, which the policy then refuses.
         fixed_uri="sstfilter.Leveled:$bits"
-        if ! Fill "$num" "$order" "$fixed_uri" "$style" 2> /dev/null; then
+        if ! Fill "$num" "$order" "$fixed_uri" "$style" 2> "$db.err"; then
+          grep -q "too small for any filter" "$db.err" || { cat "$db.err" >&2; exit 1; }
           fixed_uri=none
           Fill "$num" "$order" "$fixed_uri" "$style"
         fi
@@ -108,5 +109,5 @@ for budget in "${budget_list[@]}"; do
     done
   done
 done
-rm -rf "$db"
+rm -rf "$db" "$db.err"
 echo "took $((SECONDS - start)) s"

@@ -153,7 +153,7 @@ TEST_F(DbTest, LeveledKeepsUniversalAndFifoTreesWithinTheBudget) {
       const double fp_rate = static_cast<double>(counts.positives) / checks;
       const auto& policy =
           dynamic_cast<const LeveledPolicy&>(*TableOptionsOf(options)->filter_policy);
-      // The leaner of the budget's two filters (a level that mixes two: each file draws one, and
+      // The leaner of the budget's two filters (a level that mixes two: each filter takes one, and
       // a few large files decide).
       const double expected = policy.Allocation(1, entries / files).value()[0].base.fp_rate;
       printf("[ figures  ] %s, %s keys: %" PRIu64
@@ -182,9 +182,9 @@ TEST_F(DbTest, AUniversalTreeUnderABudgetOfLessThanABitPerKeySpendsIt) {
       MakeOptions("{id=sstfilter.Leveled;memory_budget=" + std::to_string(kBudgetBytes) + "}");
   options.compaction_style = ROCKSDB_NAMESPACE::kCompactionStyleUniversal;
   options.write_buffer_size = 256 << 10;
-  // Sorted runs in files of about 1,000 keys, as production's runs are in files of 8 to 64 MiB:
+  // Sorted runs in files of about 1,200 keys, as production's runs are in files of 8 to 64 MiB:
   // the draws are per filter, and one file holding most keys would decide alone.
-  options.target_file_size_base = 128 << 10;
+  options.target_file_size_base = 16 << 10;
   options.listeners.push_back(NewLeveledBudgetListener());
   Open(options);
   Write(Indexes(0, kKeys, std::optional<uint64_t>(3)));

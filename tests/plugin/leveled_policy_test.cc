@@ -233,7 +233,8 @@ TEST(LeveledPolicy, UniversalFiltersTakeTheRicherForTheMixsShareOfTheKeys) {
     EXPECT_FALSE(history.DrawsTheRicher(tree, 1000, 0));
     EXPECT_TRUE(history.DrawsTheRicher(other, 1000, 1));
   }
-  // Each tree its own carry: the other's draws left this one's empty.
+  // Each tree its own carry (both empty now): one shared would hold 800 keys at the second draw.
+  EXPECT_FALSE(history.DrawsTheRicher(other, 1000, 0.4));
   EXPECT_FALSE(history.DrawsTheRicher(tree, 1000, 0.4));
   EXPECT_TRUE(history.DrawsTheRicher(tree, 1000, 0.4));
 }

@@ -785,11 +785,11 @@ TEST_P(MemoryBudgetDb, FiltersStayWithinTheBudgetAsTheTreeGrows) {
             static_cast<uint64_t>(std::llround(ratio[kStages - 1] * kBudgetBytes)));
 }
 
-// A universal tree grows as above: its files each take the one filter of a tree of one level at
-// what the budget buys (LeveledChooser::UnderUniversalCompaction), and the listener rewrites those
-// of its early runs that kept richer ones, planned at that one filter (OneFilterAllocation), not at
-// level shares the policy does not give it (LeveledPolicy.EachLevelGetsItsOwnFilter). The same
-// bounds as a leveled tree's.
+// A universal tree grows as above: its files each take one filter of the mix of a tree of one level
+// at what the budget buys, by the tree's error diffusion
+// (LeveledChooser::UnderUniversalCompaction), and the listener rewrites those of its early runs
+// that kept richer ones, planned at that mix (OneFilterAllocation), not at level shares the policy
+// does not give it (LeveledPolicy.EachLevelGetsItsOwnFilter). The same bounds as a leveled tree's.
 TEST_P(MemoryBudgetDb, AUniversalTreeIsRewrittenToTheOneFilterItsFilesGet) {
   Options options =
       BudgetOptions("{id=sstfilter.Leveled;memory_budget=" + std::to_string(kBudgetBytes) + "}");

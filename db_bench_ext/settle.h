@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <iterator>
 #include <thread>
 
 namespace db_bench_ext {
@@ -33,8 +34,8 @@ inline const char* WaitUntilSettled(ROCKSDB_NAMESPACE::DB* db, std::chrono::micr
   using Clock = std::chrono::steady_clock;
   Clock::time_point stuck_since{};  // a compaction pending and nothing else since (universal)
   for (int quiet_polls = 0; quiet_polls < 2;) {
-    uint64_t busy[4] = {};
-    for (size_t i = 0; i < 4; ++i) {
+    uint64_t busy[std::size(kBusy)] = {};
+    for (size_t i = 0; i < std::size(kBusy); ++i) {
       if (!db->GetAggregatedIntProperty(kBusy[i], &busy[i])) return kBusy[i];
     }
     const bool only_pending = busy[0] > 0 && busy[1] + busy[2] + busy[3] == 0;

@@ -97,9 +97,8 @@ Result<LevelFilter> LeveledChooser::LevelsFilter(uint64_t num_keys, const KeyRan
     return OneOf(allocations_->Get(1, size_ratio_, bits_per_key_, num_keys), 0);
   }
   if (tree_shape_.keys.empty()) {
-    const Result<LevelFilter> level =
-        OneOf(allocations_->Get(num_levels_, size_ratio_, bits_per_key_, num_keys), modelled_);
-    return level;  // a universal tree's filter takes one of a mix's two in ForKeys (OneFilter)
+    // A universal tree's filter takes one of a mix's two in ForKeys (OneFilter).
+    return OneOf(allocations_->Get(num_levels_, size_ratio_, bits_per_key_, num_keys), modelled_);
   }
   const auto cached = by_keys_.find(num_keys);
   if (cached != by_keys_.end()) {
@@ -224,8 +223,7 @@ Result<LevelFilter> LeveledChooser::OneOf(const Result<std::vector<LevelFilter>>
 
 Result<LevelFilter> LeveledChooser::OneFilter(const Result<LevelFilter>& chosen, uint64_t num_keys,
                                               bool finishing) {
-  if (!one_filter_ || !finishing || draws_ == nullptr || !chosen.ok() ||
-      !(chosen.value().upper_fraction > 0)) {
+  if (!finishing || draws_ == nullptr || !chosen.ok() || !(chosen.value().upper_fraction > 0)) {
     return chosen;
   }
   LevelFilter one = chosen.value();

@@ -159,7 +159,6 @@ class LeveledChooser : public FilterChooser {
   // (BudgetedTrees::SettledBeyond), and its flushes would then get no filter, each costing every
   // lookup a read until a compaction merges it.
   void UnderUniversalCompaction(int num_levels, std::shared_ptr<TreeHistory> history, TreeId tree) {
-    one_filter_ = true;
     flushes_merged_ = num_levels > 1;
     draws_ = std::move(history);
     draws_tree_ = std::move(tree);
@@ -282,9 +281,8 @@ class LeveledChooser : public FilterChooser {
   std::map<uint64_t, Result<LevelFilter>> by_keys_;
   std::shared_ptr<const std::vector<FileRange>> heat_;  // null: no file exposed, or no weight
   double heat_weight_ = 0;
-  bool one_filter_ = false;
   std::shared_ptr<TreeHistory>
-      draws_;  // the one filter's error diffusion (UnderUniversalCompaction)
+      draws_;  // a universal tree's error diffusion (UnderUniversalCompaction); null: none
   TreeId draws_tree_;
   bool flushes_merged_ = false;  // whatever their keys
   bool budget_rewrite_ = false;

@@ -30,6 +30,13 @@ bool AppendsWithinItsBudget(const TreeId& tree, const BudgetTargets::Target& tar
          kRewriteAbove * static_cast<double>(target.budget_bytes);
 }
 
+uint64_t RewriteBytesPerEvent(bool universal, uint64_t filter_bytes, uint64_t budget_bytes) {
+  return universal && static_cast<double>(filter_bytes) >
+                          kBudgetLimit * static_cast<double>(budget_bytes)
+             ? kMaxCatchUpBytesPerEvent
+             : kMaxRewriteBytesPerEvent;
+}
+
 RewritePlan PlanRewrites(const std::vector<FileSpend>& files, const std::vector<LevelShare>& levels,
                          uint64_t max_bytes, bool later_plans_take_the_rest) {
   double spent = 0, share = 0, keys = 0;
@@ -232,8 +239,10 @@ std::atomic<bool> rewriting{false};  // the turn of rewrites: one at a time in t
 // over its live files below level 0 (`files`) at their levels' shares (`levels`) under `target`.
 struct Planned {
   BudgetTargets::Target target;
-  bool beyond = false;  // older files hold the trees under the budget beyond it
-  uint64_t ticket = 0;  // ForgetResidualExcess's, for SetResidualExcess
+  bool beyond = false;              // older files hold the trees under the budget beyond it
+  uint64_t trees_filter_bytes = 0;  // every live file's of the trees under the budget
+  uint64_t max_bytes = kMaxRewriteBytesPerEvent;  // RewriteBytesPerEvent's
+  uint64_t ticket = 0;                            // ForgetResidualExcess's, for SetResidualExcess
   std::vector<LevelShare> levels;
   std::vector<FileSpend> files;
   RewritePlan plan;
@@ -255,9 +264,12 @@ bool PrepareAPlan(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree, bool only_beyon
   }
   const BudgetTargets::Target& target = out->target;
   const std::shared_ptr<TreeHistory> history = target.history.lock();
-  out->beyond = history != nullptr && target.budget_bytes > 0 &&
-                SumAccounts(history->TreesWith(tree), history.get())
-                    .SettledBeyond(static_cast<double>(target.budget_bytes));
+  if (history != nullptr && target.budget_bytes > 0) {
+    const BudgetedTrees trees = SumAccounts(history->TreesWith(tree), history.get());
+    const double budget_bytes = static_cast<double>(target.budget_bytes);
+    out->beyond = trees.SettledBeyond(budget_bytes);
+    out->trees_filter_bytes = trees.filter_bytes;
+  }
   if (only_beyond && !out->beyond) return false;
   out->ticket = BudgetTargets::Global().ForgetResidualExcess(tree);
   // The shares of what the policy gives the files: a universal tree's take one mix wherever they
@@ -271,6 +283,7 @@ bool PrepareAPlan(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree, bool only_beyon
           ? ModelAllocation(accounts, target.model_levels, target.size_ratio, target.bits_per_key)
           : SteadyAllocation(accounts, target.bits_per_key, /*under_memory_budget=*/true);
   if (!allocation.ok()) return false;
+  out->max_bytes = RewriteBytesPerEvent(universal, out->trees_filter_bytes, target.budget_bytes);
   out->levels.clear();
   for (const LevelFilter& level : allocation.value()) {
     out->levels.push_back(
@@ -280,7 +293,7 @@ bool PrepareAPlan(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree, bool only_beyon
 }
 
 // The second half: the live files, the plan over them. While the trees are beyond their budget
-// it counts rewritten the files past kMaxRewriteBytesPerEvent: the events that follow choose them,
+// it counts rewritten the files past RewriteBytesPerEvent: the events that follow choose them,
 // while the trees stay so. `forget_unshrunk`: UnshrunkFiles::Mark forgets the names no longer
 // live, which only the holder of the turn of rewrites may do (a rewrite adds names as it ends).
 // False if RocksDB could not list the files.
@@ -288,7 +301,7 @@ bool MakeThePlan(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree, bool forget_unsh
                  Planned* out) {
   if (!FilesOf(db, &out->files)) return false;  // Mark would forget every unshrunk file
   UnshrunkFiles::Global().Mark(tree, out->levels, &out->files, forget_unshrunk);
-  out->plan = PlanRewrites(out->files, out->levels, kMaxRewriteBytesPerEvent,
+  out->plan = PlanRewrites(out->files, out->levels, out->max_bytes,
                            /*later_plans_take_the_rest=*/out->beyond);
   return true;
 }

@@ -333,6 +333,22 @@ TEST(MemoryBudget, LeveledTakesItByStringAndWritesItToOptions) {
   }
 }
 
+// Each event rewrites at most kMaxRewriteBytesPerEvent of files; a universal tree's, four times
+// that while the live filters of the trees under the budget hold more than kBudgetLimit times it
+// (RewriteBytesPerEvent): the cap a user should see, which a universal tree's last run, written
+// when the budget bought more, passed for good at the usual pace. At the cap itself, and in a
+// leveled tree, the usual pace.
+TEST(MemoryBudget, AUniversalTreesRewritesCatchUpFasterWhileItsFiltersHoldMoreThanTheCap) {
+  constexpr uint64_t kBudget = 1'000'000;
+  EXPECT_EQ(RewriteBytesPerEvent(true, 0, kBudget), kMaxRewriteBytesPerEvent);
+  EXPECT_EQ(RewriteBytesPerEvent(true, kBudget, kBudget), kMaxRewriteBytesPerEvent);
+  EXPECT_EQ(RewriteBytesPerEvent(true, 1'050'000, kBudget), kMaxRewriteBytesPerEvent);
+  EXPECT_EQ(RewriteBytesPerEvent(true, 1'050'001, kBudget), kMaxCatchUpBytesPerEvent);
+  EXPECT_EQ(RewriteBytesPerEvent(true, 3 * kBudget, kBudget), kMaxCatchUpBytesPerEvent);
+  EXPECT_EQ(RewriteBytesPerEvent(false, 3 * kBudget, kBudget), kMaxRewriteBytesPerEvent);
+  EXPECT_EQ(kMaxCatchUpBytesPerEvent, 4 * kMaxRewriteBytesPerEvent);
+}
+
 // The plan: no rewrite while the files spend within kRewriteAbove of their levels' shares; then
 // the files spending at least kRewriteRatio times their level's share (kRewriteAbove times, beyond
 // kBudgetLimit), the greatest excess first, until the files, the chosen at what a rewrite gives

@@ -239,9 +239,8 @@ std::atomic<bool> rewriting{false};  // the turn of rewrites: one at a time in t
 // over its live files below level 0 (`files`) at their levels' shares (`levels`) under `target`.
 struct Planned {
   BudgetTargets::Target target;
-  bool beyond = false;              // older files hold the trees under the budget beyond it
-  uint64_t trees_filter_bytes = 0;  // every live file's of the trees under the budget
-  uint64_t max_bytes = kMaxRewriteBytesPerEvent;  // RewriteBytesPerEvent's
+  bool beyond = false;  // older files hold the trees under the budget beyond it
+  uint64_t max_bytes = kMaxRewriteBytesPerEvent;  // of files rewritten (RewriteBytesPerEvent)
   uint64_t ticket = 0;                            // ForgetResidualExcess's, for SetResidualExcess
   std::vector<LevelShare> levels;
   std::vector<FileSpend> files;
@@ -264,11 +263,11 @@ bool PrepareAPlan(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree, bool only_beyon
   }
   const BudgetTargets::Target& target = out->target;
   const std::shared_ptr<TreeHistory> history = target.history.lock();
+  uint64_t trees_filter_bytes = 0;  // every live file's of the trees under the budget
   if (history != nullptr && target.budget_bytes > 0) {
     const BudgetedTrees trees = SumAccounts(history->TreesWith(tree), history.get());
-    const double budget_bytes = static_cast<double>(target.budget_bytes);
-    out->beyond = trees.SettledBeyond(budget_bytes);
-    out->trees_filter_bytes = trees.filter_bytes;
+    out->beyond = trees.SettledBeyond(static_cast<double>(target.budget_bytes));
+    trees_filter_bytes = trees.filter_bytes;
   }
   if (only_beyond && !out->beyond) return false;
   out->ticket = BudgetTargets::Global().ForgetResidualExcess(tree);
@@ -283,7 +282,7 @@ bool PrepareAPlan(ROCKSDB_NAMESPACE::DB* db, const TreeId& tree, bool only_beyon
           ? ModelAllocation(accounts, target.model_levels, target.size_ratio, target.bits_per_key)
           : SteadyAllocation(accounts, target.bits_per_key, /*under_memory_budget=*/true);
   if (!allocation.ok()) return false;
-  out->max_bytes = RewriteBytesPerEvent(universal, out->trees_filter_bytes, target.budget_bytes);
+  out->max_bytes = RewriteBytesPerEvent(universal, trees_filter_bytes, target.budget_bytes);
   out->levels.clear();
   for (const LevelFilter& level : allocation.value()) {
     out->levels.push_back(

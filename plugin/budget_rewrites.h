@@ -77,6 +77,7 @@
 
 #include "plugin/listener_channel.h"
 #include "plugin/tree_history.h"
+#include "plugin/tree_model.h"
 
 namespace sstfilter {
 
@@ -86,11 +87,10 @@ namespace sstfilter {
 // not repeated until its level's share falls by it (UnshrunkFiles).
 inline constexpr double kRewriteAbove = 1.02;
 inline constexpr double kRewriteRatio = 1.25;  // times the level's share, for a file
-// Beyond kBudgetLimit times its shares, a tree also rewrites the files spending kRewriteAbove
-// times their level's share: the limit holds once compactions settle, whatever the files that
-// kRewriteRatio leaves (the early files of a tree that stopped growing soon after its budget
-// bound).
-inline constexpr double kBudgetLimit = 1.05;
+// Beyond kBudgetLimit (tree_model.h) times its shares, a tree also rewrites the files spending
+// kRewriteAbove times their level's share: the limit holds once compactions settle, whatever the
+// files that kRewriteRatio leaves (the early files of a tree that stopped growing soon after its
+// budget bound).
 inline constexpr uint64_t kMaxRewriteBytesPerEvent = 64 << 20;  // of files read and written again
 inline constexpr uint64_t kMaxCatchUpBytesPerEvent = 4 * kMaxRewriteBytesPerEvent;
 

@@ -106,7 +106,7 @@ Result<uint64_t> MemoryBudget::BytesFor(
 }
 
 bool BudgetedTrees::SettledBeyond(double budget_bytes) const {
-  return static_cast<double>(settled_below_level0_bytes) > (1 + kBudgetSwing) * budget_bytes;
+  return static_cast<double>(settled_below_level0_bytes) > kBudgetLimit * budget_bytes;
 }
 
 BudgetedTrees SumAccounts(const std::vector<TreeId>& trees, const TreeHistory* history) {

@@ -42,6 +42,10 @@ std::vector<LevelFilter> KeepSmallFilesFilters(std::vector<LevelFilter> priced,
 // (AllocateWithinCeiling). Where level 0 is small against the tree, the ceiling is far above
 // what any level gets, and changes nothing.
 inline constexpr double kBudgetSwing = 0.05;
+// The cap under a budget: the flushes' limit (LeveledPolicy::FlushLimit) and the listener's
+// rewrites (plugin/budget_rewrites.h) keep the live filters within kBudgetLimit times the budget
+// where they can; a flush that appends keeps its floor, which may go past it (docs/filters.md).
+inline constexpr double kBudgetLimit = 1 + kBudgetSwing;
 double BudgetCeiling(double bits_per_key, double level0_share);
 // AllocateShares(shares, bits_per_key, kSstfilter, keys_per_filter, probes), then the levels
 // above `ceiling` bits per key held at the filter of a tree of one level at it, and the others

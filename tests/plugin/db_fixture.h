@@ -312,29 +312,12 @@ class RecordingLogger : public ROCKSDB_NAMESPACE::Logger {
 };
 
 // Waits until no flush or compaction of `db` is pending or running (the listener's rewrites run
-// on their threads; db_bench_ext/settle.h). RocksDB 7.8, the version sstfilter builds against,
-// has no call that waits for them, so this polls.
+// on their threads), by db_bench_ext/settle.h's rule, which also settles a universal tree whose
+// picker reports a compaction it finds nothing to do for. RocksDB 7.8, the version sstfilter
+// builds against, has no call that waits for them, so this polls.
 inline void WaitForCompactions(ROCKSDB_NAMESPACE::DB* db) {
   const char* missing = db_bench_ext::WaitUntilSettled(db, std::chrono::milliseconds(2));
   ASSERT_TRUE(missing == nullptr) << "no property " << missing;
-}
-
-// Waits until no compaction of a universal tree runs, for at most 20 s; false if one still runs.
-// Universal compaction may report a compaction pending that its picker then finds nothing to do
-// for ("Compaction nothing to do" in its LOG): settled once nothing has run for 10 polls in a row,
-// or nothing is pending (WaitForCompactions would wait for ever).
-inline bool WaitForUniversalCompactions(ROCKSDB_NAMESPACE::DB* db) {
-  for (int wait = 0, quiet = 0; wait < 1000; ++wait) {
-    uint64_t pending = 0, running = 0;
-    if (!db->GetIntProperty("rocksdb.compaction-pending", &pending) ||
-        !db->GetIntProperty("rocksdb.num-running-compactions", &running)) {
-      return false;
-    }
-    quiet = running == 0 ? quiet + 1 : 0;
-    if (running == 0 && (pending == 0 || quiet >= 10)) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return false;
 }
 
 // The listener's accounts of `db`'s column family once they hold `keys` keys, those of its levels

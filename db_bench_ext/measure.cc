@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include <unistd.h>
+
 #include <rocksdb/perf_context.h>
 #include <rocksdb/perf_level.h>
 
@@ -99,6 +101,11 @@ const PolicyResult* NoRangeFilterResult(const std::vector<PolicyResult>& results
   }
   return nullptr;
 }
+
+Progress::Progress(uint64_t total)
+    : total_(total),
+      to_terminal_(isatty(STDERR_FILENO) == 1),
+      last_print_ns_(Clock::now().time_since_epoch() / std::chrono::nanoseconds(1)) {}
 
 Progress::~Progress() {
   if (printed_) fprintf(stderr, "%80s\r", "");

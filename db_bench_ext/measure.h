@@ -180,16 +180,16 @@ const PolicyResult* NoRangeFilterResult(const std::vector<PolicyResult>& results
                                         const std::string& uri);
 
 // "... finished N of TOTAL ops" on stderr, at most once a second, as db_bench does (TOTAL 0: not
-// known, a run for a --duration).
+// known, a run for a --duration); only where stderr is a terminal: each line ends in a carriage
+// return to be overwritten, which a log captured from stderr (scripts/bench.sh's) would keep.
 class Progress {
  public:
-  explicit Progress(uint64_t total)
-      : total_(total),
-        last_print_ns_(Clock::now().time_since_epoch() / std::chrono::nanoseconds(1)) {}
+  explicit Progress(uint64_t total);
   ~Progress();
   // Inline: called for every operation of a timed loop.
   // Safe from several threads: the thread that advances last_print_ns_ prints.
   void Add(uint64_t n) {
+    if (!to_terminal_) return;
     done_ += n;
     const int64_t now = Clock::now().time_since_epoch() / std::chrono::nanoseconds(1);
     int64_t last = last_print_ns_.load(std::memory_order_relaxed);
@@ -205,6 +205,7 @@ class Progress {
   void Print();
 
   const uint64_t total_;
+  const bool to_terminal_;
   std::atomic<uint64_t> done_{0};
   std::atomic<int64_t> last_print_ns_;
   std::atomic<bool> printed_{false};

@@ -1134,6 +1134,93 @@ TEST_F(MemoryBudgetDb, AnIdleDatabaseSwitchedToABudgetComesWithinItWhenItsRangeI
   ExpectAllPresent(0, kFlushes * kFlushKeys);
 }
 
+// A universal tree switched to a budget it holds five times over: one sorted run of about 92 MiB
+// in files of 4 MiB, written at 10 bits per key, under a budget of 2 bits per key. As the one
+// compaction its next flushes bring completes, the listener rewrites more than the
+// kMaxRewriteBytesPerEvent a leveled tree's would (21 files, 84.7 MiB, in 2026-12-07's runs):
+// a universal tree's rewrites take kMaxCatchUpBytesPerEvent while its filters hold more than
+// kBudgetLimit times the budget (RewriteBytesPerEvent, as PrepareAPlan reads the database's
+// compaction style and the trees' filter bytes; either mutated to a leveled tree's or to no
+// filter bytes, the same compaction rewrote 15 files, 60.5 MiB).
+TEST_F(MemoryBudgetDb, AUniversalTreeBeyondTheCapRewritesMoreThanALeveledTreeAtACompaction) {
+  constexpr uint64_t kFiles = 24, kKeysPerFile = 1'000, kValueBytes = 4'000;
+  constexpr uint64_t kKeys = kFiles * kKeysPerFile;
+  auto options_under = [&](const std::string& filter_uri) {
+    Options options = BudgetOptions(filter_uri);
+    options.compaction_style = ROCKSDB_NAMESPACE::kCompactionStyleUniversal;
+    options.write_buffer_size = 8 << 20;
+    options.target_file_size_base = 4 << 20;
+    options.compression = ROCKSDB_NAMESPACE::kNoCompression;  // the values' bytes are the files'
+    return options;
+  };
+  Open(options_under("sstfilter.Leveled:10"));
+  WriteOptions w;
+  w.disableWAL = true;
+  for (const uint64_t i : Indexes(0, kKeys, std::optional<uint64_t>(7))) {
+    const std::string k = PresentKey(i);
+    ASSERT_TRUE(db_->Put(w, k, k + std::string(kValueBytes, 'v')).ok());
+  }
+  ASSERT_TRUE(db_->Flush({}).ok());
+  ASSERT_TRUE(db_->CompactRange({}, nullptr, nullptr).ok());  // one sorted run, level 0 empty
+  testing::WaitForCompactions(db_.get());
+  constexpr uint64_t kBudget = kKeys * 2 / 8;
+  Open(options_under("{id=sstfilter.Leveled;memory_budget=" + std::to_string(kBudget) + "}"));
+  std::vector<ROCKSDB_NAMESPACE::LiveFileMetaData> run;
+  db_->GetLiveFilesMetaData(&run);
+  std::map<std::string, uint64_t> file_bytes;
+  uint64_t run_bytes = 0;
+  for (const auto& f : run) {
+    file_bytes[f.name] = f.size;
+    run_bytes += f.size;
+  }
+  ASSERT_GT(run_bytes, kMaxRewriteBytesPerEvent + (8u << 20));
+  ASSERT_GT(static_cast<double>(FilterBytes({db_->DefaultColumnFamily()})) / kBudget, 4.0);
+  // One compaction RocksDB picks, not a manual one (the rewrites' are manual): small flushes, each
+  // left to settle, until one brings a compaction of sorted runs; its completion runs the
+  // rewrites.
+  auto picked = [&] {
+    const std::vector<std::string> started =
+        logger_->LinesWith("\"event\": \"compaction_started\"");
+    return std::count_if(started.begin(), started.end(), [](const std::string& line) {
+      return line.find("ManualCompaction") == std::string::npos;
+    });
+  };
+  const auto before = picked();  // the fill's
+  ASSERT_TRUE(logger_->LinesWith("memory_budget: rewriting").empty());
+  for (uint64_t flush = 0; flush < 8 && picked() == before; ++flush) {
+    for (uint64_t i = 0; i < 100; ++i) {
+      const std::string k = PresentKey(kKeys + 8 * i + flush);
+      ASSERT_TRUE(db_->Put(w, k, ValueOf(k)).ok());
+    }
+    ASSERT_TRUE(db_->Flush({}).ok());
+    testing::WaitForCompactions(db_.get());
+  }
+  ASSERT_EQ(picked(), before + 1);
+  const std::string marker = "memory_budget: rewriting ";
+  uint64_t rewritten_bytes = 0;
+  size_t rewrites = 0;
+  for (const std::string& line : logger_->LinesWith(marker)) {
+    const size_t at = line.find(marker) + marker.size();
+    const auto file = file_bytes.find(line.substr(at, line.find(' ', at) - at));
+    ASSERT_NE(file, file_bytes.end()) << line;
+    EXPECT_NE(line.find("): OK"), std::string::npos) << line;
+    rewritten_bytes += file->second;
+    ++rewrites;
+  }
+  printf(
+      "[ figures  ] a universal tree at 5x its budget: %zu files, %.1f MiB rewritten at one "
+      "compaction\n",
+      rewrites, static_cast<double>(rewritten_bytes) / (1 << 20));
+  EXPECT_GT(rewritten_bytes, kMaxRewriteBytesPerEvent);
+  EXPECT_LE(rewritten_bytes, kMaxCatchUpBytesPerEvent);
+  PinnableSlice value;
+  for (uint64_t i = 0; i < kKeys; ++i) {
+    const std::string k = PresentKey(i);
+    ASSERT_TRUE(db_->Get(ReadOptions(), db_->DefaultColumnFamily(), k, &value).ok()) << k;
+    ASSERT_EQ(value.ToString(), k + std::string(kValueBytes, 'v'));
+  }
+}
+
 // The same prefill under a budget its files below level 0 hold within 1.05x (80,000 bytes for
 // their 75,000 or so), though they spend beyond their levels' shares (10 bits per key, where the
 // budget buys about 5 over the tree's keys): no plan as a compaction begins, and the steering

@@ -181,7 +181,8 @@ const PolicyResult* NoRangeFilterResult(const std::vector<PolicyResult>& results
 
 // "... finished N of TOTAL ops" on stderr, at most once a second, as db_bench does (TOTAL 0: not
 // known, a run for a --duration); only where stderr is a terminal: each line ends in a carriage
-// return to be overwritten, which a log captured from stderr (scripts/bench.sh's) would keep.
+// return to be overwritten, which a log captured from stderr (scripts/bench_budget.sh's) would
+// keep.
 class Progress {
  public:
   explicit Progress(uint64_t total);

@@ -58,7 +58,7 @@ struct BudgetedTrees {
   // compaction's inputs count at its output level, level 0's among them).
   uint64_t settled_below_level0_bytes = 0;
 
-  // Whether those files alone hold more than kBudgetSwing past `budget_bytes`: older files hold
+  // Whether those files alone hold more than kBudgetLimit times `budget_bytes`: older files hold
   // the trees beyond the budget (a database switched to it from richer filters), which no file
   // written now can bring within it, only the listener's rewrites (plugin/budget_rewrites.h).
   bool SettledBeyond(double budget_bytes) const;

@@ -42,9 +42,13 @@ std::vector<LevelFilter> KeepSmallFilesFilters(std::vector<LevelFilter> priced,
 // (AllocateWithinCeiling). Where level 0 is small against the tree, the ceiling is far above
 // what any level gets, and changes nothing.
 inline constexpr double kBudgetSwing = 0.05;
-// The cap under a budget: the flushes' limit (LeveledPolicy::FlushLimit) and the listener's
-// rewrites (plugin/budget_rewrites.h) keep the live filters within kBudgetLimit times the budget
-// where they can; a flush that appends keeps its floor, which may go past it (docs/filters.md).
+// The cap under a budget, kBudgetSwing past it. A flush of overlapping keys may take the live
+// filters up to it, one that appends keeps its floor and may go past it
+// (LeveledPolicy::FlushLimit). Beyond it the listener rewrites more (plugin/budget_rewrites.h):
+// the files spending kRewriteAbove times their level's share where a tree spends beyond it times
+// its shares (PlanRewrites), a universal tree's at kMaxCatchUpBytesPerEvent
+// (RewriteBytesPerEvent), and a plan as each compaction begins where the files below level 0
+// alone hold more than it times the budget (BudgetedTrees::SettledBeyond).
 inline constexpr double kBudgetLimit = 1 + kBudgetSwing;
 double BudgetCeiling(double bits_per_key, double level0_share);
 // AllocateShares(shares, bits_per_key, kSstfilter, keys_per_filter, probes), then the levels

@@ -1143,11 +1143,11 @@ TEST_F(MemoryBudgetDb, AnIdleDatabaseSwitchedToABudgetComesWithinItWhenItsRangeI
 // compaction style and the trees' filter bytes; either mutated to a leveled tree's or to no
 // filter bytes, the same compaction rewrote 15 files, 60.5 MiB).
 TEST_F(MemoryBudgetDb, AUniversalTreeBeyondTheCapRewritesMoreThanALeveledTreeAtACompaction) {
-  constexpr uint64_t kFiles = 24, kKeysPerFile = 1'000, kValueBytes = 4'000;
-  constexpr uint64_t kKeys = kFiles * kKeysPerFile;
+  constexpr uint64_t kKeys = 24'000, kValueBytes = 4'000;  // about 23 files of 4 MiB
   auto options_under = [&](const std::string& filter_uri) {
     Options options = BudgetOptions(filter_uri);
     options.compaction_style = ROCKSDB_NAMESPACE::kCompactionStyleUniversal;
+    options.level0_file_num_compaction_trigger = 3;  // sorted runs
     options.write_buffer_size = 8 << 20;
     options.target_file_size_base = 4 << 20;
     options.compression = ROCKSDB_NAMESPACE::kNoCompression;  // the values' bytes are the files'
@@ -1163,8 +1163,9 @@ TEST_F(MemoryBudgetDb, AUniversalTreeBeyondTheCapRewritesMoreThanALeveledTreeAtA
   ASSERT_TRUE(db_->Flush({}).ok());
   ASSERT_TRUE(db_->CompactRange({}, nullptr, nullptr).ok());  // one sorted run, level 0 empty
   testing::WaitForCompactions(db_.get());
-  constexpr uint64_t kBudget = kKeys * 2 / 8;
-  Open(options_under("{id=sstfilter.Leveled;memory_budget=" + std::to_string(kBudget) + "}"));
+  constexpr uint64_t kSwitchedBudgetBytes = kKeys * 2 / 8;
+  Open(options_under("{id=sstfilter.Leveled;memory_budget=" + std::to_string(kSwitchedBudgetBytes) +
+                     "}"));
   std::vector<ROCKSDB_NAMESPACE::LiveFileMetaData> run;
   db_->GetLiveFilesMetaData(&run);
   std::map<std::string, uint64_t> file_bytes;
@@ -1174,10 +1175,11 @@ TEST_F(MemoryBudgetDb, AUniversalTreeBeyondTheCapRewritesMoreThanALeveledTreeAtA
     run_bytes += f.size;
   }
   ASSERT_GT(run_bytes, kMaxRewriteBytesPerEvent + (8u << 20));
-  ASSERT_GT(static_cast<double>(FilterBytes({db_->DefaultColumnFamily()})) / kBudget, 4.0);
-  // One compaction RocksDB picks, not a manual one (the rewrites' are manual): small flushes, each
-  // left to settle, until one brings a compaction of sorted runs; its completion runs the
-  // rewrites.
+  ASSERT_GT(static_cast<double>(FilterBytes({db_->DefaultColumnFamily()})) / kSwitchedBudgetBytes,
+            4.0);
+  // One compaction RocksDB picks, not a manual one (the rewrites' are manual): two flushes of a
+  // few keys make three sorted runs, the trigger, and it merges the two; its completion runs the
+  // rewrites on its thread, which WaitForCompactions waits for.
   auto picked = [&] {
     const std::vector<std::string> started =
         logger_->LinesWith("\"event\": \"compaction_started\"");
@@ -1187,14 +1189,17 @@ TEST_F(MemoryBudgetDb, AUniversalTreeBeyondTheCapRewritesMoreThanALeveledTreeAtA
   };
   const auto before = picked();  // the fill's
   ASSERT_TRUE(logger_->LinesWith("memory_budget: rewriting").empty());
-  for (uint64_t flush = 0; flush < 8 && picked() == before; ++flush) {
+  for (uint64_t flush = 0; flush < 2; ++flush) {
     for (uint64_t i = 0; i < 100; ++i) {
-      const std::string k = PresentKey(kKeys + 8 * i + flush);
+      const std::string k = PresentKey(kKeys + 2 * i + flush);
       ASSERT_TRUE(db_->Put(w, k, ValueOf(k)).ok());
     }
     ASSERT_TRUE(db_->Flush({}).ok());
-    testing::WaitForCompactions(db_.get());
   }
+  for (int wait = 0; wait < 2000 && picked() == before; ++wait) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  testing::WaitForCompactions(db_.get());
   ASSERT_EQ(picked(), before + 1);
   const std::string marker = "memory_budget: rewriting ";
   uint64_t rewritten_bytes = 0;

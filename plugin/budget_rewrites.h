@@ -100,14 +100,12 @@ inline constexpr uint64_t kMaxCatchUpBytesPerEvent = 4 * kMaxRewriteBytesPerEven
 // while those filters hold more than kBudgetLimit times the budget, the most a user should see.
 // A universal tree's full compaction writes its last sorted run, most of its keys, at what the
 // budget buys then; as the tree grows, that run spends beyond its share until it is rewritten or
-// merged again, which a growing universal tree does rarely. At 64 MiB per compaction the rewrites
-// of the 10M-key tree of `bench.sh --budget --styles=universal` under 6 bits per key had not
-// caught up when its fill ended: it settled at 1.073x its budget. The other way to hold the cap,
-// each compaction's outputs limited to what it leaves, held that tree at 1.031x but starved the
-// runs written after the full compaction: 4.7x the false positives per lookup, every run being
-// probed. A leveled tree beyond the cap is so for a while after flushes that append (they keep
-// their floor), not for good: in its ordered cells the faster pace wrote more, to no lower peak
-// (docs/benchmarks.md).
+// merged again, which a growing universal tree does rarely, so at the usual pace its rewrites
+// may not catch up before the tree stops growing. The other way to hold the cap, each
+// compaction's outputs limited to what it leaves, starves the runs written after the full
+// compaction, and every lookup probes every run. A leveled tree beyond the cap is so for a while
+// after flushes that append (they keep their floor), not for good: there the faster pace wrote
+// more, to no lower peak (docs/benchmarks.md, "The last run rewritten faster").
 uint64_t RewriteBytesPerEvent(bool universal, uint64_t filter_bytes, uint64_t budget_bytes);
 
 // A live file below level 0, as the plan of rewrites sees it.

@@ -169,14 +169,83 @@ TEST_F(DbTest, LeveledKeepsUniversalAndFifoTreesWithinTheBudget) {
   }
 }
 
+// What a tree's filters promise, at most, to `lookups` lookups of AbsentKey(0) and on: a lookup
+// checks the filter of each file whose key range holds the key (one per sorted run). A filter of
+// MatchAllFilter's size answers at 1 (it may be a one-block Bloom filter instead, which answers
+// less). Any other is a filter of a budget's one-level mix at some bits per key (the listener
+// steers them as the tree grows): the one whose size for the file's keys is nearest the file's,
+// within 10%, at its kind's rate for those keys in those bytes; 1 where none is. The absent keys
+// probed may sit among a few files (AbsentKey(i) follows PresentKey(i)), so the promise is summed
+// check by check, not taken from the tree's key-weighted mix.
+struct FilesPromise {
+  double checks = 0, positives = 0, variance = 0;  // the variance of the positives
+  uint64_t filter_bytes = 0, filtered_keys = 0;    // over all files; the keys of files with filters
+};
+double RateOfFilter(uint64_t keys, uint64_t bytes) {
+  double rate = 1, off = 0.1;
+  for (int centibits = 5; centibits <= 400; ++centibits) {
+    const auto mix = AllocateLevels(1, 10, centibits / 100.0, FilterCostModel::kSstfilter, keys);
+    if (!mix.ok()) continue;
+    for (const FilterChoice* choice : {&mix.value()[0].base, &mix.value()[0].upper}) {
+      if (!choice->has_filter) continue;
+      const double nominal = static_cast<double>(FilterBytes(choice->spec, keys).value());
+      if (std::abs(static_cast<double>(bytes) - nominal) / nominal > off) continue;
+      off = std::abs(static_cast<double>(bytes) - nominal) / nominal;
+      rate = EstimatedFpRate(choice->spec, keys, bytes).value();
+    }
+  }
+  return rate;
+}
+FilesPromise PromiseOfFilters(ROCKSDB_NAMESPACE::DB& db, uint64_t lookups) {
+  struct File {
+    std::string smallest, largest;
+    double fp_rate = 1;
+  };
+  FilesPromise promise;
+  std::vector<File> files;
+  std::vector<ROCKSDB_NAMESPACE::LiveFileMetaData> live;
+  db.GetLiveFilesMetaData(&live);
+  ROCKSDB_NAMESPACE::TablePropertiesCollection properties;
+  EXPECT_TRUE(db.GetPropertiesOfAllTables(&properties).ok());
+  std::map<std::string, std::shared_ptr<const ROCKSDB_NAMESPACE::TableProperties>> tables;
+  for (const auto& [path, p] : properties) tables[fs::path(path).filename().string()] = p;
+  std::map<std::pair<uint64_t, uint64_t>, double> rates;  // by keys and bytes
+  for (const auto& f : live) {
+    const auto& props = *tables.at(fs::path(f.name).filename().string());
+    const uint64_t keys = props.num_filter_entries;
+    promise.filter_bytes += props.filter_size;
+    File file{f.smallestkey, f.largestkey, 1};
+    if (props.filter_size != MatchAllFilter(keys).size()) {
+      const auto found = rates.try_emplace({keys, props.filter_size}, 0);
+      if (found.second) found.first->second = RateOfFilter(keys, props.filter_size);
+      file.fp_rate = found.first->second;
+      promise.filtered_keys += keys;
+    }
+    files.push_back(file);
+  }
+  for (uint64_t i = 0; i < lookups; ++i) {
+    const std::string key = AbsentKey(i);
+    for (const File& f : files) {
+      if (key < f.smallest || key > f.largest) continue;
+      promise.checks += 1;
+      promise.positives += f.fp_rate;
+      promise.variance += f.fp_rate * (1 - f.fp_rate);
+    }
+  }
+  return promise;
+}
+
 // A universal tree under a memory budget that buys less than 1 bit per key, where the leaner of
 // the budget's two filters is no filter: its filters take one of the two by error diffusion
 // (TreeHistory::DrawsTheRicher), so the files spend about the budget, within the overshoot, and
-// answer absent keys at less than one false positive per check. One filter for every file (the
-// leaner, the richer being beyond the budget) wrote no filter at all: every check a false
-// positive.
+// answer absent keys at less than one false positive per check, and at no more than their filters
+// promise (PromiseOfFilters). One filter for every file (the leaner, the richer being beyond the
+// budget) wrote no filter at all: every check a false positive. How far below one depends on
+// which files' draws hold the keys probed, and on how the listener steers the budget as the tree
+// grows; runs of this test have ranged from 0.62 to 0.97 per check.
 TEST_F(DbTest, AUniversalTreeUnderABudgetOfLessThanABitPerKeySpendsIt) {
   constexpr uint64_t kKeys = 100'000, kBudgetBytes = kKeys * 8 / 10 / 8;  // 0.8 bits per key
+  constexpr uint64_t kLookups = 20'000;
   Options options =
       MakeOptions("{id=sstfilter.Leveled;memory_budget=" + std::to_string(kBudgetBytes) + "}");
   options.compaction_style = ROCKSDB_NAMESPACE::kCompactionStyleUniversal;
@@ -189,19 +258,24 @@ TEST_F(DbTest, AUniversalTreeUnderABudgetOfLessThanABitPerKeySpendsIt) {
   Write(Indexes(0, kKeys, std::optional<uint64_t>(3)));
   testing::WaitForCompactions(db_.get());
   ExpectAllPresent(0, kKeys);
-  uint64_t bytes = 0;
-  for (const auto& [file, props] : Tables()) bytes += props->filter_size;
-  const double spent = static_cast<double>(bytes) / kBudgetBytes;
-  const FilterCounts counts = LookUpAbsent(20'000);
+  const FilesPromise promise = PromiseOfFilters(*db_, kLookups);
+  const double spent = static_cast<double>(promise.filter_bytes) / kBudgetBytes;
+  const FilterCounts counts = LookUpAbsent(kLookups);
   EXPECT_EQ(counts.true_positives, 0u);
-  const double fp_rate =
-      static_cast<double>(counts.positives) / static_cast<double>(counts.checks());
+  const double checks = static_cast<double>(counts.checks());
+  const double positives = static_cast<double>(counts.positives);
   printf("[ figures  ] a universal tree under %" PRIu64
-         " bytes (0.8 bits/key): its filters %.3fx the budget, FP rate %.3f per check\n",
-         kBudgetBytes, spent, fp_rate);
+         " bytes (0.8 bits/key): its filters %.3fx the budget, %.3f of the keys in filters, FP "
+         "rate %.4f per check (the files promise at most %.4f), %.2f checks per lookup\n",
+         kBudgetBytes, spent, static_cast<double>(promise.filtered_keys) / kKeys,
+         positives / checks, promise.positives / promise.checks, checks / kLookups);
   EXPECT_LE(spent, kBudgetLimit + 0.01);
   EXPECT_GE(spent, 0.5);
-  EXPECT_LT(fp_rate, 0.97);
+  EXPECT_EQ(checks, promise.checks);
+  // Each check a draw at its file's rate: within 5 sigma of the promise, and below one false
+  // positive per check by 5 sigma of the rate measured.
+  EXPECT_LE(positives, promise.positives + 5 * std::sqrt(promise.variance));
+  EXPECT_LT(positives, checks - 5 * std::sqrt(positives * (checks - positives) / checks));
 }
 
 // Keys that arrive in order, with a key at the start of the range updated all along (a counter,

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdint>
 #include <iterator>
+#include <string>
 #include <thread>
 
 namespace db_bench_ext {
@@ -21,22 +22,27 @@ namespace db_bench_ext {
 // below: db_bench_ext's databases have one).
 inline constexpr std::chrono::milliseconds kStuckFor{200};
 
-// Polls `db` every `poll` until it has settled, every column family; nullptr then. Should the
-// database not answer one of the properties polled, the property's name, at once. Summed over
-// the column families: the pending ones are each column family's own, and a column family
-// other than the default may have a compaction to schedule while the default has none.
-inline const char* WaitUntilSettled(ROCKSDB_NAMESPACE::DB* db, std::chrono::microseconds poll) {
+// Polls `db` every `poll` until it has settled, every column family, and returns "" then; or why
+// it could not tell: a property the database does not answer (at once), or background work still
+// pending or running after `give_up_after` (a caller reports it instead of waiting for ever).
+// Summed over the column families: the pending ones are each column family's own, and a column
+// family other than the default may have a compaction to schedule while the default has none.
+inline std::string WaitUntilSettled(ROCKSDB_NAMESPACE::DB* db, std::chrono::microseconds poll,
+                                    std::chrono::seconds give_up_after) {
   static constexpr const char* kBusy[] = {
       "rocksdb.compaction-pending", "rocksdb.num-running-compactions",
       "rocksdb.mem-table-flush-pending", "rocksdb.num-running-flushes"};
   const bool universal =
       db->GetOptions().compaction_style == ROCKSDB_NAMESPACE::kCompactionStyleUniversal;
   using Clock = std::chrono::steady_clock;
+  const Clock::time_point deadline = Clock::now() + give_up_after;
   Clock::time_point stuck_since{};  // a compaction pending and nothing else since (universal)
   for (int quiet_polls = 0; quiet_polls < 2;) {
     uint64_t busy[std::size(kBusy)] = {};
     for (size_t i = 0; i < std::size(kBusy); ++i) {
-      if (!db->GetAggregatedIntProperty(kBusy[i], &busy[i])) return kBusy[i];
+      if (!db->GetAggregatedIntProperty(kBusy[i], &busy[i])) {
+        return std::string("the database does not answer ") + kBusy[i];
+      }
     }
     const bool only_pending = busy[0] > 0 && busy[1] + busy[2] + busy[3] == 0;
     if (!universal || !only_pending) {
@@ -44,12 +50,20 @@ inline const char* WaitUntilSettled(ROCKSDB_NAMESPACE::DB* db, std::chrono::micr
     } else if (stuck_since == Clock::time_point{}) {
       stuck_since = Clock::now();
     } else if (Clock::now() - stuck_since >= kStuckFor) {
-      return nullptr;
+      return "";
     }
-    quiet_polls = busy[0] + busy[1] + busy[2] + busy[3] == 0 ? quiet_polls + 1 : 0;
+    const bool quiet = busy[0] + busy[1] + busy[2] + busy[3] == 0;
+    if (!quiet && Clock::now() >= deadline) {
+      std::string why = "not settled after " + std::to_string(give_up_after.count()) + " s:";
+      for (size_t i = 0; i < std::size(kBusy); ++i) {
+        why += std::string(" ") + kBusy[i] + "=" + std::to_string(busy[i]);
+      }
+      return why;
+    }
+    quiet_polls = quiet ? quiet_polls + 1 : 0;
     std::this_thread::sleep_for(poll);
   }
-  return nullptr;
+  return "";
 }
 
 }  // namespace db_bench_ext

@@ -74,9 +74,9 @@ rocksdb::Options OptionsFor(const char* policy_uri) {
 }
 
 void WaitForCompactions(rocksdb::DB* db) {
-  if (const char* missing = db_bench_ext::WaitUntilSettled(db, std::chrono::milliseconds(10))) {
-    Fail(std::string("no property ") + missing);
-  }
+  const std::string why_not =
+      db_bench_ext::WaitUntilSettled(db, std::chrono::milliseconds(10), std::chrono::minutes(10));
+  if (!why_not.empty()) Fail(why_not);
 }
 
 void Put(rocksdb::DB* db, uint64_t i) {

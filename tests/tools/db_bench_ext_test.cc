@@ -27,6 +27,7 @@
 #include "core/random.h"
 #include "db_bench_ext/key_dist.h"
 #include "db_bench_ext/measure.h"
+#include "db_bench_ext/settle.h"
 #include "plugin/policies.h"
 #include "sstfilter/sstfilter.h"
 #include "tests/plugin/db_fixture.h"
@@ -983,6 +984,32 @@ TEST_F(DbBenchExtTest, UniversalCompactionReachesTheDatabaseAndItsBudget) {
   const std::string options = ReadFile(testing::NewestOptionsFile(path));
   EXPECT_NE(options.find("  compaction_style=kCompactionStyleUniversal"), std::string::npos);
   ExpectInspectSaysTheBudgetSpent(path);
+}
+
+// WaitUntilSettled (db_bench_ext/settle.h) gives up after its deadline, saying what is still busy,
+// where background work never ends: here a compaction pending with automatic compactions off. A
+// database with nothing to do settles at once.
+TEST(WaitUntilSettled, GivesUpAfterItsDeadlineSayingWhatIsBusy) {
+  const testing::TempDir dir("settle");
+  ROCKSDB_NAMESPACE::Options options;
+  options.create_if_missing = true;
+  options.disable_auto_compactions = true;
+  options.level0_file_num_compaction_trigger = 2;
+  ROCKSDB_NAMESPACE::Status s;
+  const auto db = testing::OpenDb(options, dir.path(), &s);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  const auto wait_up_to_1_s = [&] {
+    return db_bench_ext::WaitUntilSettled(db.get(), std::chrono::milliseconds(1),
+                                          std::chrono::seconds(1));
+  };
+  EXPECT_EQ(wait_up_to_1_s(), "");
+  for (int file = 0; file < 3; ++file) {
+    ASSERT_TRUE(db->Put({}, "key" + std::to_string(file), "value").ok());
+    ASSERT_TRUE(db->Flush({}).ok());
+  }
+  EXPECT_EQ(wait_up_to_1_s(),
+            "not settled after 1 s: rocksdb.compaction-pending=1 rocksdb.num-running-compactions=0 "
+            "rocksdb.mem-table-flush-pending=0 rocksdb.num-running-flushes=0");
 }
 
 // --options_file: a user's OPTIONS file applies to every policy's database, with the filter policy

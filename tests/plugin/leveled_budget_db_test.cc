@@ -217,8 +217,8 @@ TEST_F(DbTest, LeveledBudgetListenerHoldsTheBudgetWhileLevel0Fills) {
       "bits/key at most during the fill, %.2f at its end\n",
       highest, last);
   EXPECT_LE(highest, 1.02 * kBudget);
-  // It spends the budget when level 0 is full, less when it is not (8.6 bits/key with level 0
-  // empty, here).
+  // It spends the budget when level 0 is full, less when it is not (the end of this fill: level 0
+  // empty; docs/filters.md gives the figures).
   EXPECT_GE(last, 0.85 * kBudget);
 }
 

@@ -314,12 +314,12 @@ class RecordingLogger : public ROCKSDB_NAMESPACE::Logger {
 // Waits until no flush or compaction of `db` is pending or running (the listener's rewrites run
 // on their threads), by db_bench_ext/settle.h's rule, which also settles a universal tree whose
 // picker reports a compaction it finds nothing to do for. RocksDB 7.8, the version sstfilter
-// builds against, has no call that waits for them, so this polls; for at most 5 minutes, half a
-// test's time limit (tests/CMakeLists.txt), so that a tree that never settles fails its test
-// saying so.
+// builds against, has no call that waits for them, so this polls; for at most 3 minutes, well
+// within a test's time limit of 10 (tests/CMakeLists.txt), so that a tree that never settles
+// fails its test saying so (a test that goes on to wait again may still reach the limit).
 inline void WaitForCompactions(ROCKSDB_NAMESPACE::DB* db) {
   const std::string why_not =
-      db_bench_ext::WaitUntilSettled(db, std::chrono::milliseconds(2), std::chrono::minutes(5));
+      db_bench_ext::WaitUntilSettled(db, std::chrono::milliseconds(2), std::chrono::minutes(3));
   ASSERT_TRUE(why_not.empty()) << why_not;
 }
 

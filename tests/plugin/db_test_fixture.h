@@ -327,6 +327,14 @@ class DbTest : public ::testing::Test {
     return levels;
   }
 
+  std::set<std::string> LiveFileNames() {
+    std::vector<ROCKSDB_NAMESPACE::LiveFileMetaData> files;
+    db_->GetLiveFilesMetaData(&files);
+    std::set<std::string> names;
+    for (const auto& f : files) names.insert(f.name);
+    return names;
+  }
+
   // Declared before db_, so that the database closes before its directory is removed.
   const testing::TempDir temp_dir_{"db_test_" + TestFileName()};
   const std::string dir_ = temp_dir_.path();

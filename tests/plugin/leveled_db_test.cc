@@ -174,13 +174,13 @@ TEST_F(DbTest, LeveledKeepsUniversalAndFifoTreesWithinTheBudget) {
 // What a universal tree's filters promise, at most, to lookups of AbsentKey(i) for i in [0,
 // lookups): each lookup checks the filter block of each file whose key range holds the key (one per
 // sorted run), or of every file where RocksDB checks no range (!range_checked); a file without a
-// filter block counts no check. A filter read as
-// "sstfilter:match_all" (ReadFilterFormats) answers at 1; one of a kind at the rate of the filter
-// of that kind, in a one-level allocation at some bits per key, whose size for the file's keys is
-// nearest the file's, within 10% (the bits per key a budget buys fall as the tree grows, so its
-// files hold filters of several allocations); at 1 where none is (`unmatched_files`). The lookups
-// probe the lowest keys only (AbsentKey(i) lies next to PresentKey(i)), so the few files holding
-// those decide: the promise is summed check by check, not taken from the tree's key-weighted mix.
+// filter block counts no check. A filter read as "sstfilter:match_all" (ReadFilterFormats) answers
+// at 1; one of a kind at the rate of the filter of that kind, in a one-level allocation at some
+// bits per key, whose size for the file's keys is nearest the file's, within 10% (the bits per key
+// a budget buys fall as the tree grows, so its files hold filters of several allocations); at 1
+// where none is (`unmatched_files`). AbsentKey(i) lies next to PresentKey(i), so lookups fewer
+// than the keys probe the lowest keys only, and the few files holding those decide: the promise
+// is summed check by check, not taken from the tree's key-weighted mix.
 struct FilesPromise {
   double checks = 0, positives = 0;
   // Of the positives: each check a draw at its filter's rate r, and a Bloom filter's rate varying
@@ -291,7 +291,8 @@ TEST_F(DbTest, AUniversalTreeUnderABudgetOfLessThanABitPerKeySpendsIt) {
   testing::WaitForCompactions(db_.get());
   ExpectAllPresent(0, kKeys);
   // RocksDB checks a file's key range before its filter unless level 0 holds every file and at
-  // most 3 (its FilePicker): then every lookup checks every filter.
+  // most 3 (its FilePicker): then every lookup checks every filter. (Files below level 0: more
+  // levels populated than level 0 alone.)
   const bool range_checked =
       PopulatedLevels() > (FilesAtLevel(0) > 0 ? 1 : 0) || FilesAtLevel(0) > 3;
   const std::set<std::string> files_before = LiveFileNames();

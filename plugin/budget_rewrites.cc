@@ -59,8 +59,8 @@ RewritePlan PlanRewrites(const std::vector<FileSpend>& files, const std::vector<
     saved[i] = bits - (KeepsItsLevelsMix(f, level) ? level.bits : level.rewritten) * entries;
     // A level given no filter at all is left as it is (ratio 0, never chosen): the allocation
     // gives a level none only under budgets of about 1 bit per key or less, and there only for a
-    // while; rewriting its files to no filter then left the 10M-key random tree under 1 MiB of
-    // scripts/bench.sh --budget at 0.565x its budget, against 0.631x (docs/benchmarks.md).
+    // while; rewriting its files to no filter then left random trees further below their budget
+    // once they settled (docs/benchmarks.md).
     ratio[i] = level_share > 0 ? bits / level_share : 0;
   }
   RewritePlan plan;

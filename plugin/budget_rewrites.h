@@ -105,7 +105,7 @@ inline constexpr uint64_t kMaxCatchUpBytesPerEvent = 4 * kMaxRewriteBytesPerEven
 // compaction's outputs limited to what it leaves, starves the runs written after the full
 // compaction, and every lookup probes every run. A leveled tree beyond the cap is so for a while
 // after flushes that append (they keep their floor), not for good: there the faster pace wrote
-// more, to no lower peak (docs/benchmarks.md, "The last run rewritten faster").
+// more, to no lower peak (docs/benchmarks.md, "Designs measured against it").
 uint64_t RewriteBytesPerEvent(bool universal, uint64_t filter_bytes, uint64_t budget_bytes);
 
 // A live file below level 0, as the plan of rewrites sees it.
@@ -114,7 +114,8 @@ struct FileSpend {
   int level = 1;
   uint64_t filter_bytes = 0, filter_entries = 0;
   uint64_t file_bytes = 0;
-  // False for a file whose rewrite would come out as it is (RewriteFilesOverBudget): never chosen.
+  // False for a file an earlier rewrite left no smaller, while its level's share has not fallen
+  // below 1 / kRewriteAbove of what it was then (UnshrunkFiles::Mark): never chosen.
   bool rewritable = true;
   // A file a running compaction is rewriting: never chosen, nor counted in the plan (its keys are
   // going elsewhere), but still live.
@@ -126,7 +127,9 @@ struct FileSpend {
 
 // A level's share of the budget, and what a file rewritten there gets, in bits per key.
 struct LevelShare {
-  double bits = 0;       // the level's filters' mean (SteadyAllocation's ExpectedBitsPerKey)
+  // The level's filters' mean: ExpectedBitsPerKey of the plan's allocation (SteadyAllocation's,
+  // OneFilterAllocation's or ModelAllocation's).
+  double bits = 0;
   double rewritten = 0;  // the leaner filter of the level's mix, or its one filter
   double richer = 0;     // the richer filter of the level's mix, or its one filter
 };

@@ -56,7 +56,7 @@ double CheapestLeaner(double richest, double floor, double step, double best_cos
   return best;
 }
 
-// Allocations by level count and key count, computed on first use (about 0.5 ms each; the
+// Allocations by level count and key count, computed on first use (costly enough to keep; the
 // partitions of a partitioned filter mostly share one key count) and then shared by the builders.
 // Priced at each exact count: a fuse table's cells per key do not fall steadily as sets grow (its
 // segments double in length at some counts), so one count's choice may not fit a neighbour's.

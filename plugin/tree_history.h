@@ -25,9 +25,9 @@
 // level reached yet. A model of more levels than the tree has gives its upper levels filters for
 // levels far smaller than they are, and overspends: in
 // DbTest.NoTrivialMoveKeepsLeveledWithinItsBudget (num_levels 4, levels 1 and 2 filled), level 1
-// held 11% of the keys, where the 4-level model says 0.9%, and the tree spent 10.35 bits/key for a
-// budget of 10. So the policy models the levels that compaction outputs have gone to: from the
-// shallowest to the deepest, level 0 as large as the shallowest (9.88 bits/key there).
+// held many times the share of the keys the 4-level model gives it, and the tree spent beyond its
+// budget. So the policy models the levels that compaction outputs have gone to: from the
+// shallowest to the deepest, level 0 as large as the shallowest.
 //
 // The history lives in memory, per tree (TreeId: with the listener, each open of a database is a
 // tree of its own). After a restart, or in a new column family, the first flush has
@@ -144,9 +144,8 @@ typename Map::mapped_type& TreeEntry(Map& map, const TreeId& tree, size_t max_tr
 // its output level (their filters are being rewritten: their bytes count in the allocation
 // nowhere, in a memory budget's bytes as `pending_filter_bytes`), and their key ranges among that
 // level's for the probes. Without this, a compaction's outputs were allocated as if its inputs
-// stayed beside them: in a 3.9M-key random tree (stock db_bench, 64 MiB memtables) the first
-// compaction's outputs got 7.7 bits/key, the steering answered with 12.5, and the tree ended at
-// 11.6 bits/key for a budget of 10.
+// stayed beside them: they got far less than their share, the steering then overcorrected, and
+// the tree ended beyond its budget.
 //
 // `probes` blends that estimate with one from the probes sstfilter's readers count (plugin/
 // probe_counts.h), samples of 1 probe in kProbeSampleRate, decayed as the tree changes: they say
@@ -181,7 +180,8 @@ struct TreeAccounts {
   // its keys (unlike `levels[0]`, which counts them where they are going). Level 0 fills between
   // compactions; a file written for a level below it stays while level 0 fills again, so the
   // allocation counts level 0 at its fullest: the tree then spends its budget when level 0 is
-  // full, and less when it is not (a flush every 64 MiB makes level 0 a third of a 4M-key tree).
+  // full, and less when it is not (with large memtables and a small tree, level 0 at its fullest
+  // holds a large share of the keys).
   // (The bits per key a memory budget buys count level 0 at less where compactions merge its
   // files: SumAccounts, plugin/memory_budget.h.)
   // Flushes that land while level 0's compaction runs add to its inputs, so under a burst of
@@ -239,8 +239,8 @@ class TreeHistory {
   // of it once per change the accounts count), within kSteerLowest and kSteerHighest times the
   // budget. The proportional part spreads a correction over the whole tree, as if all of it were
   // written again: a correction loaded on the files being written alone (the budget that makes
-  // the tree exact at once) gave the few upper-level files of each compaction 5.75 bits/key in a
-  // random tree, for a last level 0.4 bits/key over its share, and 1.5x the false positives. The
+  // the tree exact at once) starved the few upper-level files of each compaction while the last
+  // level stayed over its share, and raised the false positives. The
   // integral takes the tree to its budget where some files are never rewritten (an ingested
   // file, the moved files of an ordered tree), which the proportional part alone leaves it off by
   // as much as they weigh. It also winds down while a growing tree's earlier files spend beyond

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The tree sstfilter.Leveled allocates over when the sstfilter.LeveledBudget listener watches it:
 // its levels' shares of the keys and probes (TreeShape), the lookup heat of a key range, the
-// excess the steering corrects, and the allocation a tree settles at. The mechanism that uses
-// them (one file's filters) is leveled_policy.cc; the allocation itself is core/level_allocation.h.
+// excess the steering corrects, and the allocation a tree settles at. leveled_chooser.cc chooses
+// one file's filters with them, from what leveled_policy.cc tells it; the allocation itself is
+// core/level_allocation.h.
 #pragma once
 
 #include <algorithm>
@@ -31,11 +32,12 @@ std::vector<LevelFilter> KeepSmallFilesFilters(std::vector<LevelFilter> priced,
 // level 0 at its fullest holds at most kBudgetSwing of the budget beyond what its keys would cost
 // at the budget's bits per key. Why: between two of its compactions level 0 fills from empty to
 // its fullest, and the budget must hold the tree with it full; what the allocation gives its keys
-// beyond the tree's bits per key is unspent once it empties (SumAccounts counts level 0 at the
-// midpoint, so about half of that is the peak's overshoot, half the settled tree's shortfall).
+// beyond the tree's bits per key is unspent once it empties (where compactions merge level 0's
+// files SumAccounts counts it at the midpoint, so about half of that is the peak's overshoot,
+// half the settled tree's shortfall; where flushes append, at its fullest).
 // Monkey's allocation gives level 0 (each of its files a probe) and the small levels just below
 // it several times the last level's bits per key, most under small budgets, where random trees
-// then settled far below their budget (docs/benchmarks.md, "A ceiling on every level"). The same
+// then settled far below their budget (docs/benchmarks.md, "Designs measured against it"). The same
 // ceiling on every level, so that a compaction of level 0 into a small base level does not raise
 // its keys' bits: capped on level 0 alone, that compaction took a tree beyond its budget
 // (docs/history.md). The levels under it get Monkey's allocation of what the capped levels leave

@@ -61,7 +61,8 @@ std::string FilterFormatOf(const Slice& block) {
   const size_t size = block.size();
   ParsedFilter parsed;
   if (ParseFilter(data, size, &parsed)) {
-    // The filter a failed build writes is a valid one-block Bloom filter (MatchAllFilter).
+    // The filter written for a set given no filter, or by a failed build, is a valid one-block
+    // Bloom filter that matches every key (MatchAllFilter).
     if (block == Slice(MatchAllFilter(parsed.trailer.num_keys))) return "sstfilter:match_all";
     return std::string("sstfilter:") + FilterKindName(parsed.trailer.kind);
   }

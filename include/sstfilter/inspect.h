@@ -35,7 +35,8 @@ struct SstFilterInfo {
   // (read by RocksDB's policies and by sstfilter's under compatibility=rocksdb, the default) or
   // "sstfilter" (by sstfilter's under compatibility=sstfilter only); and the format of the first,
   // "rocksdb:fast_local_bloom", "rocksdb:ribbon", "rocksdb:legacy_bloom", "sstfilter:<kind>",
-  // "sstfilter:match_all" (a build that failed) or "sstfilter:unreadable" (docs/filters.md,
+  // "sstfilter:match_all" (a filter that matches every key: written for a set the allocation
+  // gives no filter, or by a build that failed) or "sstfilter:unreadable" (docs/filters.md,
   // "Moving an existing database").
   std::string filter_family;
   std::string filter_format;

@@ -6,6 +6,7 @@
 // filter's bytes follow from the commands alone, so a replica's are the primary's.
 #include "redis/commands.h"
 
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -54,8 +55,38 @@ int ReadFilter(RedisModuleCtx* ctx, RedisModuleString* name, Reply&& reply) {
   return redis::ReadFilter<BloomValue, &bloom_type>(ctx, name, std::forward<Reply>(reply));
 }
 
+// The error of an add `filter` could not take. RedisBloom's for a filter that does not scale; for
+// one that does, why its next filter cannot be made: the chain's limits, or a filter whose rate
+// is below what the kind sizes (each filter's rate is kTightening times the one before's, and
+// 100 bits per item buy about 1.4e-21) or whose memory Redis cannot give (past maxmemory, the LOG
+// says so).
+std::string FullError(const ScalableBloomFilter& filter) {
+  if (!filter.options().scaling) return "ERR non scaling filter is full";
+  const size_t filters = filter.num_filters();
+  if (filters >= kMaxChainFilters) {
+    return "ERR the filter cannot grow: it holds " + std::to_string(filters) + " filters";
+  }
+  Result<ScalingSchedule> schedule =
+      ScalingSchedule::Create(filter.initial_capacity(), filter.fp_rate(), filter.options());
+  uint64_t capacity = 0;
+  double rate = 0;
+  if (schedule.ok()) {
+    ScalingSchedule next = schedule.value();
+    for (size_t i = 0; i < filters; ++i) next.Advance();
+    if (next.Peek(&capacity, &rate)) {
+      char error[160];
+      std::snprintf(error, sizeof error,
+                    "ERR the filter cannot grow: its filter %zu, of %llu items at a rate of %.3g, "
+                    "cannot be made",
+                    filters + 1, static_cast<unsigned long long>(capacity), rate);
+      return error;
+    }
+  }
+  return "ERR the filter cannot grow: its capacity would pass 2^62 items";
+}
+
 // One item's reply to an add: 1 added, 0 reported before, an error when the filter is full.
-void ReplyToAdd(RedisModuleCtx* ctx, AddOutcome outcome) {
+void ReplyToAdd(RedisModuleCtx* ctx, const ScalableBloomFilter& filter, AddOutcome outcome) {
   switch (outcome) {
     case AddOutcome::kAdded:
       RedisModule_ReplyWithLongLong(ctx, 1);
@@ -64,7 +95,7 @@ void ReplyToAdd(RedisModuleCtx* ctx, AddOutcome outcome) {
       RedisModule_ReplyWithLongLong(ctx, 0);
       return;
     case AddOutcome::kFull:
-      RedisModule_ReplyWithError(ctx, "ERR non scaling filter is full");
+      RedisModule_ReplyWithError(ctx, FullError(filter).c_str());
       return;
   }
 }
@@ -80,7 +111,7 @@ int AddItems(RedisModuleCtx* ctx, BloomValue* value, RedisModuleString** argv, i
   for (int i = first; i < argc; ++i) outcomes.push_back(value->filter->AddHash(ItemHash(argv[i])));
   NotifyWrite(ctx, argv);
   RedisModule_ReplyWithArray(ctx, static_cast<long>(outcomes.size()));
-  for (const AddOutcome outcome : outcomes) ReplyToAdd(ctx, outcome);
+  for (const AddOutcome outcome : outcomes) ReplyToAdd(ctx, *value->filter, outcome);
   return REDISMODULE_OK;
 }
 
@@ -136,7 +167,7 @@ int Add(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   RedisModule_ReplicateVerbatim(ctx);  // before the change: see AddItems
   const AddOutcome outcome = value->filter->AddHash(ItemHash(argv[2]));
   NotifyWrite(ctx, argv);
-  ReplyToAdd(ctx, outcome);
+  ReplyToAdd(ctx, *value->filter, outcome);
   return REDISMODULE_OK;
 }
 

@@ -14,6 +14,7 @@
 
 #include "redis/command_args.h"
 #include "redis/dump_commands.h"
+#include "redis/dump_format.h"
 #include "redis/filter_value.h"
 #include "redis/open_filter.h"
 #include "sstfilter/scalable_cuckoo_filter.h"
@@ -73,9 +74,11 @@ bool ParseReserveOptions(RedisModuleCtx* ctx, RedisModuleString** argv, int argc
     if (i + 1 >= argc) {
       error = "ERR syntax error";
     } else if (ArgIs(argv[i], "BUCKETSIZE")) {
-      if (!ParseInteger(argv[i + 1], 1, 255, &options->bucket_size)) error = "ERR Bad bucket size";
+      if (!ParseInteger(argv[i + 1], 1, kMaxBucketSize, &options->bucket_size)) {
+        error = "ERR Bad bucket size";
+      }
     } else if (ArgIs(argv[i], "MAXITERATIONS")) {
-      if (!ParseInteger(argv[i + 1], 1, 65535, &options->max_iterations)) {
+      if (!ParseInteger(argv[i + 1], 1, kMaxMaxIterations, &options->max_iterations)) {
         error = "ERR Bad max iterations";
       }
     } else if (ArgIs(argv[i], "EXPANSION")) {

@@ -26,6 +26,9 @@
 namespace sstfilter::redis {
 
 inline constexpr size_t kDumpHeaderBytes = 24;
+// The cuckoo fields' ranges: what CF.RESERVE accepts (RedisBloom's), and every dump holds.
+inline constexpr long long kMaxBucketSize = 255;
+inline constexpr long long kMaxMaxIterations = 65535;
 
 enum class DumpType : uint8_t { kBloom = 1, kCuckoo = 2 };
 
@@ -39,7 +42,9 @@ struct DumpHeader {
 // Writes `header` as its kDumpHeaderBytes bytes at `bytes`.
 void EncodeDumpHeader(const DumpHeader& header, uint8_t* bytes);
 
-// The header of the dump at `data` (at least kDumpHeaderBytes), which must be of `type`.
+// The header of the dump at `data` (at least kDumpHeaderBytes), which must be of `type`: a Bloom
+// filter's with the cuckoo fields 0, a cuckoo filter's with a bucket size of 1 to kMaxBucketSize,
+// max iterations of 1 to kMaxMaxIterations, and at most 2^63 - 1 items deleted.
 Result<DumpHeader> ParseDumpHeader(const void* data, size_t size, DumpType type);
 
 }  // namespace sstfilter::redis

@@ -125,13 +125,19 @@ struct FilterValue {
   }
 
   // Once the loader holds a whole dump: the filter, and the loader gone. An error, with a
-  // message, for a dump whose filters Loader::Finish refuses; the loader is then spent.
+  // message, for a dump whose filters Loader::Finish refuses, or whose filter cannot be made
+  // for want of memory (std::bad_alloc, caught here so that the callers give the dump up as they
+  // give up a refused one: the loader is spent either way).
   Result<bool> FinishIfComplete() {
     if (loaded() || !loading->complete()) return true;
-    Result<Filter> f = loading->Finish();
-    if (!f.ok()) return Err(f.error());
+    try {
+      Result<Filter> f = loading->Finish();
+      if (!f.ok()) return Err(f.error());
+      filter = std::make_unique<Filter>(std::move(f).value());
+    } catch (const std::exception& e) {
+      return Err(std::string("cannot make the filter: ") + e.what());
+    }
     header = loading->header();
-    filter = std::make_unique<Filter>(std::move(f).value());
     loading.reset();
     last_write = NextWriteStamp();
     return true;

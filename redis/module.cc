@@ -11,6 +11,51 @@
 #include "sstfilter/filter_memory.h"
 
 namespace sstfilter::redis {
+namespace {
+
+// Filters of this size and up are checked against maxmemory before they are allocated; below it,
+// a filter is one more small value, which Redis's own check before a deny-oom command covers.
+constexpr size_t kBytesCheckedAgainstMaxmemory = size_t{1} << 20;
+
+// Whether `bytes` more would take a primary past maxmemory, as Redis's own overMaxmemoryAfterAlloc
+// refuses to grow its hash tables past it (the memory counted as maxmemory counts it: Redis's
+// used memory less its replication and AOF buffers). Never while loading (an RDB or AOF file, a
+// replica's sync): what was kept must load. Never on a replica: what its primary did must be
+// done, and a replica's own writes are rare.
+bool WouldPassMaxmemory(size_t bytes) {
+  const int flags = RedisModule_GetContextFlags(nullptr);
+  if (!(flags & REDISMODULE_CTX_FLAGS_MAXMEMORY) || !(flags & REDISMODULE_CTX_FLAGS_MASTER) ||
+      (flags & (REDISMODULE_CTX_FLAGS_LOADING | REDISMODULE_CTX_FLAGS_ASYNC_LOADING))) {
+    return false;
+  }
+  RedisModuleServerInfoData* info = RedisModule_GetServerInfo(nullptr, "memory");
+  if (info == nullptr) return false;
+  int error = REDISMODULE_OK;
+  const double maxmemory =
+      static_cast<double>(RedisModule_ServerInfoGetFieldUnsigned(info, "maxmemory", &error));
+  RedisModule_FreeServerInfo(nullptr, info);
+  if (error != REDISMODULE_OK || maxmemory <= 0) return false;
+  const double used = static_cast<double>(RedisModule_GetUsedMemoryRatio()) * maxmemory;
+  return used + static_cast<double>(bytes) > maxmemory;
+}
+
+// The filters' allocator: Redis's, so that INFO memory, maxmemory and eviction count the
+// filters; TryAlloc, so that memory Redis cannot have is an error reply, not an abort; and no
+// filter that would take a primary past maxmemory. A filter is allocated whole when it is made
+// (RESERVE, an add that grows the chain, each filter a LOADCHUNK or RESTORE brings), so this is
+// the one place that sees every filter's size before its memory is taken.
+void* AllocateFilter(size_t bytes) {
+  if (bytes >= kBytesCheckedAgainstMaxmemory && WouldPassMaxmemory(bytes)) {
+    RedisModule_Log(nullptr, "warning",
+                    "sstfilter: a filter of %zu bytes refused: it would take the server past "
+                    "maxmemory",
+                    bytes);
+    return nullptr;
+  }
+  return RedisModule_TryAlloc(bytes);
+}
+
+}  // namespace
 
 bool RegisterCommands(RedisModuleCtx* ctx, const ModuleCommand* commands, size_t count) {
   for (size_t i = 0; i < count; ++i) {
@@ -36,9 +81,7 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisMo
     RedisModule_Log(ctx, "warning", "sstfilter: the module takes no arguments, got %d", argc);
     return REDISMODULE_ERR;
   }
-  // The filters' arrays come from Redis's allocator, so that INFO memory, maxmemory and eviction
-  // count them. TryAlloc: a filter too large for the memory left is an error reply, not an abort.
-  if (!sstfilter::SetFilterAllocator({RedisModule_TryAlloc, RedisModule_Free})) {
+  if (!sstfilter::SetFilterAllocator({AllocateFilter, RedisModule_Free})) {
     RedisModule_Log(ctx, "warning", "sstfilter: cannot set the filters' allocator");
     return REDISMODULE_ERR;
   }

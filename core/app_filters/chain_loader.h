@@ -5,10 +5,14 @@
 // (Filter::AllocateBody, Filter::FromBody). Reading so needs the filters' memory and no copy of
 // their bytes. It is the one reader of the format.
 //
-// Each check is made once the bytes it needs have arrived: the header as soon as its 64 bytes
-// have, a filter's length as soon as its 8, a trailer (against the length of its body) as soon as
-// its 32; FromBody's own checks when the loader finishes. A piece that fails a check leaves the
-// loader as it was before the piece.
+// Each check is made once the bytes it needs have arrived: the header (and the schedule of
+// capacities and rates it gives) as soon as its 64 bytes have, a filter's length (against the
+// capacity the schedule gives that filter) as soon as its 8, a trailer (against the length of its
+// body) as soon as its 32; FromBody's own checks, and that each filter is the schedule's
+// (FromFilters), when the loader finishes. A piece that fails a check leaves the loader as it was
+// before the piece. A body's memory is allocated when its length arrives, so the length check is
+// what keeps a few bytes from asking for any amount of memory: a body is allocated only as large
+// as a filter of its capacity can be.
 #pragma once
 
 #include <algorithm>
@@ -24,6 +28,7 @@
 #include "core/app_filters/chain_format.h"
 #include "core/format.h"
 #include "core/parse.h"
+#include "core/sizing.h"
 #include "sstfilter/filter_memory.h"
 #include "sstfilter/result.h"
 
@@ -43,19 +48,22 @@ class ChainLoader {
       : kind_(filters_kind), total_(total_bytes) {}
 
   // Takes the next `size` bytes. An error, with a message, taking none of them, for bytes that no
-  // chain of this kind holds: a header ParseHeader refuses, a filter shorter than its trailer or
-  // longer than the bytes to come, a trailer that is not a filter of its body's length, a body
-  // whose memory cannot be had, or bytes past the last filter.
+  // chain of this kind holds: a header ParseHeader refuses or whose options no chain has, a filter
+  // shorter than its trailer, longer than the bytes to come or than a filter of its capacity can
+  // be (BodyFitsCapacity), a trailer that is not a filter of its body's length, a body whose
+  // memory cannot be had, or bytes past the last filter. An exception (std::bad_alloc) also
+  // leaves the loader as it was.
   Result<bool> Take(const void* data, size_t size) {
     const size_t header_taken = header_taken_;
     const uint32_t num_filters = num_filters_;
+    const ScalingSchedule schedule = schedule_;
     const size_t num_parts = parts_.size();
     const uint64_t last_taken = parts_.empty() ? 0 : parts_.back().taken;
     const uint64_t received = received_;
-    Result<bool> taken = TakeBytes(static_cast<const uint8_t*>(data), size);
-    if (!taken.ok()) {
+    const auto roll_back = [&] {
       header_taken_ = header_taken;
       num_filters_ = num_filters;
+      schedule_ = schedule;
       parts_.erase(parts_.begin() + static_cast<std::ptrdiff_t>(num_parts), parts_.end());
       if (num_parts > 0) {
         Part& last = parts_.back();
@@ -63,8 +71,16 @@ class ChainLoader {
         if (last_taken < kLengthBytes) last.body.Clear();
       }
       received_ = received;
+    };
+    // The caller may answer an error and be sent the piece again.
+    try {
+      Result<bool> taken = TakeBytes(static_cast<const uint8_t*>(data), size);
+      if (!taken.ok()) roll_back();
+      return taken;
+    } catch (...) {
+      roll_back();
+      throw;
     }
-    return taken;
   }
 
   // Whether the bytes taken are a whole chain.
@@ -123,6 +139,19 @@ class ChainLoader {
   static constexpr uint64_t kLengthBytes = 8;
   static constexpr const char* kCutShort = "a scalable filter's bytes cut short";
 
+  // The most body bytes a filter of `capacity` keys that a schedule makes can have: twice
+  // kMaxBitsPerKey bits per key, and 4 KiB. No rate a kind sizes costs more than kMaxBitsPerKey
+  // (core/sizing.h) but for rounding: a standard-layout Bloom filter adds up to 3.3% to it until
+  // its model gives the rate (BitsFor, bloom_filter.cc), a blocked one rounds up to a 64-byte
+  // block; a cuckoo filter has at most 32 bits a slot at a load of 0.95 or more, and rounds up to
+  // an even count of 2 buckets or more and its table's padding (core/cuckoo/math.cc).
+  static bool BodyFitsCapacity(uint64_t body_bytes, uint64_t capacity) {
+    constexpr double kMostBytesPerKey = 2 * kMaxBitsPerKey / 8;
+    constexpr double kRoundingBytes = 4096;
+    return static_cast<double>(body_bytes) <=
+           static_cast<double>(capacity) * kMostBytesPerKey + kRoundingBytes;
+  }
+
   // One filter as it arrives: its length, body and trailer, `taken` bytes of them so far.
   struct Part {
     uint8_t length_bytes[kLengthBytes] = {};
@@ -143,7 +172,12 @@ class ChainLoader {
         if (header_taken_ == kHeaderBytes) {
           const Result<Header> h = ParseHeader(header_, kHeaderBytes, kind_);
           if (!h.ok()) return Err(h.error());
-          num_filters_ = h.value().num_filters;
+          const Header& header = h.value();
+          Result<ScalingSchedule> schedule =
+              ScalingSchedule::Create(header.initial_capacity, header.fp_rate, OptionsOf(header));
+          if (!schedule.ok()) return Err("a scalable filter's header: " + schedule.error());
+          schedule_ = schedule.value();
+          num_filters_ = header.num_filters;
         }
       } else {
         if (!parts_.empty() && parts_.back().done() && parts_.size() == num_filters_) {
@@ -173,6 +207,16 @@ class ChainLoader {
       const uint64_t length = LoadLE64(part.length_bytes);
       if (length < kTrailerBytes) return Err("a scalable filter's filter shorter than its trailer");
       if (total_ != kUnknownTotal && length > total_ - (received_ + take)) return Err(kCutShort);
+      uint64_t capacity = 0;
+      double rate = 0;
+      if (!schedule_.Peek(&capacity, &rate)) {
+        return Err(filter + "beyond the capacities its chain's schedule makes");
+      }
+      if (!BodyFitsCapacity(length - kTrailerBytes, capacity)) {
+        return Err(filter + "a length of " + std::to_string(length) +
+                   " bytes, more than a filter of " + std::to_string(capacity) + " keys has");
+      }
+      schedule_.Advance();
       part.body_bytes = length - kTrailerBytes;
       if (!Filter::AllocateBody(part.body_bytes, &part.body)) {
         return Err(filter + "cannot allocate " + std::to_string(part.body_bytes) + " bytes");
@@ -203,6 +247,7 @@ class ChainLoader {
   uint8_t header_[kHeaderBytes] = {};
   size_t header_taken_ = 0;
   uint32_t num_filters_ = 0;  // once the header is in
+  ScalingSchedule schedule_;  // of the filter after the parts whose length is in
   std::vector<Part> parts_;
   uint64_t received_ = 0;
 };

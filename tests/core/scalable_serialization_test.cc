@@ -234,6 +234,56 @@ TEST(ScalableSerializationKinds, ARefusedPieceChangesNothing) {
   EXPECT_EQ(made.value().Serialize(), bytes);
 }
 
+// A filter's length is checked against the capacity its schedule gives it as soon as its 8 bytes
+// arrive: a length no filter of that capacity has (here 2^40 bytes for 8 keys) is refused before
+// any memory is allocated for it, and the loader is as it was.
+TEST(ScalableSerializationKinds, ALengthNoFilterOfItsCapacityHasIsRefusedBeforeItsMemory) {
+  const std::string bytes = Make<ScalableBloomFilter>(8, 0.1, 40).Serialize();
+  chain_format::ChainLoader<BloomFilter> loader(chain_format::kBloomChain);
+  uint8_t length[8];
+  StoreLE64(length, uint64_t{1} << 40);
+  const std::string piece = bytes.substr(0, 64) + std::string(reinterpret_cast<char*>(length), 8);
+  const Result<bool> taken = loader.Take(piece.data(), piece.size());
+  ASSERT_FALSE(taken.ok());
+  EXPECT_NE(taken.error().find("more than a filter of 8 keys has"), std::string::npos)
+      << taken.error();
+  EXPECT_EQ(loader.memory_bytes(), 0u);
+  EXPECT_EQ(loader.received(), 0u);
+  ASSERT_TRUE(loader.Take(bytes.data(), bytes.size()).ok());
+  EXPECT_TRUE(loader.complete());
+}
+
+// The lengths allowed are not too few: chains grown until their rates can no longer be sized,
+// whose last filters have the most bits per key their kinds give (standard-layout Bloom filters
+// near 100 bits per key, cuckoo fingerprints of 32 bits), load in pieces of 1 byte as they do
+// whole.
+TEST(ScalableSerializationKinds, ChainsAtTheSmallestRatesLoadInPieces) {
+  auto bloom = ScalableBloomFilter::Create(2000, 1e-19, ScalingOptions{}, BloomLayout::kStandard);
+  auto cuckoo = ScalableCuckooFilter::Create(2000, 1e-7);
+  ASSERT_TRUE(bloom.ok() && cuckoo.ok());
+  int i = 0;
+  while (bloom.value().Add(Key(i)) != AddOutcome::kFull) ++i;
+  i = 0;
+  while (cuckoo.value().Add(Key(i)) != AddOutcome::kFull) ++i;
+  EXPECT_GE(bloom.value().num_filters(), 5u);
+  EXPECT_GE(cuckoo.value().num_filters(), 5u);
+  const auto loads_in_bytes = [](const std::string& bytes, uint8_t kind, auto parts) {
+    chain_format::ChainLoader<typename decltype(parts)::value_type> loader(kind);
+    for (const char& byte : bytes) {
+      const Result<bool> taken = loader.Take(&byte, 1);
+      if (!taken.ok()) return taken;
+    }
+    uint8_t header[chain_format::kHeaderBytes];
+    return loader.Finish(header, &parts);
+  };
+  const Result<bool> bloom_loaded = loads_in_bytes(
+      bloom.value().Serialize(), chain_format::kBloomChain, std::vector<BloomFilter>());
+  EXPECT_TRUE(bloom_loaded.ok()) << bloom_loaded.error();
+  const Result<bool> cuckoo_loaded = loads_in_bytes(
+      cuckoo.value().Serialize(), chain_format::kCuckooChain, std::vector<CuckooFilter>());
+  EXPECT_TRUE(cuckoo_loaded.ok()) << cuckoo_loaded.error();
+}
+
 // FromFilters takes a header whose count is the filters' only.
 TEST(ScalableSerializationKinds, FromFiltersRefusesACountThatIsNotTheFilters) {
   const ScalableBloomFilter filter = Make<ScalableBloomFilter>(1000, 0.01, 5000);

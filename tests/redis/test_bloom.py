@@ -365,6 +365,19 @@ def test_false_positive_rate_bound_holds_after_scaling(r):
     assert measured <= fp_limit(rate, n), f"false-positive rate {measured:.5f} for {rate}"
 
 
+def test_a_scaling_filter_stops_growing_where_its_next_rate_cannot_be_sized(r):
+    # Each filter has half the rate of the one before, and 100 bits per item buy about 1.4e-21:
+    # at 1%, a key holds at most 62 filters (docs/redis.md). The add that needs one more answers
+    # why it cannot be made.
+    r.execute_command("BF.RESERVE", "bf", "0.01", "1", "EXPANSION", "1")
+    replies = each(r, "BF.ADD", "bf", items("x", 200), raise_on_error=False)
+    errors = [v for v in replies if isinstance(v, redis.ResponseError)]
+    assert errors, "a chain of 1-item filters took 200 items"
+    assert "cannot grow: its filter 63, of 1 items at a rate of 1.08e-21" in str(errors[0]), errors[0]
+    assert info(r, "BF.INFO", "bf")["Number of filters"] == 62
+    assert replies.count(1) == r.execute_command("BF.CARD", "bf") <= 62
+
+
 def test_nonscaling_filter_answers_an_error_when_full(r):
     capacity = 50
     r.execute_command("BF.RESERVE", "bf", "0.01", str(capacity), "NONSCALING")

@@ -421,6 +421,16 @@ def test_growing_filter_keeps_every_item(r):
     assert bulk(r, "CF.MEXISTS", "cf", present).count(1) == len(present)
 
 
+def test_a_filter_stops_growing_where_its_fingerprints_would_pass_32_bits(r):
+    # Each filter has half the rate of the one before, one bit more per fingerprint: at 1%, 11
+    # bits for the first and 32 for the 22nd, the last (docs/redis.md).
+    r.execute_command("CF.RESERVE", "cf", "64", "EXPANSION", "1")
+    reply = r.execute_command("CF.INSERT", "cf", "ITEMS", *items("x", 3000))
+    assert -1 in reply, "a chain of 64-item filters took 3000 items"
+    assert info(r, "CF.INFO", "cf")["Number of filters"] == 22
+    expect_error(r, "CF.ADD", "cf", "one-more", contains="Filter is full")
+
+
 def test_full_filter_without_expansion(r):
     r.execute_command("CF.RESERVE", "cf", "64", "EXPANSION", "0")
     candidates = items("x", 5000)

@@ -1,7 +1,12 @@
 # SPDX-License-Identifier: Apache-2.0
 # The filters' memory is Redis's: their arrays come from Redis's allocator (RedisModule_TryAlloc,
 # set at load through sstfilter::SetFilterAllocator), so INFO memory's used_memory counts them and
-# maxmemory refuses writes beyond it; a filter larger than the memory left is an error reply.
+# maxmemory refuses writes beyond it. A filter of 1 MiB or more that would take a primary past
+# maxmemory is refused before its memory is taken (redis/module.cc), whichever command makes it,
+# but never while Redis loads; a filter larger than the memory Redis can have is an error reply.
+import struct
+
+from sfhelpers import expect_error, scandump
 
 
 def used_memory(r):
@@ -23,11 +28,11 @@ def test_used_memory_counts_the_filters(r):
 
 
 def test_maxmemory_refuses_writes_beyond_it(r):
-    r.config_set("maxmemory-policy", "noeviction")
-    r.config_set("maxmemory", str(used_memory(r) + 8_000_000))
-    # One filter of 12 MB goes over: reserving it is allowed (the check is before the command),
-    # and every write after it is refused.
+    # One filter of 12 MB, made without a limit; then a limit 4 MB below what the server holds:
+    # every write is refused (the commands are deny-oom), and reads still answer.
     r.execute_command("BF.RESERVE", "big", "0.01", "10000000", "NONSCALING")
+    r.config_set("maxmemory-policy", "noeviction")
+    r.config_set("maxmemory", str(used_memory(r) - 4_000_000))
     for command in (["BF.ADD", "other", "x"], ["CF.ADD", "c", "x"], ["BF.RESERVE", "b2", "0.01", "10"]):
         try:
             r.execute_command(*command)
@@ -35,8 +40,82 @@ def test_maxmemory_refuses_writes_beyond_it(r):
             assert "OOM" in str(e) or "maxmemory" in str(e), e
         else:
             raise AssertionError(f"{command} was not refused beyond maxmemory")
-    assert r.execute_command("BF.EXISTS", "big", "x") == 0  # reads still answer
+    assert r.execute_command("BF.EXISTS", "big", "x") == 0
     r.config_set("maxmemory", "0")
+
+
+# 1e7 items at 1%: a filter of about 12 MB, of either type.
+BIG_FILTERS = [["BF.RESERVE", "big", "0.01", "10000000"], ["CF.RESERVE", "big", "10000000"]]
+
+
+def test_a_filter_that_would_pass_maxmemory_is_refused_before_its_memory_is_taken(r):
+    r.config_set("maxmemory-policy", "noeviction")
+    r.config_set("maxmemory", str(used_memory(r) + 8_000_000))
+    for command in BIG_FILTERS:
+        before = used_memory(r)
+        expect_error(r, *command, contains="allocate")
+        assert r.exists("big") == 0
+        assert used_memory(r) - before < 1_000_000
+    # Smaller filters fit, and are made.
+    assert r.execute_command("BF.RESERVE", "small", "0.01", "3000000") == b"OK"
+    assert r.execute_command("CF.RESERVE", "small2", "1000000") == b"OK"
+    # The same with an eviction policy: Redis does not evict to make room for one allocation.
+    r.config_set("maxmemory-policy", "allkeys-lru")
+    expect_error(r, *BIG_FILTERS[0], contains="allocate")
+    r.config_set("maxmemory", "0")
+
+
+def test_a_filter_a_loadchunk_brings_past_maxmemory_is_refused(r):
+    # The dump's first 200 bytes, its headers and its one filter's length, as LOADCHUNK's first
+    # piece: the filter's memory is asked for as its length arrives.
+    for kind, command in (("BF", BIG_FILTERS[0]), ("CF", BIG_FILTERS[1])):
+        r.config_set("maxmemory", "0")
+        r.execute_command(*command)
+        first = b"".join(data for _, data in scandump(r, f"{kind}.SCANDUMP", "big"))[:200]
+        r.delete("big")
+        r.config_set("maxmemory-policy", "noeviction")
+        r.config_set("maxmemory", str(used_memory(r) + 8_000_000))
+        before = used_memory(r)
+        expect_error(r, f"{kind}.LOADCHUNK", "copy", len(first) + 1, first, contains="allocate")
+        assert r.exists("copy") == 0
+        assert used_memory(r) - before < 1_000_000
+    r.config_set("maxmemory", "0")
+
+
+def test_what_was_saved_loads_whatever_maxmemory_says(r):
+    # Loading is never refused: a server restarted with less maxmemory than its data still has it.
+    for command in BIG_FILTERS:
+        r.execute_command(*command[:1], command[1] + "_" + command[0][:2], *command[2:])
+    r.execute_command("BF.ADD", "big_BF", "item")
+    r.execute_command("CF.ADD", "big_CF", "item")
+    r.config_set("maxmemory-policy", "noeviction")
+    r.config_set("maxmemory", str(used_memory(r) // 2))
+    assert r.execute_command("DEBUG", "RELOAD") == b"OK"
+    assert r.execute_command("BF.EXISTS", "big_BF", "item") == 1
+    assert r.execute_command("CF.EXISTS", "big_CF", "item") == 1
+    r.config_set("maxmemory", "0")
+
+
+def _crafted_loadchunk(kind):
+    """A dump's first 96 bytes: the module's dump header, a chain header of one filter of one key
+    at 1%, and that filter's length: 2^40 bytes."""
+    dump = b"SFRD" + bytes([1, 1 if kind == "BF" else 2])
+    dump += struct.pack("<HII", *((0, 0, 0) if kind == "BF" else (2, 20, 0))) + struct.pack("<Q", 0)
+    chain = b"SFCH" + bytes([1, 1 if kind == "BF" else 2, 1, 1 if kind == "BF" else 0])
+    chain += struct.pack("<dddQQQII", 0.01, 2.0, 0.5, 1, 0, 0, 1, 0)
+    return dump + chain + struct.pack("<Q", 2**40)
+
+
+def test_a_loadchunk_of_a_few_bytes_cannot_ask_for_much_memory(r):
+    # A filter's length must be one a filter of its capacity can have: 2^40 bytes for one key is
+    # refused when the length arrives, before anything is allocated.
+    for kind in ("BF", "CF"):
+        before = used_memory(r)
+        piece = _crafted_loadchunk(kind)
+        expect_error(r, f"{kind}.LOADCHUNK", "crafted", len(piece) + 1, piece,
+                     contains="more than a filter of 1 keys")
+        assert r.exists("crafted") == 0
+        assert used_memory(r) - before < 1_000_000
 
 
 def test_a_filter_larger_than_memory_is_an_error(r):

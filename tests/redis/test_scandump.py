@@ -14,6 +14,7 @@
 # Beyond the pages, from the brief: garbage bytes, truncated chunks and wrong iterators are
 # refused with an error, leave the key as it was (or absent), and the server stays up.
 import random
+import struct
 
 import pytest
 import redis
@@ -234,7 +235,25 @@ def garbage_payloads(chunks, other_kind_first_chunk):
         "zeros like first": bytes(len(first)),
         "ones like first": b"\xff" * len(first),
         "other type's first chunk": other_kind_first_chunk,
+        **header_fields_out_of_range(first),
     }
+
+
+def header_fields_out_of_range(first):
+    """The first chunk with one field of its dump header (redis/dump_format.h) out of range: a
+    Bloom filter's with a cuckoo filter's field set; a cuckoo filter's with a bucket size or max
+    iterations CF.RESERVE refuses, or more items deleted than CF.INFO can count."""
+    def at(offset, value):
+        return first[:offset] + value + first[offset + len(value):]
+    if first[5] == 1:
+        return {"a Bloom dump with a bucket size": at(6, struct.pack("<H", 2)),
+                "a Bloom dump with max iterations": at(8, struct.pack("<I", 20)),
+                "a Bloom dump with items deleted": at(16, struct.pack("<Q", 1))}
+    return {"bucket size 0": at(6, struct.pack("<H", 0)),
+            "bucket size 256": at(6, struct.pack("<H", 256)),
+            "max iterations 0": at(8, struct.pack("<I", 0)),
+            "max iterations 65536": at(8, struct.pack("<I", 65536)),
+            "2^63 items deleted": at(16, struct.pack("<Q", 2**63))}
 
 
 def first_chunk_iterators(chunks, data):

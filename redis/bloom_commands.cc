@@ -103,9 +103,8 @@ void ReplyToAdd(RedisModuleCtx* ctx, const ScalableBloomFilter& filter, AddOutco
 // The items argv[first..argc) added, one reply each, in an array; replicated and notified.
 int AddItems(RedisModuleCtx* ctx, BloomValue* value, RedisModuleString** argv, int first,
              int argc) {
-  // Replicated before the first change and answered after the last, so that what may throw
-  // (std::bad_alloc as the filter grows) neither leaves a replica behind nor breaks the reply.
-  RedisModule_ReplicateVerbatim(ctx);
+  // Answered after the last change, so that what may throw does not break the reply.
+  const MaxmemoryExemption exemption = ReplicateBeforeChanges(ctx);
   std::vector<AddOutcome> outcomes;
   outcomes.reserve(static_cast<size_t>(argc - first));
   for (int i = first; i < argc; ++i) outcomes.push_back(value->filter->AddHash(ItemHash(argv[i])));
@@ -164,7 +163,7 @@ int Add(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   bool replied = false;
   BloomValue* value = FilterForWrite(ctx, argv[1], /*create=*/true, BloomOptions(), &replied);
   if (value == nullptr) return REDISMODULE_OK;
-  RedisModule_ReplicateVerbatim(ctx);  // before the change: see AddItems
+  const MaxmemoryExemption exemption = ReplicateBeforeChanges(ctx);
   const AddOutcome outcome = value->filter->AddHash(ItemHash(argv[2]));
   NotifyWrite(ctx, argv);
   ReplyToAdd(ctx, *value->filter, outcome);

@@ -45,6 +45,20 @@ uint64_t ItemHash(RedisModuleString* item) {
   return HashKey(std::string_view(data, length));
 }
 
+namespace {
+// Exemptions held: commands run on Redis's main thread, one at a time.
+int maxmemory_exemptions = 0;
+}  // namespace
+
+MaxmemoryExemption::MaxmemoryExemption() { ++maxmemory_exemptions; }
+MaxmemoryExemption::~MaxmemoryExemption() { --maxmemory_exemptions; }
+bool FiltersMayPassMaxmemory() { return maxmemory_exemptions > 0; }
+
+MaxmemoryExemption ReplicateBeforeChanges(RedisModuleCtx* ctx) {
+  RedisModule_ReplicateVerbatim(ctx);
+  return MaxmemoryExemption();
+}
+
 void NotifyWrite(RedisModuleCtx* ctx, RedisModuleString** argv) {
   size_t length = 0;
   const char* name = RedisModule_StringPtrLen(argv[0], &length);

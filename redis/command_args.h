@@ -41,6 +41,25 @@ KeyState OpenKey(RedisModuleCtx* ctx, RedisModuleString* name, int mode, RedisMo
 // may hold, CF.DEL of one it does not).
 void NotifyWrite(RedisModuleCtx* ctx, RedisModuleString** argv);
 
+// While one is held, the module's allocator (redis/module.cc) lets a filter take the server past
+// maxmemory. Commands hold one from ReplicateBeforeChanges until they return: a replica makes
+// their changes whatever its memory, so the primary must make them too.
+class MaxmemoryExemption {
+ public:
+  MaxmemoryExemption();
+  ~MaxmemoryExemption();
+  MaxmemoryExemption(const MaxmemoryExemption&) = delete;
+  MaxmemoryExemption& operator=(const MaxmemoryExemption&) = delete;
+};
+// Whether a MaxmemoryExemption is held.
+bool FiltersMayPassMaxmemory();
+
+// Replicates the command verbatim before its changes (so that what may throw as a filter grows,
+// std::bad_alloc, neither leaves a replica behind nor breaks the reply), and exempts the rest of
+// the command from maxmemory: its filters grow on the replicas whatever their memory, so they
+// grow here too. Hold the result until the command returns.
+[[nodiscard]] MaxmemoryExemption ReplicateBeforeChanges(RedisModuleCtx* ctx);
+
 using CommandFunction = int (*)(RedisModuleCtx*, RedisModuleString**, int);
 
 // What the module registers for kCommand: the command with the context's automatic memory (keys

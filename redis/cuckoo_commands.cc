@@ -8,6 +8,8 @@
 // replica's bytes are the primary's.
 #include "redis/commands.h"
 
+#include <algorithm>
+#include <climits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -118,7 +120,7 @@ int AddOne(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   CuckooValue* value = FilterForWrite(ctx, argv[1], /*create=*/true, CuckooOptions(), &replied);
   if (value == nullptr) return REDISMODULE_OK;
   const uint64_t hash = ItemHash(argv[2]);
-  RedisModule_ReplicateVerbatim(ctx);  // before the change: see Insert
+  const MaxmemoryExemption exemption = ReplicateBeforeChanges(ctx);
   const AddOutcome outcome =
       kIfAbsent ? value->filter->AddIfAbsentHash(hash) : value->filter->AddHash(hash);
   NotifyWrite(ctx, argv);
@@ -148,9 +150,8 @@ int Insert(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   bool replied = false;
   CuckooValue* value = FilterForWrite(ctx, argv[1], !nocreate, options, &replied);
   if (value == nullptr) return REDISMODULE_OK;
-  // Replicated before the first change and answered after the last, so that what may throw
-  // (std::bad_alloc as the filter grows) neither leaves a replica behind nor breaks the reply.
-  RedisModule_ReplicateVerbatim(ctx);
+  // Answered after the last change, so that what may throw does not break the reply.
+  const MaxmemoryExemption exemption = ReplicateBeforeChanges(ctx);
   std::vector<long long> answers;
   answers.reserve(static_cast<size_t>(argc - items));
   for (int i = items; i < argc; ++i) {
@@ -213,7 +214,9 @@ int ReplyInfo(RedisModuleCtx* ctx, const CuckooValue& value) {
       {"Number of buckets", static_cast<long long>(buckets)},
       {"Number of filters", static_cast<long long>(f.num_filters())},
       {"Number of items inserted", static_cast<long long>(f.size())},
-      {"Number of items deleted", static_cast<long long>(value.header.deleted)},
+      // A dump may carry any count (dump_format.h); a reply is a signed integer.
+      {"Number of items deleted",
+       static_cast<long long>(std::min<uint64_t>(value.header.deleted, LLONG_MAX))},
       {"Bucket size", value.header.bucket_size},
       {"Expansion rate", expansion},
       {"Max iterations", value.header.max_iterations},

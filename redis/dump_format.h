@@ -13,8 +13,8 @@
 //   16      8      items deleted (cuckoo; 0 for Bloom)
 //   24      the scalable filter
 //
-// Every byte is a client's or a file's: parsing checks each field, and the filter's own bytes are
-// checked by its Deserialize.
+// Every byte is a client's or a file's: parsing checks the magic, version, type and reserved
+// bytes, and the filter's own bytes are checked as its Deserialize checks them.
 #pragma once
 
 #include <cstddef>
@@ -26,7 +26,7 @@
 namespace sstfilter::redis {
 
 inline constexpr size_t kDumpHeaderBytes = 24;
-// The cuckoo fields' ranges: what CF.RESERVE accepts (RedisBloom's), and every dump holds.
+// The cuckoo fields' ranges: what CF.RESERVE accepts (RedisBloom's).
 inline constexpr long long kMaxBucketSize = 255;
 inline constexpr long long kMaxMaxIterations = 65535;
 
@@ -42,9 +42,9 @@ struct DumpHeader {
 // Writes `header` as its kDumpHeaderBytes bytes at `bytes`.
 void EncodeDumpHeader(const DumpHeader& header, uint8_t* bytes);
 
-// The header of the dump at `data` (at least kDumpHeaderBytes), which must be of `type`: a Bloom
-// filter's with the cuckoo fields 0, a cuckoo filter's with a bucket size of 1 to kMaxBucketSize,
-// max iterations of 1 to kMaxMaxIterations, and at most 2^63 - 1 items deleted.
+// The header of the dump at `data` (at least kDumpHeaderBytes), which must be of `type`. The
+// cuckoo fields are taken as they are: CF.INFO only reports them, and an RDB file that earlier
+// releases wrote with any values must still load.
 Result<DumpHeader> ParseDumpHeader(const void* data, size_t size, DumpType type);
 
 }  // namespace sstfilter::redis

@@ -18,8 +18,8 @@ namespace {
 constexpr size_t kBytesCheckedAgainstMaxmemory = size_t{1} << 20;
 
 // Whether `bytes` more would take a primary past maxmemory, as Redis's own overMaxmemoryAfterAlloc
-// refuses to grow its hash tables past it (the memory counted as maxmemory counts it: Redis's
-// used memory less its replication and AOF buffers). Never while loading (an RDB or AOF file, a
+// tells before it grows a hash table (the memory counted as maxmemory counts it: Redis's used
+// memory less its replication and AOF buffers). Never while loading (an RDB or AOF file, a
 // replica's sync): what was kept must load. Never on a replica: what its primary did must be
 // done, and a replica's own writes are rare.
 bool WouldPassMaxmemory(size_t bytes) {
@@ -41,11 +41,14 @@ bool WouldPassMaxmemory(size_t bytes) {
 
 // The filters' allocator: Redis's, so that INFO memory, maxmemory and eviction count the
 // filters; TryAlloc, so that memory Redis cannot have is an error reply, not an abort; and no
-// filter that would take a primary past maxmemory. A filter is allocated whole when it is made
-// (RESERVE, an add that grows the chain, each filter a LOADCHUNK or RESTORE brings), so this is
-// the one place that sees every filter's size before its memory is taken.
+// filter that would take a primary past maxmemory, but in a command that replicated itself before
+// its changes (a MaxmemoryExemption: an add that grows a key's chain), which its replicas make
+// whatever their memory. A filter is allocated whole when it is made (RESERVE, an add that creates
+// a key, each filter a LOADCHUNK, RESTORE or COPY brings), so this is the one place that sees
+// every filter's size before its memory is taken.
 void* AllocateFilter(size_t bytes) {
-  if (bytes >= kBytesCheckedAgainstMaxmemory && WouldPassMaxmemory(bytes)) {
+  if (bytes >= kBytesCheckedAgainstMaxmemory && !FiltersMayPassMaxmemory() &&
+      WouldPassMaxmemory(bytes)) {
     RedisModule_Log(nullptr, "warning",
                     "sstfilter: a filter of %zu bytes refused: it would take the server past "
                     "maxmemory",

@@ -8,11 +8,11 @@
 // Each check is made once the bytes it needs have arrived: the header (and the schedule of
 // capacities and rates it gives) as soon as its 64 bytes have, a filter's length (against the
 // capacity the schedule gives that filter) as soon as its 8, a trailer (against the length of its
-// body) as soon as its 32; FromBody's own checks, and that each filter is the schedule's
-// (FromFilters), when the loader finishes. A piece that fails a check leaves the loader as it was
-// before the piece. A body's memory is allocated when its length arrives, so the length check is
-// what keeps a few bytes from asking for any amount of memory: a body is allocated only as large
-// as a filter of its capacity can be.
+// body) as soon as its 32; FromBody's own checks when the loader finishes, and that each filter is
+// the schedule's in the scalable filter's FromFilters, which its callers make next. A piece that
+// fails a check leaves the loader as it was before the piece. A body's memory is allocated when its
+// length arrives, so the length check is what keeps a few bytes from asking for any amount of
+// memory: a body is allocated only as large as a filter of its capacity can be.
 #pragma once
 
 #include <algorithm>
@@ -139,12 +139,12 @@ class ChainLoader {
   static constexpr uint64_t kLengthBytes = 8;
   static constexpr const char* kCutShort = "a scalable filter's bytes cut short";
 
-  // The most body bytes a filter of `capacity` keys that a schedule makes can have: twice
-  // kMaxBitsPerKey bits per key, and 4 KiB. No rate a kind sizes costs more than kMaxBitsPerKey
-  // (core/sizing.h) but for rounding: a standard-layout Bloom filter adds up to 3.3% to it until
-  // its model gives the rate (BitsFor, bloom_filter.cc), a blocked one rounds up to a 64-byte
-  // block; a cuckoo filter has at most 32 bits a slot at a load of 0.95 or more, and rounds up to
-  // an even count of 2 buckets or more and its table's padding (core/cuckoo/math.cc).
+  // Whether `body_bytes` is at most what a filter of `capacity` keys that a schedule makes can
+  // have: twice kMaxBitsPerKey bits per key, and 4 KiB. A Bloom filter has at most kMaxBitsPerKey
+  // bits per key (core/sizing.h; BitsFor in bloom_filter.cc refuses a rate that needs more), and
+  // rounds up to a 64-byte block or an 8-byte word; a cuckoo filter has at most 32 bits a slot,
+  // slots for its keys at a load of at most 0.95, an even count of 2 buckets or more, and its
+  // table's padding (core/cuckoo/math.cc, cuckoo_table.h): about 34 bits per key and 56 bytes.
   static bool BodyFitsCapacity(uint64_t body_bytes, uint64_t capacity) {
     constexpr double kMostBytesPerKey = 2 * kMaxBitsPerKey / 8;
     constexpr double kRoundingBytes = 4096;

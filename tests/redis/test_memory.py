@@ -6,7 +6,7 @@
 # but never while Redis loads; a filter larger than the memory Redis can have is an error reply.
 import struct
 
-from sfhelpers import expect_error, scandump
+from sfhelpers import expect_error, info, items, scandump
 
 
 def used_memory(r):
@@ -80,6 +80,26 @@ def test_a_filter_a_loadchunk_brings_past_maxmemory_is_refused(r):
         assert r.exists("copy") == 0
         assert used_memory(r) - before < 1_000_000
     r.config_set("maxmemory", "0")
+
+
+def test_an_add_that_grows_a_key_past_maxmemory_grows_it_as_its_replicas_do(r):
+    # An add is replicated before it runs, and a replica grows the key whatever its memory, so the
+    # primary grows it too (redis/module.cc): here a second filter of 4,096,000 items, about 6 MB,
+    # past a maxmemory 2 MB away.
+    for kind, reserve in (("BF", ["BF.RESERVE", "k", "0.01", "1000", "EXPANSION", "4096"]),
+                          ("CF", ["CF.RESERVE", "k", "1000", "EXPANSION", "4096"])):
+        r.config_set("maxmemory", "0")
+        r.execute_command(*reserve)
+        r.config_set("maxmemory-policy", "noeviction")
+        r.config_set("maxmemory", str(used_memory(r) + 2_000_000))
+        command = "BF.MADD" if kind == "BF" else "CF.INSERT"
+        args = ["k", *items("x", 1200)] if kind == "BF" else ["k", "ITEMS", *items("x", 1200)]
+        replies = r.execute_command(command, *args)
+        assert not any(isinstance(v, Exception) or v == -1 for v in replies), replies
+        assert info(r, f"{kind}.INFO", "k")["Number of filters"] == 2
+        assert used_memory(r) > int(r.config_get("maxmemory")["maxmemory"])
+        r.config_set("maxmemory", "0")
+        r.delete("k")
 
 
 def test_what_was_saved_loads_whatever_maxmemory_says(r):

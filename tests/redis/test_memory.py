@@ -2,8 +2,9 @@
 # The filters' memory is Redis's: their arrays come from Redis's allocator (RedisModule_TryAlloc,
 # set at load through sstfilter::SetFilterAllocator), so INFO memory's used_memory counts them and
 # maxmemory refuses writes beyond it. A filter of 1 MiB or more that would take a primary past
-# maxmemory is refused before its memory is taken (redis/module.cc), whichever command makes it,
-# but never while Redis loads; a filter larger than the memory Redis can have is an error reply.
+# maxmemory is refused before its memory is taken (redis/module.cc), but for the growth of an add,
+# which its replicas make whatever their memory, and never while Redis loads; a filter larger than
+# the memory Redis can have is an error reply.
 import struct
 
 from sfhelpers import expect_error, info, items, scandump

@@ -2,10 +2,12 @@
 # The filters' memory is Redis's: their arrays come from Redis's allocator (RedisModule_TryAlloc,
 # set at load through sstfilter::SetFilterAllocator), so INFO memory's used_memory counts them and
 # maxmemory refuses writes beyond it. A filter of 1 MiB or more that would take a primary past
-# maxmemory is refused before its memory is taken (redis/module.cc), but for the growth of an add,
-# which its replicas make whatever their memory, and never while Redis loads; a filter larger than
-# the memory Redis can have is an error reply.
+# maxmemory for good (under an allkeys-* policy: that its keys' eviction cannot make room for) is
+# refused before its memory is taken (redis/module.cc), but for the growth of an add, which its
+# replicas make whatever their memory, and never while Redis loads; a filter larger than the memory
+# Redis can have is an error reply.
 import struct
+import time
 
 from sfhelpers import expect_error, info, items, scandump
 
@@ -45,7 +47,8 @@ def test_maxmemory_refuses_writes_beyond_it(r):
     r.config_set("maxmemory", "0")
 
 
-# 1e7 items at 1%: a filter of about 12 MB, of either type.
+# 1e7 items at 1%: a Bloom filter of about 14 MB (a scaling key's first filter has half its rate)
+# and a cuckoo filter of about 12 MB.
 BIG_FILTERS = [["BF.RESERVE", "big", "0.01", "10000000"], ["CF.RESERVE", "big", "10000000"]]
 
 
@@ -60,9 +63,80 @@ def test_a_filter_that_would_pass_maxmemory_is_refused_before_its_memory_is_take
     # Smaller filters fit, and are made.
     assert r.execute_command("BF.RESERVE", "small", "0.01", "3000000") == b"OK"
     assert r.execute_command("CF.RESERVE", "small2", "1000000") == b"OK"
-    # The same with an eviction policy: Redis does not evict to make room for one allocation.
+    # The same under volatile-lru, which evicts only keys with a TTL (here none), and under
+    # allkeys-lru, where the filter is larger than maxmemory itself.
+    for policy in ("volatile-lru", "allkeys-lru"):
+        r.config_set("maxmemory-policy", policy)
+        expect_error(r, *BIG_FILTERS[0], contains="allocate")
+    assert r.exists("small", "small2") == 2
+    r.config_set("maxmemory", "0")
+
+
+def _full_cache(r, strings):
+    """`strings` strings of 1 MB, written a second before what follows (the LRU clock's resolution)
+    so that they are idler than any key made after, under allkeys-lru and a maxmemory 0.5 MB above
+    the server's used memory: a cache that is full. Returns the maxmemory."""
+    for i in range(strings):
+        r.set(f"s{i}", b"x" * 1_000_000)
+    time.sleep(1.5)
     r.config_set("maxmemory-policy", "allkeys-lru")
+    maxmemory = used_memory(r) + 500_000
+    r.config_set("maxmemory", str(maxmemory))
+    return maxmemory
+
+
+def test_a_full_cache_that_evicts_any_key_makes_a_filter_its_keys_make_room_for(r):
+    # Under an allkeys-* policy Redis evicts keys until it is back under maxmemory, from the next
+    # command on, as after any large value (redis/module.cc): a cache full of 24 MB of strings
+    # makes a filter of about 14 MB and evicts strings for it.
+    maxmemory = _full_cache(r, 24)
+    evicted = r.info("stats")["evicted_keys"]
+    assert r.execute_command(*BIG_FILTERS[0]) == b"OK"
+    r.ping()  # Redis evicts before each command (MEMORY USAGE's and INFO's too)
+    assert r.memory_usage("big", samples=0) > 13_000_000
+    assert used_memory(r) <= maxmemory + 64_000  # INFO's own allocations before it counts
+    assert r.info("stats")["evicted_keys"] - evicted >= 12
+    assert r.execute_command("BF.ADD", "big", "item") == 1
+    assert r.execute_command("BF.EXISTS", "big", "item") == 1
+    # A filter larger than all that eviction could free is refused: about 140 MB.
+    expect_error(r, "BF.RESERVE", "huge", "0.01", "100000000", contains="allocate")
+    # Under volatile-lru no key here can be evicted (none has a TTL): the cache, full, refuses a
+    # filter of about 12 MB, as noeviction does.
+    r.config_set("maxmemory-policy", "volatile-lru")
+    expect_error(r, *BIG_FILTERS[1][:1], "big2", *BIG_FILTERS[1][2:], contains="allocate")
+    assert r.exists("big2") == 0
+    r.config_set("maxmemory", "0")
+
+
+def test_a_full_cache_makes_no_filter_while_past_maxmemory(r):
+    # The commands of a MULTI run with no eviction between them: the first filter takes the cache
+    # past maxmemory, and the second is refused until eviction has made room for the first.
+    _full_cache(r, 48)
+    transaction = r.pipeline(transaction=True)
+    transaction.execute_command(*BIG_FILTERS[0])
+    transaction.execute_command("BF.RESERVE", "big2", "0.01", "10000000")
+    replies = transaction.execute(raise_on_error=False)
+    assert replies[0] == b"OK", replies
+    assert isinstance(replies[1], Exception) and "allocate" in str(replies[1]), replies
+    assert r.exists("big2") == 0
+    # Once evicted for, it is made.
+    assert r.execute_command("BF.RESERVE", "big2", "0.01", "10000000") == b"OK"
+    r.config_set("maxmemory", "0")
+
+
+def test_a_full_cache_refuses_a_filter_what_no_eviction_frees_leaves_no_room_for(r):
+    # Scripts' bodies count in used_memory_overhead, which no eviction frees: with 20 MB of them
+    # and 10 MB of strings, evicting every string leaves no room for a filter of about 14 MB,
+    # though maxmemory is larger than the filter.
+    for i in range(20):
+        r.script_load(f"return '{i}" + "x" * 1_000_000 + "'")
+    assert r.info("memory")["used_memory_overhead"] > 20_000_000
+    maxmemory = _full_cache(r, 10)
+    assert maxmemory > 28_000_000
+    evicted = r.info("stats")["evicted_keys"]
     expect_error(r, *BIG_FILTERS[0], contains="allocate")
+    assert r.exists("big") == 0
+    assert r.info("stats")["evicted_keys"] == evicted
     r.config_set("maxmemory", "0")
 
 

@@ -26,13 +26,13 @@ constexpr size_t kBytesCheckedAgainstMaxmemory = size_t{1} << 20;
 // overMaxmemoryAfterAlloc tells before it grows a hash table. Under an allkeys-* policy Redis
 // evicts keys until it is back under maxmemory, from the next command on, as after any large
 // value, so there a filter passes for good only if it would with every key evicted: what no
-// eviction frees (used_memory_overhead less the buffers not counted, about: it also counts the
-// keys' table entries) plus `bytes`. Nor where the server is already past maxmemory: the commands
-// of a MULTI or a script run with no eviction between them, and eviction runs in time slices, so
-// a filter made moments ago may not have been made room for yet; that keeps the server within
-// about twice maxmemory while eviction catches up. Never while loading (an RDB or AOF file, a
-// replica's sync): what was kept must load. Never on a replica: what its primary did must be
-// done, and a replica's own writes are rare.
+// eviction frees, about used_memory_overhead less the buffers not counted (that overhead also
+// counts the keys' table entries, which eviction frees), plus `bytes`. Nor where the server is
+// already past maxmemory: the commands of a MULTI or a script run with no eviction between them,
+// and eviction runs in time slices, so a filter made moments ago may not have been made room for
+// yet; that keeps the server within about twice maxmemory while eviction catches up. Never while
+// loading (an RDB or AOF file, a replica's sync): what was kept must load. Never on a replica: what
+// its primary did must be done, and a replica's own writes are rare.
 bool WouldPassMaxmemory(size_t bytes) {
   const int flags = RedisModule_GetContextFlags(nullptr);
   if (!(flags & REDISMODULE_CTX_FLAGS_MAXMEMORY) || !(flags & REDISMODULE_CTX_FLAGS_MASTER) ||

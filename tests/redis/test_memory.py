@@ -73,8 +73,8 @@ def test_a_filter_that_would_pass_maxmemory_is_refused_before_its_memory_is_take
 
 
 def _full_cache(r, strings):
-    """`strings` strings of 1 MB, written a second before what follows (the LRU clock's resolution)
-    so that they are idler than any key made after, under allkeys-lru and a maxmemory 0.5 MB above
+    """`strings` strings of 1 MB, written 1.5 s before what follows (the LRU clock counts whole
+    seconds) so that they are idler than any key made after, under allkeys-lru and a maxmemory 0.5 MB above
     the server's used memory: a cache that is full. Returns the maxmemory."""
     for i in range(strings):
         r.set(f"s{i}", b"x" * 1_000_000)

@@ -66,21 +66,15 @@ std::string FullError(const ScalableBloomFilter& filter) {
   if (filters >= kMaxChainFilters) {
     return "ERR the filter cannot grow: it holds " + std::to_string(filters) + " filters";
   }
-  Result<ScalingSchedule> schedule =
-      ScalingSchedule::Create(filter.initial_capacity(), filter.fp_rate(), filter.options());
   uint64_t capacity = 0;
   double rate = 0;
-  if (schedule.ok()) {
-    ScalingSchedule next = schedule.value();
-    for (size_t i = 0; i < filters; ++i) next.Advance();
-    if (next.Peek(&capacity, &rate)) {
-      char error[160];
-      std::snprintf(error, sizeof error,
-                    "ERR the filter cannot grow: its filter %zu, of %llu items at a rate of %.3g, "
-                    "cannot be made",
-                    filters + 1, static_cast<unsigned long long>(capacity), rate);
-      return error;
-    }
+  if (filter.PeekNextFilter(&capacity, &rate)) {
+    char error[160];
+    std::snprintf(error, sizeof error,
+                  "ERR the filter cannot grow: its filter %zu, of %llu items at a rate of %.3g, "
+                  "cannot be made",
+                  filters + 1, static_cast<unsigned long long>(capacity), rate);
+    return error;
   }
   return "ERR the filter cannot grow: its capacity would pass 2^62 items";
 }

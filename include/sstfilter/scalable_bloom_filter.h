@@ -66,6 +66,11 @@ class SSTFILTER_EXPORT ScalableBloomFilter {
   // The keys the filters hold before the next one is added (or before kFull, not scaling).
   uint64_t capacity() const { return chain_.capacity(); }
   size_t num_filters() const { return chain_.filters().size(); }
+  // The capacity and rate of the filter the next growth makes; false where the capacities would
+  // pass 2^62 keys in all (then the filter cannot grow).
+  bool PeekNextFilter(uint64_t* capacity, double* rate) const {
+    return chain_.PeekNext(capacity, rate);
+  }
   // The rate the whole answers with now, from the bits that are set: 1 - prod_i (1 - p_i), p_i
   // each filter's BloomFilter::ExpectedFpRate(). Reads every filter.
   double ExpectedFpRate() const;

@@ -206,6 +206,9 @@ class FilterChain {
   uint64_t newest_capacity() const { return newest_capacity_; }
   uint64_t capacity() const { return capacity_; }
   double fp_rate() const { return fp_rate_; }
+  // The capacity and rate of the filter Grow would make next; false past 2^62 keys in all
+  // (ScalingSchedule::Peek).
+  bool PeekNext(uint64_t* capacity, double* rate) const { return schedule_.Peek(capacity, rate); }
 
  private:
   void Append(Filter filter, uint64_t capacity) {
